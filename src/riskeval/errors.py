@@ -1,0 +1,34 @@
+"""Exceptions raised for bad user input.
+
+Every error raised for user input derives from :class:`RiskevalError` (itself a ``ValueError``), so
+callers can catch one type; the command-line interface turns them into a message and exit status 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class RiskevalError(ValueError):
+    """Base class of every error riskeval raises for bad input or bad parameters."""
+
+
+class InputFormatError(RiskevalError):
+    """A file or table does not have the expected content.
+
+    ``problems`` holds one ``(location, message)`` pair per problem found, where ``location`` is
+    ``"file:line"`` (or a row label for in-memory tables).  Readers collect every problem in an input
+    before raising, so a user can fix them all at once.
+    """
+
+    def __init__(self, problems: Iterable[tuple[str, str]], *, limit: int = 20):
+        self.problems = list(problems)
+        shown = [f"{loc}: {msg}" if loc else msg for loc, msg in self.problems[:limit]]
+        more = len(self.problems) - len(shown)
+        if more > 0:
+            shown.append(f"... and {more} more problem(s)")
+        super().__init__("\n".join(shown))
+
+
+class MissingTopicsError(RiskevalError):
+    """Systems were evaluated on different topic sets and the missing-topic policy is ``"raise"``."""
