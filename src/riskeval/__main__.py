@@ -1,0 +1,3 @@
+from riskeval.cli.main import main
+
+main()

@@ -1,0 +1,72 @@
+"""Entry point of the ``riskeval`` command.
+
+Subcommands live in their own modules and are imported only when invoked, so ``riskeval --help``
+stays instant (no numpy/pandas/matplotlib import).  Every :class:`~riskeval.errors.RiskevalError`
+(and every unreadable file) becomes a one-paragraph message on stderr and exit status 2, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+# name -> ("module", "attribute", "one-line help").  Help is repeated here so that listing the
+# commands does not import them.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "risk": ("riskeval.cli.risk", "risk", "Risk table of systems against a baseline."),
+    "bias-study": ("riskeval.cli.risk", "bias_study", "Each system as the baseline: the bias study."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[cmd_name]
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="riskeval")
+def cli() -> None:
+    """Risk-sensitive evaluation of search and ranking systems."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; user errors exit with status 2 and a message, without a traceback."""
+    from riskeval.errors import RiskevalError
+
+    try:
+        cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except RiskevalError as exc:
+        click.echo(f"riskeval: error: {exc}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:
+        sys.exit(0)
+    except OSError as exc:
+        name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        click.echo(f"riskeval: error: cannot open{name}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
