@@ -1,0 +1,1 @@
+"""Readers: score tables, trec_eval output, runs and qrels, query variations."""
