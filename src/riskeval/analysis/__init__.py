@@ -1,0 +1,1 @@
+"""Studies, sweeps and tables built from the core kernels (pandas allowed)."""

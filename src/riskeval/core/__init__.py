@@ -1,0 +1,1 @@
+"""Numeric kernels over arrays (numpy), no pandas, no I/O."""

@@ -1,0 +1,136 @@
+"""CLEF eHealth 2015 Task 2 (consumer health search with query variations) as variation data.
+
+The campaign folder (upstream CLEFeHealth/CLEFeHealth2015Task2, GPL-2.0) holds:
+
+- ``queries/clef2015.test_with_narratives.queries-EN.txt``: 67 queries ``clef2015.test.N``, each
+  with ``<query_index>`` (the information need, 1–23) and ``<type>`` (the variant: ``pivot``,
+  ``most`` or ``least`` similar to the pivot).  The file is *not* well-formed XML (``<type>`` is
+  closed by ``</disease>``), so it is read block by block with patterns that accept any closing
+  tag.
+- ``pertopic-evals/<run>.dat``: the official trec_eval ``-q`` output of each of the 110 runs, with
+  queries named ``qtest.N`` (the same ``N``).
+
+What the data holds (checked on the files): 22 needs have three variants in the queries file and
+need 23 only a pivot (``clef2015.test.60``); query ``clef2015.test.62`` (need 13, ``least``) has no
+relevance judgements and therefore no evaluation, so need 13 has two evaluated variants.  That
+leaves 21 needs × 3 variants = 63 queries complete in the evaluations, the set Zuccon et al. (2016,
+§5.1) used.  :func:`load_clef2015` drops the two incomplete needs by default, with a warning naming
+them; ``incomplete="keep"`` keeps their 3 evaluated queries (for the intra-topic form).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.io.variations import (
+    drop_incomplete_topics,
+    read_trec_eval_matrix,
+    variations_from_scores,
+)
+
+QUERIES_FILE = Path("queries") / "clef2015.test_with_narratives.queries-EN.txt"
+EVALS_DIR = Path("pertopic-evals")
+VARIANTS = ("pivot", "most", "least")
+
+_BLOCK = re.compile(r"<top>(.*?)</top>", re.S)
+_FIELD = {
+    name: re.compile(rf"<{name}>\s*(.*?)\s*</\w*>", re.S)
+    for name in ("num", "query", "disease", "type", "query_index")
+}
+_NUM = re.compile(r"(\d+)$")
+
+
+def read_clef2015_queries(path: str | Path) -> pd.DataFrame:
+    """The query → (need, variant) mapping of the queries file with narratives.
+
+    Returns one row per query with columns ``query`` (the evaluation id ``qtest.N``), ``topic``
+    (the need, ``query_index``), ``variant`` (``pivot``/``most``/``least``), ``text`` and
+    ``disease``.  Blocks lacking a field, unknown variant types and a need with a variant twice are
+    reported together, with the line of each block.
+    """
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    rows, problems = [], []
+    for block in _BLOCK.finditer(text):
+        where = f"{path}:{text.count(chr(10), 0, block.start()) + 1}"
+        fields = {k: pat.search(block.group(1)) for k, pat in _FIELD.items()}
+        absent = [k for k in ("num", "type", "query_index") if fields[k] is None]
+        if absent:
+            problems.append((where, f"<top> block without {', '.join(absent)}"))
+            continue
+        num = _NUM.search(fields["num"].group(1))
+        variant = fields["type"].group(1).strip().lower()
+        need = fields["query_index"].group(1).strip()
+        if num is None or not need.isdigit():
+            problems.append((where, f"cannot read query number / need from {block.group(1)!r}"))
+            continue
+        if variant not in VARIANTS:
+            problems.append((where, f"variant type {variant!r} is not one of {VARIANTS}"))
+            continue
+        rows.append(
+            {
+                "query": f"qtest.{num.group(1)}",
+                "topic": need,
+                "variant": variant,
+                "text": fields["query"].group(1) if fields["query"] else "",
+                "disease": fields["disease"].group(1) if fields["disease"] else "",
+            }
+        )
+    if not rows and not problems:
+        problems.append((str(path), "no <top> blocks found"))
+    mapping = pd.DataFrame(rows)
+    if rows:
+        dup = mapping.duplicated(["topic", "variant"], keep=False)
+        for _, r in mapping[dup].iterrows():
+            problems.append(
+                (str(path), f"need {r.topic} has variant {r.variant} twice ({r.query})")
+            )
+    if problems:
+        raise InputFormatError(problems)
+    order = mapping["variant"].map({v: i for i, v in enumerate(VARIANTS)})
+    mapping = mapping.assign(_need=mapping["topic"].astype(int), _variant=order)
+    return (
+        mapping.sort_values(["_need", "_variant"])
+        .drop(columns=["_need", "_variant"])
+        .reset_index(drop=True)
+    )
+
+
+def load_clef2015(
+    root: str | Path, *, measure: str = "P_10", incomplete: str = "drop"
+) -> pd.DataFrame:
+    """Tidy variation table (system, topic, variant, score, query) of CLEF eHealth 2015 Task 2.
+
+    Parameters
+    ----------
+    root : path
+        The campaign folder (``queries/`` and ``pertopic-evals/`` inside).
+    measure : str
+        trec_eval measure name in the ``.dat`` files (``P_10`` is the task's primary measure;
+        ``map``, ``ndcg_cut_10`` ... as present).
+    incomplete : {"drop", "keep"}
+        ``"drop"`` (default) removes needs with fewer evaluated variants than three — needs 13 and
+        23 — with a warning that names them; ``"keep"`` keeps every evaluated query.
+    """
+    root = Path(root)
+    if incomplete not in ("drop", "keep"):
+        raise RiskevalError(
+            f"The 'incomplete' parameter must be 'drop' or 'keep'; got {incomplete!r}."
+        )
+    queries = root / QUERIES_FILE
+    files = sorted((root / EVALS_DIR).glob("*.dat"))
+    if not queries.is_file() or not files:
+        raise RiskevalError(
+            f"{root} does not look like the CLEF eHealth 2015 Task 2 folder: expected "
+            f"{QUERIES_FILE} and {EVALS_DIR}/*.dat inside it."
+        )
+    mapping = read_clef2015_queries(queries)
+    matrix = read_trec_eval_matrix(files, measure=measure)
+    tidy = variations_from_scores(matrix, mapping[["query", "topic", "variant"]])
+    if incomplete == "drop":
+        tidy = drop_incomplete_topics(tidy, what="information need")
+    return tidy

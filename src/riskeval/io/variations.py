@@ -1,0 +1,436 @@
+"""Query-variation data: per-query scores plus a mapping query → (topic, variant) (SPEC §6).
+
+The exchange format is a tidy table with one row per system, topic and variant::
+
+    system  topic  variant  score   [query]
+
+A *variant* is one user's query for a topic (CLEF eHealth 2015: ``pivot``, ``most``, ``least``);
+variant ``k`` of every topic belongs to the same user, which is what gives the covariance across
+topics a meaning.  A query issued by several users appears once per user (same query id and score,
+different variants), so it counts once per user — the query popularity of SPEC §6.
+
+:func:`variation_array` turns the table into the ``systems × N topics × M variants`` array the
+kernels of :mod:`riskeval.core.mve` use, and applies the explicit policies for missing cells and
+for topics with different numbers of variants.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError
+
+COLUMNS = ("system", "topic", "variant", "score")
+MAPPING_COLUMNS = ("query", "topic", "variant")
+UNEQUAL_POLICIES = ("raise", "drop", "downsample", "keep")
+MISSING_POLICIES = ("raise", "zero", "drop")
+
+
+@dataclass(frozen=True)
+class VariationArray:
+    """Scores of every system on every (topic, variant) cell.
+
+    Attributes
+    ----------
+    scores : ndarray, shape (systems, N, M)
+        ``scores[s, i, k]``: system ``s`` on the query of user ``k`` for topic ``i``.  NaN only
+        where a topic has fewer than ``M`` variants (``unequal="keep"``).
+    systems, topics : list of str
+    variants : list of str
+        Label of each of the ``M`` user positions: the variant labels when every topic has the
+        same ones, else ``"1".."M"`` (after downsampling; see ``cells``).
+    cells : ndarray of object, shape (N, M)
+        The original variant label held in each cell (None where empty).
+    dropped : tuple of str
+        Topics removed by ``unequal="drop"``.
+    seed : int or None
+        The seed used by ``unequal="downsample"``.
+    """
+
+    scores: np.ndarray
+    systems: list[str]
+    topics: list[str]
+    variants: list[str]
+    cells: np.ndarray
+    dropped: tuple[str, ...] = ()
+    seed: int | None = None
+
+
+def as_variations(df: pd.DataFrame, *, name: str = "df") -> pd.DataFrame:
+    """Validate a tidy query-variation table and return a clean copy.
+
+    Requires columns ``system``, ``topic``, ``variant`` and ``score`` (a ``query`` column and
+    others are kept); ids become ``str``, scores ``float64``.  Every problem (missing column,
+    non-numeric or non-finite score, duplicated system/topic/variant) is collected and reported at
+    once, naming the rows.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise RiskevalError(
+            f"{name} must be a pandas DataFrame with columns {', '.join(COLUMNS)}; "
+            f"got {type(df).__name__}."
+        )
+    absent = [c for c in COLUMNS if c not in df.columns]
+    if absent:
+        raise RiskevalError(
+            f"{name} lacks column(s) {absent}; a query-variation table needs columns "
+            f"{list(COLUMNS)} (one row per system, topic and variant). Got {list(df.columns)}."
+        )
+    if df.empty:
+        raise RiskevalError(f"{name} has no rows.")
+    out = df.copy()
+    for col in ("system", "topic", "variant"):
+        out[col] = out[col].astype(str)
+    if "query" in out.columns:
+        out["query"] = out["query"].astype(str)
+    scores = pd.to_numeric(out["score"], errors="coerce").astype(np.float64)
+    finite = np.isfinite(scores.to_numpy())
+    problems = [
+        (f"row {label}", f"score {value!r} is not a finite number")
+        for label, value, ok in zip(out.index, df["score"], finite, strict=True)
+        if not ok
+    ]
+    dup = out.duplicated(["system", "topic", "variant"], keep=False)
+    for label, row in out.loc[dup, ["system", "topic", "variant"]].iterrows():
+        problems.append(
+            (
+                f"row {label}",
+                f"system {row.system!r}, topic {row.topic!r}, variant {row.variant!r} appears "
+                "more than once (one score per system, topic and variant)",
+            )
+        )
+    if problems:
+        raise InputFormatError(problems)
+    out["score"] = scores
+    return out.reset_index(drop=True)
+
+
+def read_mapping(path: str | Path) -> pd.DataFrame:
+    """Read a query → (topic, variant) mapping file.
+
+    One mapping per line, three whitespace-separated fields ``query topic variant``; blank lines
+    and lines starting with ``#`` are skipped, and a first line ``query topic variant`` is a
+    header.  A query listed for several variants was issued by several users.  All malformed lines
+    are reported together (``file:line``).
+    """
+    path = Path(path)
+    rows: list[tuple[str, str, str]] = []
+    problems: list[tuple[str, str]] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            if tuple(f.lower() for f in fields) == MAPPING_COLUMNS and not rows:
+                continue
+            if len(fields) != 3:
+                problems.append(
+                    (
+                        f"{path}:{lineno}",
+                        f"expected 3 fields 'query topic variant', found {len(fields)}",
+                    )
+                )
+                continue
+            rows.append((fields[0], fields[1], fields[2]))
+    if not rows and not problems:
+        problems.append((str(path), "no mappings found (expected lines 'query topic variant')"))
+    mapping = pd.DataFrame(rows, columns=list(MAPPING_COLUMNS))
+    dup = mapping.duplicated(["topic", "variant"], keep=False)
+    for idx in np.flatnonzero(dup.to_numpy()):
+        q, t, v = rows[idx]
+        problems.append((str(path), f"topic {t!r}, variant {v!r} is mapped more than once ({q})"))
+    if problems:
+        raise InputFormatError(problems)
+    return mapping
+
+
+def variations_from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
+    """Tidy variation table from a systems × queries score matrix and a query mapping.
+
+    ``scores`` is a score matrix whose columns are query ids (as read from trec_eval ``-q``
+    files); ``mapping`` has columns ``query``, ``topic``, ``variant``.  A query mapped to several
+    (topic, variant) cells is copied to each (query popularity).  Mapped queries without scores
+    are left out of the table with a warning counting them (an incomplete topic is then handled by
+    :func:`variation_array`'s ``unequal`` policy); scored queries absent from the mapping are left
+    out with a warning too.
+    """
+    missing = [c for c in MAPPING_COLUMNS if c not in mapping.columns]
+    if missing:
+        raise RiskevalError(f"The mapping lacks column(s) {missing}; need {list(MAPPING_COLUMNS)}.")
+    mapping = mapping.astype({c: str for c in MAPPING_COLUMNS})
+    queries = pd.Index(scores.columns.map(str))
+    unscored = sorted(set(mapping["query"]) - set(queries))
+    unmapped = sorted(set(queries) - set(mapping["query"]))
+    if unscored:
+        warnings.warn(
+            f"{len(unscored)} mapped query(ies) have no scores and are left out: "
+            f"{_preview(unscored)}.",
+            stacklevel=2,
+        )
+    if unmapped:
+        warnings.warn(
+            f"{len(unmapped)} scored query(ies) are not in the mapping and are left out: "
+            f"{_preview(unmapped)}.",
+            stacklevel=2,
+        )
+    long = scores.set_axis(queries, axis=1).rename_axis(index="system", columns="query")
+    long = long.stack().rename("score").reset_index()
+    long["system"] = long["system"].astype(str)
+    # systems in matrix order, each with the mapping's rows in the mapping's order
+    tidy = long.merge(mapping.assign(_row=np.arange(len(mapping))), on="query", how="inner")
+    tidy = tidy.sort_values("_row", kind="stable")
+    tidy = tidy.sort_values(
+        "system", key=lambda s: s.map(_positions(long["system"])), kind="stable"
+    )
+    return as_variations(tidy[["system", "topic", "variant", "score", "query"]])
+
+
+def read_variations(
+    trec_eval_files: Iterable[str | Path],
+    mapping: str | Path | pd.DataFrame,
+    *,
+    measure: str = "P_10",
+) -> pd.DataFrame:
+    """Tidy variation table from trec_eval ``-q`` outputs (one file per system, named by its file
+    stem) and a mapping (file or DataFrame with columns query, topic, variant)."""
+    matrix = read_trec_eval_matrix(trec_eval_files, measure=measure)
+    if not isinstance(mapping, pd.DataFrame):
+        mapping = read_mapping(mapping)
+    return variations_from_scores(matrix, mapping)
+
+
+def read_trec_eval_matrix(files: Iterable[str | Path], *, measure: str) -> pd.DataFrame:
+    """Systems × queries matrix of one measure from trec_eval ``-q`` files (``all`` rows skipped).
+
+    Every file must hold the measure for at least one query; duplicated (measure, query) lines and
+    unparsable values are reported together with ``file:line``.
+    """
+    rows: dict[str, dict[str, float]] = {}
+    problems: list[tuple[str, str]] = []
+    for f in files:
+        path = Path(f)
+        system = path.name.removesuffix(".gz").removesuffix(".dat")
+        per_query: dict[str, float] = {}
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                fields = line.split()
+                if len(fields) != 3 or fields[0] != measure or fields[1] == "all":
+                    continue
+                try:
+                    value = float(fields[2])
+                except ValueError:
+                    problems.append((f"{path}:{lineno}", f"value {fields[2]!r} is not a number"))
+                    continue
+                if fields[1] in per_query:
+                    problems.append((f"{path}:{lineno}", f"{measure} of {fields[1]} repeated"))
+                per_query[fields[1]] = value
+        if not per_query:
+            problems.append((str(path), f"no per-query {measure!r} lines (trec_eval -q output?)"))
+        if system in rows:
+            problems.append((str(path), f"system name {system!r} used by two files"))
+        rows[system] = per_query
+    if problems:
+        raise InputFormatError(problems)
+    if not rows:
+        raise RiskevalError("No trec_eval files given.")
+    matrix = pd.DataFrame.from_dict(rows, orient="index")
+    if matrix.isna().any().any():
+        n = int(matrix.isna().sum().sum())
+        raise MissingTopicsError(
+            f"{n} (system, query) cell(s) have no {measure}: the files were not evaluated on the "
+            "same queries."
+        )
+    return matrix.rename_axis(index="system", columns="topic")
+
+
+def apply_missing_cells(df: pd.DataFrame, missing: str = "raise") -> pd.DataFrame:
+    """Make every system cover the same (topic, variant) cells, by an explicit policy.
+
+    ``"raise"`` (default) names the missing cells; ``"zero"`` adds them with score 0 (trec_eval
+    ``-c``); ``"drop"`` removes every cell some system lacks, for all systems.  Both fill and drop
+    warn with the number of cells affected.
+    """
+    if missing not in MISSING_POLICIES:
+        raise RiskevalError(
+            f"The 'missing' parameter must be one of {MISSING_POLICIES}; got {missing!r}."
+        )
+    wide = df.pivot(index="system", columns=["topic", "variant"], values="score")
+    holes = wide.isna()
+    n = int(holes.to_numpy().sum())
+    if n == 0:
+        return df
+    where = holes.stack(["topic", "variant"])
+    cells = where[where].index.tolist()
+    example = ", ".join(f"({s}, {t}, {v})" for s, t, v in cells[:5])
+    if missing == "raise":
+        raise MissingTopicsError(
+            f"{n} (system, topic, variant) cell(s) have no score, e.g. {example}. Choose "
+            "missing='zero' (score 0) or missing='drop' (remove those cells for every system)."
+        )
+    if missing == "zero":
+        warnings.warn(f"{n} missing (system, topic, variant) cell(s) scored 0.", stacklevel=3)
+        zeros = pd.DataFrame(cells, columns=list(COLUMNS[:3])).assign(score=0.0)
+        return pd.concat([df, zeros], ignore_index=True)
+    bad = holes.any(axis=0)
+    keep = {tuple(c) for c in wide.columns[~bad.to_numpy()]}
+    warnings.warn(
+        f"{int(bad.sum())} (topic, variant) cell(s) missing for some system were dropped for all "
+        f"systems ({n} missing score(s)).",
+        stacklevel=3,
+    )
+    mask = [(t, v) in keep for t, v in zip(df["topic"], df["variant"], strict=True)]
+    return df.loc[mask].reset_index(drop=True)
+
+
+def variant_counts(df: pd.DataFrame) -> pd.Series:
+    """Number of variants of each topic (over the cells of the first system)."""
+    first = df["system"].iloc[0]
+    return df.loc[df["system"] == first].groupby("topic", sort=False)["variant"].nunique()
+
+
+def drop_incomplete_topics(df: pd.DataFrame, *, what: str = "topic") -> pd.DataFrame:
+    """Remove topics with fewer variants than the most complete one, warning which and how many."""
+    counts = variant_counts(df)
+    full = counts.max()
+    short = counts[counts < full]
+    if short.empty:
+        return df
+    detail = ", ".join(f"{t} ({n})" for t, n in short.items())
+    rows = df["topic"].isin(short.index)
+    queries = df.loc[rows & (df["system"] == df["system"].iloc[0])].shape[0]
+    warnings.warn(
+        f"Dropped {len(short)} {what}(s) with fewer than {full} variants: {detail} "
+        f"(variant counts in brackets); {queries} query score(s) per system not used. "
+        f"{len(counts) - len(short)} {what}(s) × {full} variants remain.",
+        stacklevel=3,
+    )
+    return df.loc[~rows].reset_index(drop=True)
+
+
+def variation_array(
+    df: pd.DataFrame,
+    *,
+    unequal: str = "raise",
+    seed: int | None = None,
+    missing: str = "raise",
+) -> VariationArray:
+    """The ``systems × N × M`` array of a tidy variation table (SPEC §6).
+
+    Parameters
+    ----------
+    df : DataFrame
+        Tidy table (columns system, topic, variant, score), validated by :func:`as_variations`.
+    unequal : {"raise", "drop", "downsample", "keep"}
+        What to do when topics have different numbers of variants (the general framework needs
+        the same ``M`` everywhere, Zuccon et al. 2016 §7): ``"raise"`` names the topics and the
+        options; ``"drop"`` removes topics with fewer variants than the most complete one;
+        ``"downsample"`` keeps, per topic, a random subset (``seed``) of as many variants as the
+        least complete topic has, user ``k`` then being the ``k``-th kept variant (in order of
+        first appearance);
+        ``"keep"`` pads with NaN (for the intra-topic form only).
+    seed : int, optional
+        Seed of the downsampling; recorded in the result.
+    missing : {"raise", "zero", "drop"}
+        Policy for (topic, variant) cells some systems lack (:func:`apply_missing_cells`).
+    """
+    if unequal not in UNEQUAL_POLICIES:
+        raise RiskevalError(
+            f"The 'unequal' parameter must be one of {UNEQUAL_POLICIES}; got {unequal!r}."
+        )
+    df = apply_missing_cells(as_variations(df), missing)
+    counts = variant_counts(df)
+    dropped: tuple[str, ...] = ()
+    if counts.nunique() > 1:
+        if unequal == "raise":
+            full = counts.max()
+            short = counts[counts < full]
+            detail = ", ".join(f"{t} ({n})" for t, n in short.items())
+            raise RiskevalError(
+                f"Topics have different numbers of variants: {len(short)} topic(s) have fewer "
+                f"than {full}: {detail}. The general mean-variance form needs the same number of "
+                "variants (users) for every topic. Options: unequal='downsample' with a seed "
+                f"(every topic keeps {counts.min()} random variant(s)), unequal='drop' (remove "
+                "those topics), or form='intra' (each topic on its own)."
+            )
+        if unequal == "drop":
+            before = set(counts.index)
+            df = drop_incomplete_topics(df)
+            dropped = tuple(sorted(before - set(df["topic"])))
+    return _to_array(df, unequal, seed=seed, dropped=dropped)
+
+
+def _to_array(df: pd.DataFrame, unequal: str, *, seed: int | None, dropped) -> VariationArray:
+    systems = list(pd.unique(df["system"]))
+    topics = list(pd.unique(df["topic"]))
+    labels = list(pd.unique(df["variant"]))
+    cube = (
+        df.set_index(["system", "topic", "variant"])["score"]
+        .unstack("variant")
+        .reindex(columns=labels)
+        .reindex(pd.MultiIndex.from_product([systems, topics], names=["system", "topic"]))
+    )
+    values = cube.to_numpy(dtype=np.float64).reshape(len(systems), len(topics), len(labels))
+    present = ~np.isnan(values[0])  # (N, L): same for every system after apply_missing_cells
+    label_arr = np.array(labels, dtype=object)
+    if present.all():
+        cells = np.tile(label_arr, (len(topics), 1))
+        return VariationArray(values, systems, topics, labels, cells, dropped, seed)
+    if unequal == "keep":  # NaN-padded, for the intra-topic form
+        cells = np.where(present, label_arr[None, :], None)
+        return VariationArray(values, systems, topics, labels, cells, dropped, seed)
+    if unequal != "downsample":
+        first, other = np.flatnonzero(present[0]), np.flatnonzero((present != present[0]).any(1))
+        raise RiskevalError(
+            "Variant labels differ between topics (e.g. topic "
+            f"{topics[0]!r}: {label_arr[first].tolist()}, topic {topics[other[0]]!r}: "
+            f"{label_arr[present[other[0]]].tolist()}), so variant k of one topic cannot be "
+            "paired with variant k of another (the same user). Give the variants shared labels, "
+            "use unequal='downsample' to pair them by position, or form='intra'."
+        )
+    m = int(present.sum(axis=1).min())
+    rng = np.random.default_rng(seed)
+    out = np.empty((len(systems), len(topics), m))
+    cells = np.empty((len(topics), m), dtype=object)
+    for i in range(len(topics)):
+        kept = np.sort(rng.choice(np.flatnonzero(present[i]), size=m, replace=False))
+        out[:, i, :] = values[:, i, kept]
+        cells[i] = label_arr[kept]
+    return VariationArray(
+        out, systems, topics, [str(k + 1) for k in range(m)], cells, dropped, seed
+    )
+
+
+def topic_weights(weights: Mapping[str, float] | pd.Series | None, topics: list[str]):
+    """Weights in the order of ``topics`` (None stays None: uniform).  Every topic needs a weight;
+    weights of topics not in the data are ignored with a warning naming them."""
+    if weights is None:
+        return None
+    series = pd.Series(weights, dtype=np.float64)
+    series.index = series.index.map(str)
+    absent = [t for t in topics if t not in series.index]
+    if absent:
+        raise RiskevalError(
+            f"The 'weights' parameter has no weight for {len(absent)} topic(s): {_preview(absent)}."
+        )
+    extra = sorted(set(series.index) - set(topics))
+    if extra:
+        warnings.warn(
+            f"Weights given for {len(extra)} topic(s) not in the data are ignored: "
+            f"{_preview(extra)}.",
+            stacklevel=3,
+        )
+    return series.reindex(topics).to_numpy()
+
+
+def _positions(labels: pd.Series) -> dict[str, int]:
+    return {label: i for i, label in enumerate(pd.unique(labels))}
+
+
+def _preview(items: list[str], k: int = 10) -> str:
+    head = ", ".join(map(str, items[:k]))
+    return head + (f", ... ({len(items) - k} more)" if len(items) > k else "")

@@ -1,0 +1,1 @@
+"""Plots (matplotlib, imported lazily): functions take ``ax=None`` and return a display object."""
