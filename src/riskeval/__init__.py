@@ -1,43 +1,62 @@
 """riskeval: risk-sensitive and robustness evaluation of search and ranking systems.
 
-The public API is re-exported here and imported on first use, so that ``import riskeval`` (and the
-``riskeval`` command's ``--help``) does not load numpy or pandas.
+Score matrices are pandas DataFrames, systems (rows) × topics (columns).  The measures follow the
+papers listed in SPEC.md: URisk/TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014), unbiased baselines
+(ECIR 2014), ZRisk/GeoRisk (SIGIR 2016).
 """
 
-from __future__ import annotations
+from riskeval.analysis.bias_study import BiasStudy, bias_study
+from riskeval.analysis.bootstrap import bootstrap_ci
+from riskeval.analysis.table import risk_table
+from riskeval.core.corrections import adjust_pvalues
+from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
+from riskeval.measures.baselines import baseline
+from riskeval.measures.chisq import georisk, zrisk
+from riskeval.measures.paired import risk_reward, topic_risk, trisk, urisk
+from riskeval.measures.results import RiskReward, TRiskResult
 
-import importlib
-from typing import Any
+# isort: split
+# query variations: mean-variance evaluation, bias-variance decomposition
+from riskeval.analysis.bias_variance import bias_variance, gmap, robustness_index
+from riskeval.analysis.variations import mean_variance, mean_variance_sweep, rank_changes, swap_alpha
+from riskeval.core.rank_correlation import tau_ap
+from riskeval.io.clef2015 import load_clef2015, read_clef2015_queries
+from riskeval.io.variations import read_mapping, read_variations, variation_array, variations_from_scores
 
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    # query variations: mean-variance evaluation, bias-variance decomposition
-    "mean_variance": "riskeval.analysis.variations",
-    "mean_variance_sweep": "riskeval.analysis.variations",
-    "rank_changes": "riskeval.analysis.variations",
-    "swap_alpha": "riskeval.analysis.variations",
-    "bias_variance": "riskeval.analysis.bias_variance",
-    "robustness_index": "riskeval.analysis.bias_variance",
-    "gmap": "riskeval.analysis.bias_variance",
-    "tau_ap": "riskeval.core.rank_correlation",
-    "load_clef2015": "riskeval.io.clef2015",
-    "read_clef2015_queries": "riskeval.io.clef2015",
-    "read_mapping": "riskeval.io.variations",
-    "read_variations": "riskeval.io.variations",
-    "variations_from_scores": "riskeval.io.variations",
-    "variation_array": "riskeval.io.variations",
-}
+__version__ = "0.1.0"
 
-__all__ = list(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'riskeval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__all__ = [
+    "BiasStudy",
+    "InputFormatError",
+    "MissingTopicsError",
+    "RiskReward",
+    "RiskevalError",
+    "RiskevalWarning",
+    "TRiskResult",
+    "adjust_pvalues",
+    "baseline",
+    "bias_study",
+    "bootstrap_ci",
+    "georisk",
+    "risk_reward",
+    "risk_table",
+    "topic_risk",
+    "trisk",
+    "urisk",
+    "zrisk",
+    # query variations
+    "bias_variance",
+    "gmap",
+    "load_clef2015",
+    "mean_variance",
+    "mean_variance_sweep",
+    "rank_changes",
+    "read_clef2015_queries",
+    "read_mapping",
+    "read_variations",
+    "robustness_index",
+    "swap_alpha",
+    "tau_ap",
+    "variation_array",
+    "variations_from_scores",
+]

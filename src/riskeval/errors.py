@@ -32,3 +32,7 @@ class InputFormatError(RiskevalError):
 
 class MissingTopicsError(RiskevalError):
     """Systems were evaluated on different topic sets and the missing-topic policy is ``"raise"``."""
+
+
+class RiskevalWarning(UserWarning):
+    """Something was computed with a caveat the user should see (e.g. a measure left NaN)."""

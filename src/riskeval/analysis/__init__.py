@@ -1,1 +1,1 @@
-"""Studies, sweeps and tables built from the core kernels (pandas allowed)."""
+"""Analyses built on the measures: tables over α grids, bootstrap intervals, the baseline-bias study."""

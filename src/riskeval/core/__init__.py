@@ -1,1 +1,1 @@
-"""Numeric kernels over arrays (numpy), no pandas, no I/O."""
+"""Numeric kernels over whole systems × topics arrays: no pandas, no I/O, no hidden randomness."""

@@ -32,7 +32,7 @@ def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise RiskevalError(f"{name} must have at least one system and one topic; got {frame.shape}.")
     try:
-        values = frame.to_numpy(dtype=np.float64, copy=True)
+        values = frame.to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise RiskevalError(f"{name} must hold numbers only: {exc}") from None
     index = pd.Index(frame.index.map(str), name="system")
@@ -41,16 +41,17 @@ def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
         if labels.has_duplicates:
             dup = labels[labels.duplicated()].unique().tolist()[:5]
             raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
-    if not np.isfinite(values).all():
+    # A finite total implies finite cells (NaN and inf propagate); only then scan cell by cell.
+    if not np.isfinite(values.sum()) and not np.isfinite(values).all():
         _refuse_nonfinite(values, index, columns, name)
-    return pd.DataFrame(values, index=index, columns=columns)
+    return pd.DataFrame(values, index=index, columns=columns, copy=False)
 
 
 def _refuse_nonfinite(values: np.ndarray, index: pd.Index, columns: pd.Index, name: str) -> None:
     nan = np.isnan(values)
     if nan.any():
         rows, cols = np.nonzero(nan)
-        cells = ", ".join(f"({index[i]}, {columns[j]})" for i, j in zip(rows[:5], cols[:5]))
+        cells = ", ".join(f"({index[i]}, {columns[j]})" for i, j in zip(rows[:5], cols[:5], strict=True))
         raise MissingTopicsError(
             f"{name} has {int(nan.sum())} missing (NaN) cell(s), e.g. (system, topic) {cells}. "
             "Build the matrix with riskeval.score_matrix(..., missing='zero' or 'drop') to choose "
