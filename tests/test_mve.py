@@ -33,9 +33,7 @@ def cubes(min_m=2):
 
 def test_acceptance_example():
     df = tidy(np.array([[[0.2, 0.4], [0.6, 0.8]], [[0.5, 0.5], [0.5, 0.5]]]), ["A", "B"])
-    mv = rk.mean_variance(
-        df, alpha=1.0
-    )  # pd.DataFrame indexed by system: columns mean, variance, value  # noqa: E501
+    mv = rk.mean_variance(df, alpha=1.0)  # pd.DataFrame indexed by system: columns mean, variance, value  # noqa: E501
     assert isinstance(mv, pd.DataFrame)
     assert list(mv.columns) == ["mean", "variance", "value"] and mv.index.name == "system"
     # A: user means (0.2+0.6)/2 = 0.4 and (0.4+0.8)/2 = 0.6 -> sample variance 0.02

@@ -103,9 +103,7 @@ def test_mapped_queries_without_scores_are_counted(tmp_path):
 def test_trec_eval_file_without_the_measure(tmp_path):
     write_trec_eval(tmp_path / "s.dat", {"q1": 0.5}, measure="map")
     with pytest.raises(InputFormatError, match="no per-query 'P_10' lines"):
-        rk.read_variations(
-            [tmp_path / "s.dat"], pd.DataFrame(columns=["query", "topic", "variant"])
-        )
+        rk.read_variations([tmp_path / "s.dat"], pd.DataFrame(columns=["query", "topic", "variant"]))
 
 
 # --- the N x M array and its policies ----------------------------------------------------------
@@ -121,10 +119,7 @@ def test_array_shape_order_and_cells():
 
 def uneven():
     df = grid(topics=("1", "2", "3", "4"))
-    return df[
-        ~((df.topic == "3") & (df.variant == "least"))
-        & ~((df.topic == "4") & (df.variant != "pivot"))
-    ]
+    return df[~((df.topic == "3") & (df.variant == "least")) & ~((df.topic == "4") & (df.variant != "pivot"))]
 
 
 def test_unequal_variants_raise_naming_topics_and_options():
@@ -158,10 +153,7 @@ def test_unequal_downsample_is_seeded_and_recorded():
         for k, label in enumerate(a.cells[i]):
             j = full.variants.index(label)
             np.testing.assert_array_equal(a.scores[:, i, k], full.scores[:, i, j])
-    seeds = {
-        tuple(variation_array(df, unequal="downsample", seed=s).cells[:2].ravel())
-        for s in range(20)
-    }
+    seeds = {tuple(variation_array(df, unequal="downsample", seed=s).cells[:2].ravel()) for s in range(20)}
     assert len(seeds) > 1  # the seed matters
 
 
@@ -175,9 +167,7 @@ def test_unequal_keep_pads_for_the_intra_topic_form():
 
 
 def test_variant_labels_must_pair_users_across_topics():
-    df = table(
-        [("A", "1", "a", 0.1), ("A", "1", "b", 0.2), ("A", "2", "c", 0.3), ("A", "2", "d", 0.4)]
-    )
+    df = table([("A", "1", "a", 0.1), ("A", "1", "b", 0.2), ("A", "2", "c", 0.3), ("A", "2", "d", 0.4)])
     with pytest.raises(RiskevalError, match="Variant labels differ between topics"):
         variation_array(df)
     arr = variation_array(df, unequal="downsample")  # pairs variants by position
@@ -233,9 +223,7 @@ def test_clef_queries_file_is_read_despite_broken_xml(tmp_path):
 @pytest.mark.slow
 def test_clef2015_queries_file_counts():
     # README: 67 queries = 23 information needs, 22 of them with the 3 variants pivot/most/least.
-    mapping = read_clef2015_queries(
-        clef2015() / "queries/clef2015.test_with_narratives.queries-EN.txt"
-    )
+    mapping = read_clef2015_queries(clef2015() / "queries/clef2015.test_with_narratives.queries-EN.txt")
     assert len(mapping) == 67 and mapping.topic.nunique() == 23
     per_need = mapping.groupby("topic")["variant"].apply(frozenset)
     assert (per_need == frozenset({"pivot", "most", "least"})).sum() == 22

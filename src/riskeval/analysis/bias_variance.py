@@ -54,9 +54,7 @@ class BiasVarianceResult(NamedTuple):
         )
 
 
-def bias_variance(
-    scores, target="perfect", *, form: str = "ap", best_of=None
-) -> BiasVarianceResult:
+def bias_variance(scores, target="perfect", *, form: str = "ap", best_of=None) -> BiasVarianceResult:
     """Bias–variance decomposition of each system's per-topic scores (SPEC §5).
 
     Parameters
@@ -151,8 +149,7 @@ def _target(matrix: pd.DataFrame, target, best_of) -> tuple[np.ndarray | None, s
         return None, "target mean"
     if arr.shape != (matrix.shape[1],) or not np.isfinite(arr).all():
         raise RiskevalError(
-            f"A per-topic target needs one finite score per topic ({matrix.shape[1]}); got "
-            f"shape {arr.shape}."
+            f"A per-topic target needs one finite score per topic ({matrix.shape[1]}); got shape {arr.shape}."
         )
     return arr, "per-topic target"
 
@@ -195,8 +192,7 @@ def robustness_index(scores, reference) -> RobustnessResult:
         ref, label = np.asarray(reference, dtype=np.float64), "per-topic reference"
         if ref.shape != (matrix.shape[1],):
             raise RiskevalError(
-                f"The reference needs one score per topic ({matrix.shape[1]}); got shape "
-                f"{ref.shape}."
+                f"The reference needs one score per topic ({matrix.shape[1]}); got shape {ref.shape}."
             )
     n_plus, n_minus, ri, below = kernels.robustness_counts(matrix.to_numpy(), ref)
     return RobustnessResult(ri, below, n_plus, n_minus, list(matrix.index), label)

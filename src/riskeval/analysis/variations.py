@@ -145,9 +145,7 @@ def _check_alpha(alpha) -> float:
     try:
         a = float(alpha)
     except (TypeError, ValueError):
-        raise RiskevalError(
-            f"The 'alpha' parameter must be a real number; got {alpha!r}."
-        ) from None
+        raise RiskevalError(f"The 'alpha' parameter must be a real number; got {alpha!r}.") from None
     if not np.isfinite(a):
         raise RiskevalError(f"The 'alpha' parameter must be finite; got {alpha!r}.")
     return a
@@ -157,8 +155,7 @@ def _check_alphas(alphas) -> np.ndarray:
     grid = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
     if grid.ndim != 1 or grid.size == 0 or not np.isfinite(grid).all():
         raise RiskevalError(
-            "The 'alphas' parameter must be a non-empty 1-D grid of finite numbers; "
-            f"got {alphas!r}."
+            f"The 'alphas' parameter must be a non-empty 1-D grid of finite numbers; got {alphas!r}."
         )
     return grid
 
@@ -268,9 +265,7 @@ def rank_changes(
     table = mean_variance(df, a0, **options)[["mean", "variance"]]
     v0 = mve.portfolio_value(table["mean"], table["variance"], a0)
     v1 = mve.portfolio_value(table["mean"], table["variance"], a1)
-    out = table.assign(
-        rank_from=competition_ranks(v0.to_numpy()), rank_to=competition_ranks(v1.to_numpy())
-    )
+    out = table.assign(rank_from=competition_ranks(v0.to_numpy()), rank_to=competition_ranks(v1.to_numpy()))
     out["change"] = out["rank_from"] - out["rank_to"]
     order = np.lexsort((out["rank_from"].to_numpy(), -out["change"].abs().to_numpy()))
     return out.iloc[order]

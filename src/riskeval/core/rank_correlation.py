@@ -39,9 +39,7 @@ def tie_groups(values: np.ndarray) -> np.ndarray:
     ranked = np.take_along_axis(v, order, axis=-1)
     tol = TIE_RTOL * np.abs(v).max(axis=-1, keepdims=True)
     step = (ranked[..., :-1] - ranked[..., 1:]) > tol
-    dense = np.concatenate(
-        [np.zeros(v.shape[:-1] + (1,), dtype=np.int64), np.cumsum(step, axis=-1)], axis=-1
-    )
+    dense = np.concatenate([np.zeros(v.shape[:-1] + (1,), dtype=np.int64), np.cumsum(step, axis=-1)], axis=-1)
     out = np.empty_like(dense)
     np.put_along_axis(out, order, dense, axis=-1)
     return out
@@ -106,7 +104,6 @@ def tau_ap(reference, evaluated) -> float:
     ev = np.asarray(evaluated, dtype=np.float64)
     if ref.ndim != 1 or ev.shape != ref.shape:
         raise RiskevalError(
-            f"reference and evaluated must be 1-D of the same length; got {ref.shape} and "
-            f"{ev.shape}."
+            f"reference and evaluated must be 1-D of the same length; got {ref.shape} and {ev.shape}."
         )
     return float(rank_correlations(ref, ev[:, None])[1][0])

@@ -86,23 +86,17 @@ def read_clef2015_queries(path: str | Path) -> pd.DataFrame:
     if rows:
         dup = mapping.duplicated(["topic", "variant"], keep=False)
         for _, r in mapping[dup].iterrows():
-            problems.append(
-                (str(path), f"need {r.topic} has variant {r.variant} twice ({r.query})")
-            )
+            problems.append((str(path), f"need {r.topic} has variant {r.variant} twice ({r.query})"))
     if problems:
         raise InputFormatError(problems)
     order = mapping["variant"].map({v: i for i, v in enumerate(VARIANTS)})
     mapping = mapping.assign(_need=mapping["topic"].astype(int), _variant=order)
     return (
-        mapping.sort_values(["_need", "_variant"])
-        .drop(columns=["_need", "_variant"])
-        .reset_index(drop=True)
+        mapping.sort_values(["_need", "_variant"]).drop(columns=["_need", "_variant"]).reset_index(drop=True)
     )
 
 
-def load_clef2015(
-    root: str | Path, *, measure: str = "P_10", incomplete: str = "drop"
-) -> pd.DataFrame:
+def load_clef2015(root: str | Path, *, measure: str = "P_10", incomplete: str = "drop") -> pd.DataFrame:
     """Tidy variation table (system, topic, variant, score, query) of CLEF eHealth 2015 Task 2.
 
     Parameters
@@ -118,9 +112,7 @@ def load_clef2015(
     """
     root = Path(root)
     if incomplete not in ("drop", "keep"):
-        raise RiskevalError(
-            f"The 'incomplete' parameter must be 'drop' or 'keep'; got {incomplete!r}."
-        )
+        raise RiskevalError(f"The 'incomplete' parameter must be 'drop' or 'keep'; got {incomplete!r}.")
     queries = root / QUERIES_FILE
     files = sorted((root / EVALS_DIR).glob("*.dat"))
     if not queries.is_file() or not files:

@@ -72,8 +72,7 @@ def as_variations(df: pd.DataFrame, *, name: str = "df") -> pd.DataFrame:
     """
     if not isinstance(df, pd.DataFrame):
         raise RiskevalError(
-            f"{name} must be a pandas DataFrame with columns {', '.join(COLUMNS)}; "
-            f"got {type(df).__name__}."
+            f"{name} must be a pandas DataFrame with columns {', '.join(COLUMNS)}; got {type(df).__name__}."
         )
     absent = [c for c in COLUMNS if c not in df.columns]
     if absent:
@@ -168,8 +167,7 @@ def variations_from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.Da
     unmapped = sorted(set(queries) - set(mapping["query"]))
     if unscored:
         warnings.warn(
-            f"{len(unscored)} mapped query(ies) have no scores and are left out: "
-            f"{_preview(unscored)}.",
+            f"{len(unscored)} mapped query(ies) have no scores and are left out: {_preview(unscored)}.",
             stacklevel=2,
         )
     if unmapped:
@@ -184,9 +182,7 @@ def variations_from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.Da
     # systems in matrix order, each with the mapping's rows in the mapping's order
     tidy = long.merge(mapping.assign(_row=np.arange(len(mapping))), on="query", how="inner")
     tidy = tidy.sort_values("_row", kind="stable")
-    tidy = tidy.sort_values(
-        "system", key=lambda s: s.map(_positions(long["system"])), kind="stable"
-    )
+    tidy = tidy.sort_values("system", key=lambda s: s.map(_positions(long["system"])), kind="stable")
     return as_variations(tidy[["system", "topic", "variant", "score", "query"]])
 
 
@@ -256,9 +252,7 @@ def apply_missing_cells(df: pd.DataFrame, missing: str = "raise") -> pd.DataFram
     warn with the number of cells affected.
     """
     if missing not in MISSING_POLICIES:
-        raise RiskevalError(
-            f"The 'missing' parameter must be one of {MISSING_POLICIES}; got {missing!r}."
-        )
+        raise RiskevalError(f"The 'missing' parameter must be one of {MISSING_POLICIES}; got {missing!r}.")
     wide = df.pivot(index="system", columns=["topic", "variant"], values="score")
     holes = wide.isna()
     n = int(holes.to_numpy().sum())
@@ -339,9 +333,7 @@ def variation_array(
         Policy for (topic, variant) cells some systems lack (:func:`apply_missing_cells`).
     """
     if unequal not in UNEQUAL_POLICIES:
-        raise RiskevalError(
-            f"The 'unequal' parameter must be one of {UNEQUAL_POLICIES}; got {unequal!r}."
-        )
+        raise RiskevalError(f"The 'unequal' parameter must be one of {UNEQUAL_POLICIES}; got {unequal!r}.")
     df = apply_missing_cells(as_variations(df), missing)
     counts = variant_counts(df)
     dropped: tuple[str, ...] = ()
@@ -400,9 +392,7 @@ def _to_array(df: pd.DataFrame, unequal: str, *, seed: int | None, dropped) -> V
         kept = np.sort(rng.choice(np.flatnonzero(present[i]), size=m, replace=False))
         out[:, i, :] = values[:, i, kept]
         cells[i] = label_arr[kept]
-    return VariationArray(
-        out, systems, topics, [str(k + 1) for k in range(m)], cells, dropped, seed
-    )
+    return VariationArray(out, systems, topics, [str(k + 1) for k in range(m)], cells, dropped, seed)
 
 
 def topic_weights(weights: Mapping[str, float] | pd.Series | None, topics: list[str]):
@@ -420,8 +410,7 @@ def topic_weights(weights: Mapping[str, float] | pd.Series | None, topics: list[
     extra = sorted(set(series.index) - set(topics))
     if extra:
         warnings.warn(
-            f"Weights given for {len(extra)} topic(s) not in the data are ignored: "
-            f"{_preview(extra)}.",
+            f"Weights given for {len(extra)} topic(s) not in the data are ignored: {_preview(extra)}.",
             stacklevel=3,
         )
     return series.reindex(topics).to_numpy()

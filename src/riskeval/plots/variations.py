@@ -104,9 +104,7 @@ def plot_portfolio_values(sweep, systems=None, *, ax=None) -> FigureDisplay:
     return FigureDisplay(fig, ax, artists)
 
 
-def plot_bias_variance(
-    result, *, kind: str = "variance", annotate: bool = True, ax=None
-) -> FigureDisplay:
+def plot_bias_variance(result, *, kind: str = "variance", annotate: bool = True, ax=None) -> FigureDisplay:
     """Bias² against variance (``kind="variance"``, Zhang et al. 2013 Figure 1) or against the
     total error bias² + variance (``kind="total"``, Figure 2), one point per system.
 
@@ -121,9 +119,7 @@ def plot_bias_variance(
     if annotate:
         for name, xi, yi in zip(result.systems, x, y, strict=True):
             artists.append(
-                ax.annotate(
-                    str(name), (xi, yi), textcoords="offset points", xytext=(3, 3), fontsize="small"
-                )
+                ax.annotate(str(name), (xi, yi), textcoords="offset points", xytext=(3, 3), fontsize="small")
             )
     ax.set_xlabel(f"Bias² ({result.form} form, target: {result.target})")
     ax.set_ylabel("Var" if kind == "variance" else "Bias² + Var")
