@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError
+from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
 
 COLUMNS = ("system", "topic", "variant", "score")
 MAPPING_COLUMNS = ("query", "topic", "variant")
@@ -168,12 +168,14 @@ def variations_from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.Da
     if unscored:
         warnings.warn(
             f"{len(unscored)} mapped query(ies) have no scores and are left out: {_preview(unscored)}.",
+            RiskevalWarning,
             stacklevel=2,
         )
     if unmapped:
         warnings.warn(
             f"{len(unmapped)} scored query(ies) are not in the mapping and are left out: "
             f"{_preview(unmapped)}.",
+            RiskevalWarning,
             stacklevel=2,
         )
     long = scores.set_axis(queries, axis=1).rename_axis(index="system", columns="query")
@@ -244,66 +246,78 @@ def read_trec_eval_matrix(files: Iterable[str | Path], *, measure: str) -> pd.Da
     return matrix.rename_axis(index="system", columns="topic")
 
 
-def apply_missing_cells(df: pd.DataFrame, missing: str = "raise") -> pd.DataFrame:
-    """Make every system cover the same (topic, variant) cells, by an explicit policy.
+def _cube(df: pd.DataFrame):
+    """(scores (S, N, L) with NaN for absent cells, systems, topics, variant labels)."""
+    s_codes, systems = pd.factorize(df["system"])
+    t_codes, topics = pd.factorize(df["topic"])
+    v_codes, labels = pd.factorize(df["variant"])
+    cube = np.full((len(systems), len(topics), len(labels)), np.nan)
+    cube[s_codes, t_codes, v_codes] = df["score"].to_numpy()
+    return cube, list(systems), list(topics), list(labels)
 
-    ``"raise"`` (default) names the missing cells; ``"zero"`` adds them with score 0 (trec_eval
-    ``-c``); ``"drop"`` removes every cell some system lacks, for all systems.  Both fill and drop
-    warn with the number of cells affected.
-    """
+
+def _apply_missing(cube, systems, topics, labels, missing: str) -> np.ndarray:
+    """Make every system cover the same (topic, variant) cells: ``"raise"`` names the missing
+    cells; ``"zero"`` scores them 0 (trec_eval ``-c``); ``"drop"`` removes each cell some system
+    lacks for every system.  Filling and dropping warn with the number of cells affected."""
     if missing not in MISSING_POLICIES:
         raise RiskevalError(f"The 'missing' parameter must be one of {MISSING_POLICIES}; got {missing!r}.")
-    wide = df.pivot(index="system", columns=["topic", "variant"], values="score")
-    holes = wide.isna()
-    n = int(holes.to_numpy().sum())
+    have = ~np.isnan(cube)
+    holes = have.any(axis=0)[None] & ~have
+    n = int(holes.sum())
     if n == 0:
-        return df
-    where = holes.stack(["topic", "variant"])
-    cells = where[where].index.tolist()
-    example = ", ".join(f"({s}, {t}, {v})" for s, t, v in cells[:5])
+        return cube
+    s, t, v = np.nonzero(holes)
+    example = ", ".join(
+        f"({systems[a]}, {topics[b]}, {labels[c]})" for a, b, c in zip(s[:5], t[:5], v[:5], strict=True)
+    )
     if missing == "raise":
         raise MissingTopicsError(
             f"{n} (system, topic, variant) cell(s) have no score, e.g. {example}. Choose "
             "missing='zero' (score 0) or missing='drop' (remove those cells for every system)."
         )
+    cube = cube.copy()
     if missing == "zero":
-        warnings.warn(f"{n} missing (system, topic, variant) cell(s) scored 0.", stacklevel=3)
-        zeros = pd.DataFrame(cells, columns=list(COLUMNS[:3])).assign(score=0.0)
-        return pd.concat([df, zeros], ignore_index=True)
-    bad = holes.any(axis=0)
-    keep = {tuple(c) for c in wide.columns[~bad.to_numpy()]}
+        warnings.warn(
+            f"{n} missing (system, topic, variant) cell(s) scored 0, e.g. {example}.",
+            RiskevalWarning,
+            stacklevel=4,
+        )
+        cube[holes] = 0.0
+        return cube
+    partial = holes.any(axis=0)
     warnings.warn(
-        f"{int(bad.sum())} (topic, variant) cell(s) missing for some system were dropped for all "
-        f"systems ({n} missing score(s)).",
-        stacklevel=3,
+        f"{int(partial.sum())} (topic, variant) cell(s) missing for some system were dropped for all "
+        f"systems ({n} missing score(s), e.g. {example}).",
+        RiskevalWarning,
+        stacklevel=4,
     )
-    mask = [(t, v) in keep for t, v in zip(df["topic"], df["variant"], strict=True)]
-    return df.loc[mask].reset_index(drop=True)
+    cube[:, partial] = np.nan
+    return cube
 
 
-def variant_counts(df: pd.DataFrame) -> pd.Series:
-    """Number of variants of each topic (over the cells of the first system)."""
-    first = df["system"].iloc[0]
-    return df.loc[df["system"] == first].groupby("topic", sort=False)["variant"].nunique()
+def _drop_short(counts: pd.Series, what: str) -> list[str]:
+    """Topics with fewer variants than the most complete one, with a warning naming them."""
+    full = counts.max()
+    short = counts[counts < full]
+    if not short.empty:
+        detail = ", ".join(f"{t} ({n})" for t, n in short.items())
+        warnings.warn(
+            f"Dropped {len(short)} {what}(s) with fewer than {full} variants: {detail} "
+            f"(variant counts in brackets); {int(short.sum())} query score(s) per system not used. "
+            f"{len(counts) - len(short)} {what}(s) × {full} variants remain.",
+            RiskevalWarning,
+            stacklevel=4,
+        )
+    return list(short.index)
 
 
 def drop_incomplete_topics(df: pd.DataFrame, *, what: str = "topic") -> pd.DataFrame:
     """Remove topics with fewer variants than the most complete one, warning which and how many."""
-    counts = variant_counts(df)
-    full = counts.max()
-    short = counts[counts < full]
-    if short.empty:
-        return df
-    detail = ", ".join(f"{t} ({n})" for t, n in short.items())
-    rows = df["topic"].isin(short.index)
-    queries = df.loc[rows & (df["system"] == df["system"].iloc[0])].shape[0]
-    warnings.warn(
-        f"Dropped {len(short)} {what}(s) with fewer than {full} variants: {detail} "
-        f"(variant counts in brackets); {queries} query score(s) per system not used. "
-        f"{len(counts) - len(short)} {what}(s) × {full} variants remain.",
-        stacklevel=3,
-    )
-    return df.loc[~rows].reset_index(drop=True)
+    first = df["system"].iloc[0]
+    counts = df.loc[df["system"] == first].groupby("topic", sort=False)["variant"].nunique()
+    short = _drop_short(counts, what)
+    return df.loc[~df["topic"].isin(short)].reset_index(drop=True)
 
 
 def variation_array(
@@ -319,62 +333,59 @@ def variation_array(
     ----------
     df : DataFrame
         Tidy table (columns system, topic, variant, score), validated by :func:`as_variations`.
+        Systems, topics and variants keep their order of first appearance.
     unequal : {"raise", "drop", "downsample", "keep"}
         What to do when topics have different numbers of variants (the general framework needs
         the same ``M`` everywhere, Zuccon et al. 2016 §7): ``"raise"`` names the topics and the
         options; ``"drop"`` removes topics with fewer variants than the most complete one;
         ``"downsample"`` keeps, per topic, a random subset (``seed``) of as many variants as the
         least complete topic has, user ``k`` then being the ``k``-th kept variant (in order of
-        first appearance);
-        ``"keep"`` pads with NaN (for the intra-topic form only).
+        first appearance); ``"keep"`` pads with NaN (for the intra-topic form only).
     seed : int, optional
         Seed of the downsampling; recorded in the result.
     missing : {"raise", "zero", "drop"}
-        Policy for (topic, variant) cells some systems lack (:func:`apply_missing_cells`).
+        Policy for (topic, variant) cells some systems lack: raise naming them, score them 0, or
+        remove those cells for every system (both with a warning counting the cells).
     """
     if unequal not in UNEQUAL_POLICIES:
         raise RiskevalError(f"The 'unequal' parameter must be one of {UNEQUAL_POLICIES}; got {unequal!r}.")
-    df = apply_missing_cells(as_variations(df), missing)
-    counts = variant_counts(df)
+    cube, systems, topics, labels = _cube(as_variations(df))
+    cube = _apply_missing(cube, systems, topics, labels, missing)
+    present = ~np.isnan(cube[0])  # (N, L): the same for every system now
+    counts = pd.Series(present.sum(axis=1), index=topics)
+    if (counts == 0).any():  # every cell of a topic dropped by missing="drop"
+        keep = (counts > 0).to_numpy()
+        cube, present, counts = cube[:, keep], present[keep], counts[keep]
+        topics = list(counts.index)
     dropped: tuple[str, ...] = ()
-    if counts.nunique() > 1:
-        if unequal == "raise":
-            full = counts.max()
-            short = counts[counts < full]
-            detail = ", ".join(f"{t} ({n})" for t, n in short.items())
-            raise RiskevalError(
-                f"Topics have different numbers of variants: {len(short)} topic(s) have fewer "
-                f"than {full}: {detail}. The general mean-variance form needs the same number of "
-                "variants (users) for every topic. Options: unequal='downsample' with a seed "
-                f"(every topic keeps {counts.min()} random variant(s)), unequal='drop' (remove "
-                "those topics), or form='intra' (each topic on its own)."
-            )
-        if unequal == "drop":
-            before = set(counts.index)
-            df = drop_incomplete_topics(df)
-            dropped = tuple(sorted(before - set(df["topic"])))
-    return _to_array(df, unequal, seed=seed, dropped=dropped)
+    if counts.nunique() > 1 and unequal == "raise":
+        full = counts.max()
+        short = counts[counts < full]
+        detail = ", ".join(f"{t} ({n})" for t, n in short.items())
+        raise RiskevalError(
+            f"Topics have different numbers of variants: {len(short)} topic(s) have fewer "
+            f"than {full}: {detail}. The general mean-variance form needs the same number of "
+            "variants (users) for every topic. Options: unequal='downsample' with a seed "
+            f"(every topic keeps {counts.min()} random variant(s)), unequal='drop' (remove "
+            "those topics), or form='intra' (each topic on its own)."
+        )
+    if counts.nunique() > 1 and unequal == "drop":
+        dropped = tuple(_drop_short(counts, "topic"))
+        keep = ~counts.index.isin(dropped)
+        cube, present, topics = cube[:, keep], present[keep], list(counts.index[keep])
+    return _align(cube, present, systems, topics, labels, unequal, seed, dropped)
 
 
-def _to_array(df: pd.DataFrame, unequal: str, *, seed: int | None, dropped) -> VariationArray:
-    systems = list(pd.unique(df["system"]))
-    topics = list(pd.unique(df["topic"]))
-    labels = list(pd.unique(df["variant"]))
-    cube = (
-        df.set_index(["system", "topic", "variant"])["score"]
-        .unstack("variant")
-        .reindex(columns=labels)
-        .reindex(pd.MultiIndex.from_product([systems, topics], names=["system", "topic"]))
-    )
-    values = cube.to_numpy(dtype=np.float64).reshape(len(systems), len(topics), len(labels))
-    present = ~np.isnan(values[0])  # (N, L): same for every system after apply_missing_cells
-    label_arr = np.array(labels, dtype=object)
+def _align(cube, present, systems, topics, labels, unequal, seed, dropped) -> VariationArray:
+    """Pair variant k of every topic (the same user): by label, or by position when downsampling."""
+    used = present.any(axis=0)  # labels left after dropping topics
+    cube, present, label_arr = cube[:, :, used], present[:, used], np.array(labels, dtype=object)[used]
     if present.all():
         cells = np.tile(label_arr, (len(topics), 1))
-        return VariationArray(values, systems, topics, labels, cells, dropped, seed)
+        return VariationArray(cube, systems, topics, list(label_arr), cells, dropped, seed)
     if unequal == "keep":  # NaN-padded, for the intra-topic form
         cells = np.where(present, label_arr[None, :], None)
-        return VariationArray(values, systems, topics, labels, cells, dropped, seed)
+        return VariationArray(cube, systems, topics, list(label_arr), cells, dropped, seed)
     if unequal != "downsample":
         first, other = np.flatnonzero(present[0]), np.flatnonzero((present != present[0]).any(1))
         raise RiskevalError(
@@ -390,7 +401,7 @@ def _to_array(df: pd.DataFrame, unequal: str, *, seed: int | None, dropped) -> V
     cells = np.empty((len(topics), m), dtype=object)
     for i in range(len(topics)):
         kept = np.sort(rng.choice(np.flatnonzero(present[i]), size=m, replace=False))
-        out[:, i, :] = values[:, i, kept]
+        out[:, i, :] = cube[:, i, kept]
         cells[i] = label_arr[kept]
     return VariationArray(out, systems, topics, [str(k + 1) for k in range(m)], cells, dropped, seed)
 
@@ -411,6 +422,7 @@ def topic_weights(weights: Mapping[str, float] | pd.Series | None, topics: list[
     if extra:
         warnings.warn(
             f"Weights given for {len(extra)} topic(s) not in the data are ignored: {_preview(extra)}.",
+            RiskevalWarning,
             stacklevel=3,
         )
     return series.reindex(topics).to_numpy()
