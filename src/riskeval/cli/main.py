@@ -18,6 +18,8 @@ import click
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "risk": ("riskeval.cli.risk", "risk", "Risk table of systems against a baseline."),
     "bias-study": ("riskeval.cli.risk", "bias_study", "Each system as the baseline: the bias study."),
+    "mean-variance": ("riskeval.cli.variations", "mean_variance", "Mean-variance over query variations."),
+    "bias-variance": ("riskeval.cli.variations", "bias_variance", "Bias-variance decomposition of scores."),
 }
 
 

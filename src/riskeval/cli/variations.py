@@ -1,0 +1,272 @@
+"""``riskeval mean-variance`` and ``riskeval bias-variance``: stability of systems across query
+variations and topics (Zuccon et al. 2016; Zhang et al. 2013)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+
+from riskeval.cli._output import emit, format_option
+
+FORMS = ("general", "intra", "inter")
+UNEQUAL = ("raise", "drop", "downsample")
+MISSING = ("raise", "zero", "drop")
+
+
+@contextmanager
+def _warnings_to_stderr() -> Iterator[None]:
+    """Show riskeval's warnings (counts of dropped or filled cells) as one line each on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        yield
+    for warning in caught:
+        click.echo(f"riskeval: warning: {warning.message}", err=True)
+
+
+def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef_root: str | None):
+    """The tidy variation table from exactly one kind of input."""
+    import pandas as pd
+
+    from riskeval.errors import RiskevalError
+    from riskeval.io.clef2015 import load_clef2015
+    from riskeval.io.variations import as_variations, read_variations
+
+    if clef_root is not None:
+        if inputs or mapping:
+            raise RiskevalError("Give either --clef2015 or input files, not both.")
+        return load_clef2015(clef_root, measure=measure)
+    if mapping is not None:
+        if not inputs:
+            raise RiskevalError("--mapping needs the trec_eval -q files of the systems as arguments.")
+        return read_variations(inputs, mapping, measure=measure)
+    if len(inputs) != 1:
+        raise RiskevalError(
+            "Give one table (CSV/TSV/Parquet with columns system, topic, variant, score), "
+            "trec_eval -q files with --mapping, or --clef2015 DIR."
+        )
+    path = inputs[0]
+    if path.endswith(".parquet"):
+        frame = pd.read_parquet(path)
+    else:
+        frame = pd.read_csv(
+            path, sep=None, engine="python", dtype={"system": str, "topic": str, "variant": str}
+        )
+    return as_variations(frame, name=path)
+
+
+def _read_weights(path: str | None) -> dict[str, float] | None:
+    """``topic weight`` per line (whitespace separated, ``#`` comments)."""
+    if path is None:
+        return None
+    from riskeval.errors import InputFormatError
+
+    weights, problems = {}, []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            try:
+                if len(fields) != 2:
+                    raise ValueError(f"expected 2 fields 'topic weight', found {len(fields)}")
+                weights[fields[0]] = float(fields[1])
+            except ValueError as exc:
+                problems.append((f"{path}:{lineno}", str(exc)))
+    if problems:
+        raise InputFormatError(problems)
+    return weights
+
+
+def _grid(text: str):
+    import numpy as np
+
+    from riskeval.errors import RiskevalError
+
+    try:
+        start, stop, step = (float(x) for x in text.split(":"))
+    except ValueError:
+        raise RiskevalError(f"--sweep takes START:STOP:STEP, e.g. -20:20:0.1; got {text!r}.") from None
+    if step <= 0 or stop < start:
+        raise RiskevalError(f"--sweep needs STEP > 0 and STOP >= START; got {text!r}.")
+    return np.linspace(start, stop, int(round((stop - start) / step)) + 1)
+
+
+_inputs = click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+_measure = click.option(
+    "--measure",
+    default="P_10",
+    show_default=True,
+    help="trec_eval measure name read from trec_eval -q files and the CLEF folder (P_10, map, ...).",
+)
+_clef = click.option(
+    "--clef2015",
+    "clef_root",
+    type=click.Path(exists=True, file_okay=False),
+    help="Use the CLEF eHealth 2015 Task 2 folder (queries/ and pertopic-evals/ inside).",
+)
+
+
+@click.command("mean-variance")
+@_inputs
+@click.option(
+    "--mapping",
+    type=click.Path(exists=True, dir_okay=False),
+    help="'query topic variant' per line; the arguments are then trec_eval -q files, one per system.",
+)
+@_measure
+@_clef
+@click.option("--alpha", type=float, default=1.0, show_default=True, help="Risk preference α (any real).")
+@click.option("--form", type=click.Choice(FORMS), default="general", show_default=True)
+@click.option("--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot).")
+@click.option(
+    "--ddof",
+    type=click.IntRange(0, 1),
+    default=1,
+    show_default=True,
+    help="Variance: 1 sample, 0 population.",
+)
+@click.option("--weights", type=click.Path(exists=True, dir_okay=False), help="'topic weight' per line.")
+@click.option(
+    "--unequal",
+    type=click.Choice(UNEQUAL),
+    default="raise",
+    show_default=True,
+    help="Topics with different numbers of variants: stop, drop them, or downsample (--seed).",
+)
+@click.option("--seed", type=int, help="Seed of --unequal downsample.")
+@click.option(
+    "--missing",
+    type=click.Choice(MISSING),
+    default="raise",
+    show_default=True,
+    help="Cells some systems lack: stop, score 0, or drop the cell for every system.",
+)
+@click.option(
+    "--sweep",
+    metavar="START:STOP:STEP",
+    help="Instead of the table: Kendall τ and τ_AP against the mean-only ranking over this α grid.",
+)
+@click.option(
+    "--rank-change",
+    nargs=2,
+    type=float,
+    metavar="FROM TO",
+    help="Instead of the table: each system's rank at α = FROM and α = TO, largest changes first.",
+)
+@format_option
+def mean_variance(
+    inputs, mapping, measure, clef_root, alpha, form, variant, ddof, weights, unequal, seed, missing, sweep,
+    rank_change, fmt,
+) -> None:  # fmt: skip
+    """Mean-variance evaluation over query variations: O = mean − α·variance per system.
+
+    INPUTS: one table with columns system, topic, variant, score (CSV, TSV or Parquet), or
+    trec_eval -q files with --mapping; or none with --clef2015.
+
+    \b
+    Examples:
+      riskeval mean-variance --clef2015 ../shared/data/clef-ehealth-2015-task2 --alpha 5
+      riskeval mean-variance scores.csv --sweep -20:20:0.1 --format csv
+      riskeval mean-variance --mapping map.txt runs/*.eval --form intra
+    """
+    from riskeval.analysis.variations import mean_variance as compute
+    from riskeval.analysis.variations import mean_variance_sweep, rank_changes
+    from riskeval.core.rank_correlation import competition_ranks
+    from riskeval.errors import RiskevalError
+
+    if sweep and rank_change:
+        raise RiskevalError("Use either --sweep or --rank-change, not both.")
+    options = {
+        "form": form, "weights": _read_weights(weights), "ddof": ddof, "variant": variant,
+        "unequal": unequal, "seed": seed, "missing": missing,
+    }  # fmt: skip
+    with _warnings_to_stderr():
+        df = _variations(inputs, mapping, measure, clef_root)
+        if sweep:
+            table = mean_variance_sweep(df, _grid(sweep), **options).to_frame()
+        elif rank_change:
+            table = rank_changes(df, *rank_change, **options)
+        else:
+            table = compute(df, alpha, **options)
+            if form != "intra":
+                table = table.assign(rank=competition_ranks(table["value"].to_numpy()))
+                table = table.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
+    emit(table, fmt)
+
+
+@click.command("bias-variance")
+@_inputs
+@_measure
+@_clef
+@click.option(
+    "--variant",
+    help="With --clef2015: only this variant's queries (e.g. pivot), needs as topics; default: all queries.",
+)
+@click.option(
+    "--target",
+    default="perfect",
+    show_default=True,
+    help="perfect, best (per-topic best of all or of --best-of systems), a system name, or a number "
+    "(target mean only).",
+)
+@click.option("--best-of", multiple=True, help="With --target best: a system of the set (repeat).")
+@click.option(
+    "--form",
+    type=click.Choice(["ap", "delta"]),
+    default="ap",
+    show_default=True,
+    help="ap: bias and variance of the scores; delta: of target − score per topic.",
+)
+@click.option("--reference", help="Add the robustness index and <Init against this system.")
+@format_option
+def bias_variance(inputs, measure, clef_root, variant, target, best_of, form, reference, fmt) -> None:
+    """Bias-variance decomposition of each system's per-topic scores, with GMAP.
+
+    INPUTS: trec_eval -q files, one per system (the file name without .dat names it); or none with
+    --clef2015.  Total = bias² + variance; smaller is better (Zhang et al. 2013).
+
+    \b
+    Example:
+      riskeval bias-variance --clef2015 ../shared/data/clef-ehealth-2015-task2 --measure map --target best
+    """
+    from riskeval.analysis.bias_variance import bias_variance as compute
+    from riskeval.analysis.bias_variance import gmap, robustness_index
+    from riskeval.errors import RiskevalError
+    from riskeval.io.clef2015 import load_clef2015
+    from riskeval.io.variations import read_trec_eval_matrix
+
+    with _warnings_to_stderr():
+        if clef_root is not None:
+            if inputs:
+                raise RiskevalError("Give either --clef2015 or trec_eval files, not both.")
+            tidy = load_clef2015(clef_root, measure=measure, incomplete="keep")
+            if variant is not None:
+                tidy = tidy[tidy["variant"] == variant]
+                if tidy.empty:
+                    raise RiskevalError(f"No CLEF 2015 query has variant {variant!r} (pivot, most, least).")
+                matrix = tidy.pivot(index="system", columns="topic", values="score")
+            else:
+                matrix = tidy.pivot(index="system", columns="query", values="score")
+        elif inputs:
+            if variant is not None:
+                raise RiskevalError("--variant applies to --clef2015 only.")
+            matrix = read_trec_eval_matrix(inputs, measure=measure)
+        else:
+            raise RiskevalError("Give trec_eval -q files, or --clef2015 DIR.")
+        goal = _number_or_label(target)
+        result = compute(matrix, goal, form=form, best_of=list(best_of) or None)
+        table = result.to_frame().assign(gmap=gmap(matrix).to_numpy())
+        if reference is not None:
+            robust = robustness_index(matrix, reference).to_frame()
+            table = table.join(robust[["robustness_index", "below_init"]])
+    emit(table.sort_values("total", kind="stable"), fmt)
+
+
+def _number_or_label(text: str):
+    try:
+        return float(text)
+    except ValueError:
+        return text

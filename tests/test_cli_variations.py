@@ -1,0 +1,202 @@
+"""``riskeval mean-variance`` and ``riskeval bias-variance``: outputs, formats, errors as exit 2."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from variations_data import clef2015
+
+import riskeval as rk
+from riskeval.cli.main import main
+
+# Zhang et al. 2013, Table 1 as trec_eval -q outputs (measure map, queries q1 and q2).
+TABLE1 = {"A": (0.3, 0.1), "B": (0.6, 0.08), "C": (0.65, 0.03), "T": (0.7, 0.2)}
+
+
+def call(args, capsys):
+    """Run the command line in this process, as the ``riskeval`` entry point does."""
+    try:
+        main(list(map(str, args)))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def tidy_file(tmp_path):
+    rng = np.random.default_rng(1)
+    rows = [
+        (s, t, v, round(float(rng.random()), 2))
+        for s in ("sysA", "sysB", "sysC")
+        for t in ("1", "2", "3", "4")
+        for v in ("pivot", "most", "least")
+    ]
+    frame = pd.DataFrame(rows, columns=["system", "topic", "variant", "score"])
+    path = tmp_path / "variations.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+@pytest.fixture
+def trec_eval_files(tmp_path):
+    paths = []
+    for name, (q1, q2) in TABLE1.items():
+        path = tmp_path / f"{name}.dat"
+        path.write_text(f"map\tq1\t{q1}\nmap\tq2\t{q2}\nP_10\tq1\t0.1\nP_10\tq2\t0.2\nmap\tall\t0.5\n")
+        paths.append(path)
+    return paths
+
+
+def test_help_lists_both_commands(capsys):
+    code, out, _ = call(["--help"], capsys)
+    assert code == 0 and "mean-variance" in out and "bias-variance" in out
+
+
+def test_mean_variance_table_csv_json(tidy_file, capsys):
+    path, frame = tidy_file
+    expected = rk.mean_variance(frame, alpha=2.0)
+    code, out, _ = call(["mean-variance", path, "--alpha", "2", "--format", "csv"], capsys)
+    assert code == 0
+    got = pd.read_csv(io.StringIO(out), dtype={"system": str}).set_index("system")
+    assert list(got.columns) == ["mean", "variance", "value", "rank"]
+    pd.testing.assert_frame_equal(got[["mean", "variance", "value"]], expected.loc[got.index], atol=1e-12)
+    assert got["value"].is_monotonic_decreasing and got["rank"].tolist() == [1, 2, 3]
+    code, out, _ = call(["mean-variance", path, "--format", "json"], capsys)
+    records = json.loads(out)
+    assert code == 0 and set(records[0]) == {"system", "mean", "variance", "value", "rank"}
+    code, out, _ = call(["mean-variance", path, "--form", "intra"], capsys)
+    assert code == 0 and "topic" in out.splitlines()[0] and len(out.splitlines()) == 1 + 12
+
+
+def test_mean_variance_sweep_and_rank_change(tidy_file, capsys):
+    path, frame = tidy_file
+    code, out, _ = call(["mean-variance", path, "--sweep", "-2:2:0.5", "--format", "csv"], capsys)
+    assert code == 0
+    got = pd.read_csv(io.StringIO(out))
+    expected = rk.mean_variance_sweep(frame, np.linspace(-2, 2, 9)).to_frame()
+    pd.testing.assert_frame_equal(got, expected, atol=1e-12)
+    code, out, _ = call(["mean-variance", path, "--rank-change", "0", "50", "--format", "csv"], capsys)
+    got = pd.read_csv(io.StringIO(out), dtype={"system": str})
+    assert code == 0 and list(got.columns) == ["system", "mean", "variance", "rank_from", "rank_to", "change"]
+
+
+def test_mean_variance_from_trec_eval_files_mapping_and_weights(trec_eval_files, tmp_path, capsys):
+    mapping = tmp_path / "map.txt"
+    mapping.write_text("q1 topicX u1\nq2 topicX u2\n")
+    weights = tmp_path / "weights.txt"
+    weights.write_text("# topic weight\ntopicX 2\n")
+    args = [
+        "mean-variance",
+        "--mapping",
+        mapping,
+        "--measure",
+        "map",
+        "--weights",
+        weights,
+        "--format",
+        "csv",
+    ]
+    code, out, _ = call([*args, *trec_eval_files], capsys)
+    assert code == 0
+    got = pd.read_csv(io.StringIO(out)).set_index("system")
+    # one topic, two users: mean of the two APs, sample variance of the two
+    assert got.loc["B", "mean"] == pytest.approx(0.34)
+    assert got.loc["B", "variance"] == pytest.approx(np.var([0.6, 0.08], ddof=1))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--sweep", "a:b"], "START:STOP:STEP"),
+        (["--sweep", "0:1:0.5", "--rank-change", "0", "1"], "either --sweep or --rank-change"),
+        (["--form", "inter"], "choose one with variant"),
+        (["--unequal", "raise", "--ddof", "1", "--alpha", "x"], "is not a valid float"),
+    ],
+)
+def test_mean_variance_bad_options_exit_2(tidy_file, capsys, args, message):
+    code, _, err = call(["mean-variance", tidy_file[0], *args], capsys)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_mean_variance_bad_inputs_exit_2(tmp_path, capsys, trec_eval_files):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("system,topic,score\nA,1,0.5\n")
+    code, _, err = call(["mean-variance", bad], capsys)
+    assert code == 2 and "lacks column(s) ['variant']" in err
+    uneven = tmp_path / "uneven.csv"
+    uneven.write_text("system,topic,variant,score\nA,1,p,0.5\nA,1,m,0.2\nA,2,p,0.1\n")
+    code, _, err = call(["mean-variance", uneven], capsys)
+    assert code == 2 and "1 topic(s) have fewer than 2: 2 (1)" in err and "unequal='drop'" in err
+    code, out, err = call(["mean-variance", uneven, "--unequal", "drop", "--ddof", "0"], capsys)
+    assert code == 0 and "riskeval: warning: Dropped 1 topic(s)" in err
+    code, _, err = call(["mean-variance"], capsys)
+    assert code == 2 and "Give one table" in err
+    code, _, err = call(["mean-variance", "--mapping", bad], capsys)
+    assert code == 2 and "--mapping needs the trec_eval -q files" in err
+    weights = tmp_path / "w.txt"
+    weights.write_text("1 heavy\n")
+    code, _, err = call(["mean-variance", uneven, "--weights", weights], capsys)
+    assert code == 2 and f"{weights}:1" in err
+
+
+def test_bias_variance_table1_from_trec_eval_files(trec_eval_files, capsys):
+    args = ["bias-variance", "--measure", "map", "--target", "T", "--reference", "A", "--format", "csv"]
+    code, out, _ = call([*args, *trec_eval_files], capsys)
+    assert code == 0
+    got = pd.read_csv(io.StringIO(out)).set_index("system")
+    # SPEC §5 golden values (Table 1), sorted by total error
+    assert list(got.index) == ["T", "A", "B", "C"]
+    np.testing.assert_allclose(got.loc[list("ABCT"), "total"], [0.0725, 0.0797, 0.1082, 0.0625], atol=1e-12)
+    np.testing.assert_allclose(got.loc[list("ABCT"), "below_init"], [0, 0.5, 0.5, 0])
+    np.testing.assert_allclose(got.loc[list("ABCT"), "robustness_index"], [0, 0, 0, 1])
+    assert "gmap" in got.columns
+    code, out, _ = call(["bias-variance", "--measure", "map", "--target", "0.45", *trec_eval_files], capsys)
+    assert code == 0 and "0.1082" in out
+    code, out, _ = call(
+        [
+            "bias-variance",
+            "--measure",
+            "map",
+            "--target",
+            "T",
+            "--form",
+            "delta",
+            "--format",
+            "json",
+            *trec_eval_files,
+        ],
+        capsys,
+    )
+    totals = {r["system"]: r["total"] for r in json.loads(out)}
+    assert totals == pytest.approx({"A": 0.085, "B": 0.0122, "C": 0.0157, "T": 0.0})
+
+
+def test_bias_variance_errors_exit_2(trec_eval_files, capsys):
+    code, _, err = call(["bias-variance", "--measure", "map", "--target", "Z", *trec_eval_files], capsys)
+    assert code == 2 and "neither 'perfect', 'best' nor a system" in err
+    code, _, err = call(["bias-variance"], capsys)
+    assert code == 2 and "Give trec_eval -q files" in err
+    code, _, err = call(["bias-variance", "--variant", "pivot", *trec_eval_files], capsys)
+    assert code == 2 and "--variant applies to --clef2015 only" in err
+
+
+@pytest.mark.slow
+def test_clef2015_commands(capsys):
+    root = clef2015()
+    code, out, err = call(["mean-variance", "--clef2015", root, "--alpha", "5", "--format", "csv"], capsys)
+    assert code == 0 and "Dropped 2 information need(s)" in err
+    table = pd.read_csv(io.StringIO(out)).set_index("system")
+    assert len(table) == 110
+    assert table.loc["CUNI_EN_Run.6", "variance"] == pytest.approx(0.0055329, abs=1e-6)
+    code, out, _ = call(
+        ["bias-variance", "--clef2015", root, "--variant", "pivot", "--target", "best", "--format", "csv"],
+        capsys,
+    )
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and len(table) == 110 and table["total"].is_monotonic_increasing
