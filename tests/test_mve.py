@@ -48,7 +48,8 @@ def test_general_variance_is_the_weighted_covariance_sum(R, ddof, data):
     n = R.shape[1]
     w = np.asarray(data.draw(st.lists(st.floats(0.01, 10), min_size=n, max_size=n)))
     w = w / w.sum()
-    mean, var, diag = mve.general_moments(R, w, ddof)
+    mean, var = mve.general_moments(R, w, ddof)
+    diag = mve.topic_variance(R, w, ddof)
     for s in range(R.shape[0]):
         cov = np.atleast_2d(np.cov(R[s], ddof=ddof))
         assert var[s] == pytest.approx(w @ cov @ w, abs=1e-12)
@@ -151,19 +152,26 @@ def test_covariance_terms_vanish_in_expectation_for_independent_topics(n, m, see
     scales = rng.uniform(0.05, 0.5, size=n)
     R = rng.random((K, n, m)) * scales[None, :, None] + rng.random(n)[None, :, None]
     w = mve.normalise_weights(rng.random(n) + 0.1, n)
-    _, var, diag = mve.general_moments(R, w, ddof)
-    cov_part = var - diag
+    cov_part = mve.general_moments(R, w, ddof)[1] - mve.topic_variance(R, w, ddof)
     se = cov_part.std(ddof=1) / np.sqrt(K)
     assert abs(cov_part.mean()) <= 5 * se
     # and the part is not identically zero: the test could fail on a wrong kernel
     assert cov_part.std() > 0
 
 
-def test_covariance_part_detects_users_good_on_every_topic():
-    # Positive covariance: user u0 issues the best query for every topic (§4.1).
-    R = np.array([[[0.9, 0.1], [0.8, 0.2]]])
-    _, var, diag = mve.general_moments(R, np.array([0.5, 0.5]), 1)
-    assert var[0] - diag[0] > 0
+def test_decomposed_variance_detects_users_good_on_every_topic():
+    # Positive covariance: user u0 issues the better query for both topics (§4.1); negative: u0
+    # is good on one topic and bad on the other.  decompose=True splits σ² into the two parts.
+    R = np.array([[[0.9, 0.1], [0.8, 0.2]], [[0.9, 0.1], [0.2, 0.8]]])
+    mv = rk.mean_variance(tidy(R, ["same", "opposite"]), 1.0, decompose=True)
+    assert list(mv.columns) == ["mean", "variance", "value", "topic_variance", "covariance"]
+    np.testing.assert_allclose(mv["topic_variance"] + mv["covariance"], mv["variance"])
+    assert mv.loc["same", "covariance"] > 0 > mv.loc["opposite", "covariance"]
+    # w² var: 0.25 · (0.32 + 0.18); cov(u-scores of t0, t1) = 0.24 → 2 · 0.25 · 0.24
+    assert mv.loc["same", "topic_variance"] == pytest.approx(0.125)
+    assert mv.loc["same", "covariance"] == pytest.approx(0.12)
+    with pytest.raises(RiskevalError, match="form='general' only"):
+        rk.mean_variance(tidy(R), form="intra", decompose=True)
 
 
 @settings(max_examples=60, deadline=None)

@@ -38,11 +38,14 @@ class _Moments:
     topics: list[str] | None  # per-topic moments (intra form) when not None
     mean: np.ndarray  # (S,) or (S, N)
     variance: np.ndarray
+    topic_variance: np.ndarray | None = None  # Σ w_i² var(R_i), general form with decompose=True
 
 
-def _moments(df, *, form, weights, ddof, variant, unequal, seed, missing) -> _Moments:
+def _moments(df, *, form, weights, ddof, variant, unequal, seed, missing, decompose) -> _Moments:
     if form not in FORMS:
         raise RiskevalError(f"The 'form' parameter must be one of {FORMS}; got {form!r}.")
+    if decompose and form != "general":
+        raise RiskevalError("decompose=True splits the variance of form='general' only.")
     df = as_variations(df)
     if form == "inter":
         df = _one_query_per_topic(df, variant)
@@ -56,9 +59,10 @@ def _moments(df, *, form, weights, ddof, variant, unequal, seed, missing) -> _Mo
     w = mve.normalise_weights(topic_weights(weights, arr.topics), len(arr.topics))
     if form == "inter":
         mean, var = mve.inter_topic_moments(arr.scores[:, :, 0], w, ddof)
-    else:
-        mean, var, _ = mve.general_moments(arr.scores, w, ddof)
-    return _Moments(arr.systems, None, mean, var)
+        return _Moments(arr.systems, None, mean, var)
+    mean, var = mve.general_moments(arr.scores, w, ddof)
+    diagonal = mve.topic_variance(arr.scores, w, ddof) if decompose else None
+    return _Moments(arr.systems, None, mean, var, diagonal)
 
 
 def _one_query_per_topic(df: pd.DataFrame, variant: str | None) -> pd.DataFrame:
@@ -90,6 +94,7 @@ def mean_variance(
     unequal: str = "raise",
     seed: int | None = None,
     missing: str = "raise",
+    decompose: bool = False,
 ) -> pd.DataFrame:
     """Mean, variance and portfolio value ``O = μ − α σ²`` of every system (SPEC §6).
 
@@ -112,12 +117,16 @@ def mean_variance(
     unequal, seed, missing :
         Policies for topics with different numbers of variants and for missing cells, see
         :func:`riskeval.io.variations.variation_array`.
+    decompose : bool
+        General form only: add the columns ``topic_variance`` (``Σ_i w_i² var(R_i)``, the spread
+        of each user's queries within topics) and ``covariance`` (``Σ_{i≠j} w_i w_j cov(R_i,
+        R_j)``, users good on one topic being good on others), which sum to ``variance`` (eq. 3).
 
     Returns
     -------
     DataFrame
         Indexed by ``system`` (by ``system`` and ``topic`` for the intra-topic form), columns
-        ``mean``, ``variance``, ``value``.
+        ``mean``, ``variance``, ``value`` (and the two parts with ``decompose=True``).
     """
     a = _check_alpha(alpha)
     m = _moments(
@@ -129,16 +138,21 @@ def mean_variance(
         unequal=unequal,
         seed=seed,
         missing=missing,
+        decompose=decompose,
     )
     value = mve.portfolio_value(m.mean, m.variance, a)
     if m.topics is None:
         index = pd.Index(m.systems, name="system")
     else:
         index = pd.MultiIndex.from_product([m.systems, m.topics], names=["system", "topic"])
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {"mean": m.mean.ravel(), "variance": m.variance.ravel(), "value": value.ravel()},
         index=index,
     )
+    if m.topic_variance is not None:
+        table["topic_variance"] = m.topic_variance
+        table["covariance"] = m.variance - m.topic_variance
+    return table
 
 
 def _check_alpha(alpha) -> float:

@@ -52,19 +52,20 @@ def general_moments(R: np.ndarray, weights: np.ndarray, ddof: int = 1):
     ``μ = Σ_i w_i mean_k R[i, k]`` and ``σ² = Σ_i Σ_j w_i w_j cov(R_i, R_j)``, the covariance of
     topics ``i`` and ``j`` taken across the ``M`` users with ``ddof``.  Because the sample
     covariance is bilinear, ``σ²`` equals the variance across users of each user's weighted mean
-    ``y_k = Σ_i w_i R[i, k]`` (same ``ddof``), which is how it is computed: O(N·M), no N×N matrix.
-
-    Returns ``(mean, variance, topic_variance)`` over the leading axes of ``R`` (shape
-    ``(..., N, M)``); ``topic_variance = Σ_i w_i² var(R_i)`` is the diagonal part of eq. 3, so
-    ``variance − topic_variance`` is the covariance part.
+    ``y_k = Σ_i w_i R[i, k]`` (same ``ddof``), which is how it is computed: one product, O(N·M),
+    no N×N matrix.  Returns ``(mean, variance)`` over the leading axes of ``R`` (shape
+    ``(..., N, M)``).
     """
-    m = R.shape[-1]
-    _check_ddof(ddof, m, "variants per topic (users)")
-    mean = np.tensordot(R.mean(axis=-1), weights, axes=([-1], [0]))
-    per_user = np.einsum("...ik,i->...k", R, weights)
-    variance = per_user.var(axis=-1, ddof=ddof)
-    topic_variance = np.tensordot(R.var(axis=-1, ddof=ddof), weights**2, axes=([-1], [0]))
-    return mean, variance, topic_variance
+    _check_ddof(ddof, R.shape[-1], "variants per topic (users)")
+    per_user = np.matmul(weights, R)  # (..., M)
+    return per_user.mean(axis=-1), per_user.var(axis=-1, ddof=ddof)
+
+
+def topic_variance(R: np.ndarray, weights: np.ndarray, ddof: int = 1) -> np.ndarray:
+    """The diagonal part of eq. 3, ``Σ_i w_i² var(R_i)`` (variance across users within each topic);
+    the rest of ``σ²`` is the covariance part ``Σ_{i≠j} w_i w_j cov(R_i, R_j)``."""
+    _check_ddof(ddof, R.shape[-1], "variants per topic (users)")
+    return R.var(axis=-1, ddof=ddof) @ weights**2
 
 
 def intra_topic_moments(R: np.ndarray, ddof: int = 1):

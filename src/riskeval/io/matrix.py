@@ -25,7 +25,8 @@ def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
         arr = np.asarray(X)
         if arr.ndim != 2:
             raise RiskevalError(
-                f"{name} must be a 2-D systems × topics matrix; got an array with {arr.ndim} dimension(s)."
+                f"{name} must be a 2-D systems × topics matrix; got an array with {arr.ndim} "
+                "dimension(s)."
             )
         frame = pd.DataFrame(arr)
     if frame.shape[0] == 0 or frame.shape[1] == 0:
