@@ -70,6 +70,9 @@ def test_mean_variance_table_csv_json(tidy_file, capsys):
     code, out, _ = call(["mean-variance", path, "--format", "json"], capsys)
     records = json.loads(out)
     assert code == 0 and set(records[0]) == {"system", "mean", "variance", "value", "rank"}
+    code, out, _ = call(["mean-variance", path, "--decompose", "--format", "csv"], capsys)
+    got = pd.read_csv(io.StringIO(out)).set_index("system")
+    np.testing.assert_allclose(got["topic_variance"] + got["covariance"], got["variance"], atol=1e-12)
     code, out, _ = call(["mean-variance", path, "--form", "intra"], capsys)
     assert code == 0 and "topic" in out.splitlines()[0] and len(out.splitlines()) == 1 + 12
 

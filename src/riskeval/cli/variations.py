@@ -145,6 +145,11 @@ _clef = click.option(
     help="Cells some systems lack: stop, score 0, or drop the cell for every system.",
 )
 @click.option(
+    "--decompose",
+    is_flag=True,
+    help="General form: add the within-topic and covariance parts of the variance.",
+)
+@click.option(
     "--sweep",
     metavar="START:STOP:STEP",
     help="Instead of the table: Kendall τ and τ_AP against the mean-only ranking over this α grid.",
@@ -158,8 +163,8 @@ _clef = click.option(
 )
 @format_option
 def mean_variance(
-    inputs, mapping, measure, clef_root, alpha, form, variant, ddof, weights, unequal, seed, missing, sweep,
-    rank_change, fmt,
+    inputs, mapping, measure, clef_root, alpha, form, variant, ddof, weights, unequal, seed, missing,
+    decompose, sweep, rank_change, fmt,
 ) -> None:  # fmt: skip
     """Mean-variance evaluation over query variations: O = mean − α·variance per system.
 
@@ -190,7 +195,7 @@ def mean_variance(
         elif rank_change:
             table = rank_changes(df, *rank_change, **options)
         else:
-            table = compute(df, alpha, **options)
+            table = compute(df, alpha, decompose=decompose, **options)
             if form != "intra":
                 table = table.assign(rank=competition_ranks(table["value"].to_numpy()))
                 table = table.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
