@@ -202,6 +202,8 @@ def test_swap_alpha_from_a_table_and_edge_cases():
     assert rk.swap_alpha(table, "A", "D") == 0.0  # same mean: the stabler one wins for α > 0
     with pytest.raises(RiskevalError, match="not in the table"):
         rk.swap_alpha(table, "A", "Z")
+    with pytest.raises(RiskevalError, match="one row per system"):
+        rk.swap_alpha(table.rename(columns={"variance": "var"}), "A", "B")
 
 
 def test_alpha_sweep_values_and_frames():

@@ -292,6 +292,11 @@ def swap_alpha(table: pd.DataFrame, system_a: str, system_b: str) -> float:
     system).  For α above the returned value the system with the smaller variance ranks first.
     ``±inf`` when the variances are equal (no swap), NaN when mean and variance are both equal.
     """
+    if table.index.nlevels != 1 or not {"mean", "variance"} <= set(table.columns):
+        raise RiskevalError(
+            "swap_alpha needs a mean_variance table of form 'general' or 'inter' (one row per system, "
+            "columns mean and variance)."
+        )
     for s in (system_a, system_b):
         if s not in table.index:
             raise RiskevalError(f"System {s!r} is not in the table.")
