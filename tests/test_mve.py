@@ -259,6 +259,7 @@ def test_rank_changes():
         ({"alpha": "high"}, "'alpha' parameter"),
         ({"alpha": float("inf")}, "finite"),
         ({"variant": "u0"}, "form='inter' only"),
+        ({"form": "intra", "weights": {"t0": 1, "t1": 1, "t2": 1}}, "do not apply to form='intra'"),
         ({"form": "inter"}, "choose one with variant"),
         ({"form": "inter", "variant": "zz"}, "No rows with variant 'zz'"),
     ],

@@ -52,6 +52,8 @@ def _moments(df, *, form, weights, ddof, variant, unequal, seed, missing, decomp
     elif variant is not None:
         raise RiskevalError("The 'variant' parameter applies to form='inter' only.")
     if form == "intra":
+        if weights is not None:
+            raise RiskevalError("Topic weights do not apply to form='intra' (each topic on its own).")
         arr = variation_array(df, unequal="keep", missing=missing)
         mean, var = mve.intra_topic_moments(arr.scores, ddof)
         return _Moments(arr.systems, arr.topics, mean, var)
@@ -108,8 +110,8 @@ def mean_variance(
     form : {"general", "intra", "inter"}
         See the module docstring.
     weights : mapping topic -> weight, optional
-        Topic importance ``w_i`` (normalised to sum to 1); uniform by default.  Not used by the
-        intra-topic form.
+        Topic importance ``w_i`` (normalised to sum to 1); uniform by default.  Refused by the
+        intra-topic form, which has one topic at a time.
     ddof : {1, 0}
         Variance estimator: 1 (sample, default) or 0 (population).
     variant : str, optional
