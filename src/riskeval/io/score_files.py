@@ -134,7 +134,7 @@ def _read_delimited(
     lines: list[int] = []
     header: list[str] | None = None
     with _open_text(path) as handle:
-        reader = csv.reader(handle, delimiter=delimiter, skipinitialspace=True)
+        reader = csv.reader(handle, delimiter=delimiter)
         try:
             start = 1
             for row in reader:

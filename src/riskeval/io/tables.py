@@ -142,15 +142,19 @@ def is_long(columns: Sequence[Hashable], names: Sequence[Hashable]) -> bool:
 
 
 def index_to_columns(df: pd.DataFrame, names: Sequence[Hashable]) -> pd.DataFrame:
-    """``df`` with its index levels moved into columns when one of them is named in ``names``."""
-    if any(level in names for level in df.index.names if level is not None):
-        return df.reset_index()
-    return df
+    """``df`` with the index levels named in ``names`` (and not already columns) moved into
+    columns."""
+    levels = [
+        level
+        for level in df.index.names
+        if level is not None and level in names and level not in df.columns
+    ]
+    return df.reset_index(level=levels) if levels else df
 
 
 def row_labels(df: pd.DataFrame) -> Locate:
     """Locate rows of an in-memory table by their index label."""
-    return lambda i: f"row {df.index[i]!r}"
+    return lambda i: f"row {show(df.index[i])}"
 
 
 def long_to_matrix(
@@ -191,17 +195,17 @@ def long_to_matrix(
     values, absent, bad = to_float(raw)
     for mask, what in ((empty_s, system), (empty_t, topic)):
         problems += [(i, f"field {what!r} is empty: every row needs one.") for i in _where(mask)]
-    problems += [(i, f"field {score!r}: {raw[i]!r} is not a number.") for i in _where(bad)]
+    problems += [(i, f"field {score!r}: {show(raw[i])} is not a number.") for i in _where(bad)]
     problems += [
         (
             i,
-            f"field {score!r} is missing ({raw[i]!r}): a long table lists the evaluated topics "
+            f"field {score!r} is missing ({show(raw[i])}): a long table lists the evaluated topics "
             "only; leave the row out (the missing-topic policy then applies).",
         )
         for i in _where(absent)
     ]
     problems += [
-        (i, f"field {score!r} is infinite ({raw[i]!r}): scores must be finite.")
+        (i, f"field {score!r} is infinite ({show(raw[i])}): scores must be finite.")
         for i in _where(np.isinf(values))
     ]
     labelled = ~(empty_s | empty_t)
@@ -245,7 +249,7 @@ def wide_to_matrix(
     systems, empty = labels(raw_systems)
     topics, empty_topic = labels(pd.Series(cells.columns, dtype=object))
     for j in _where(empty_topic):
-        problems.append(((-1, j), source, f"column {j + 1} has no topic name."))
+        problems.append(((-1, j), source, f"topic column {j + 1} has no name."))
     first_topic = first_occurrence(topics)
     for j in _where((first_topic != np.arange(len(topics))) & ~empty_topic):
         problems.append(((-1, j), source, f"topic column {topics[j]!r} appears more than once."))
@@ -287,14 +291,14 @@ def _wide_values(
     problems = []
     for i, j in zip(*np.nonzero(bad), strict=True):
         problems.append(
-            ((i, j), f"{locate(i)}, topic {topics[j]!r}", f"{raw[i, j]!r} is not a number.")
+            ((i, j), f"{locate(i)}, topic {topics[j]!r}", f"{show(raw[i, j])} is not a number.")
         )
     for i, j in zip(*np.nonzero(np.isinf(values)), strict=True):
         problems.append(
             (
                 (i, j),
                 f"{locate(i)}, topic {topics[j]!r}",
-                f"infinite score ({raw[i, j]!r}): scores must be finite.",
+                f"infinite score ({show(raw[i, j])}): scores must be finite.",
             )
         )
     return values, bad, problems
@@ -308,6 +312,19 @@ def _wide_hint(cells: pd.DataFrame, bad: np.ndarray) -> str:
         f"(its columns: {_columns(cells)}); for a long table pass the names of its system, topic "
         "and score columns."
     )
+
+
+def show(value: Any) -> str:
+    """``repr`` of a cell or label as the user wrote it (``0.5``, not ``np.float64(0.5)``)."""
+    return repr(_plain(value))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value
 
 
 def labels(values: Any) -> tuple[np.ndarray, np.ndarray]:
