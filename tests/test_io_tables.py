@@ -111,6 +111,14 @@ def test_missing_strings_in_wide_tables_are_missing():
         ("wide.csv", lambda m, p: m.to_csv(p)),
         ("wide.tsv", lambda m, p: m.to_csv(p, sep="\t")),
         ("wide.tab", lambda m, p: m.to_csv(p, sep="\t")),
+        ("wide-crlf.csv", lambda m, p: m.to_csv(p, lineterminator="\r\n")),
+        ("wide-bom.csv", lambda m, p: m.to_csv(p, encoding="utf-8-sig")),
+        (
+            "long-crlf-bom.tsv",
+            lambda m, p: long_of(m).to_csv(
+                p, sep="\t", index=False, lineterminator="\r\n", encoding="utf-8-sig"
+            ),
+        ),
         ("wide.csv.gz", lambda m, p: m.to_csv(p)),
         ("wide.tsv.bz2", lambda m, p: m.to_csv(p, sep="\t")),
         ("wide.csv.xz", lambda m, p: m.to_csv(p)),

@@ -3,23 +3,20 @@ long or wide (the rule of :func:`riskeval.io.tables.is_long`)."""
 
 from __future__ import annotations
 
-import bz2
-import csv
 import functools
-import gzip
-import lzma
 import os
 import warnings
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pandas as pd
 
 from riskeval.errors import InputFormatError, MissingTopicsWarning, RiskevalError
+from riskeval.io.delimited import COMPRESSION, read_delimited
 from riskeval.io.matrix import MissingPolicy, check_missing_policy
 from riskeval.io.measures import check_measure
-from riskeval.io.tables import Locate, frame_to_matrix, index_to_columns, is_long
+from riskeval.io.tables import MEASURE_COLUMN, Locate, frame_to_matrix, index_to_columns, is_long
 
 #: Table formats and the file extensions that select them (after a compression extension).
 TABLE_FORMATS: dict[str, tuple[str, ...]] = {
@@ -27,7 +24,6 @@ TABLE_FORMATS: dict[str, tuple[str, ...]] = {
     "tsv": (".tsv", ".tab"),
     "parquet": (".parquet", ".pq"),
 }
-_COMPRESSION = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _DELIMITER = {"csv": ",", "tsv": "\t"}
 
 
@@ -73,7 +69,9 @@ def read_scores(
         frame = index_to_columns(_read_parquet(path), names)
         locate: Locate = lambda i: f"{path}: row {i + 1}"  # noqa: E731
     else:
-        frame, lines, malformed = _read_delimited(path, _DELIMITER[fmt])
+        frame, lines, malformed = read_delimited(
+            path, _DELIMITER[fmt], functools.partial(_label_columns, names=names)
+        )
         locate = lambda i: f"{path}:{lines[i]}"  # noqa: E731
         if not is_long(frame.columns, names) and system not in frame.columns:
             first = pd.Index(frame.iloc[:, 0].to_numpy(dtype=object))
@@ -110,7 +108,7 @@ def table_format(path: str | os.PathLike, format: str | None) -> str:
             )
         return format
     suffixes = [s.lower() for s in Path(path).suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSION:
+    if suffixes and suffixes[-1] in COMPRESSION:
         suffixes = suffixes[:-1]
     ext = suffixes[-1] if suffixes else ""
     for fmt, extensions in TABLE_FORMATS.items():
@@ -124,53 +122,14 @@ def table_format(path: str | os.PathLike, format: str | None) -> str:
     )
 
 
-def _read_delimited(
-    path: str | os.PathLike, delimiter: str
-) -> tuple[pd.DataFrame, list[int], list[tuple[str, str]]]:
-    """All fields of a CSV/TSV file as strings, the line number of each data row, and the lines
-    that do not have as many fields as the header."""
-    problems = []
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    header: list[str] | None = None
-    with _open_text(path) as handle:
-        reader = csv.reader(handle, delimiter=delimiter)
-        try:
-            start = 1
-            for row in reader:
-                if any(field.strip() for field in row):
-                    if header is None:
-                        header = row
-                    elif len(row) != len(header):
-                        problems.append(
-                            (
-                                f"{path}:{start}",
-                                f"expected {len(header)} fields as in the header, got {len(row)}.",
-                            )
-                        )
-                    else:
-                        rows.append(row)
-                        lines.append(start)
-                start = reader.line_num + 1
-        except csv.Error as exc:
-            problems.append((f"{path}:{reader.line_num}", f"not valid CSV: {exc}."))
-        except UnicodeDecodeError as exc:
-            raise InputFormatError([(str(path), f"is not UTF-8 text ({exc.reason}).")]) from None
-    if header is None:
-        raise InputFormatError(
-            [(str(path), "is empty: expected a header line and one line per row.")]
-        )
-    if not rows and not problems:
-        raise InputFormatError([(str(path), "has a header line but no data lines.")])
-    frame = pd.DataFrame(rows, columns=pd.Index(header, dtype=object), dtype=object)
-    return frame, lines, problems
-
-
-def _open_text(path: str | os.PathLike) -> IO[str]:
-    opener = _COMPRESSION.get(Path(path).suffix.lower())
-    if opener is not None:
-        return opener(path, "rt", encoding="utf-8-sig", newline="")
-    return open(path, encoding="utf-8-sig", newline="")
+def _label_columns(header: Sequence[Hashable], names: Sequence[Hashable]) -> set[int]:
+    """Positions of the columns holding labels: system, topic (and measure) of a long table, the
+    system column (or else the first column) of a wide one."""
+    if is_long(header, names):
+        wanted = {names[0], names[1], MEASURE_COLUMN}
+    else:
+        wanted = {names[0]} if names[0] in header else {header[0]}
+    return {j for j, name in enumerate(header) if name in wanted}
 
 
 def _read_parquet(path: str | os.PathLike) -> pd.DataFrame:

@@ -199,29 +199,30 @@ def long_to_matrix(
     problems += [
         (
             i,
-            f"field {score!r} is missing ({show(raw[i])}): a long table lists the evaluated topics "
+            f"field {score!r} is empty or NaN: a long table lists the evaluated topics "
             "only; leave the row out (the missing-topic policy then applies).",
         )
         for i in _where(absent)
     ]
     problems += [
-        (i, f"field {score!r} is infinite ({show(raw[i])}): scores must be finite.")
+        (i, f"field {score!r} is infinite: scores must be finite.")
         for i in _where(np.isinf(values))
     ]
     labelled = ~(empty_s | empty_t)
-    first = first_occurrence(systems, topics)
+    s_codes, t_codes = encode(systems), encode(topics)
+    first = first_occurrence(s_codes[0] * len(t_codes[1]) + t_codes[0])
     problems += [
         (
             i,
             f"duplicate (system, topic) ({systems[i]!r}, {topics[i]!r}): first at "
             f"{locate(rows[first[i]])}.",
         )
-        for i in _where((first != np.arange(len(first))) & labelled & labelled[first])
+        for i in _where((first != np.arange(len(first))) & labelled)
     ]
     if problems:
         problems.sort(key=lambda p: p[0])
         raise InputFormatError([(locate(rows[i]), msg) for i, msg in problems])
-    return apply_missing(assemble(systems, topics, values), missing, source=source)
+    return apply_missing(_assemble(s_codes, t_codes, values), missing, source=source)
 
 
 def wide_to_matrix(
@@ -250,12 +251,12 @@ def wide_to_matrix(
     topics, empty_topic = labels(pd.Series(cells.columns, dtype=object))
     for j in _where(empty_topic):
         problems.append(((-1, j), source, f"topic column {j + 1} has no name."))
-    first_topic = first_occurrence(topics)
+    first_topic = first_occurrence(encode(topics)[0])
     for j in _where((first_topic != np.arange(len(topics))) & ~empty_topic):
         problems.append(((-1, j), source, f"topic column {topics[j]!r} appears more than once."))
     for i in _where(empty):
         problems.append(((i, -1), locate(i), "the system label is empty."))
-    first_system = first_occurrence(systems)
+    first_system = first_occurrence(encode(systems)[0])
     for i in _where((first_system != np.arange(len(systems))) & ~empty):
         problems.append(
             (
@@ -298,7 +299,7 @@ def _wide_values(
             (
                 (i, j),
                 f"{locate(i)}, topic {topics[j]!r}",
-                f"infinite score ({show(raw[i, j])}): scores must be finite.",
+                "infinite score: scores must be finite.",
             )
         )
     return values, bad, problems
@@ -330,8 +331,12 @@ def _plain(value: Any) -> Any:
 def labels(values: Any) -> tuple[np.ndarray, np.ndarray]:
     """Labels as an object array of ``str`` and the mask of empty ones (NaN, None or "")."""
     series = pd.Series(np.asarray(values, dtype=object), dtype=object)
-    text = series.map(str).to_numpy(dtype=object)
-    return text, series.isna().to_numpy() | (text == "")
+    missing = series.isna().to_numpy()
+    if pd.api.types.infer_dtype(series, skipna=True) != "string":
+        series = series.map(str)
+    text = series.to_numpy(dtype=object, copy=True)
+    text[missing] = ""
+    return text, missing | (text == "")
 
 
 def to_float(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -354,21 +359,27 @@ def to_float(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return values, missing, nan & ~missing
 
 
-def first_occurrence(*keys: np.ndarray) -> np.ndarray:
-    """For each row, the position of the first row with the same key (tuple of ``keys``)."""
-    codes = np.zeros(len(keys[0]), dtype=np.int64)
-    for key in keys:
-        key_codes, uniques = pd.factorize(pd.Series(key, dtype=object), sort=False)
-        codes = codes * (len(uniques) + 1) + key_codes
+def encode(text: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of labels and the distinct labels, in order of first appearance."""
+    return pd.factorize(pd.Series(text, dtype=object), sort=False)
+
+
+def first_occurrence(codes: np.ndarray) -> np.ndarray:
+    """For each row, the position of the first row with the same code."""
     _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
     return first[inverse.ravel()]
 
 
-def assemble(systems: np.ndarray, topics: np.ndarray, values: np.ndarray) -> pd.DataFrame:
+def assemble(systems: np.ndarray, topics: np.ndarray, values: Any) -> pd.DataFrame:
     """Systems × topics frame (NaN where a pair is absent) from unique (system, topic, value) rows,
     systems and topics in order of first appearance."""
-    s_codes, s_uniques = pd.factorize(pd.Series(systems, dtype=object), sort=False)
-    t_codes, t_uniques = pd.factorize(pd.Series(topics, dtype=object), sort=False)
+    return _assemble(encode(systems), encode(topics), values)
+
+
+def _assemble(
+    systems: tuple[np.ndarray, pd.Index], topics: tuple[np.ndarray, pd.Index], values: Any
+) -> pd.DataFrame:
+    (s_codes, s_uniques), (t_codes, t_uniques) = systems, topics
     matrix = np.full((len(s_uniques), len(t_uniques)), np.nan)
     matrix[s_codes, t_codes] = values
     return pd.DataFrame(
