@@ -98,8 +98,7 @@ FILE_CASES = [
         [
             (
                 "",
-                "measure 'nDCG@10' is not in the 'measure' column; the measures there are: "
-                "map (AP)",
+                "measure 'nDCG@10' is not in the 'measure' column; the measures there are: map (AP)",
             )
         ],
     ),
@@ -160,8 +159,7 @@ FILE_CASES = [
     (
         "trec_eval: malformed lines, bad values, a repeated topic, all at once",
         "run.eval",
-        "map\tq1\t0.5\nmap\tq2\nmap\tq3\tx\nmap\tq4\tnan\nmap\tq1\t0.2\nmap q5 0.1 extra\n"
-        "runid\tall\tbm25\n",
+        "map\tq1\t0.5\nmap\tq2\nmap\tq3\tx\nmap\tq4\tnan\nmap\tq1\t0.2\nmap q5 0.1 extra\nrunid\tall\tbm25\n",
         {"format": "trec_eval", "measure": "map"},
         [
             (":2", "expected 3 whitespace-separated fields (measure, topic, value)"),
@@ -179,8 +177,7 @@ FILE_CASES = [
         [
             (
                 ":1",
-                "measure 'ndcg_cut_10' is not there; the per-topic measures there are: "
-                "map (AP), P_10 (P@10)",
+                "measure 'ndcg_cut_10' is not there; the per-topic measures there are: map (AP), P_10 (P@10)",
             )
         ],
     ),
@@ -246,8 +243,7 @@ def _quotable(case) -> bool:
     "name, text, kwargs, expected, quoted",
     [(*case[1:], False) for case in FILE_CASES]
     + [(*case[1:], True) for case in FILE_CASES if _quotable(case)],
-    ids=[case[0] for case in FILE_CASES]
-    + [f"{case[0]} (quoted)" for case in FILE_CASES if _quotable(case)],
+    ids=[case[0] for case in FILE_CASES] + [f"{case[0]} (quoted)" for case in FILE_CASES if _quotable(case)],
 )
 def test_file_errors(tmp_path, name, text, kwargs, expected, quoted):
     if quoted:
@@ -257,9 +253,7 @@ def test_file_errors(tmp_path, name, text, kwargs, expected, quoted):
     path = tmp_path / name
     path.write_text(text)
     if expected is None:
-        with pytest.raises(
-            RiskevalError, match=f"{path}: measure='AP' applies to long tables only"
-        ):
+        with pytest.raises(RiskevalError, match=f"{path}: measure='AP' applies to long tables only"):
             rk.score_matrix(path, **kwargs)
         return
     with pytest.raises(InputFormatError) as info:
@@ -281,9 +275,7 @@ def test_problems_of_all_files_are_reported_together(tmp_path):
     with pytest.raises(InputFormatError) as info:
         rk.read_trec_eval([good, bad1, bad2], "P@10")
     assert [loc for loc, _ in info.value.problems] == [f"{bad1}:1", f"{bad2}:1"]
-    assert "measure 'P@10' is not there; the per-topic measures there are: map (AP)" in str(
-        info.value
-    )
+    assert "measure 'P@10' is not there; the per-topic measures there are: map (AP)" in str(info.value)
 
 
 def test_measure_absent_from_many_outputs_is_one_problem(tmp_path):
@@ -503,9 +495,7 @@ def test_ir_measures_naming_errors():
 def test_trec_eval_names_errors(tmp_path):
     path = tmp_path / "two.eval"
     path.write_text("map\tq1\t0.5\nrunid\tall\ta\nmap\tq1\t0.4\nrunid\tall\tb\n")
-    with pytest.raises(
-        RiskevalError, match=r"names= has 1 name\(s\) but the files hold 2 .*two.eval: 2"
-    ):
+    with pytest.raises(RiskevalError, match=r"names= has 1 name\(s\) but the files hold 2 .*two.eval: 2"):
         rk.read_trec_eval(path, "map", names=["x"])
     with pytest.raises(RiskevalError, match=r"names= must hold non-empty strings; got \[''\]"):
         rk.read_trec_eval(path, "map", names=["x", ""])

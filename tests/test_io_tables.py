@@ -97,9 +97,7 @@ def test_order_is_first_appearance_for_long_and_as_given_for_wide():
 
 
 def test_missing_strings_in_wide_tables_are_missing():
-    wide = pd.DataFrame(
-        {"q1": [0.1, "NA"], "q2": [" null ", 0.4], "q3": [0.5, 0.6]}, index=["a", "b"]
-    )
+    wide = pd.DataFrame({"q1": [0.1, "NA"], "q2": [" null ", 0.4], "q3": [0.5, 0.6]}, index=["a", "b"])
     with pytest.warns(MissingTopicsWarning, match="2 of 6"):
         result = rk.score_matrix(wide, missing="drop")
     assert list(result.columns) == ["q3"]
@@ -178,9 +176,7 @@ cells = st.dictionaries(
 @settings(max_examples=60, deadline=None)
 @given(cells=cells)
 def test_long_to_matrix_to_long_keeps_every_value(cells):
-    long = pd.DataFrame(
-        [(s, t, v) for (s, t), v in cells.items()], columns=["system", "topic", "score"]
-    )
+    long = pd.DataFrame([(s, t, v) for (s, t), v in cells.items()], columns=["system", "topic", "score"])
     systems = list(dict.fromkeys(s for s, _ in cells))
     topics = list(dict.fromkeys(t for _, t in cells))
     absent = len(systems) * len(topics) - len(cells)
@@ -190,9 +186,7 @@ def test_long_to_matrix_to_long_keeps_every_value(cells):
     # the warning counts exactly the cells that were filled
     if absent:
         assert len(record) == 1
-        assert f"{absent} of {len(systems) * len(topics)} (system, topic) cell(s)" in str(
-            record[0].message
-        )
+        assert f"{absent} of {len(systems) * len(topics)} (system, topic) cell(s)" in str(record[0].message)
     else:
         assert not record
     assert list(matrix.index) == systems and list(matrix.columns) == topics

@@ -1,47 +1,65 @@
 """riskeval: risk-sensitive and robustness evaluation of search and ranking systems.
 
-The public API is re-exported here and imported on first use, so that ``import riskeval`` (and the
-``riskeval`` command's ``--help``) does not load numpy or pandas.
+Score matrices are pandas DataFrames, systems (rows) × topics (columns).  The measures follow the
+papers listed in SPEC.md: URisk/TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014), unbiased baselines
+(ECIR 2014), ZRisk/GeoRisk (SIGIR 2016).
 """
 
-from __future__ import annotations
+from riskeval.analysis.bias_study import BiasStudy, bias_study
+from riskeval.analysis.bootstrap import bootstrap_ci
+from riskeval.analysis.table import risk_table
+from riskeval.core.corrections import adjust_pvalues
+from riskeval.errors import (
+    InputFormatError,
+    MissingTopicsError,
+    MissingTopicsWarning,
+    RiskevalError,
+    RiskevalWarning,
+)
+from riskeval.io import (
+    apply_missing,
+    as_matrix,
+    from_ir_measures,
+    from_long,
+    from_wide,
+    read_scores,
+    read_trec_eval,
+    score_matrix,
+)
+from riskeval.measures.baselines import baseline
+from riskeval.measures.chisq import georisk, zrisk
+from riskeval.measures.paired import risk_reward, topic_risk, trisk, urisk
+from riskeval.measures.results import RiskReward, TRiskResult
 
-import importlib
-from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+__version__ = "0.1.0"
 
-try:
-    __version__ = version("riskeval")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
-
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    # inputs and errors
-    "score_matrix": "riskeval.io",
-    "from_long": "riskeval.io",
-    "from_wide": "riskeval.io",
-    "read_scores": "riskeval.io",
-    "read_trec_eval": "riskeval.io",
-    "from_ir_measures": "riskeval.io",
-    "apply_missing": "riskeval.io",
-    "as_matrix": "riskeval.io",
-    "RiskevalError": "riskeval.errors",
-    "InputFormatError": "riskeval.errors",
-    "MissingTopicsError": "riskeval.errors",
-    "MissingTopicsWarning": "riskeval.errors",
-}
-
-__all__ = ["__version__", *_EXPORTS]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'riskeval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__all__ = [
+    "BiasStudy",
+    "InputFormatError",
+    "MissingTopicsError",
+    "RiskReward",
+    "RiskevalError",
+    "RiskevalWarning",
+    "TRiskResult",
+    "adjust_pvalues",
+    "baseline",
+    "bias_study",
+    "bootstrap_ci",
+    "georisk",
+    "risk_reward",
+    "risk_table",
+    "topic_risk",
+    "trisk",
+    "urisk",
+    "zrisk",
+    # inputs
+    "MissingTopicsWarning",
+    "apply_missing",
+    "as_matrix",
+    "from_ir_measures",
+    "from_long",
+    "from_wide",
+    "read_scores",
+    "read_trec_eval",
+    "score_matrix",
+]

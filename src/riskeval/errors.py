@@ -31,7 +31,7 @@ class InputFormatError(RiskevalError):
 
 
 class MissingTopicsError(RiskevalError):
-    """Systems were evaluated on different topic sets and the missing-topic policy is "raise"."""
+    """Systems were evaluated on different topic sets and the missing-topic policy is ``"raise"``."""
 
 
 class MissingTopicsWarning(UserWarning):
@@ -40,3 +40,7 @@ class MissingTopicsWarning(UserWarning):
     The message counts the cells, topics and systems affected, so nothing is filled or dropped
     silently.  Silence it with ``warnings.filterwarnings("ignore", category=MissingTopicsWarning)``.
     """
+
+
+class RiskevalWarning(UserWarning):
+    """Something was computed with a caveat the user should see (e.g. a measure left NaN)."""

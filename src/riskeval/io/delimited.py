@@ -69,9 +69,9 @@ def _read_plain(
     if starts[-1] == len(buf):  # the file ends with a line break
         starts, ends = starts[:-1], ends[:-1]
     fields = (
-        np.bincount(
-            np.searchsorted(newlines, np.flatnonzero(buf == ord(delimiter))), minlength=len(starts)
-        )[: len(starts)]
+        np.bincount(np.searchsorted(newlines, np.flatnonzero(buf == ord(delimiter))), minlength=len(starts))[
+            : len(starts)
+        ]
         + 1
     )
 

@@ -76,8 +76,7 @@ def from_ir_measures(
                 problems.append(
                     (
                         f"system {str(name)!r}, result {k}",
-                        f"expected an ir_measures Metric (query_id, measure, value); got "
-                        f"{record!r}.",
+                        f"expected an ir_measures Metric (query_id, measure, value); got {record!r}.",
                     )
                 )
     if problems:

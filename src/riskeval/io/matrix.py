@@ -32,9 +32,18 @@ def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
     ``"0".."r-1"`` and topics ``"0".."c-1"``.  Missing cells (NaN) are refused: build the matrix
     with :func:`riskeval.score_matrix` and choose a missing-topic policy instead.
     """
-    frame = _float_frame(X, name)
-    if np.isnan(frame.to_numpy()).any():
-        raise MissingTopicsError(_describe_missing(frame, name) + " " + _CHOOSE_POLICY)
+    frame, complete = _float_frame(X, name)
+    if not complete:
+        values = frame.to_numpy()
+        rows, cols = np.nonzero(np.isnan(values))
+        cells = ", ".join(
+            f"({frame.index[i]}, {frame.columns[j]})" for i, j in zip(rows[:5], cols[:5], strict=True)
+        )
+        raise MissingTopicsError(
+            f"{name} has {rows.size} missing (NaN) cell(s), e.g. (system, topic) {cells}. "
+            "Build the matrix with riskeval.score_matrix(..., missing='zero' or 'drop') to choose "
+            "how missing topics are handled."
+        )
     return frame
 
 
@@ -75,10 +84,10 @@ def apply_missing(
         the input's row and column order (dropped topics removed).
     """
     check_missing_policy(missing)
-    frame = _float_frame(matrix, source)
-    missing_cells = np.isnan(frame.to_numpy())
-    if not missing_cells.any():
+    frame, complete = _float_frame(matrix, source)
+    if complete:
         return frame
+    missing_cells = np.isnan(frame.to_numpy())
     if missing == "raise":
         raise MissingTopicsError(_describe_missing(frame, source) + " " + _CHOOSE_POLICY)
     if missing == "zero":
@@ -129,24 +138,22 @@ def _describe_missing(frame: pd.DataFrame, source: str) -> str:
     return text
 
 
-def _float_frame(X: Any, name: str) -> pd.DataFrame:
-    """``X`` as a labelled float64 frame: ``str`` labels, no duplicates, no infinite value."""
+def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
+    """``X`` as a labelled float64 frame (``str`` labels, no duplicates, no infinite value), and
+    whether it is complete (no NaN)."""
     if isinstance(X, pd.DataFrame):
         frame = X
     else:
         arr = np.asarray(X)
         if arr.ndim != 2:
             raise RiskevalError(
-                f"{name} must be a 2-D systems × topics matrix; got an array with {arr.ndim} "
-                "dimension(s)."
+                f"{name} must be a 2-D systems × topics matrix; got an array with {arr.ndim} dimension(s)."
             )
         frame = pd.DataFrame(arr)
     if frame.shape[0] == 0 or frame.shape[1] == 0:
-        raise RiskevalError(
-            f"{name} must have at least one system and one topic; got {frame.shape}."
-        )
+        raise RiskevalError(f"{name} must have at least one system and one topic; got {frame.shape}.")
     try:
-        values = frame.to_numpy(dtype=np.float64, copy=True)
+        values = frame.to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise RiskevalError(f"{name} must hold numbers only: {exc}") from None
     index = pd.Index(frame.index.map(str), name="system")
@@ -155,14 +162,17 @@ def _float_frame(X: Any, name: str) -> pd.DataFrame:
         if labels.has_duplicates:
             dup = labels[labels.duplicated()].unique().tolist()[:5]
             raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
-    infinite = np.isinf(values)
-    if infinite.any():
-        rows, cols = np.nonzero(infinite)
-        raise RiskevalError(
-            f"{name} has {rows.size} infinite cell(s), e.g. system {index[rows[0]]!r}, topic "
-            f"{columns[cols[0]]!r}: scores must be finite numbers."
-        )
-    return pd.DataFrame(values, index=index, columns=columns)
+    # A finite total implies finite cells (NaN and inf propagate); only then scan cell by cell.
+    complete = bool(np.isfinite(values.sum())) or bool(np.isfinite(values).all())
+    if not complete:
+        infinite = np.isinf(values)
+        if infinite.any():
+            rows, cols = np.nonzero(infinite)
+            raise RiskevalError(
+                f"{name} has {rows.size} infinite cell(s), e.g. system {index[rows[0]]!r}, topic "
+                f"{columns[cols[0]]!r}: scores must be finite numbers."
+            )
+    return pd.DataFrame(values, index=index, columns=columns, copy=False), complete
 
 
 _PACKAGE_DIR = str(Path(__file__).parents[1]) + os.sep

@@ -136,9 +136,7 @@ def _read_parquet(path: str | os.PathLike) -> pd.DataFrame:
     try:
         return pd.read_parquet(path)
     except ImportError:
-        raise RiskevalError(
-            "Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'."
-        ) from None
+        raise RiskevalError("Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'.") from None
     except OSError:
         raise
     except Exception as exc:  # pyarrow raises ArrowInvalid and friends for a broken file

@@ -98,9 +98,7 @@ def from_wide(
         dropped by ``missing="drop"`` removed).
     """
     check_missing_policy(missing)
-    return wide_to_matrix(
-        df, system=system, missing=missing, locate=row_labels(df), source="the wide table"
-    )
+    return wide_to_matrix(df, system=system, missing=missing, locate=row_labels(df), source="the wide table")
 
 
 def frame_to_matrix(
@@ -145,9 +143,7 @@ def index_to_columns(df: pd.DataFrame, names: Sequence[Hashable]) -> pd.DataFram
     """``df`` with the index levels named in ``names`` (and not already columns) moved into
     columns."""
     levels = [
-        level
-        for level in df.index.names
-        if level is not None and level in names and level not in df.columns
+        level for level in df.index.names if level is not None and level in names and level not in df.columns
     ]
     return df.reset_index(level=levels) if levels else df
 
@@ -170,9 +166,7 @@ def long_to_matrix(
 ) -> pd.DataFrame:
     """:func:`from_long` with rows located by ``locate`` and messages citing ``source``."""
     if len(frame) == 0:
-        raise InputFormatError(
-            [(source, "is empty: expected one row per (system, topic) with its score.")]
-        )
+        raise InputFormatError([(source, "is empty: expected one row per (system, topic) with its score.")])
     _require_columns(frame, (system, topic, score), source)
     rows = np.arange(len(frame))
     if MEASURE_COLUMN in frame.columns and MEASURE_COLUMN not in (system, topic, score):
@@ -205,8 +199,7 @@ def long_to_matrix(
         for i in _where(absent)
     ]
     problems += [
-        (i, f"field {score!r} is infinite: scores must be finite.")
-        for i in _where(np.isinf(values))
+        (i, f"field {score!r} is infinite: scores must be finite.") for i in _where(np.isinf(values))
     ]
     labelled = ~(empty_s | empty_t)
     s_codes, t_codes = encode(systems), encode(topics)
@@ -214,8 +207,7 @@ def long_to_matrix(
     problems += [
         (
             i,
-            f"duplicate (system, topic) ({systems[i]!r}, {topics[i]!r}): first at "
-            f"{locate(rows[first[i]])}.",
+            f"duplicate (system, topic) ({systems[i]!r}, {topics[i]!r}): first at {locate(rows[first[i]])}.",
         )
         for i in _where((first != np.arange(len(first))) & labelled)
     ]
@@ -291,9 +283,7 @@ def _wide_values(
         values, bad = flat.reshape(raw.shape), bad_flat.reshape(raw.shape)
     problems = []
     for i, j in zip(*np.nonzero(bad), strict=True):
-        problems.append(
-            ((i, j), f"{locate(i)}, topic {topics[j]!r}", f"{show(raw[i, j])} is not a number.")
-        )
+        problems.append(((i, j), f"{locate(i)}, topic {topics[j]!r}", f"{show(raw[i, j])} is not a number."))
     for i, j in zip(*np.nonzero(np.isinf(values)), strict=True):
         problems.append(
             (

@@ -186,9 +186,7 @@ def _as(name: str, measure: Any) -> str:
     return f" (as {name!r})" if name != str(measure) else ""
 
 
-def _measure_values(
-    out: _Output, chosen: str, problems: list[tuple[str, str]]
-) -> list[tuple[str, float]]:
+def _measure_values(out: _Output, chosen: str, problems: list[tuple[str, str]]) -> list[tuple[str, float]]:
     """(topic, value) of measure ``chosen`` in one output; problems go to ``problems``."""
     found: list[tuple[str, float]] = []
     first: dict[str, int] = {}
@@ -212,9 +210,7 @@ def _measure_values(
             )
             continue
         if not np.isfinite(value):
-            problems.append(
-                (f"{out.path}:{number}", f"value {text!r} of measure {chosen!r} is not finite.")
-            )
+            problems.append((f"{out.path}:{number}", f"value {text!r} of measure {chosen!r} is not finite."))
             continue
         found.append((topic, value))
     return found
@@ -243,8 +239,7 @@ def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, 
             if count > 1
         ]
         named = [
-            (Path(out.path).name if per_file[out.path] == 1 else "", out.path, "file name")
-            for out in outputs
+            (Path(out.path).name if per_file[out.path] == 1 else "", out.path, "file name") for out in outputs
         ]
     else:
         given = list(names)
@@ -257,9 +252,7 @@ def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, 
         bad = [n for n in given if not isinstance(n, str) or not n]
         if bad:
             raise RiskevalError(f"names= must hold non-empty strings; got {bad[:5]}.")
-        named = [
-            (n, f"{out.path}:{out.line}", "names=") for n, out in zip(given, outputs, strict=True)
-        ]
+        named = [(n, f"{out.path}:{out.line}", "names=") for n, out in zip(given, outputs, strict=True)]
     _refuse_duplicate_names(named, problems)
     return [name for name, _, _ in named]
 

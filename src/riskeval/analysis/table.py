@@ -1,0 +1,154 @@
+"""``risk_table``: every risk measure of every system against one baseline, over a grid of α.
+
+One pass over the matrix gathers the sufficient statistics (SPEC "Cheap α sweeps"); each α then
+costs O(r).  The table follows the paper's Table 6 layout (seed dincer2016-zrisk-georisk): URisk and
+TRisk against the chosen baseline, T*Risk against the per-topic MEAN, ZRisk and GeoRisk with every
+system of the matrix as a baseline.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from riskeval._checks import check_alphas, check_choice, check_level
+from riskeval.core import baselines as agg
+from riskeval.core import chisq, paired
+from riskeval.core.corrections import METHODS, adjust_pvalues
+from riskeval.errors import RiskevalWarning
+from riskeval.io.matrix import as_matrix
+from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.paired import SE_METHODS
+from riskeval.measures.results import ratio
+
+COLUMNS = (
+    "system", "alpha", "baseline", "mean", "baseline_mean", "ugain", "freward", "frisk", "urisk",
+    "se", "trisk", "df", "pvalue", "pvalue_adj", "significant", "tstar", "zrisk", "georisk",
+    "wins", "losses", "ties", "loss20", "reward_risk", "win_loss", "reason",
+)
+
+
+def risk_table(
+    X: Any,
+    baseline: Any = "mean",
+    alphas: Any = (0.0, 1.0, 5.0, 10.0),
+    *,
+    se: str = "parametric",
+    level: float = 0.05,
+    correction: str | None = None,
+    leave_one_out: bool = False,
+) -> pd.DataFrame:
+    """Tidy table of risk measures, one row per (system, α), systems in matrix order.
+
+    Parameters
+    ----------
+    X : systems × topics score matrix (DataFrame or 2-D array).
+    baseline : ``"mean"``, ``"median"``, ``"max"``, a system name, or a per-topic vector (SPEC §3).
+    alphas : risk-aversion values α ≥ 0.
+    se : ``"parametric"`` or ``"jackknife"``; for URisk, a mean, both are the same number (SPEC §2),
+        so the table uses the closed form; :func:`riskeval.trisk` computes the jackknife from the
+        leave-one-out values.
+    level : two-sided significance level of ``significant``.
+    correction : ``None``, ``"holm"``, ``"bh"`` or ``"bonferroni"``: adjust the TRisk p-values across
+        systems, separately for each α, into ``pvalue_adj`` (used for ``significant``).
+    leave_one_out : aggregate baselines (and the MEAN of T*Risk) exclude the evaluated system.
+
+    Columns: ``system, alpha, baseline, mean, baseline_mean, ugain, freward, frisk, urisk, se,
+    trisk, df, pvalue, pvalue_adj, significant, tstar, zrisk, georisk, wins, losses, ties, loss20,
+    reward_risk, win_loss, reason``.  ``trisk``/``pvalue`` are NaN, with ``reason`` set, where the SE
+    is 0 (the system is the baseline or its risk-reward scores are constant).  ``zrisk``/``georisk``
+    are over the whole matrix (every system a baseline) and NaN, with a warning, if a score is < 0.
+    ``attrs`` records the settings and the critical value.
+    """
+    M = as_matrix(X)
+    A = check_alphas(alphas, "risk_table")
+    se = check_choice(se, SE_METHODS, "risk_table", "se")
+    level = check_level(level, "risk_table")
+    if correction is not None:
+        correction = check_choice(correction, METHODS, "risk_table", "correction")
+    values = M.to_numpy()
+    r, c = values.shape
+    if c < 2:
+        from riskeval.errors import RiskevalError
+
+        raise RiskevalError(f"risk_table needs at least two topics; the matrix has {c}.")
+    base = resolve_baseline(M, baseline, "risk_table", leave_one_out=leave_one_out)
+    sums = paired.paired_sums(values, base.values)
+    if base.name == "MEAN":
+        mean_sums = sums
+    else:
+        mean_b = agg.aggregate_loo(values, "mean") if leave_one_out and r > 1 else values.mean(0)
+        mean_sums = paired.paired_sums(values, mean_b)
+
+    a = A[:, None]  # α on the first axis, systems on the second: arrays (k, r)
+    df = c - 1
+    u = paired.urisk_from(sums, a)
+    err = np.sqrt(paired.variance_from(sums, a) / c)
+    t = _t(u, err)
+    pvalue = 2 * stats.t.sf(np.abs(t), df)
+    tstar = _t(paired.urisk_from(mean_sums, a),
+               np.sqrt(paired.variance_from(mean_sums, a) / c))
+    zr, geo = _zrisk_georisk(values, a)
+    pvalue_adj = (np.vstack([adjust_pvalues(row, correction) for row in pvalue])
+                  if correction else np.full_like(pvalue, np.nan))
+    decisive = pvalue_adj if correction else pvalue
+    significant = np.nan_to_num(decisive, nan=1.0) < level
+
+    frisk = np.abs(sums.sum_neg) / c
+    freward = sums.sum_pos / c
+    per_system = {
+        "mean": values.mean(axis=1),
+        "baseline_mean": np.broadcast_to(base.values.mean(axis=-1), (r,)),
+        "ugain": freward - frisk, "freward": freward, "frisk": frisk,
+        "wins": sums.wins.astype(np.int64), "losses": sums.losses.astype(np.int64),
+        "ties": (c - sums.wins - sums.losses).astype(np.int64),
+        "loss20": sums.loss20.astype(np.int64),
+        "reward_risk": ratio(freward, frisk), "win_loss": ratio(sums.wins, sums.losses),
+    }
+    per_alpha = {"urisk": u, "se": err, "trisk": t, "pvalue": pvalue, "pvalue_adj": pvalue_adj,
+                 "significant": significant, "tstar": tstar, "zrisk": zr, "georisk": geo}
+    k = A.size
+    table = {"system": np.repeat(M.index.to_numpy(), k), "alpha": np.tile(A, r),
+             "baseline": base.name, "df": df}
+    table.update({name: np.repeat(v, k) for name, v in per_system.items()})
+    table.update({name: v.T.ravel() for name, v in per_alpha.items()})
+    table["reason"] = _reasons(base.is_self, sums, err.T.ravel(), k)
+    out = pd.DataFrame(table, columns=list(COLUMNS))
+    if correction is None:
+        out = out.drop(columns="pvalue_adj")
+    out.attrs.update(
+        baseline=base.name, level=level, se=se, correction=correction,
+        leave_one_out=leave_one_out, critical=float(stats.t.ppf(1 - level / 2, df)),
+        n_topics=c,
+    )
+    return out
+
+
+def _t(u: np.ndarray, err: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(err > 0, u / np.where(err > 0, err, 1.0), np.nan)
+
+
+def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if values.min() < 0:
+        warnings.warn(
+            "risk_table: ZRisk and GeoRisk need scores >= 0; the matrix has negative scores, so "
+            "the zrisk and georisk columns are NaN.", RiskevalWarning, stacklevel=3)
+        nan = np.full((a.shape[0], values.shape[0]), np.nan)
+        return nan, nan
+    z = chisq.zsums(values)
+    return chisq.zrisk_from(z, a), chisq.georisk_from(z, a)
+
+
+def _reasons(is_self: np.ndarray, sums: paired.PairedSums, err: np.ndarray, k: int) -> np.ndarray:
+    identical = np.repeat((sums.wins == 0) & (sums.losses == 0), k)
+    reason = np.full(err.shape, None, dtype=object)
+    zero = ~(err > 0)
+    reason[zero] = "zero variance of the per-topic risk-reward scores"
+    reason[zero & identical] = "the system equals the baseline on every topic"
+    reason[zero & np.repeat(is_self, k)] = "the system is the baseline"
+    return reason

@@ -1,0 +1,73 @@
+"""Per-topic aggregate baselines over many systems (seed dincer2014-biased-baselines, eq. 2; SPEC §3).
+
+``aggregate(X, kind)`` gives the per-topic MEAN, MEDIAN or MAX over all rows of ``X``;
+``aggregate_loo(X, kind)`` gives, for each row ``i``, the aggregate over the *other* rows (the
+evaluated system left out), as an r × c matrix.  Both are exact and vectorised.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+KINDS = ("mean", "median", "max")
+
+
+def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
+    """Per-topic aggregate (c,) over all r systems."""
+    if kind == "mean":
+        return X.mean(axis=0)
+    if kind == "median":
+        return np.median(X, axis=0)
+    if kind == "max":
+        return X.max(axis=0)
+    raise ValueError(f"unknown aggregate {kind!r}; expected one of {KINDS}")
+
+
+def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
+    """Leave-one-out aggregates (r × c): row i is the aggregate over every system but i (r ≥ 2)."""
+    r = X.shape[0]
+    if r < 2:
+        raise ValueError("a leave-one-out baseline needs at least two systems")
+    if kind == "mean":
+        return (X.sum(axis=0) - X) / (r - 1)
+    if kind == "max":
+        return _loo_max(X)
+    if kind == "median":
+        return _loo_median(X)
+    raise ValueError(f"unknown aggregate {kind!r}; expected one of {KINDS}")
+
+
+def _loo_max(X: np.ndarray) -> np.ndarray:
+    """Max over the other rows: the column max, except for the row holding it, which gets the
+    second largest value (ties give the same value either way)."""
+    r = X.shape[0]
+    top2 = np.partition(X, r - 2, axis=0)[r - 2 :]  # second largest, largest
+    first = np.argmax(X, axis=0)
+    out = np.broadcast_to(top2[1], X.shape).copy()
+    cols = np.arange(X.shape[1])
+    out[first, cols] = top2[0]
+    return out
+
+
+def _loo_median(X: np.ndarray) -> np.ndarray:
+    """Median over the other r − 1 rows, from one sort per column.
+
+    With the column sorted as ``v_0 ≤ … ≤ v_{r−1}`` and row i at sorted position p_i, the remaining
+    values are ``v`` without position ``p_i``: their k-th smallest is ``v_k`` if ``k < p_i`` else
+    ``v_{k+1}``.
+    """
+    r, c = X.shape
+    order = np.argsort(X, axis=0, kind="stable")
+    v = np.take_along_axis(X, order, axis=0)
+    pos = np.empty_like(order)
+    np.put_along_axis(pos, order, np.arange(r)[:, None].repeat(c, axis=1), axis=0)
+    m = r - 1
+    cols = np.arange(c)[None, :]
+
+    def kth(k: int) -> np.ndarray:
+        idx = np.where(k < pos, k, k + 1)
+        return v[idx, cols]
+
+    if m % 2 == 1:
+        return kth(m // 2)
+    return 0.5 * (kth(m // 2 - 1) + kth(m // 2))

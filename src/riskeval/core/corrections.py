@@ -1,0 +1,38 @@
+"""Multiple-testing corrections of p-values (Holm 1979, Benjamini–Hochberg 1995, Bonferroni).
+
+NaN p-values (undefined tests, e.g. a system compared with itself) are left NaN and do not count as
+tests.  Benjamini–Hochberg is :func:`scipy.stats.false_discovery_control`; Holm is the step-down
+procedure of Holm (1979), checked against ``statsmodels.stats.multitest.multipletests``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+METHODS = ("holm", "bh", "bonferroni")
+
+
+def adjust_pvalues(pvalues: np.ndarray, method: str) -> np.ndarray:
+    """Adjusted p-values of the finite entries of ``pvalues``; NaN stays NaN."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    if method == "bonferroni":
+        adj = np.minimum(q * m, 1.0)
+    elif method == "holm":
+        order = np.argsort(q, kind="stable")
+        stepped = np.maximum.accumulate(q[order] * (m - np.arange(m)))
+        adj = np.empty(m)
+        adj[order] = np.minimum(stepped, 1.0)
+    elif method == "bh":
+        from scipy.stats import false_discovery_control
+
+        adj = false_discovery_control(q, method="bh")
+    else:
+        raise ValueError(f"unknown correction {method!r}; expected one of {METHODS}")
+    out[ok] = adj
+    return out

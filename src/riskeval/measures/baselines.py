@@ -1,0 +1,186 @@
+"""Baselines: a named system, a per-topic aggregate (MEAN, MEDIAN, MAX) or a given vector
+(seed dincer2014-biased-baselines; SPEC §3), and the alignment of a system with its baseline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from riskeval.core import baselines as kernels
+from riskeval.errors import RiskevalError
+from riskeval.io.matrix import as_matrix
+
+
+@dataclass(frozen=True)
+class ResolvedBaseline:
+    """A baseline ready for the kernels: ``values`` is (c,) or, leave-one-out, (r × c);
+    ``is_self[i]`` marks rows that *are* the baseline (a named system)."""
+
+    values: np.ndarray
+    name: str
+    is_self: np.ndarray
+
+
+def baseline(X: Any, kind: str = "mean", *, leave_one_out: bool = False) -> pd.Series | pd.DataFrame:
+    """Per-topic baseline over the systems of ``X``: ``"mean"``, ``"median"`` or ``"max"``.
+
+    MEAN is eq. 2 of seed dincer2014-biased-baselines (the "unbiased" baseline); MAX is the per-topic
+    best ("loss in state of the art").  Every system of ``X`` takes part unless
+    ``leave_one_out=True``, which returns a systems × topics DataFrame whose row ``i`` is the
+    aggregate over all systems but ``i``.  Without leave-one-out the result is a Series indexed by
+    topic and named ``"MEAN"``, ``"MEDIAN"`` or ``"MAX"``.
+    """
+    M = as_matrix(X)
+    agg_kind = _aggregate_kind(kind)
+    if agg_kind is None:
+        raise RiskevalError(
+            f"The 'kind' parameter of baseline must be one of 'mean', 'median', 'max'. Got {kind!r}."
+        )
+    kind = agg_kind
+    values = M.to_numpy()
+    if leave_one_out:
+        _need_two(M, "baseline")
+        return pd.DataFrame(kernels.aggregate_loo(values, kind), index=M.index, columns=M.columns)
+    return pd.Series(kernels.aggregate(values, kind), index=M.columns, name=kind.upper())
+
+
+def resolve_baseline(
+    M: pd.DataFrame, spec: Any, func: str, *, leave_one_out: bool = False
+) -> ResolvedBaseline:
+    """Turn a baseline specification into arrays aligned with the topics of matrix ``M``.
+
+    ``spec``: ``"mean"``/``"median"``/``"max"`` (case-insensitive; checked before system names),
+    the name of a system (row) of ``M``, a pandas Series indexed by topic (must cover every topic of
+    ``M``; extra topics are ignored), or an array-like of length c.
+    """
+    r = M.shape[0]
+    not_self = np.zeros(r, dtype=bool)
+    if isinstance(spec, str):
+        kind = _aggregate_kind(spec)
+        if kind is not None:
+            values = M.to_numpy()
+            if leave_one_out:
+                _need_two(M, func)
+                return ResolvedBaseline(kernels.aggregate_loo(values, kind), kind.upper(), not_self)
+            return ResolvedBaseline(kernels.aggregate(values, kind), kind.upper(), not_self)
+        if spec not in M.index:
+            shown = ", ".join(map(repr, M.index[:10])) + (" ..." if r > 10 else "")
+            raise RiskevalError(
+                f"The 'baseline' parameter of {func} names no system of the matrix: {spec!r}. "
+                f"Use 'mean', 'median', 'max', a system name ({shown}) or a per-topic vector."
+            )
+        return ResolvedBaseline(M.loc[spec].to_numpy(), spec, np.asarray(M.index == spec))
+    if isinstance(spec, pd.Series):
+        return ResolvedBaseline(align_vector(spec, M.columns, func), str(spec.name or "baseline"),
+                                not_self)
+    arr = np.asarray(spec, dtype=np.float64) if _numeric_like(spec) else None
+    if arr is None or arr.ndim != 1 or arr.shape[0] != M.shape[1]:
+        raise RiskevalError(
+            f"The 'baseline' parameter of {func} must be 'mean', 'median', 'max', a system name, a "
+            f"Series indexed by topic, or a vector of {M.shape[1]} scores. Got {_describe(spec)}."
+        )
+    _check_finite(arr, "baseline", func)
+    return ResolvedBaseline(arr, "baseline", not_self)
+
+
+def align_vector(v: pd.Series, topics: pd.Index, func: str, name: str = "baseline") -> np.ndarray:
+    """Values of Series ``v`` in the order of ``topics``; every topic must be present."""
+    v = pd.Series(v.to_numpy(), index=v.index.map(str))
+    if v.index.has_duplicates:
+        raise RiskevalError(f"The '{name}' Series of {func} has duplicate topics: "
+                            f"{v.index[v.index.duplicated()].unique().tolist()[:5]}.")
+    missing = topics.difference(v.index)
+    if len(missing):
+        raise RiskevalError(
+            f"The '{name}' of {func} has no score for {len(missing)} topic(s) of the system: "
+            f"{missing.tolist()[:10]}. Build both from one score matrix with a missing-topic "
+            "policy (riskeval.score_matrix(..., missing='zero' or 'drop'))."
+        )
+    try:
+        arr = v.reindex(topics).to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        raise RiskevalError(f"The '{name}' of {func} must hold numbers only.") from None
+    _check_finite(arr, name, func)
+    return arr
+
+
+def as_pair(system: Any, base: Any, func: str) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """A system's and a baseline's per-topic scores, aligned: (s, b, topics).
+
+    Two Series are aligned by topic label and must cover the same topics; otherwise both must be
+    1-D with the same length (topics are then numbered from 0).
+    """
+    if isinstance(system, pd.Series):
+        topics = pd.Index(system.index.map(str), name="topic")
+        s = align_vector(system, topics, func, "system")
+        if isinstance(base, pd.Series):
+            extra = pd.Index(base.index.map(str)).difference(topics)
+            if len(extra):
+                raise RiskevalError(
+                    f"The 'baseline' of {func} has {len(extra)} topic(s) the system lacks: "
+                    f"{extra.tolist()[:10]}. Build both from one score matrix with a missing-topic "
+                    "policy (riskeval.score_matrix(..., missing='zero' or 'drop'))."
+                )
+            return s, align_vector(base, topics, func), topics
+        b = _vector(base, "baseline", func)
+        _same_length(s, b, func)
+        return s, b, topics
+    s = _vector(system, "system", func)
+    b = align_vector(base, pd.RangeIndex(s.size).map(str), func) if isinstance(
+        base, pd.Series) else _vector(base, "baseline", func)
+    _same_length(s, b, func)
+    return s, b, pd.Index(pd.RangeIndex(s.size).map(str), name="topic")
+
+
+def _aggregate_kind(spec: str) -> str | None:
+    low = spec.lower() if isinstance(spec, str) else None
+    return low if low in kernels.KINDS else None
+
+
+def _need_two(M: pd.DataFrame, func: str) -> None:
+    if M.shape[0] < 2:
+        raise RiskevalError(f"{func}: a leave-one-out baseline needs at least two systems.")
+
+
+def _vector(v: Any, name: str, func: str) -> np.ndarray:
+    arr = np.asarray(v, dtype=np.float64) if _numeric_like(v) else None
+    if arr is None or arr.ndim != 1 or arr.size < 2:
+        raise RiskevalError(
+            f"The '{name}' parameter of {func} must be a 1-D vector of at least two per-topic "
+            f"scores. Got {_describe(v)}."
+        )
+    _check_finite(arr, name, func)
+    return arr
+
+
+def _same_length(s: np.ndarray, b: np.ndarray, func: str) -> None:
+    if s.shape != b.shape:
+        raise RiskevalError(
+            f"{func}: the system has {s.size} topic scores and the baseline {b.size}; they must "
+            "score the same topics."
+        )
+
+
+def _check_finite(arr: np.ndarray, name: str, func: str) -> None:
+    if not np.isfinite(arr).all():
+        j = int(np.argmin(np.isfinite(arr)))
+        raise RiskevalError(
+            f"The '{name}' of {func} has a non-finite score ({float(arr[j])}) at position {j}; "
+            "missing topics need a policy (riskeval.score_matrix(..., missing=...))."
+        )
+
+
+def _numeric_like(v: Any) -> bool:
+    try:
+        np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(v, (str, bytes, dict))
+
+
+def _describe(v: Any) -> str:
+    shape = getattr(np.asarray(v, dtype=object), "shape", None)
+    return f"{type(v).__name__} of shape {shape}" if shape else repr(v)

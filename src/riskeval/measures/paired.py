@@ -1,0 +1,135 @@
+"""One system against one baseline: URisk, TRisk, the risk/reward summary and the per-topic
+exploratory analysis (seed dincer2014-trisk-hypothesis-testing; SPEC §1–2).
+
+``system`` and ``baseline`` are per-topic scores: two pandas Series indexed by topic (aligned by
+label; both must cover the same topics) or two 1-D vectors of equal length.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from riskeval._checks import check_alpha, check_choice, check_level
+from riskeval.core import paired as kern
+from riskeval.core.corrections import METHODS, adjust_pvalues
+from riskeval.measures.baselines import as_pair
+from riskeval.measures.results import RiskReward, TRiskResult, ratio
+
+SE_METHODS = ("parametric", "jackknife")
+
+
+def urisk(system: Any, baseline: Any, alpha: float = 1.0) -> float:
+    """URisk(α) = (1/c) Σ_j x_j, with x_j = δ_j if δ_j ≥ 0 else (1+α)δ_j (eq. 3–4).
+
+    Equals ``UGain − α·FRisk``; α = 0 gives the mean difference (UGain).
+    """
+    alpha = check_alpha(alpha, "urisk")
+    s, b, _ = as_pair(system, baseline, "urisk")
+    return float(kern.risk_scores(s - b, alpha).mean())
+
+
+def trisk(
+    system: Any,
+    baseline: Any,
+    alpha: float = 1.0,
+    *,
+    se: str = "parametric",
+    level: float = 0.05,
+) -> TRiskResult:
+    """TRisk = URisk/SE, a Student t statistic with ``df = c − 1`` (eq. 7–13, 16–18).
+
+    ``se="parametric"``: ``s_x/√c`` (eq. 8); ``se="jackknife"``: computed from the leave-one-out
+    URisk values (eq. 17–18), which for a mean equals the parametric SE.  At α = 0 the statistic is
+    TGain, the paired t statistic of :func:`scipy.stats.ttest_rel`.  ``level`` is the two-sided
+    significance level of ``critical``.  When the SE is 0 (the system equals the baseline, or every
+    per-topic score is the same) the statistic and p-value are NaN and ``reason`` says why.
+    """
+    alpha = check_alpha(alpha, "trisk")
+    se = check_choice(se, SE_METHODS, "trisk", "se")
+    level = check_level(level, "trisk")
+    s, b, _ = as_pair(system, baseline, "trisk")
+    x = kern.risk_scores(s - b, alpha)
+    c = x.size
+    u = float(x.mean())
+    err = float(kern.jackknife_se(x)) if se == "jackknife" else float(x.std(ddof=1) / np.sqrt(c))
+    df = c - 1
+    critical = float(stats.t.ppf(1 - level / 2, df))
+    if err > 0:
+        t = u / err
+        p = float(2 * stats.t.sf(abs(t), df))
+        return TRiskResult(t, p, df, u, err, se, alpha, level, critical)
+    reason = ("the system equals the baseline on every topic" if np.all(s == b)
+              else "every topic has the same risk-reward score (zero variance)")
+    return TRiskResult(np.nan, np.nan, df, u, err, se, alpha, level, critical, reason)
+
+
+def risk_reward(system: Any, baseline: Any) -> RiskReward:
+    """FRisk, FReward, UGain, wins/losses/ties, Loss>20%, Reward/Risk and W/L (SPEC §1)."""
+    s, b, _ = as_pair(system, baseline, "risk_reward")
+    p = kern.paired_sums(s[None, :], b)
+    c = s.size
+    frisk, freward = abs(p.sum_neg[0]) / c, p.sum_pos[0] / c
+    wins, losses = int(p.wins[0]), int(p.losses[0])
+    return RiskReward(
+        frisk=float(frisk), freward=float(freward), ugain=float(freward - frisk),
+        wins=wins, losses=losses, ties=c - wins - losses, loss20=int(p.loss20[0]),
+        reward_risk=float(ratio(freward, frisk)), win_loss=float(ratio(wins, losses)),
+        n_topics=c,
+    )
+
+
+def topic_risk(
+    system: Any,
+    baseline: Any,
+    alpha: float = 1.0,
+    *,
+    level: float = 0.05,
+    correction: str | None = None,
+) -> pd.DataFrame:
+    """Per-topic exploratory analysis: which topics carry significant risk (eq. 19–23).
+
+    Returns a DataFrame indexed by topic with columns ``system``, ``baseline``, ``delta`` (δ_j),
+    ``x`` (the risk-reward score), ``tr`` (TR_j = x_j/s_x, eq. 21), ``tj`` (the standardised
+    jackknife influence), ``pvalue`` (two-sided Student t, df = c − 1, from ``tr``), ``pvalue_adj``
+    (when ``correction`` is ``"holm"``, ``"bh"`` or ``"bonferroni"``) and ``significant`` (−1 for a
+    significant loss, +1 for a significant win, 0 otherwise, from ``tr`` against the critical
+    value, or from the adjusted p-value when a correction is given).  ``attrs["critical"]`` holds
+    ``t(1 − level/2, c − 1)``.
+
+    ``tj``: eq. 23 as printed divides by SE_J and flips the sign; this project uses
+    ``TJ_j = (c−1)(θ̂ − θ_(j)) / (√c·SE_J) = (x_j − x̄)/s_x`` so that a significant loss is
+    ``TJ_j < −critical`` and TR_j and TJ_j agree as the paper states (SPEC §2).  The per-topic tests
+    are exploratory: c of them are made at once, hence the optional correction.
+    """
+    alpha = check_alpha(alpha, "topic_risk")
+    level = check_level(level, "topic_risk")
+    if correction is not None:
+        correction = check_choice(correction, METHODS, "topic_risk", "correction")
+    s, b, topics = as_pair(system, baseline, "topic_risk")
+    x = kern.risk_scores(s - b, alpha)
+    c = x.size
+    sx = x.std(ddof=1)
+    theta = (x.sum() - x) / (c - 1)
+    se_j = kern.jackknife_se(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tr = x / sx
+        tj = (c - 1) * (x.mean() - theta) / (np.sqrt(c) * se_j)
+    df = c - 1
+    critical = float(stats.t.ppf(1 - level / 2, df))
+    pvalue = 2 * stats.t.sf(np.abs(tr), df)
+    out = pd.DataFrame(
+        {"system": s, "baseline": b, "delta": s - b, "x": x, "tr": tr, "tj": tj, "pvalue": pvalue},
+        index=topics,
+    )
+    if correction is None:
+        significant = np.where(np.abs(tr) > critical, np.sign(tr), 0)
+    else:
+        out["pvalue_adj"] = adjust_pvalues(pvalue, correction)
+        significant = np.where(out["pvalue_adj"].to_numpy() < level, np.sign(tr), 0)
+    out["significant"] = np.nan_to_num(significant).astype(int)
+    out.attrs.update(critical=critical, alpha=alpha, level=level, correction=correction)
+    return out
