@@ -137,6 +137,8 @@ def test_complete_matrix_passes_without_warning(policy):
         warnings.simplefilter("error")
         result = rk.apply_missing(matrix, policy)
     np.testing.assert_array_equal(result.to_numpy(), matrix.to_numpy())
+    result.iloc[0, 0] = 9.0  # an independent, writable frame
+    assert matrix.iloc[0, 0] == 0.1
 
 
 @pytest.mark.parametrize("policy", ["raise", "zero", "drop"])
@@ -230,3 +232,12 @@ def test_every_input_path_applies_the_policy(kind, tmp_path):
         dropped = rk.score_matrix(**args, missing="drop")
     assert list(dropped.columns) == ["q1", "q3"]
     assert list(dropped.index) == ["s1", "s2"]
+
+
+def test_huge_finite_scores_are_complete_without_warnings():
+    # their total overflows to inf, which must not be mistaken for an infinite or missing cell
+    huge = frame([[1e308, 1e308], [1e308, 1e308]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rk.as_matrix(huge).equals(huge.rename_axis(index="system", columns="topic"))
+        assert rk.apply_missing(huge).to_numpy().max() == 1e308

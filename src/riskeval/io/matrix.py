@@ -81,12 +81,13 @@ def apply_missing(
     -------
     DataFrame
         The validated float64 matrix (index ``"system"``, columns ``"topic"``, ``str`` labels), in
-        the input's row and column order (dropped topics removed).
+        the input's row and column order (dropped topics removed); a new frame that shares no
+        memory with ``matrix``.
     """
     check_missing_policy(missing)
     frame, complete = _float_frame(matrix, source)
     if complete:
-        return frame
+        return frame.copy()  # the caller's own, writable matrix: never a view of the input
     missing_cells = np.isnan(frame.to_numpy())
     if missing == "raise":
         raise MissingTopicsError(_describe_missing(frame, source) + " " + _CHOOSE_POLICY)
@@ -163,7 +164,9 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
             dup = labels[labels.duplicated()].unique().tolist()[:5]
             raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
     # A finite total implies finite cells (NaN and inf propagate); only then scan cell by cell.
-    complete = bool(np.isfinite(values.sum())) or bool(np.isfinite(values).all())
+    with np.errstate(over="ignore", invalid="ignore"):  # a huge finite total only costs the scan
+        total = values.sum()
+    complete = bool(np.isfinite(total)) or bool(np.isfinite(values).all())
     if not complete:
         infinite = np.isinf(values)
         if infinite.any():
