@@ -273,7 +273,7 @@ def _wide_values(
     cells: pd.DataFrame, topics: np.ndarray, locate: Locate
 ) -> tuple[np.ndarray, np.ndarray, list]:
     """Cell values of a wide table, the mask of non-numeric cells and one problem per bad cell."""
-    if all(_is_number_dtype(dtype) for dtype in cells.dtypes):
+    if all(_is_number_dtype(dtype) for dtype in set(cells.dtypes)):
         values = cells.to_numpy(dtype=np.float64)
         raw = values
         bad = np.zeros(values.shape, dtype=bool)
@@ -282,7 +282,7 @@ def _wide_values(
         flat, _, bad_flat = to_float(raw.ravel())
         values, bad = flat.reshape(raw.shape), bad_flat.reshape(raw.shape)
     problems = []
-    for i, j in zip(*np.nonzero(bad), strict=True):
+    for i, j in zip(*np.nonzero(bad) if bad.any() else ((), ()), strict=True):
         problems.append(((i, j), f"{locate(i)}, topic {topics[j]!r}", f"{show(raw[i, j])} is not a number."))
     for i, j in zip(*np.nonzero(np.isinf(values)), strict=True):
         problems.append(
