@@ -505,6 +505,10 @@ def test_trec_eval_names_errors(tmp_path):
         rk.read_trec_eval(path, "map", names=["x", "x"])
     with pytest.raises(RiskevalError, match="needs at least one file"):
         rk.read_trec_eval([], "map")
+    with pytest.raises(RiskevalError, match="got the same file more than once: .*two.eval"):
+        rk.read_trec_eval([path, str(path)], "map")
+    with pytest.raises(RiskevalError, match="must be None \\(runid lines\\), 'file' or a list"):
+        rk.read_trec_eval(path, "map", names=5)
 
 
 def test_unreadable_files(tmp_path):

@@ -87,6 +87,9 @@ def read_trec_eval(
     files = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not files:
         raise RiskevalError("read_trec_eval needs at least one file; got an empty list.")
+    repeated = sorted({str(p) for p in files if sum(str(q) == str(p) for q in files) > 1})
+    if repeated:
+        raise RiskevalError(f"read_trec_eval got the same file more than once: {repeated}.")
     problems: list[tuple[str, str]] = []
     outputs: list[_Output] = []
     for path in files:
@@ -223,12 +226,7 @@ def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, 
         per_file[out.path] = per_file.get(out.path, 0) + 1
     if names is None:
         named = [_runid_name(out, per_file[out.path], problems) for out in outputs]
-    elif isinstance(names, str):
-        if names != "file":
-            raise RiskevalError(
-                "The 'names' parameter must be None (runid lines), 'file' or a list of names, "
-                f"one per output; got {names!r}."
-            )
+    elif isinstance(names, str) and names == "file":
         problems += [
             (
                 path,
@@ -241,7 +239,7 @@ def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, 
         named = [
             (Path(out.path).name if per_file[out.path] == 1 else "", out.path, "file name") for out in outputs
         ]
-    else:
+    elif isinstance(names, Sequence) and not isinstance(names, str):
         given = list(names)
         if len(given) != len(outputs):
             counts = ", ".join(f"{Path(p).name}: {n}" for p, n in per_file.items())
@@ -253,6 +251,11 @@ def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, 
         if bad:
             raise RiskevalError(f"names= must hold non-empty strings; got {bad[:5]}.")
         named = [(n, f"{out.path}:{out.line}", "names=") for n, out in zip(given, outputs, strict=True)]
+    else:
+        raise RiskevalError(
+            "The 'names' parameter must be None (runid lines), 'file' or a list of names, one per "
+            f"output; got {names!r}."
+        )
     _refuse_duplicate_names(named, problems)
     return [name for name, _, _ in named]
 
