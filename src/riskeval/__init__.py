@@ -10,6 +10,7 @@ from riskeval.analysis.bootstrap import bootstrap_ci
 from riskeval.analysis.table import risk_table
 from riskeval.core.corrections import adjust_pvalues
 from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
+from riskeval.evaluation import evaluate_runs, evaluate_runs_long
 from riskeval.measures.baselines import baseline
 from riskeval.measures.chisq import georisk, zrisk
 from riskeval.measures.paired import risk_reward, topic_risk, trisk, urisk
@@ -29,6 +30,8 @@ __all__ = [
     "baseline",
     "bias_study",
     "bootstrap_ci",
+    "evaluate_runs",
+    "evaluate_runs_long",
     "georisk",
     "risk_reward",
     "risk_table",
