@@ -9,6 +9,7 @@ from riskeval.analysis.bias_study import BiasStudy, bias_study
 from riskeval.analysis.bootstrap import bootstrap_ci
 from riskeval.analysis.table import risk_table
 from riskeval.core.corrections import adjust_pvalues
+from riskeval.datasets import example_scores
 from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
 from riskeval.evaluation import evaluate_runs, evaluate_runs_long
 from riskeval.measures.baselines import baseline
@@ -32,6 +33,7 @@ __all__ = [
     "bootstrap_ci",
     "evaluate_runs",
     "evaluate_runs_long",
+    "example_scores",
     "georisk",
     "risk_reward",
     "risk_table",

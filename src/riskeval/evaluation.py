@@ -17,7 +17,9 @@ them.  See ``docs/evaluation.md``.
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -201,7 +203,7 @@ def parse_measures(measures: Sequence[Any]) -> list[Any]:
             measure = ir_measures.parse_measure(spec)
             ir_measures.evaluator([measure], {"q": {"d": 1}})
         except (ValueError, NameError, KeyError, TypeError, AssertionError, SyntaxError) as exc:
-            problems.append(f"unknown or unsupported measure {spec!r} ({exc})")
+            problems.append(_measure_problem(spec, exc, list(ir_measures.measures.registry)))
             continue
         if measure not in parsed:
             parsed.append(measure)
@@ -209,6 +211,20 @@ def parse_measures(measures: Sequence[Any]) -> list[Any]:
         known = ", ".join(sorted(ir_measures.measures.registry))
         raise RiskevalError("\n".join([*problems, _MEASURE_HELP.format(names=known)]))
     return parsed
+
+
+def _measure_problem(spec: Any, exc: Exception, known: list[str]) -> str:
+    if isinstance(exc, NameError):
+        name = re.split(r"[(@]", str(spec), maxsplit=1)[0].strip()
+        close = [k for k in known if k.lower() == name.lower()]
+        if not close:
+            lowered = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=3)
+            close = [k for k in known if k.lower() in lowered]
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        return f"unknown measure {spec!r}: no measure is called {name!r}{hint}"
+    if isinstance(exc, KeyError):
+        return f"unknown measure {spec!r}: the measure has no parameter {exc.args[0]!r}"
+    return f"unknown or unsupported measure {spec!r}: {exc}"
 
 
 def _qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
@@ -366,7 +382,7 @@ def _warn_unjudged(systems: list[str], results: list[_RunScores]) -> None:
     if not counts:
         return
     topics = sorted({t for r in results for t in r.skipped}, key=_topic_key)
-    runs = ", ".join(f"{s}: {n}" for s, n in list(counts.items())[:5])
+    runs = ", ".join(f"{s} has {n}" for s, n in list(counts.items())[:5])
     more = f", ... ({len(counts)} runs)" if len(counts) > 5 else ""
     warnings.warn(
         f"{sum(counts.values())} (run, topic) pair(s) left out: {len(topics)} topic(s) of the runs "
@@ -384,17 +400,20 @@ def _apply_missing(M: pd.DataFrame, missing: str) -> pd.DataFrame:
         return M
     per_system = absent.sum(axis=1)
     per_system = per_system[per_system > 0]
-    detail = ", ".join(f"{s}: {k}" for s, k in per_system.head(5).items())
+    detail = ", ".join(f"{s} lacks {k}" for s, k in per_system.head(5).items())
     if len(per_system) > 5:
         detail += f", ... ({len(per_system)} systems)"
     if missing == "raise":
         raise MissingTopicsError(
-            f"{n} (system, topic) cell(s) missing: topics judged in the qrels are absent from runs "
+            f"{n} missing (system, topic) cell(s): topics judged in the qrels are absent from runs "
             f"({detail}). Choose missing='zero' (score 0, as trec_eval -c) or missing='drop'."
         )
     if missing == "zero":
         warnings.warn(
-            f"{n} missing (system, topic) cell(s) scored 0 ({detail}).", RiskevalWarning, stacklevel=4
+            f"{n} missing (system, topic) cell(s) scored 0, as trec_eval -c does ({detail}); "
+            "missing='drop' or 'raise' handles them otherwise.",
+            RiskevalWarning,
+            stacklevel=4,
         )
         return M.fillna(0.0)
     complete = ~absent.any(axis=0)
@@ -403,7 +422,7 @@ def _apply_missing(M: pd.DataFrame, missing: str) -> pd.DataFrame:
             f"No topic is present for every system ({detail}); nothing is left after missing='drop'."
         )
     warnings.warn(
-        f"{int((~complete).sum())} topic(s) dropped because some system lacks them; {n} missing "
+        f"{int((~complete).sum())} topic(s) dropped for every system: {n} missing (system, topic) "
         f"cell(s) ({detail}).",
         RiskevalWarning,
         stacklevel=4,
