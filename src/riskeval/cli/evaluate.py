@@ -81,7 +81,7 @@ def evaluate(
     Example:
       riskeval evaluate --qrels qrels.txt --measure nDCG@10 --format csv a.run b.run.gz > scores.csv
     """
-    from riskeval.errors import RiskevalError, RiskevalWarning
+    from riskeval.errors import RiskevalError
     from riskeval.evaluation import evaluate_runs_long
 
     if names and name_from == "file":
@@ -92,7 +92,7 @@ def evaluate(
         )
     chosen = list(names) if names else ("file" if name_from == "file" else None)
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RiskevalWarning)
+        warnings.simplefilter("always", UserWarning)  # riskeval's warnings: counts of missing topics
         table = evaluate_runs_long(
             qrels, list(runs), list(measures), names=chosen, missing=missing, progress=progress, n_jobs=jobs
         )
