@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 MEASURES = ["nDCG@10", "AP(rel=2)", "RR(rel=2)@10"]
@@ -47,8 +48,9 @@ def reference(qrels_path: Path, runs: list[Path]) -> dict[tuple[str, str, str], 
 
 
 def riskeval_route(qrels_path: Path, runs: list[Path], n_jobs: int | None):
-    from riskeval import evaluate_runs_long
+    from riskeval import RiskevalWarning, evaluate_runs_long
 
+    warnings.simplefilter("ignore", RiskevalWarning)  # "157 topics of the runs have no judgments"
     long = evaluate_runs_long(
         qrels_path, runs, MEASURES, names=[p.name for p in runs], progress=False, n_jobs=n_jobs
     )

@@ -95,3 +95,26 @@ def test_shipped_example_is_this_evaluation_of_the_dl19_runs():
             measure="nDCG@10",
         )
     pd.testing.assert_frame_equal(M.loc[sample, fresh.columns], fresh)
+
+
+def test_walkthrough_web2012_numbers():
+    """The numbers quoted in docs/walkthrough-web2012.md."""
+    web = shared_data("trec-web-2012")
+    runs = sorted((web / "baselines-2012").glob("*-results-*.txt"))
+    M = rk.evaluate_runs(web / "qrels-topics" / "2012" / "qrels.adhoc.txt", runs, "ERR@20", names="file")
+    means = M.mean(axis=1).round(4)
+    assert means.to_dict() == {
+        "ql-results-cata-filtered": 0.1616,
+        "ql-results-cata": 0.1018,
+        "ql-results-catb-filtered": 0.1781,
+        "ql-results-catb": 0.1797,
+        "rm-results-cata-filtered": 0.1947,
+        "rm-results-cata": 0.0904,
+        "rm-results-catb-filtered": 0.1909,
+        "rm-results-catb": 0.1550,
+    }
+    T = rk.risk_table(M, baseline="rm-results-cata-filtered", alphas=[0, 1, 5, 10])
+    trisk = T.pivot(index="system", columns="alpha", values="trisk").round(3)
+    assert trisk.loc["rm-results-cata"].tolist() == [-2.609, -3.392, -3.912, -4.023]
+    assert trisk.loc["rm-results-catb-filtered"].tolist() == [-0.403, -1.386, -2.161, -2.339]
+    assert (trisk[5.0].drop("rm-results-cata-filtered") < -T.attrs["critical"]).all()

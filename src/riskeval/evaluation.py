@@ -334,7 +334,7 @@ def _workers(n_jobs: int | None, paths: list[str]) -> int:
 _RUN_SUFFIXES = (".txt", ".run", ".trec", ".res", ".tsv")
 
 
-def run_name_from_file(path: str) -> str:
+def _run_name_from_file(path: str) -> str:
     """A system name from a run's file name: without ``.gz`` and a usual run-file extension."""
     name = os.path.basename(path)
     name = name.removesuffix(".gz")
@@ -358,7 +358,7 @@ def _system_names(names: Any, paths: list[str], tags: list[str | None]) -> list[
                 "The 'names' parameter of evaluate_runs must be None (run tags), 'file' (file names) "
                 f"or a list of names, one per run. Got {names!r}."
             )
-        systems = [run_name_from_file(p) for p in paths]
+        systems = [_run_name_from_file(p) for p in paths]
     else:
         systems = [str(n) for n in names]
         if len(systems) != len(paths):
