@@ -31,7 +31,9 @@ def ir_measures_run(path: Path) -> dict[str, dict[str, float]]:
 
 # --- runs -------------------------------------------------------------------------------------------
 
-TOPIC_IDS = st.sampled_from(["1", "19335", "q-7", "a" * 15, "b" * 16, "topic-with-a-long-identifier-42"])
+TOPIC_IDS = st.sampled_from(
+    ["1", "19335", "q-7", "a" * 15, "b" * 16, "topic-with-a-long-identifier-42", "1\x00x", "1\x01"]
+)
 SEPARATORS = st.sampled_from([" ", "\t", "  ", " \t "])
 SCORES = st.floats(-1e6, 1e6, allow_nan=False).map(repr) | st.integers(-5, 5).map(str) | st.just("1e-3")
 

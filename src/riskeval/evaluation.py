@@ -348,8 +348,8 @@ def _system_names(names: Any, paths: list[str], tags: list[str | None]) -> list[
         untagged = [p for p, t in zip(paths, tags, strict=True) if t is None]
         if untagged:
             raise RiskevalError(
-                f"Cannot name the run(s) {untagged}: the first line has no 6th field (run tag). "
-                "Name the runs with names=[...] (command line: --name), or names='file'."
+                f"Cannot name the run(s) {untagged}: no run tag (6th field) on the first line, or no "
+                "line at all. Name the runs with names=[...] (command line: --name), or names='file'."
             )
         systems = [str(t) for t in tags]
     elif isinstance(names, str):

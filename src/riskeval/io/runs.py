@@ -4,8 +4,9 @@ A run file is mostly lines of topics nobody judged (TREC DL 2019: 200 topics per
 :func:`read_run` can be told which topics to read.  It then finds each line's topic id with a few
 vectorised operations over the raw bytes and parses only the lines of those topics; the other lines
 are counted by topic and skipped unparsed.  Parsing follows ``ir_measures.read_trec_run``: fields are
-split on ASCII whitespace and the score is read with Python's ``float``, so the scores handed to
-ir_measures are the ones its own reader would produce.
+split on whitespace and the score is read with Python's ``float``, so the scores handed to
+ir_measures are the ones its own reader would produce.  (Only ASCII whitespace separates fields here;
+ir_measures also splits on other Unicode whitespace, which TREC files do not use.)
 
 Checked on every line read: six fields, a finite score, no document twice in a topic.  The rank
 (4th field) and the ``Q0`` field are not used (ir_measures and trec_eval order documents by score).
@@ -29,9 +30,9 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # How many leading bytes of a line are examined, vectorised, to find its topic id.  Lines whose
 # topic id is this long or longer (or that start with whitespace) are split one by one instead.
 _WINDOW = 16
-# Bytes that end a topic id: the ASCII whitespace of ``bytes.split`` plus the padding byte 0.
+# Bytes that end a topic id: the ASCII whitespace of ``bytes.split``.
 _SEPARATORS = np.zeros(256, dtype=bool)
-_SEPARATORS[[0, 9, 10, 11, 12, 13, 32]] = True
+_SEPARATORS[[9, 10, 11, 12, 13, 32]] = True
 
 
 class Run(NamedTuple):
@@ -134,9 +135,9 @@ def _topic_heads(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.n
 
     ``regular[i]`` is False for lines that start with whitespace or whose first field is
     ``_WINDOW`` bytes or longer; their head is empty and must be found by splitting the line.
-    A window never reads past its line: the newline (or the zero padding) after it is a separator.
+    A window never reads past its line: the newline (or the newline padding) after it is a separator.
     """
-    padded = np.frombuffer(buf + bytes(_WINDOW), dtype=np.uint8)
+    padded = np.frombuffer(buf + b"\n" * _WINDOW, dtype=np.uint8)
     windows = np.lib.stride_tricks.sliding_window_view(padded, _WINDOW)[starts]
     # Bytes <= 0x20 are candidates; control bytes other than whitespace are rare, so look them up
     # only when present.
