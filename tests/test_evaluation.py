@@ -207,3 +207,11 @@ def test_qrels_as_dataframe(files):
     pd.testing.assert_frame_equal(M, from_frame)
     with pytest.raises(RiskevalError, match="columns"):
         rk.evaluate_runs(qrels.rename(columns={"relevance": "grade"}), [files["a.run"]], "P@1")
+    with pytest.raises(
+        RiskevalError, match=r"judges 1 \(query_id, doc_id\) pair\(s\) twice, e.g. \('1', 'd1'\)"
+    ):
+        rk.evaluate_runs(pd.concat([qrels, qrels.iloc[:1]]), [files["a.run"]], "P@1")
+    with pytest.raises(RiskevalError, match="integer grades"):
+        rk.evaluate_runs(qrels.assign(relevance=qrels["relevance"] / 2), [files["a.run"]], "P@1")
+    with pytest.raises(RiskevalError, match="at least one measure"):
+        rk.evaluate_runs_long(qrels, [files["a.run"]], [])

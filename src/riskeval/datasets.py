@@ -23,7 +23,7 @@ def example_scores() -> pd.DataFrame:
     -------
     DataFrame, 37 systems (index ``"system"``) × 43 topics (columns ``"topic"``), float64.
     """
-    with resources.files("riskeval").joinpath("data", EXAMPLE_SCORES).open("r", encoding="utf-8") as f:
+    with (resources.files("riskeval") / "data" / EXAMPLE_SCORES).open("r", encoding="utf-8") as f:
         long = pd.read_csv(f, dtype={"system": str, "topic": str, "score": "float64"})
     wide = long.pivot(index="system", columns="topic", values="score")
     return as_matrix(wide.reindex(index=pd.unique(long["system"]), columns=pd.unique(long["topic"])))

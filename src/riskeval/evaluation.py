@@ -161,6 +161,8 @@ def _evaluate(
     paths = [os.fspath(runs)] if isinstance(runs, (str, os.PathLike)) else [os.fspath(r) for r in runs]
     if not paths:
         raise RiskevalError("The 'runs' parameter of evaluate_runs must list at least one run file.")
+    if not measures:
+        raise RiskevalError("The 'measures' parameter of evaluate_runs_long must name at least one measure.")
     parsed = parse_measures(measures)
     qrels_dict = _qrels_dict(qrels)
     results = list(_run_all(paths, qrels_dict, parsed, progress, _workers(n_jobs, paths)))
@@ -237,6 +239,18 @@ def _qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
             raise RiskevalError(
                 "The 'qrels' parameter of evaluate_runs must be a qrels file or a DataFrame with "
                 f"columns {sorted(need)}; got columns {list(qrels.columns)}."
+            )
+        dup = qrels.duplicated(["query_id", "doc_id"])
+        if dup.any():
+            first = qrels.loc[dup, ["query_id", "doc_id"]].iloc[0].tolist()
+            raise RiskevalError(
+                f"The qrels DataFrame judges {int(dup.sum())} (query_id, doc_id) pair(s) twice, e.g. "
+                f"{tuple(first)}; each document needs one grade per topic."
+            )
+        if not pd.api.types.is_integer_dtype(qrels["relevance"]):
+            raise RiskevalError(
+                "The 'relevance' column of the qrels DataFrame must hold integer grades; got dtype "
+                f"{qrels['relevance'].dtype}."
             )
         frame = qrels
     else:
