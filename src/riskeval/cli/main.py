@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 import click
 
@@ -50,7 +51,9 @@ def main(argv: list[str] | None = None) -> None:
     from riskeval.errors import RiskevalError
 
     try:
-        cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(1)
@@ -66,6 +69,11 @@ def main(argv: list[str] | None = None) -> None:
         name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         click.echo(f"riskeval: error: cannot open{name}: {exc.strerror or exc}", err=True)
         sys.exit(2)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings (e.g. missing topics scored 0) as one line on stderr, without source locations."""
+    click.echo(f"riskeval: warning: {message}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover
