@@ -80,23 +80,17 @@ def topic_table(X: pd.DataFrame, system: str, baseline: str, alphas: list[float]
     """:func:`riskeval.topic_risk` of one system for each α, tidy: one row per (α, topic)."""
     import pandas as pd
 
-    import riskeval as rk
-    from riskeval.errors import RiskevalError
-    from riskeval.measures.baselines import resolve_baseline
+    from riskeval.analysis.topics import system_topic_risk
 
-    if system not in X.index:
-        raise RiskevalError(f"--topics names no system of the table: {system!r}.")
-    base = resolve_baseline(X, baseline, "risk", leave_one_out=leave_one_out)
-    b = base.values if base.values.ndim == 1 else base.values[X.index.get_loc(system)]
     parts = []
     for alpha in alphas:
-        t = rk.topic_risk(X.loc[system], pd.Series(b, index=X.columns), alpha, level=level,
-                          correction=correction)
+        t = system_topic_risk(X, system, baseline, alpha, level=level, correction=correction,
+                              leave_one_out=leave_one_out)
         parts.append(t.rename(columns={"system": "score", "baseline": "baseline_score"})
                      .reset_index().assign(alpha=alpha))
     frame = pd.concat(parts, ignore_index=True)
     frame.insert(0, "system", system)
-    frame.insert(1, "baseline", base.name)
+    frame.insert(1, "baseline", parts[0].attrs["baseline"])
     frame = frame[["system", "baseline", "alpha", *[c for c in parts[0].columns if c != "alpha"]]]
     frame.attrs["critical"] = parts[0].attrs["critical"]
     return frame
