@@ -77,9 +77,11 @@ def bias_study(X: Any, alpha: float = 1.0, *, virtual: Any = ("mean", "median", 
     )
     U = np.vstack([paired.urisk_from(paired.paired_sums(values, b), alpha) for b in runs.to_numpy()])
     urisk = pd.DataFrame(U, index=runs.index.rename("baseline"), columns=M.index)
-    ranks = urisk.rank(axis=1, ascending=False, method="average")
-    for name in M.index:
-        ranks.loc[name, name] = np.nan
+    others = U.copy()
+    others[np.arange(r), np.arange(r)] = np.nan  # a baseline does not rank itself
+    ranks = pd.DataFrame(others, index=urisk.index, columns=urisk.columns).rank(
+        axis=1, ascending=False, method="average"
+    )
     friedman = stats.friedmanchisquare(*U[:r].T)
     corr = pd.DataFrame(np.corrcoef(runs.to_numpy()), index=runs.index, columns=runs.index)
     return BiasStudy(alpha, urisk, ranks, friedman, corr, pca(runs))

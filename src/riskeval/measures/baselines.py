@@ -168,7 +168,7 @@ def _check_finite(arr: np.ndarray, name: str, func: str) -> None:
     if not np.isfinite(arr).all():
         j = int(np.argmin(np.isfinite(arr)))
         raise RiskevalError(
-            f"The '{name}' of {func} has a non-finite score ({arr[j]!r}) at position {j}; "
+            f"The '{name}' of {func} has a non-finite score ({float(arr[j])}) at position {j}; "
             "missing topics need a policy (riskeval.score_matrix(..., missing=...))."
         )
 

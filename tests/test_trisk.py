@@ -1,0 +1,176 @@
+"""URisk/TRisk and the per-topic analysis (SPEC §1–2; seed dincer2014-trisk-hypothesis-testing)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import stats
+
+import riskeval as rk
+
+X = pd.DataFrame(
+    [[0.05, 0.15, 0.30, 0.45, 0.55], [0.40, 0.35, 0.30, 0.25, 0.20]],
+    index=["s1", "s2"], columns=list("abcde"),
+)
+
+scores = st.floats(0.0, 1.0, allow_nan=False, width=64)
+
+
+@st.composite
+def pairs(draw, min_size=3, max_size=60):
+    c = draw(st.integers(min_size, max_size))
+    s = draw(arrays(np.float64, c, elements=scores))
+    b = draw(arrays(np.float64, c, elements=scores))
+    return s, b
+
+
+def test_acceptance_examples():
+    """The examples of the issue, exactly as written."""
+    u = rk.urisk(X.loc["s2"], X.loc["s1"], alpha=1.0)
+    assert isinstance(u, float)
+    # δ = (.35, .20, 0, −.20, −.35): URisk(1) = (.55 − 2·.55)/5 = −0.11 (eq. 4)
+    assert u == pytest.approx(-0.11)
+    r = rk.trisk(X.loc["s2"], X.loc["s1"], alpha=1.0, se="jackknife")
+    assert (r.urisk, r.df) == (pytest.approx(-0.11), 4)
+    x = np.array([0.35, 0.20, 0.0, -0.40, -0.70])
+    assert r.se == pytest.approx(x.std(ddof=1) / np.sqrt(5))
+    assert r.statistic == pytest.approx(-0.11 / r.se)
+    assert r.pvalue == pytest.approx(2 * stats.t.sf(abs(r.statistic), 4))
+    statistic, pvalue = r
+    assert (statistic, pvalue) == (r.statistic, r.pvalue)
+
+
+def test_risk_reward_summary():
+    rr = rk.risk_reward(X.loc["s2"], X.loc["s1"])
+    assert (rr.frisk, rr.freward, rr.ugain) == pytest.approx((0.11, 0.11, 0.0))
+    assert (rr.wins, rr.losses, rr.ties, rr.n_topics) == (2, 2, 1, 5)
+    # losses: d (.45 → .25, 44%) and e (.55 → .20, 64%) both lose more than 20%
+    assert rr.loss20 == 2
+    assert rr.reward_risk == pytest.approx(1.0) and rr.win_loss == 1.0
+    assert rr.to_frame().shape == (1, 10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs())
+def test_trisk_at_alpha_zero_is_paired_t_test(pair):
+    """TRisk(α=0) = TGain = scipy.stats.ttest_rel (SPEC §2)."""
+    s, b = pair
+    r = rk.trisk(s, b, alpha=0.0)
+    d = s - b
+    if d.std(ddof=1) <= 1e-12 * max(1.0, np.abs(d).max()):
+        return  # no variance: ttest_rel is undefined too
+    ref = stats.ttest_rel(s, b)
+    assert r.statistic == pytest.approx(ref.statistic, rel=1e-9, abs=1e-9)
+    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-12)
+    assert r.df == ref.df
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs(), st.floats(0, 20))
+def test_jackknife_se_equals_parametric_se(pair, alpha):
+    """The jackknife SE of a mean equals s_x/√c (SPEC §2, the paper's "RMSE 0.000")."""
+    s, b = pair
+    j = rk.trisk(s, b, alpha, se="jackknife")
+    p = rk.trisk(s, b, alpha, se="parametric")
+    assert j.se == pytest.approx(p.se, rel=1e-9, abs=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs(), st.floats(0, 20), st.floats(0, 20))
+def test_urisk_is_linear_in_alpha(pair, a1, a2):
+    """URisk(α) = UGain − α·FRisk (eq. 4)."""
+    s, b = pair
+    rr = rk.risk_reward(s, b)
+    for a in (a1, a2):
+        assert rk.urisk(s, b, a) == pytest.approx(rr.ugain - a * rr.frisk, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pairs(), st.floats(0, 10), st.randoms(use_true_random=False))
+def test_topic_order_does_not_matter(pair, alpha, rnd):
+    s, b = pair
+    order = list(range(s.size))
+    rnd.shuffle(order)
+    a, z = rk.trisk(s, b, alpha), rk.trisk(s[order], b[order], alpha)
+    assert a.urisk == pytest.approx(z.urisk, abs=1e-12)
+    assert a.se == pytest.approx(z.se, rel=1e-9, abs=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs())
+def test_swapping_system_and_baseline_flips_ugain(pair):
+    s, b = pair
+    assert rk.risk_reward(s, b).ugain == pytest.approx(-rk.risk_reward(b, s).ugain, abs=1e-12)
+    assert rk.urisk(s, b, 0.0) == pytest.approx(-rk.urisk(b, s, 0.0), abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(2, 12)), elements=scores),
+       st.lists(st.floats(0, 30), min_size=2, max_size=6))
+def test_georisk_is_non_increasing_in_alpha(values, alphas):
+    M = pd.DataFrame(values)
+    alphas = sorted(alphas)
+    geo = np.array([rk.georisk(M, a).to_numpy() for a in alphas])
+    assert np.all(np.diff(geo, axis=0) <= 1e-12)
+
+
+def test_system_against_itself_is_nan_with_reason():
+    r = rk.trisk(X.loc["s1"], X.loc["s1"], alpha=1.0)
+    assert r.urisk == 0.0 and np.isnan(r.statistic) and np.isnan(r.pvalue)
+    assert "equals the baseline" in r.reason
+    c = rk.trisk([0.5, 0.75, 1.0], [0.25, 0.5, 0.75], alpha=1.0)
+    assert np.isnan(c.statistic) and "zero variance" in c.reason
+
+
+def test_topic_risk_tr_and_tj():
+    """TR_j = x_j/s_x (eq. 21); TJ_j = (x_j − x̄)/s_x (SPEC §2's reading of eq. 23)."""
+    t = rk.topic_risk(X.loc["s2"], X.loc["s1"], alpha=1.0)
+    x = np.array([0.35, 0.20, 0.0, -0.40, -0.70])
+    sx = x.std(ddof=1)
+    np.testing.assert_allclose(t["x"], x)
+    np.testing.assert_allclose(t["tr"], x / sx)
+    np.testing.assert_allclose(t["tj"], (x - x.mean()) / sx)
+    assert t.attrs["critical"] == pytest.approx(stats.t.ppf(0.975, 4))
+    assert list(t.index) == list("abcde")
+    assert (t["significant"] == 0).all()
+
+
+def test_topic_risk_flags_significant_loss():
+    rng = np.random.default_rng(3)
+    b = rng.uniform(0.3, 0.5, 50)
+    s = b + rng.normal(0.0, 0.01, 50)
+    s[7] = b[7] - 0.4  # one catastrophic topic
+    t = rk.topic_risk(s, b, alpha=1.0)
+    assert t["significant"].iloc[7] == -1
+    assert t["tr"].iloc[7] < -t.attrs["critical"] and t["tj"].iloc[7] < -t.attrs["critical"]
+    adj = rk.topic_risk(s, b, alpha=1.0, correction="holm")
+    assert adj["significant"].iloc[7] == -1
+    assert (adj["pvalue_adj"] >= adj["pvalue"]).all()
+
+
+def test_series_are_aligned_by_topic():
+    s = X.loc["s2"]
+    b = X.loc["s1"].iloc[::-1]
+    assert rk.urisk(s, b, 1.0) == pytest.approx(-0.11)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: rk.urisk([0.1, 0.2], [0.1, 0.2], alpha=-1), r"'alpha' parameter of urisk must be a finite number >= 0\. Got -1"),
+        (lambda: rk.urisk([0.1, 0.2], [0.1, 0.2], alpha="x"), r"'alpha' parameter of urisk"),
+        (lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], se="boot"), r"'se' parameter of trisk must be one of 'parametric', 'jackknife'\. Got 'boot'"),
+        (lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], level=1.5), r"'level' parameter of trisk must be a number strictly between 0 and 1\. Got 1.5"),
+        (lambda: rk.urisk([0.1, 0.2, 0.3], [0.1, 0.2]), r"system has 3 topic scores and the baseline 2"),
+        (lambda: rk.urisk([0.1, np.nan], [0.1, 0.2]), r"'system' of urisk has a non-finite score \(nan\) at position 1"),
+        (lambda: rk.urisk(X.loc["s1"], X.loc["s2"].drop("c")), r"'baseline' of urisk has no score for 1 topic\(s\) of the system: \['c'\]"),
+        (lambda: rk.urisk(X.loc["s1"].drop("c"), X.loc["s2"]), r"'baseline' of urisk has 1 topic\(s\) the system lacks: \['c'\]"),
+        (lambda: rk.urisk("abc", [0.1, 0.2]), r"'system' parameter of urisk must be a 1-D vector"),
+        (lambda: rk.topic_risk([0.1, 0.2], [0.2, 0.1], correction="fdr"), r"'correction' parameter of topic_risk must be one of 'holm', 'bh', 'bonferroni'"),
+    ],
+)
+def test_bad_parameters(call, message):
+    with pytest.raises(rk.RiskevalError, match=message):
+        call()
