@@ -23,8 +23,6 @@ from riskeval.cli._output import emit, format_option
 if TYPE_CHECKING:
     import pandas as pd
 
-    from riskeval import BiasStudy
-
 #: Columns of the human ``risk`` table (csv/json give all of :data:`riskeval.analysis.table.COLUMNS`).
 COMPACT = ("system", "alpha", "mean", "urisk", "trisk", "pvalue", "pvalue_adj", "significant",
            "tstar", "zrisk", "georisk", "wins", "losses", "loss20")
@@ -120,11 +118,12 @@ def bias_study(scores, example, missing, alphas, virtual, show, fmt):
       riskeval bias-study --example --show ranks --format csv
     """
     import riskeval as rk
+    from riskeval.analysis.bias_tables import bias_overview, bias_ranks, bias_summary
 
     X, source = load_scores(scores, example, missing)
     kinds = [] if virtual.strip().lower() == "none" else [v.strip() for v in virtual.split(",")]
     study = rk.bias_study(X, float(alphas), virtual=kinds)
-    overview = bias_overview(study, X)
+    overview = bias_overview(study)
     if fmt == "table":
         row = overview.to_dict("records")[0]
         click.echo(
@@ -134,55 +133,15 @@ def bias_study(scores, example, missing, alphas, virtual, show, fmt):
             f"PCA: PC1 {row['pc1_pct']:.1f}%, PC2 {row['pc2_pct']:.1f}% of the variance")
     frames = {"summary": lambda: bias_summary(study, X), "ranks": lambda: bias_ranks(study),
               "pca": lambda: study.pca.coordinates.rename_axis("run"), "overview": lambda: overview}
-    emit(frames[show](), fmt)
-
-
-def bias_overview(study: BiasStudy, X: pd.DataFrame) -> pd.DataFrame:
-    import pandas as pd
-
-    explained = study.pca.explained
-    return pd.DataFrame([{
-        "alpha": study.alpha, "systems": X.shape[0], "topics": X.shape[1],
-        "friedman_statistic": float(study.friedman.statistic),
-        "friedman_pvalue": float(study.friedman.pvalue),
-        "pc1_pct": float(explained.iloc[0]),
-        "pc2_pct": float(explained.iloc[1]) if explained.size > 1 else float("nan"),
-    }])
-
-
-def bias_summary(study: BiasStudy, X: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: mean, rank under each virtual baseline, best/worst rank under the systems."""
-    import pandas as pd
-
-    import riskeval as rk
-
-    runs = study.pca.coordinates.index
-    virtual = [b for b in study.urisk.index if b not in X.index]
-    real_ranks = study.ranks.loc[list(X.index)]
-    out = pd.DataFrame(index=pd.Index(runs, name="run"))
-    out["virtual"] = [r not in X.index for r in runs]
-    out["mean"] = pd.concat([X.mean(axis=1), pd.Series(
-        {v: float(rk.baseline(X, v.lower()).mean()) for v in virtual}, dtype="float64")])
-    for v in virtual:
-        out[f"rank_vs_{v}"] = study.ranks.loc[v]
-    out["best_rank"] = real_ranks.min(axis=0)
-    out["worst_rank"] = real_ranks.max(axis=0)
-    for pc in study.pca.coordinates.columns[:2]:
-        out[pc] = study.pca.coordinates[pc]
-    return integral_ranks(out)
-
-
-def bias_ranks(study: BiasStudy) -> pd.DataFrame:
-    """Tidy: one row per (baseline, system) with URisk and rank (NaN: the system is the baseline)."""
-    urisk = study.urisk.stack().rename("urisk")
-    ranks = study.ranks.stack().rename("rank")
-    return urisk.to_frame().join(ranks).rename_axis(["baseline", "system"]).pipe(integral_ranks)
+    emit(integral_ranks(frames[show]()), fmt)
 
 
 def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     """Rank columns as (nullable) integers when no rank is tied, so that tables print ``3``, not
     ``3.0000``."""
     cols = [c for c in frame.columns if "rank" in c]
+    if not cols:
+        return frame
     values = frame[cols].to_numpy(dtype="float64")
     whole = values[~(values != values)]
     return frame.astype(dict.fromkeys(cols, "Int64")) if (whole % 1 == 0).all() else frame
