@@ -205,3 +205,39 @@ def test_help_does_not_import_the_subcommands_or_matplotlib():
     assert proc.returncode == 0, proc.stderr
     assert "bias-study" in proc.stdout and "risk" in proc.stdout
     assert proc.stdout.strip().endswith("[]")
+
+
+def test_report_on_the_example_prints_the_path_written(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["report", "--example"], capsys)  # default file name, in the cwd
+    assert code == 0, err
+    written = Path(out.strip())
+    assert written == (tmp_path / "riskeval-report.html").resolve() and written.exists()
+    html = written.read_text(encoding="utf-8")
+    assert "shipped example dl19-passage-ndcg10.csv" in html and "<td>nDCG@10</td>" in html
+    assert html.count("<svg") == 7
+
+
+def test_report_from_a_score_table_with_settings(tables, tmp_path, capsys):
+    out_file = tmp_path / "sub.html"
+    code, out, err = run(["report", str(tables["wide.tsv"]), "-o", str(out_file), "-b", "median",
+                          "-a", "0,2", "--correction", "bh", "--measure", "AP", "--title", "Wide",
+                          "--n-risky", "1"], capsys)
+    assert code == 0, err
+    assert Path(out.strip()) == out_file.resolve()
+    html = out_file.read_text(encoding="utf-8")
+    for shown in (str(tables["wide.tsv"]), "<td>AP</td>", "<td>MEDIAN</td>", "<td>0, 2</td>",
+                  "<td>bh</td>", "<title>Wide</title>"):
+        assert shown in html, shown
+    assert html.count("<h3>") == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["report", "{wide}", "{bad}"], ["report", "{wide}", "--example"], ["report", "{bad}"],
+     ["report", "--example", "--n-risky", "-1"]],
+)
+def test_report_user_errors_exit_2(argv, tables, capsys):
+    names = {k.split(".")[0]: str(v) for k, v in tables.items()}
+    code, out, err = run([a.format(**names) for a in argv], capsys)
+    assert code == 2 and out == "" and "Traceback" not in err

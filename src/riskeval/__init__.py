@@ -14,6 +14,7 @@ from riskeval.measures.baselines import baseline
 from riskeval.measures.chisq import georisk, zrisk
 from riskeval.measures.paired import risk_reward, topic_risk, trisk, urisk
 from riskeval.measures.results import RiskReward, TRiskResult
+from riskeval.report import report
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,7 @@ __all__ = [
     "bias_study",
     "bootstrap_ci",
     "georisk",
+    "report",
     "risk_reward",
     "risk_table",
     "topic_risk",

@@ -79,9 +79,9 @@ def load_scores(scores: str | None, example: bool, missing: str) -> tuple[pd.Dat
     if example == (scores is not None):
         raise click.UsageError("Give either a score table file (SCORES) or --example.")
     if example:
-        from riskeval.datasets import EXAMPLE, example_scores
+        from riskeval.datasets import EXAMPLE_SCORES, example_scores
 
-        return example_scores(), f"shipped example {EXAMPLE}"
+        return example_scores(), f"shipped example {EXAMPLE_SCORES}"
     return _read_table(scores, missing), scores
 
 

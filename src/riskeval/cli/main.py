@@ -19,6 +19,7 @@ import click
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "risk": ("riskeval.cli.risk", "risk", "Risk table of systems against a baseline."),
     "bias-study": ("riskeval.cli.risk", "bias_study", "Each system as the baseline: the bias study."),
+    "report": ("riskeval.cli.report", "report", "Self-contained HTML risk report (tables and plots)."),
 }
 
 

@@ -30,8 +30,9 @@ from riskeval.measures.paired import SE_METHODS
 
 @dataclass(frozen=True)
 class Section:
-    """One part of the page: a title (also its anchor) and its body, safe HTML
-    (build it with :mod:`riskeval.report.html`)."""
+    """One part of the page: a title (plain text, escaped; it also makes the anchor unless ``id``
+    is given) and its body, HTML inserted as it is (build it with :mod:`riskeval.report.html`,
+    which escapes text and data)."""
 
     title: str
     body: str
@@ -81,7 +82,7 @@ class ReportContext:
         from riskeval.report.html import figure
 
         self._figures[0] += 1
-        return figure(display, caption, salt=f"riskeval-figure-{self._figures[0]}")
+        return figure(display, caption, prefix=f"f{self._figures[0]}-")
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,7 @@ def report(
 
 def _render(settings: dict[str, Any], sections: list[Section]) -> str:
     from jinja2 import Environment, PackageLoader, select_autoescape
+    from markupsafe import Markup
 
     from riskeval.report.html import slug
 
@@ -197,7 +199,7 @@ def _render(settings: dict[str, Any], sections: list[Section]) -> str:
         while sid in ids:
             sid += "-x"
         ids.add(sid)
-        entries.append({"id": sid, "title": s.title, "body": s.body})
+        entries.append({"id": sid, "title": s.title, "body": Markup(s.body)})
     return env.get_template("report.html.j2").render(settings=settings, sections=entries)
 
 

@@ -82,26 +82,31 @@ def table(
                   f'<thead>{"".join(head)}</thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
-def figure(display_or_figure: Any, caption: str | None = None, *, salt: str = "fig") -> Markup:
+def figure(display_or_figure: Any, caption: str | None = None, *, prefix: str = "f1-") -> Markup:
     """A matplotlib figure (or a display holding one in ``figure_``) as an inline ``<figure>``.
 
-    ``salt`` makes the SVG's internal ids unique within the page (one salt per figure).
+    ``prefix`` is put in front of every id of the SVG: give each figure of a page its own.
     """
     fig = getattr(display_or_figure, "figure_", display_or_figure)
     cap = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
-    return Markup(f'<figure class="plot">{svg(fig, salt)}{cap}</figure>')
+    return Markup(f'<figure class="plot">{svg(fig, prefix)}{cap}</figure>')
 
 
-def svg(fig: Any, salt: str) -> str:
-    """The figure as an ``<svg>`` element: text as ``<text>``, no metadata, no XML prologue."""
+_ID_REF = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')
+
+
+def svg(fig: Any, prefix: str) -> str:
+    """The figure as an ``<svg>`` element: text as ``<text>``, no metadata, no XML prologue, every
+    id (and reference to one) prefixed so that several figures can share a page."""
     import matplotlib as mpl
 
     buf = io.StringIO()
-    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+    # A fixed hash salt keeps the output the same from run to run.
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "riskeval"}):
         fig.savefig(buf, format="svg",
                     metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return _ID_REF.sub(lambda m: m.group(1) + prefix + m.group(2), text[text.index("<svg"):])
 
 
 def paragraph(text: str) -> Markup:
