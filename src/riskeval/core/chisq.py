@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import ndtr
 
-from riskeval.core._numba import njit, prange
+from riskeval.core._numba import FAST, njit, prange
 
 
 class ZSums(NamedTuple):
@@ -32,8 +32,11 @@ class ZSums(NamedTuple):
     n: float
 
 
-@njit(parallel=True, cache=True)
-def _zsums(X, T0, N0, add_self, w):
+@njit(parallel=True, cache=True, fastmath=FAST)
+def _zsums_shared(X, q, inv_q, N, w):
+    """Totals over every row (whole matrix): z_ij = x_ij/(a_i q_j) − a_i q_j with a_i = √(S_i/N)
+    and q_j = √T_j, so the inner loop has no square root, division or branch; e_ij = 0 gives
+    q_j = 0 (then x_ij = 0 as scores are ≥ 0) or a_i = 0, and z_ij = 0 either way."""
     r, c = X.shape
     out = np.empty((r, 3))
     for i in prange(r):
@@ -41,27 +44,47 @@ def _zsums(X, T0, N0, add_self, w):
         s = 0.0
         for j in range(c):
             s += w[j] * x[j]
-        if add_self:
-            n_tot = 0.0
-            for j in range(c):
-                n_tot += w[j] * (T0[j] + x[j])
-        else:
-            n_tot = N0
         zp = 0.0
-        zn = 0.0
-        if s > 0.0 and n_tot > 0.0:
-            scale = s / n_tot
+        zs = 0.0
+        ratio = s / N if N > 0.0 else 0.0
+        if 0.0 < ratio < math.inf:  # also false for NaN (subnormal totals flushed to zero)
+            a = math.sqrt(ratio)
+            inv_a = 1.0 / a
             for j in range(c):
-                t = T0[j] + x[j] if add_self else T0[j]
-                e = scale * t
+                z = x[j] * inv_q[j] * inv_a - a * q[j]
+                zp += w[j] * max(z, 0.0)
+                zs += w[j] * z
+        out[i, 0] = zp
+        out[i, 1] = zs - zp
+        out[i, 2] = s
+    return out
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def _zsums_added(X, T0, w):
+    """External baseline totals T0: row i is evaluated within [x_i; baselines], so its topic
+    totals are T0_j + x_ij and its grand total Σ_j w_j (T0_j + x_ij)."""
+    r, c = X.shape
+    out = np.empty((r, 3))
+    for i in prange(r):
+        x = X[i]
+        s = 0.0
+        n_tot = 0.0
+        for j in range(c):
+            s += w[j] * x[j]
+            n_tot += w[j] * (T0[j] + x[j])
+        zp = 0.0
+        zs = 0.0
+        scale = s / n_tot if n_tot > 0.0 else 0.0
+        if 0.0 < scale < math.inf:  # also false for NaN (subnormal totals flushed to zero)
+            for j in range(c):
+                e = scale * (T0[j] + x[j])
                 if e > 0.0:
                     z = (x[j] - e) / math.sqrt(e)
-                    if z > 0.0:
-                        zp += w[j] * z
-                    else:
-                        zn += w[j] * z
+                    zp += w[j] * max(z, 0.0)
+                    zs += w[j] * z
         out[i, 0] = zp
-        out[i, 1] = zn
+        out[i, 1] = zs - zp
         out[i, 2] = s
     return out
 
@@ -81,15 +104,13 @@ def zsums(
     X = np.ascontiguousarray(X, dtype=np.float64)
     w = np.ones(X.shape[1]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     if baselines is None:
-        T0 = X.sum(axis=0)
-        N0 = float(w @ T0)
-        add_self = False
+        T = X.sum(axis=0)
+        q = np.sqrt(T)  # outside the fast-math kernel: exact for tiny totals too
+        inv_q = np.divide(1.0, q, out=np.zeros_like(q), where=q > 0)
+        out = _zsums_shared(X, q, inv_q, float(w @ T), w)
     else:
-        Y = np.atleast_2d(np.asarray(baselines, dtype=np.float64))
-        T0 = Y.sum(axis=0)
-        N0 = 0.0
-        add_self = True
-    out = _zsums(X, np.ascontiguousarray(T0), N0, add_self, w)
+        T0 = np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
+        out = _zsums_added(X, T0, w)
     return ZSums(out[:, 0], out[:, 1], out[:, 2], float(w.sum()))
 
 
