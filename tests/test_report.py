@@ -16,7 +16,7 @@ import riskeval as rk
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
 from riskeval.report import Section
-from riskeval.report.sections import DEFAULT_SECTIONS
+from riskeval.report.sections import DEFAULT_SECTIONS, risky_topics_section, summary_section
 
 
 class Page(HTMLParser):
@@ -144,7 +144,8 @@ def test_bias_section_reports_friedman_and_pca(example, X):
 
 
 def test_named_baseline_correction_and_no_path(small):
-    r = rk.report(small, baseline="s0", alphas=[0, 2], correction="holm", level=0.1, n_risky=1)
+    r = rk.report(small, baseline="s0", alphas=[0, 2], correction="holm", level=0.1, n_risky=1,
+                  sections=[summary_section, risky_topics_section])
     assert r.path is None and r.settings["correction"] == "holm"
     assert "T*Risk" in r.html and "holm-adjusted" in r.html
     assert r.settings["baseline"] == "s0" and r.settings["bias_alpha"] == 2.0
@@ -157,11 +158,12 @@ def test_sections_are_pluggable(small):
             return None
         return Section("Query variations", f"<p>{ctx.data['note']} over {ctx.matrix.shape[1]} topics</p>")
 
-    r = rk.report(small, sections=[*DEFAULT_SECTIONS, extra], data={"note": "mean-variance"})
-    assert r.sections[-1] == "Query variations"
+    assert extra not in DEFAULT_SECTIONS and summary_section in DEFAULT_SECTIONS
+    r = rk.report(small, sections=[summary_section, extra], data={"note": "mean-variance"})
+    assert r.sections == ("Risk per α", "Query variations")
     assert 'id="query-variations"' in r.html and "mean-variance over 12 topics" in r.html
     assert '<a href="#query-variations">' in r.html
-    assert rk.report(small, sections=[*DEFAULT_SECTIONS, extra]).sections == r.sections[:-1]
+    assert rk.report(small, sections=[summary_section, extra]).sections == ("Risk per α",)
     only = rk.report(small, sections=[])
     assert only.sections == () and "Inputs and settings" in only.html
 
