@@ -235,9 +235,9 @@ def test_report_from_a_score_table_with_settings(tables, tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv",
     [["report", "{wide}", "{bad}"], ["report", "{wide}", "--example"], ["report", "{bad}"],
-     ["report", "--example", "--n-risky", "-1"]],
+     ["report", "--example", "--n-risky", "-1"], ["report", "--example", "-o", "{dir}/no/r.html"]],
 )
-def test_report_user_errors_exit_2(argv, tables, capsys):
-    names = {k.split(".")[0]: str(v) for k, v in tables.items()}
+def test_report_user_errors_exit_2(argv, tables, tmp_path, capsys):
+    names = {k.split(".")[0]: str(v) for k, v in tables.items()} | {"dir": str(tmp_path)}
     code, out, err = run([a.format(**names) for a in argv], capsys)
     assert code == 2 and out == "" and "Traceback" not in err

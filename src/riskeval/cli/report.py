@@ -40,6 +40,8 @@ def report(inputs, example, measure, missing, baseline, alphas, level, correctio
 
     if len(inputs) > 1:
         raise click.UsageError("Give one score table file (or --example).")
+    if not Path(output).resolve().parent.is_dir():
+        raise click.BadParameter(f"the folder of {output!r} does not exist.", param_hint="'--output'")
     X, source = load_scores(inputs[0] if inputs else None, example, missing)
     if example and measure is None:
         measure = "nDCG@10"

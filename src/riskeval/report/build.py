@@ -54,7 +54,7 @@ class ReportContext:
     baseline: Any
     settings: dict[str, Any]
     data: Mapping[str, Any] = field(default_factory=dict)
-    _figures: list[int] = field(default_factory=lambda: [0], repr=False)
+    n_figures: int = field(default=0, repr=False)
 
     @functools.cached_property
     def risk_table(self) -> pd.DataFrame:
@@ -81,8 +81,8 @@ class ReportContext:
         """Inline SVG of ``display``'s figure, with ids unique in the page."""
         from riskeval.report.html import figure
 
-        self._figures[0] += 1
-        return figure(display, caption, prefix=f"f{self._figures[0]}-")
+        self.n_figures += 1
+        return figure(display, caption, prefix=f"f{self.n_figures}-")
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
     topics (seed dincer2014-trisk §5, Figure 2), and their sorted per-topic URisk scores (seed
     dincer2014-biased-baselines, Figure 4)."""
     from riskeval.analysis.topics import system_topic_risk
-    from riskeval.plots.risk import plot_sorted_urisk, plot_topic_risk
+    from riskeval.plots.risk import TopicRiskDisplay, plot_sorted_urisk
 
     s = ctx.settings
     alpha = s["topic_alpha"]
@@ -88,9 +88,8 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
             f"(p {h.pvalue(row['pvalue'])}); {losses} significant loss(es), {wins} significant "
             f"gain(s) over {len(topics)} topics."))
         width = min(14.0, max(7.0, 0.16 * len(topics) + 2))
-        display = plot_topic_risk(ctx.matrix, name, ctx.baseline, alpha, level=s["level"],
-                                  correction=s["correction"], leave_one_out=s["leave_one_out"],
-                                  ax=ctx.new_axes(width, 3.6))
+        display = TopicRiskDisplay(topics, name, topics.attrs["baseline"], alpha).plot(
+            ctx.new_axes(width, 3.6))
         body.append(ctx.figure(display, f"{name}: per-topic TR and TJ at α = {alpha:g}"))
         significant = topics[topics["significant"] != 0].sort_values("tr")
         if len(significant):
