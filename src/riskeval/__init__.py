@@ -51,6 +51,8 @@ _EXPORTS = {
     "evaluate_runs": "riskeval.evaluation",
     "evaluate_runs_long": "riskeval.evaluation",
     "example_scores": "riskeval.datasets",
+    # report
+    "report": "riskeval.report",
 }
 
 __all__ = sorted(_EXPORTS)
