@@ -109,7 +109,8 @@ def main() -> int:
     vs_loop = t_loop / t_table
     print(f"matrix {args.systems} x {args.topics}, 21 alphas, MEAN baseline, median of {args.repeat} interleaved rounds")
     print(f"numpy.sum pass        {t_sum * 1e3:9.2f} ms")
-    print(f"risk_table            {t_table * 1e3:9.2f} ms   = {vs_sum:6.1f} x numpy.sum   (target <= 25)")
+    print(f"risk_table            {t_table * 1e3:9.2f} ms   = {vs_sum:6.1f} x numpy.sum"
+          "   (target <= 25)")
     print(f"reference Python loop {t_loop:9.2f} s  (timed on {args.loop_systems} systems, scaled)"
           f"   risk_table is {vs_loop:7.0f} x faster (target >= 50)")
     print(f"peak extra memory     {peak / 2**20:9.1f} MiB = {copies:4.2f} matrix copies (target <= 8)")

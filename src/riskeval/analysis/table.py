@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.special import stdtr
 
 from riskeval._checks import check_alphas, check_choice, check_level
 from riskeval.core import baselines as agg
@@ -70,7 +71,7 @@ def risk_table(
     level = check_level(level, "risk_table")
     if correction is not None:
         correction = check_choice(correction, METHODS, "risk_table", "correction")
-    values = np.ascontiguousarray(M.to_numpy())  # one row-major copy shared by every kernel
+    values = M.to_numpy()
     r, c = values.shape
     if c < 2:
         from riskeval.errors import RiskevalError
@@ -89,7 +90,7 @@ def risk_table(
     u = paired.urisk_from(sums, a)
     err = np.sqrt(paired.variance_from(sums, a) / c)
     t = _t(u, err)
-    pvalue = 2 * stats.t.sf(np.abs(t), df)
+    pvalue = 2 * stdtr(df, -np.abs(t))  # two-sided Student t tail, as scipy.stats.t.sf
     tstar = _t(paired.urisk_from(mean_sums, a),
                np.sqrt(paired.variance_from(mean_sums, a) / c))
     zr, geo, row_sums = _zrisk_georisk(values, a)

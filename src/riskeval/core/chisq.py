@@ -21,6 +21,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from riskeval.core._numba import FAST, njit, prange
+from riskeval.core.paired import topic_major
 
 
 class ZSums(NamedTuple):
@@ -32,61 +33,58 @@ class ZSums(NamedTuple):
     n: float
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)
-def _zsums_shared(X, q, inv_q, N, w):
-    """Totals over every row (whole matrix): z_ij = x_ij/(a_i q_j) − a_i q_j with a_i = √(S_i/N)
-    and q_j = √T_j, so the inner loop has no square root, division or branch; e_ij = 0 gives
-    q_j = 0 (then x_ij = 0 as scores are ≥ 0) or a_i = 0, and z_ij = 0 either way."""
-    r, c = X.shape
-    out = np.empty((r, 3))
-    for i in prange(r):
-        x = X[i]
-        s = 0.0
-        for j in range(c):
-            s += w[j] * x[j]
-        zp = 0.0
-        zs = 0.0
-        ratio = s / N if N > 0.0 else 0.0
-        if 0.0 < ratio < math.inf:  # also false for NaN (subnormal totals flushed to zero)
-            a = math.sqrt(ratio)
-            inv_a = 1.0 / a
-            for j in range(c):
-                z = x[j] * inv_q[j] * inv_a - a * q[j]
-                zp += w[j] * max(z, 0.0)
-                zs += w[j] * z
-        out[i, 0] = zp
-        out[i, 1] = zs - zp
-        out[i, 2] = s
-    return out
+_BLOCK = 256  # systems per parallel block
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def _zsums_added(X, T0, w):
-    """External baseline totals T0: row i is evaluated within [x_i; baselines], so its topic
-    totals are T0_j + x_ij and its grand total Σ_j w_j (T0_j + x_ij)."""
-    r, c = X.shape
-    out = np.empty((r, 3))
-    for i in prange(r):
-        x = X[i]
-        s = 0.0
-        n_tot = 0.0
-        for j in range(c):
-            s += w[j] * x[j]
-            n_tot += w[j] * (T0[j] + x[j])
-        zp = 0.0
-        zs = 0.0
-        scale = s / n_tot if n_tot > 0.0 else 0.0
-        if 0.0 < scale < math.inf:  # also false for NaN (subnormal totals flushed to zero)
+def _z_topic_major(Xt, a, inv_a, q, inv_q, T0, S, N, shared, w):
+    """Z⁺ and Σz per system over Xt (c × r, topic-major).
+
+    ``shared``: the totals include every row and ``z_ij = x_ij·inv_q_j·inv_a_i − a_i·q_j`` with
+    ``a_i = √(S_i/N)``, ``q_j = √T_j`` — no square root, division or branch in the loop; a zero
+    total gives ``a_i = 0`` or ``q_j = 0`` and then ``z_ij = 0`` (scores are ≥ 0).  Otherwise row i is
+    evaluated within ``[x_i; baselines]``: ``e_ij = (S_i/N_i)(T0_j + x_ij)``, ``N_i`` in ``N``.
+    Block-local accumulators over contiguous systems let LLVM vectorise the inner loop.
+    """
+    c, r = Xt.shape
+    zp = np.zeros(r)
+    zs = np.zeros(r)
+    n_blocks = (r + _BLOCK - 1) // _BLOCK
+    for blk in prange(n_blocks):
+        i0 = blk * _BLOCK
+        i1 = min(r, i0 + _BLOCK)
+        m = i1 - i0
+        lp = np.zeros(m)
+        ls = np.zeros(m)
+        if shared:
+            la = a[i0:i1].copy()
+            lia = inv_a[i0:i1].copy()
             for j in range(c):
-                e = scale * (T0[j] + x[j])
-                if e > 0.0:
-                    z = (x[j] - e) / math.sqrt(e)
-                    zp += w[j] * max(z, 0.0)
-                    zs += w[j] * z
-        out[i, 0] = zp
-        out[i, 1] = zs - zp
-        out[i, 2] = s
-    return out
+                x = Xt[j, i0:i1]
+                wj = w[j]
+                qj = q[j]
+                iqj = inv_q[j]
+                for k in range(m):
+                    z = x[k] * iqj * lia[k] - la[k] * qj
+                    lp[k] += wj * max(z, 0.0)
+                    ls[k] += wj * z
+        else:
+            scale = np.zeros(m)
+            for k in range(m):
+                if N[i0 + k] > 0.0:
+                    scale[k] = S[i0 + k] / N[i0 + k]
+            for j in range(c):
+                x = Xt[j, i0:i1]
+                wj = w[j]
+                for k in range(m):
+                    e = scale[k] * (T0[j] + x[k])
+                    if e > 0.0:
+                        z = (x[k] - e) / math.sqrt(e)
+                        lp[k] += wj * max(z, 0.0)
+                        ls[k] += wj * z
+        zp[i0:i1] = lp
+        zs[i0:i1] = ls
+    return zp, zs
 
 
 def zsums(
@@ -101,17 +99,25 @@ def zsums(
     matrix (k × c) of baseline systems, and each row is evaluated within ``[x_i; baselines]``.
     ``weights`` (c,) count topics (bootstrap resamples); the default counts each once.
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    w = np.ones(X.shape[1]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    Xt = topic_major(X)
+    c, r = Xt.shape
+    w = np.ones(c) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    S = w @ Xt
+    empty = np.zeros(0)
     if baselines is None:
-        T = X.sum(axis=0)
-        q = np.sqrt(T)  # outside the fast-math kernel: exact for tiny totals too
+        T = Xt.sum(axis=1)
+        N = float(w @ T)
+        # square roots and reciprocals outside the fast-math kernel: exact for tiny totals too
+        a = np.sqrt(S / N) if N > 0 else np.zeros(r)
+        inv_a = np.divide(1.0, a, out=np.zeros_like(a), where=a > 0)
+        q = np.sqrt(T)
         inv_q = np.divide(1.0, q, out=np.zeros_like(q), where=q > 0)
-        out = _zsums_shared(X, q, inv_q, float(w @ T), w)
+        zp, zs = _z_topic_major(Xt, a, inv_a, q, inv_q, empty, S, empty, True, w)
     else:
         T0 = np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
-        out = _zsums_added(X, T0, w)
-    return ZSums(out[:, 0], out[:, 1], out[:, 2], float(w.sum()))
+        N = S + float(w @ T0)
+        zp, zs = _z_topic_major(Xt, empty, empty, empty, empty, T0, S, N, False, w)
+    return ZSums(zp, zs - zp, S, float(w.sum()))
 
 
 def zrisk_from(z: ZSums, alpha: np.ndarray | float) -> np.ndarray:

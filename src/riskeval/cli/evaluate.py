@@ -1,0 +1,103 @@
+"""``riskeval evaluate``: per-topic scores of TREC run files, as a long table.
+
+One measure gives the columns ``system, topic, score`` (what ``riskeval risk`` reads back); several
+``--measure`` options give ``system, topic, measure, score``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import click
+
+from riskeval.cli._output import emit, format_option
+
+MISSING_CHOICES = ("zero", "drop", "raise")
+
+
+@click.command("evaluate")
+@click.option(
+    "--qrels",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="TREC qrels file 'qid iteration docno grade' (plain or gzip).",
+)
+@click.option(
+    "--measure",
+    "-m",
+    "measures",
+    multiple=True,
+    default=("nDCG@10",),
+    show_default=True,
+    help="ir_measures measure name, e.g. nDCG@10, ERR@20, 'AP(rel=2)', \"nDCG(dcg='exp-log2')@20\". "
+    "Repeat for several measures.",
+)
+@click.option(
+    "--name",
+    "names",
+    multiple=True,
+    help="System name of each run, in the order of the run files (repeat once per run). "
+    "Default: the run tag, 6th field of the first line.",
+)
+@click.option(
+    "--name-from",
+    type=click.Choice(["tag", "file"]),
+    default="tag",
+    show_default=True,
+    help="Without --name: name systems by run tag or by file name (without .gz, .txt, .run, ...).",
+)
+@click.option(
+    "--missing",
+    type=click.Choice(MISSING_CHOICES),
+    default="zero",
+    show_default=True,
+    help="Topics judged in the qrels but absent from a run: score 0 (as trec_eval -c), drop the "
+    "topic for every system, or stop with an error.",
+)
+@click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: auto)."
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar over runs on stderr (default: when stderr is a terminal).",
+)
+@format_option
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def evaluate(
+    qrels: str,
+    measures: tuple[str, ...],
+    names: tuple[str, ...],
+    name_from: str,
+    missing: str,
+    jobs: int | None,
+    progress: bool | None,
+    fmt: str,
+    runs: tuple[str, ...],
+) -> None:
+    """Evaluate TREC RUNS (plain or .gz) per topic against --qrels.
+
+    \b
+    Example:
+      riskeval evaluate --qrels qrels.txt --measure nDCG@10 --format csv a.run b.run.gz > scores.csv
+    """
+    from riskeval.errors import RiskevalError
+    from riskeval.evaluation import evaluate_runs_long
+
+    if names and name_from == "file":
+        raise RiskevalError("Use either --name (once per run) or --name-from file, not both.")
+    if names and len(names) != len(runs):
+        raise RiskevalError(
+            f"--name was given {len(names)} time(s) for {len(runs)} run file(s): give one per run."
+        )
+    chosen = list(names) if names else ("file" if name_from == "file" else None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)  # riskeval's warnings: counts of missing topics
+        table = evaluate_runs_long(
+            qrels, list(runs), list(measures), names=chosen, missing=missing, progress=progress, n_jobs=jobs
+        )
+    for warning in caught:
+        click.echo(f"riskeval: warning: {warning.message}", err=True)
+    if table["measure"].nunique() == 1:
+        table = table.drop(columns="measure")
+    emit(table, fmt)

@@ -1,0 +1,453 @@
+"""Per-topic evaluation of TREC runs against qrels: the score matrix every risk measure starts from.
+
+The values are ir_measures' per-query values (its default provider for each measure: pytrec_eval for
+trec_eval's measures, gdeval for ERR and ``nDCG(dcg='exp-log2')``, ...).  What this module adds is
+speed on many large runs and explicit handling of topics that a run and the qrels do not share:
+
+- each run is read with :func:`riskeval.io.runs.read_run` restricted to the judged topics, so the
+  lines of unjudged topics (most lines of a TREC DL run) are never parsed;
+- ir_measures' evaluator is built once per process and fed the filtered run as a dict of dicts;
+- runs are evaluated in parallel processes when the input is large enough to repay starting them.
+
+Topics judged in the qrels but absent from a run follow the ``missing`` policy (``"zero"``: score 0,
+as ``trec_eval -c`` and ``gdeval -c`` do; ``"drop"``; ``"raise"``), with a warning that counts the
+cells affected.  Topics of a run that the qrels do not judge are left out, with a warning that counts
+them.  See ``docs/evaluation.md``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from riskeval._checks import check_choice
+from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
+from riskeval.io.qrels import read_qrels
+from riskeval.io.runs import read_run
+
+MISSING_POLICIES = ("zero", "drop", "raise")
+# Below this much input (bytes on disk) starting worker processes costs more than it saves.
+_PARALLEL_MIN_BYTES = 8_000_000
+
+_MEASURE_HELP = (
+    "Measures are named as in ir_measures: Name@cutoff or Name(param=value)@cutoff, e.g. nDCG@10, "
+    "AP(rel=2), P@10, RR(rel=2)@10, ERR@20, nDCG(dcg='exp-log2')@20 (gdeval's nDCG); names are "
+    "case-sensitive. Known names: {names}."
+)
+
+
+def evaluate_runs(
+    qrels: Any,
+    runs: Any,
+    measure: Any = "nDCG@10",
+    *,
+    names: Any = None,
+    missing: str = "zero",
+    progress: bool | None = None,
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
+    """Evaluate TREC run files per topic: a systems × topics score matrix for one measure.
+
+    Parameters
+    ----------
+    qrels : path of a TREC qrels file (plain or gzip), or a DataFrame with ir_measures' qrels
+        columns ``query_id, doc_id, relevance`` (as :func:`riskeval.io.qrels.read_qrels` returns).
+    runs : paths of TREC run files (plain or gzip), or one path.
+    measure : one measure, named as in ir_measures (``"nDCG@10"``, ``"ERR@20"``, ``"AP(rel=2)"``,
+        ``"nDCG(dcg='exp-log2')@20"``, ...).  For several measures use :func:`evaluate_runs_long`.
+    names : system names.  ``None``: each run's tag (the 6th field of its first line); ``"file"``:
+        the file name without ``.gz`` and without a ``.txt``/``.run``/``.trec``/``.res`` extension;
+        or a list with one name per run.  Names must be distinct.
+    missing : what to do with topics judged in the qrels but absent from a run: ``"zero"`` (score 0,
+        as ``trec_eval -c`` and ``gdeval -c``), ``"drop"`` (drop the topic for every system) or
+        ``"raise"`` (:class:`~riskeval.errors.MissingTopicsError`).  ``"zero"`` and ``"drop"`` warn
+        with the number of cells affected.
+    progress : show a progress bar over the runs on stderr; ``None``: only when stderr is a terminal.
+    n_jobs : worker processes; ``None`` chooses: one per CPU (at most one per run) when the runs
+        total 8 MB or more, else none.
+
+    Returns
+    -------
+    DataFrame, index ``"system"`` (run order), columns ``"topic"`` (judged topics, in numeric order
+    when all are integers), float64 values equal to ir_measures' per-query values.
+
+    Raises
+    ------
+    InputFormatError
+        Every malformed line and repeated document of every input file at once (``file:line``).
+    RiskevalError
+        An unknown measure, bad ``names`` or duplicate system names.
+    MissingTopicsError
+        ``missing="raise"`` and a run lacks judged topics.
+
+    Examples
+    --------
+    >>> import riskeval as rk
+    >>> M = rk.evaluate_runs("qrels.txt", ["a.run", "b.run.gz"], measure="ERR@20")  # doctest: +SKIP
+    """
+    if not isinstance(measure, str) and _is_sequence(measure):
+        raise RiskevalError(
+            "The 'measure' parameter of evaluate_runs takes one measure; got "
+            f"{list(measure)!r}. Use riskeval.evaluate_runs_long for several measures."
+        )
+    scores = _evaluate(qrels, runs, [measure], names, missing, progress, n_jobs)
+    return scores.matrices[0]
+
+
+def evaluate_runs_long(
+    qrels: Any,
+    runs: Any,
+    measures: Any = ("nDCG@10",),
+    *,
+    names: Any = None,
+    missing: str = "zero",
+    progress: bool | None = None,
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
+    """Evaluate TREC run files per topic for several measures: a tidy long table.
+
+    Same parameters as :func:`evaluate_runs`, with ``measures`` a list of measure names (or one).
+
+    Returns
+    -------
+    DataFrame with columns ``system, topic, measure, score``, one row per (measure, system, topic),
+    ordered by measure (as given), system (run order) and topic.  ``measure`` is ir_measures'
+    canonical spelling of the measure.  The missing-topic policy is applied once, to all measures.
+    """
+    wanted = [measures] if isinstance(measures, str) or not _is_sequence(measures) else list(measures)
+    scores = _evaluate(qrels, runs, wanted, names, missing, progress, n_jobs)
+    parts = []
+    for name, M in zip(scores.measures, scores.matrices, strict=True):
+        part = M.stack().rename("score").reset_index()
+        part.insert(2, "measure", name)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+class _Scores(NamedTuple):
+    measures: list[str]
+    matrices: list[pd.DataFrame]
+
+
+class _RunScores(NamedTuple):
+    """What evaluating one run file yields (small: it crosses process boundaries)."""
+
+    tag: str | None
+    present: frozenset[str]  # judged topics the run has
+    skipped: tuple[str, ...]  # topics of the run that the qrels do not judge
+    values: dict[tuple[str, str], float]  # (measure, topic) -> ir_measures' value
+    problems: list[tuple[str, str]]
+
+
+def _evaluate(
+    qrels: Any,
+    runs: Any,
+    measures: list[Any],
+    names: Any,
+    missing: str,
+    progress: bool | None,
+    n_jobs: int | None,
+) -> _Scores:
+    missing = check_choice(missing, MISSING_POLICIES, "evaluate_runs", "missing")
+    paths = [os.fspath(runs)] if isinstance(runs, (str, os.PathLike)) else [os.fspath(r) for r in runs]
+    if not paths:
+        raise RiskevalError("The 'runs' parameter of evaluate_runs must list at least one run file.")
+    if not measures:
+        raise RiskevalError("The 'measures' parameter of evaluate_runs_long must name at least one measure.")
+    parsed = parse_measures(measures)
+    qrels_dict = _qrels_dict(qrels)
+    results = list(_run_all(paths, qrels_dict, parsed, progress, _workers(n_jobs, paths)))
+    problems = [p for r in results for p in r.problems]
+    if problems:
+        raise InputFormatError(problems)
+    systems = _system_names(names, paths, [r.tag for r in results])
+    topics = sorted(qrels_dict, key=_topic_key)
+    _warn_unjudged(systems, results)
+    present = pd.DataFrame(
+        [[t in r.present for t in topics] for r in results],
+        index=pd.Index(systems, name="system"),
+        columns=pd.Index(topics, name="topic"),
+    )
+    kept = _apply_missing(present.astype(np.float64).where(present), missing).columns
+    matrices = []
+    for m in parsed:
+        values = [[r.values.get((str(m), t), m.DEFAULT) for t in kept] for r in results]
+        matrices.append(
+            pd.DataFrame(
+                np.asarray(values, dtype=np.float64).reshape(len(systems), -1),
+                index=present.index,
+                columns=kept,
+            )
+        )
+    return _Scores([str(m) for m in parsed], matrices)
+
+
+def parse_measures(measures: Sequence[Any]) -> list[Any]:
+    """ir_measures ``Measure`` objects for the given names, checked to be computable here.
+
+    Raises :class:`~riskeval.errors.RiskevalError` naming every measure that cannot be parsed or has
+    no available ir_measures provider, with how measures are spelled.
+    """
+    import ir_measures
+
+    parsed, problems = [], []
+    for spec in measures:
+        try:
+            measure = ir_measures.parse_measure(spec)
+            ir_measures.evaluator([measure], {"q": {"d": 1}})
+        except (ValueError, NameError, KeyError, TypeError, AssertionError, SyntaxError) as exc:
+            problems.append(_measure_problem(spec, exc, list(ir_measures.measures.registry)))
+            continue
+        if measure not in parsed:
+            parsed.append(measure)
+    if problems:
+        known = ", ".join(sorted(ir_measures.measures.registry))
+        raise RiskevalError("\n".join([*problems, _MEASURE_HELP.format(names=known)]))
+    return parsed
+
+
+def _measure_problem(spec: Any, exc: Exception, known: list[str]) -> str:
+    if isinstance(exc, NameError):
+        name = re.split(r"[(@]", str(spec), maxsplit=1)[0].strip()
+        close = [k for k in known if k.lower() == name.lower()]
+        if not close:
+            lowered = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=3)
+            close = [k for k in known if k.lower() in lowered]
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        return f"unknown measure {spec!r}: no measure is called {name!r}{hint}"
+    if isinstance(exc, KeyError):
+        return f"unknown measure {spec!r}: the measure has no parameter {exc.args[0]!r}"
+    return f"unknown or unsupported measure {spec!r}: {exc}"
+
+
+def _qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
+    """Qrels as ir_measures' dict of dicts, with Python ints as grades."""
+    if isinstance(qrels, (str, os.PathLike)):
+        frame = read_qrels(qrels)
+    elif isinstance(qrels, pd.DataFrame):
+        need = {"query_id", "doc_id", "relevance"}
+        if not need <= set(qrels.columns):
+            raise RiskevalError(
+                "The 'qrels' parameter of evaluate_runs must be a qrels file or a DataFrame with "
+                f"columns {sorted(need)}; got columns {list(qrels.columns)}."
+            )
+        dup = qrels.duplicated(["query_id", "doc_id"])
+        if dup.any():
+            first = qrels.loc[dup, ["query_id", "doc_id"]].iloc[0].tolist()
+            raise RiskevalError(
+                f"The qrels DataFrame judges {int(dup.sum())} (query_id, doc_id) pair(s) twice, e.g. "
+                f"{tuple(first)}; each document needs one grade per topic."
+            )
+        if not pd.api.types.is_integer_dtype(qrels["relevance"]):
+            raise RiskevalError(
+                "The 'relevance' column of the qrels DataFrame must hold integer grades; got dtype "
+                f"{qrels['relevance'].dtype}."
+            )
+        frame = qrels
+    else:
+        raise RiskevalError(
+            "The 'qrels' parameter of evaluate_runs must be a path or a DataFrame; got "
+            f"{type(qrels).__name__}."
+        )
+    result: dict[str, dict[str, int]] = {}
+    for qid, doc, grade in zip(
+        frame["query_id"].astype(str).tolist(),
+        frame["doc_id"].astype(str).tolist(),
+        frame["relevance"].astype(np.int64).tolist(),
+        strict=True,
+    ):
+        result.setdefault(qid, {})[doc] = grade
+    if not result:
+        raise RiskevalError("The qrels hold no judgments.")
+    return result
+
+
+class _RunEvaluator:
+    """ir_measures' evaluator for the qrels and measures, built once per process."""
+
+    def __init__(self, qrels: dict[str, dict[str, int]], measures: list[Any]):
+        import ir_measures
+
+        self.topics = frozenset(qrels)
+        self.evaluator = ir_measures.evaluator(measures, qrels)
+
+    def __call__(self, path: str) -> _RunScores:
+        try:
+            run = read_run(path, topics=self.topics)
+        except InputFormatError as exc:
+            return _RunScores(None, frozenset(), (), {}, exc.problems)
+        except OSError as exc:
+            return _RunScores(None, frozenset(), (), {}, [(path, f"cannot read: {exc.strerror or exc}")])
+        values = {
+            (str(m.measure), m.query_id): float(m.value)
+            for m in self.evaluator.iter_calc(run.scores)
+            if m.query_id in self.topics
+        }
+        return _RunScores(run.tag, frozenset(run.scores), run.skipped_topics, values, [])
+
+
+_worker: _RunEvaluator | None = None
+
+
+def _init_worker(qrels: dict[str, dict[str, int]], measures: list[Any]) -> None:
+    global _worker
+    _worker = _RunEvaluator(qrels, measures)
+
+
+def _evaluate_in_worker(path: str) -> _RunScores:
+    return _worker(path)  # type: ignore[misc]  # set by _init_worker in every worker
+
+
+def _run_all(
+    paths: list[str],
+    qrels: dict[str, dict[str, int]],
+    measures: list[Any],
+    progress: bool | None,
+    workers: int,
+) -> Iterator[_RunScores]:
+    """Evaluate every run, in order, with a progress bar over runs."""
+    from tqdm import tqdm
+
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    with tqdm(total=len(paths), desc="evaluating runs", unit="run", disable=not show) as bar:
+        if workers <= 1:
+            evaluate = _RunEvaluator(qrels, measures)
+            for path in paths:
+                yield evaluate(path)
+                bar.update()
+            return
+        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(qrels, measures)) as pool:
+            for result in pool.map(_evaluate_in_worker, paths):
+                yield result
+                bar.update()
+
+
+def _workers(n_jobs: int | None, paths: list[str]) -> int:
+    if n_jobs is not None:
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+            raise RiskevalError(
+                f"The 'n_jobs' parameter of evaluate_runs must be an integer >= 1 or None. Got {n_jobs!r}."
+            )
+        return min(n_jobs, len(paths))
+    size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    if len(paths) < 2 or size < _PARALLEL_MIN_BYTES:
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cpus, len(paths)))
+
+
+_RUN_SUFFIXES = (".txt", ".run", ".trec", ".res", ".tsv")
+
+
+def _run_name_from_file(path: str) -> str:
+    """A system name from a run's file name: without ``.gz`` and a usual run-file extension."""
+    name = os.path.basename(path)
+    name = name.removesuffix(".gz")
+    for suffix in _RUN_SUFFIXES:
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _system_names(names: Any, paths: list[str], tags: list[str | None]) -> list[str]:
+    if names is None:
+        untagged = [p for p, t in zip(paths, tags, strict=True) if t is None]
+        if untagged:
+            raise RiskevalError(
+                f"Cannot name the run(s) {untagged}: no run tag (6th field) on the first line, or no "
+                "line at all. Name the runs with names=[...] (command line: --name), or names='file'."
+            )
+        systems = [str(t) for t in tags]
+    elif isinstance(names, str):
+        if names != "file":
+            raise RiskevalError(
+                "The 'names' parameter of evaluate_runs must be None (run tags), 'file' (file names) "
+                f"or a list of names, one per run. Got {names!r}."
+            )
+        systems = [_run_name_from_file(p) for p in paths]
+    else:
+        systems = [str(n) for n in names]
+        if len(systems) != len(paths):
+            raise RiskevalError(
+                f"The 'names' parameter of evaluate_runs must give one name per run: got "
+                f"{len(systems)} name(s) for {len(paths)} run(s)."
+            )
+    clashes = pd.Series(paths).groupby(systems, sort=False).agg(list)
+    clashes = clashes[clashes.map(len) > 1]
+    if len(clashes):
+        listed = "; ".join(f"{name!r}: {', '.join(files)}" for name, files in clashes.items())
+        raise RiskevalError(
+            f"Several runs have the same system name ({listed}). Name them with names=[...] "
+            "(command line: --name, once per run) or names='file' (command line: --name-from file)."
+        )
+    return systems
+
+
+def _warn_unjudged(systems: list[str], results: list[_RunScores]) -> None:
+    counts = {s: len(r.skipped) for s, r in zip(systems, results, strict=True) if r.skipped}
+    if not counts:
+        return
+    topics = sorted({t for r in results for t in r.skipped}, key=_topic_key)
+    runs = ", ".join(f"{s} has {n}" for s, n in list(counts.items())[:5])
+    more = f", ... ({len(counts)} runs)" if len(counts) > 5 else ""
+    warnings.warn(
+        f"{sum(counts.values())} (run, topic) pair(s) left out: {len(topics)} topic(s) of the runs "
+        f"have no judgments in the qrels ({runs}{more}; e.g. topics {', '.join(topics[:5])}).",
+        RiskevalWarning,
+        stacklevel=4,
+    )
+
+
+def _apply_missing(M: pd.DataFrame, missing: str) -> pd.DataFrame:
+    """Apply the missing-topic policy to a matrix whose missing cells are NaN."""
+    absent = M.isna()
+    n = int(absent.to_numpy().sum())
+    if n == 0:
+        return M
+    per_system = absent.sum(axis=1)
+    per_system = per_system[per_system > 0]
+    detail = ", ".join(f"{s} lacks {k}" for s, k in per_system.head(5).items())
+    if len(per_system) > 5:
+        detail += f", ... ({len(per_system)} systems)"
+    if missing == "raise":
+        raise MissingTopicsError(
+            f"{n} missing (system, topic) cell(s): topics judged in the qrels are absent from runs "
+            f"({detail}). Choose missing='zero' (score 0, as trec_eval -c) or missing='drop'."
+        )
+    if missing == "zero":
+        warnings.warn(
+            f"{n} missing (system, topic) cell(s) scored 0, as trec_eval -c does ({detail}); "
+            "missing='drop' or 'raise' handles them otherwise.",
+            RiskevalWarning,
+            stacklevel=4,
+        )
+        return M.fillna(0.0)
+    complete = ~absent.any(axis=0)
+    if not complete.any():
+        raise MissingTopicsError(
+            f"No topic is present for every system ({detail}); nothing is left after missing='drop'."
+        )
+    warnings.warn(
+        f"{int((~complete).sum())} topic(s) dropped for every system: {n} missing (system, topic) "
+        f"cell(s) ({detail}).",
+        RiskevalWarning,
+        stacklevel=4,
+    )
+    return M.loc[:, complete]
+
+
+def _topic_key(topic: str) -> tuple[int, int, str]:
+    """Numeric order for integer topic ids, then the others in string order."""
+    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple, pd.Index, np.ndarray, pd.Series))

@@ -1,0 +1,98 @@
+"""Reader of TREC qrels files: ``qid iteration docno grade``, whitespace separated, plain or gzip.
+
+Grades are integers and may be negative (TREC Web: -2 = spam); how a measure treats them is the
+measure's business (ir_measures follows trec_eval and gdeval: a grade <= 0 gains nothing).  Every
+malformed line and every document judged twice for a topic is reported, all together, as
+``file:line: message``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from riskeval.errors import InputFormatError
+from riskeval.io.runs import load_bytes
+
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance", "iteration")
+
+
+def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a TREC qrels file into a DataFrame with ir_measures' qrels columns.
+
+    Returns
+    -------
+    DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64) and
+    ``iteration`` (str), one row per judgment in file order; ir_measures accepts it as qrels.
+
+    Raises
+    ------
+    InputFormatError
+        Listing every line that does not have four fields or whose grade is not an integer, every
+        document judged twice for one topic (naming both lines), and an empty file.
+    """
+    location = os.fspath(path)
+    text = load_bytes(location)
+    rows: list[tuple[str, str, int, str]] = []
+    first_line: dict[tuple[str, str], tuple[int, str]] = {}
+    problems: list[tuple[str, str]] = []
+    for number, line in enumerate(text.split(b"\n"), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        where = f"{location}:{number}"
+        if len(fields) != 4:
+            problems.append(
+                (
+                    where,
+                    f"expected 4 whitespace-separated fields 'qid iteration docno "
+                    f"grade', found {len(fields)}; is this a TREC qrels file?",
+                )
+            )
+            continue
+        try:
+            qid, iteration, docno = (f.decode() for f in fields[:3])
+        except UnicodeDecodeError:
+            problems.append((where, "topic id, iteration or docno is not UTF-8 text"))
+            continue
+        try:
+            grade = int(fields[3])
+        except ValueError:
+            problems.append(
+                (
+                    where,
+                    f"field 4 (grade) must be an integer (negative allowed); "
+                    f"got {fields[3].decode(errors='replace')!r}",
+                )
+            )
+            continue
+        key = (qid, docno)
+        if key in first_line:
+            first, first_iteration = first_line[key]
+            hint = (
+                " with another field 2: subtopic judgments (a diversity qrels file) cannot be "
+                "evaluated as ad hoc qrels"
+                if iteration != first_iteration
+                else ""
+            )
+            problems.append(
+                (where, f"document {docno!r} is judged twice for topic {qid!r} (first on line {first}){hint}")
+            )
+            continue
+        first_line[key] = (number, iteration)
+        rows.append((qid, docno, grade, iteration))
+    if not rows and not problems:
+        problems.append((location, "the qrels file holds no judgments"))
+    if problems:
+        raise InputFormatError(problems)
+    qids, docs, grades, iterations = zip(*rows, strict=True)
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(qids, dtype=str),
+            "doc_id": pd.Series(docs, dtype=str),
+            "relevance": np.asarray(grades, dtype=np.int64),
+            "iteration": pd.Series(iterations, dtype=str),
+        }
+    )

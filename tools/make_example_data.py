@@ -1,0 +1,38 @@
+"""Rebuild src/riskeval/data/dl19-passage-ndcg10.csv, the example returned by riskeval.example_scores().
+
+Per-topic nDCG@10 of the 37 official TREC DL 2019 passage runs (shared/data/trec-dl-2019-passage:
+the official submissions, qrels from castorini/anserini-tools), computed by riskeval.evaluate_runs
+and written as a long table system,topic,score at full precision.
+
+Run from the repository root:  python tools/make_example_data.py [--data DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import riskeval
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "src" / "riskeval" / "data" / "dl19-passage-ndcg10.csv"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=None, help="the trec-dl-2019-passage folder")
+    args = parser.parse_args()
+    data = args.data or next(
+        p / "data" / "trec-dl-2019-passage"
+        for p in (ROOT.parent / "shared", Path("/work/shared"))
+        if (p / "data" / "trec-dl-2019-passage").is_dir()
+    )
+    runs = sorted((data / "runs").glob("input.*.gz"))
+    M = riskeval.evaluate_runs(data / "qrels.dl19-passage.txt", runs, measure="nDCG@10")
+    long = M.stack().rename("score").reset_index()
+    long.to_csv(OUT, index=False)
+    print(f"wrote {OUT.relative_to(ROOT)}: {M.shape[0]} systems x {M.shape[1]} topics")
+
+
+if __name__ == "__main__":
+    main()
