@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from variations_data import clef2015
+from shared_data import shared_data
 
 import riskeval as rk
 from riskeval.cli.main import main
@@ -48,9 +48,16 @@ def trec_eval_files(tmp_path):
     paths = []
     for name, (q1, q2) in TABLE1.items():
         path = tmp_path / f"{name}.dat"
-        path.write_text(f"map\tq1\t{q1}\nmap\tq2\t{q2}\nP_10\tq1\t0.1\nP_10\tq2\t0.2\nmap\tall\t0.5\n")
+        path.write_text(f"map\tq1\t{q1}\nmap\tq2\t{q2}\nrunid\tall\t{name}\nmap\tall\t0.5\n")
         paths.append(path)
     return paths
+
+
+@pytest.fixture
+def table1_csv(tmp_path):
+    path = tmp_path / "table1.csv"
+    pd.DataFrame(TABLE1, index=["q1", "q2"]).T.rename_axis("system").to_csv(path)  # wide: one row per model
+    return path
 
 
 def test_help_lists_both_commands(capsys):
@@ -148,9 +155,9 @@ def test_mean_variance_bad_inputs_exit_2(tmp_path, capsys, trec_eval_files):
     assert code == 2 and f"{weights}:1" in err
 
 
-def test_bias_variance_table1_from_trec_eval_files(trec_eval_files, capsys):
-    args = ["bias-variance", "--measure", "map", "--target", "T", "--reference", "A", "--format", "csv"]
-    code, out, _ = call([*args, *trec_eval_files], capsys)
+def test_bias_variance_table1(table1_csv, capsys):
+    args = ["bias-variance", table1_csv, "--target", "T", "--reference", "A", "--format", "csv"]
+    code, out, _ = call(args, capsys)
     assert code == 0
     got = pd.read_csv(io.StringIO(out)).set_index("system")
     # SPEC §5 golden values (Table 1), sorted by total error
@@ -159,39 +166,33 @@ def test_bias_variance_table1_from_trec_eval_files(trec_eval_files, capsys):
     np.testing.assert_allclose(got.loc[list("ABCT"), "below_init"], [0, 0.5, 0.5, 0])
     np.testing.assert_allclose(got.loc[list("ABCT"), "robustness_index"], [0, 0, 0, 1])
     assert "gmap" in got.columns
-    code, out, _ = call(["bias-variance", "--measure", "map", "--target", "0.45", *trec_eval_files], capsys)
+    code, out, _ = call(["bias-variance", table1_csv, "--target", "0.45"], capsys)
     assert code == 0 and "0.1082" in out
     code, out, _ = call(
-        [
-            "bias-variance",
-            "--measure",
-            "map",
-            "--target",
-            "T",
-            "--form",
-            "delta",
-            "--format",
-            "json",
-            *trec_eval_files,
-        ],
-        capsys,
+        ["bias-variance", table1_csv, "--target", "T", "--form", "delta", "--format", "json"], capsys
     )
     totals = {r["system"]: r["total"] for r in json.loads(out)}
     assert totals == pytest.approx({"A": 0.085, "B": 0.0122, "C": 0.0157, "T": 0.0})
 
 
-def test_bias_variance_errors_exit_2(trec_eval_files, capsys):
-    code, _, err = call(["bias-variance", "--measure", "map", "--target", "Z", *trec_eval_files], capsys)
+def test_bias_variance_errors_exit_2(table1_csv, capsys):
+    code, _, err = call(["bias-variance", table1_csv, "--target", "Z"], capsys)
     assert code == 2 and "neither 'perfect', 'best' nor a system" in err
     code, _, err = call(["bias-variance"], capsys)
-    assert code == 2 and "Give trec_eval -q files" in err
-    code, _, err = call(["bias-variance", "--variant", "pivot", *trec_eval_files], capsys)
+    assert code == 2 and "Give either a score table file (SCORES) or --example" in err
+    code, _, err = call(["bias-variance", "--variant", "pivot", table1_csv], capsys)
     assert code == 2 and "--variant applies to --clef2015 only" in err
+
+
+def test_bias_variance_on_the_shipped_example(capsys):
+    code, out, _ = call(["bias-variance", "--example", "--target", "best", "--format", "csv"], capsys)
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and len(table) == 37 and table["total"].is_monotonic_increasing
 
 
 @pytest.mark.slow
 def test_clef2015_commands(capsys):
-    root = clef2015()
+    root = shared_data("clef-ehealth-2015-task2")
     code, out, err = call(["mean-variance", "--clef2015", root, "--alpha", "5", "--format", "csv"], capsys)
     assert code == 0 and "Dropped 2 information need(s)" in err
     table = pd.read_csv(io.StringIO(out)).set_index("system")

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from variations_data import clef2015
+from shared_data import shared_data
 
 import riskeval as rk
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 def clef():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the two incomplete needs are dropped, as in the paper
-        return rk.load_clef2015(clef2015())
+        return rk.load_clef2015(shared_data("clef-ehealth-2015-task2"))
 
 
 # §5.2: (mean, variance) of P@10 printed in the paper, 4 decimals / 2 significant digits.
@@ -80,7 +80,7 @@ def test_gmap_matches_trec_eval_gm_map(run):
     # — so GMAP recomputed from them can be off by several percent.)
     import ir_measures
 
-    root = clef2015()
+    root = shared_data("clef-ehealth-2015-task2")
     qrels = list(ir_measures.read_trec_qrels(str(root / "qrels/qrels.eng.clef2015.qtest.bin.txt")))
     run_rows = list(ir_measures.read_trec_run(str(root / f"runs-en/{run}.dat.gz")))
     ap = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.AP], qrels, run_rows)}

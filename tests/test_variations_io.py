@@ -7,10 +7,16 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from variations_data import clef2015
+from shared_data import shared_data
 
 import riskeval as rk
-from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError
+from riskeval.errors import (
+    InputFormatError,
+    MissingTopicsError,
+    MissingTopicsWarning,
+    RiskevalError,
+    RiskevalWarning,
+)
 from riskeval.io.clef2015 import read_clef2015_queries
 from riskeval.io.variations import as_variations, variation_array
 
@@ -68,7 +74,7 @@ def test_read_mapping_and_its_errors(tmp_path):
 
 def write_trec_eval(path, values, measure="P_10"):
     lines = [f"{measure}\t{q}\t{v:.4f}" for q, v in values.items()]
-    lines += [f"map\t{q}\t0.1" for q in values] + [f"{measure}\tall\t0.5"]
+    lines += [f"map\t{q}\t0.1" for q in values] + [f"runid\tall\t{path.stem}", f"{measure}\tall\t0.5"]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -102,7 +108,7 @@ def test_mapped_queries_without_scores_are_counted(tmp_path):
 
 def test_trec_eval_file_without_the_measure(tmp_path):
     write_trec_eval(tmp_path / "s.dat", {"q1": 0.5}, measure="map")
-    with pytest.raises(InputFormatError, match="no per-query 'P_10' lines"):
+    with pytest.raises(InputFormatError, match="P_10"):
         rk.read_variations([tmp_path / "s.dat"], pd.DataFrame(columns=["query", "topic", "variant"]))
 
 
@@ -177,12 +183,13 @@ def test_variant_labels_must_pair_users_across_topics():
 def test_missing_cells_policies():
     df = grid()
     holed = df.drop(index=df.index[(df.system == "B") & (df.topic == "2") & (df.variant == "most")])
-    with pytest.raises(MissingTopicsError, match=r"1 \(system, topic, variant\) cell"):
+    # the project's missing-topic policy (riskeval.apply_missing) over the 'topic [variant]' cells
+    with pytest.raises(MissingTopicsError, match=r"topic '2 \[most\]' has no score for 'B'"):
         variation_array(holed)
-    with pytest.warns(UserWarning, match="scored 0"):
+    with pytest.warns(MissingTopicsWarning, match="scored 0"):
         zero = variation_array(holed, missing="zero")
     assert zero.scores[1, 1, 1] == 0.0
-    with pytest.warns(UserWarning, match="dropped for all systems"):
+    with pytest.warns(MissingTopicsWarning, match="dropped"):
         dropped = variation_array(holed, missing="drop", unequal="keep")
     assert np.isnan(dropped.scores[:, 1, 1]).all()
     with pytest.raises(RiskevalError, match="'missing' parameter"):
@@ -223,7 +230,9 @@ def test_clef_queries_file_is_read_despite_broken_xml(tmp_path):
 @pytest.mark.slow
 def test_clef2015_queries_file_counts():
     # README: 67 queries = 23 information needs, 22 of them with the 3 variants pivot/most/least.
-    mapping = read_clef2015_queries(clef2015() / "queries/clef2015.test_with_narratives.queries-EN.txt")
+    mapping = read_clef2015_queries(
+        shared_data("clef-ehealth-2015-task2") / "queries/clef2015.test_with_narratives.queries-EN.txt"
+    )
     assert len(mapping) == 67 and mapping.topic.nunique() == 23
     per_need = mapping.groupby("topic")["variant"].apply(frozenset)
     assert (per_need == frozenset({"pivot", "most", "least"})).sum() == 22
@@ -236,7 +245,7 @@ def test_clef2015_loader_counts_and_incomplete_needs():
     # × 3 variants = 63 queries remain, as in Zuccon et al. 2016 §5.1; 110 runs.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        df = rk.load_clef2015(clef2015())
+        df = rk.load_clef2015(shared_data("clef-ehealth-2015-task2"))
     messages = " ".join(str(w.message) for w in caught)
     assert "qtest.62" in messages
     assert "Dropped 2 information need(s) with fewer than 3 variants: 13 (2), 23 (1)" in messages
@@ -245,7 +254,7 @@ def test_clef2015_loader_counts_and_incomplete_needs():
     assert df.groupby("topic")["variant"].nunique().eq(3).all()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        kept = rk.load_clef2015(clef2015(), incomplete="keep")
+        kept = rk.load_clef2015(shared_data("clef-ehealth-2015-task2"), incomplete="keep")
     assert kept.topic.nunique() == 23 and kept["query"].nunique() == 66
     counts = kept[kept.system == "baseline_run.1"].groupby("topic")["variant"].nunique()
     assert counts["13"] == 2 and counts["23"] == 1
@@ -262,3 +271,35 @@ def test_clef2015_loader_argument_checks(tmp_path):
         rk.load_clef2015(tmp_path)
     with pytest.raises(RiskevalError, match="'incomplete' parameter"):
         rk.load_clef2015(tmp_path, incomplete="fill")
+
+
+@pytest.mark.slow
+def test_variations_from_runs_match_the_official_evaluations():
+    # The raw CLEF 2015 runs + binary qrels through riskeval.evaluate_runs (ir_measures) give the
+    # P@10 of the official per-query trec_eval files, cell for cell.
+    from riskeval.io.variations import variations_from_runs
+
+    root = shared_data("clef-ehealth-2015-task2")
+    mapping = read_clef2015_queries(root / "queries/clef2015.test_with_narratives.queries-EN.txt")
+    runs = [root / "runs-en/CUNI_EN_Run.2.dat.gz", root / "runs-en/KISTI_EN_RUN.1.dat.gz"]
+    with pytest.warns(RiskevalWarning, match="qtest.62"):  # in the queries file, not in the qrels
+        df = variations_from_runs(
+            root / "qrels/qrels.eng.clef2015.qtest.bin.txt", runs, mapping, measure="P@10",
+            names=["CUNI_EN_Run.2", "KISTI_EN_RUN.1"],
+        )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        official = rk.load_clef2015(root, incomplete="keep")
+    both = df.merge(official, on=["system", "topic", "variant", "query"], suffixes=("", "_official"))
+    assert len(df) == len(both) == 2 * 66
+    np.testing.assert_array_equal(both["score"], both["score_official"])
+
+
+def test_query_variation_api_is_exported():
+    names = [
+        "bias_variance", "gmap", "robustness_index", "mean_variance", "mean_variance_sweep", "rank_changes",
+        "swap_alpha", "tau_ap", "load_clef2015", "read_clef2015_queries", "read_mapping", "read_variations",
+        "variation_array", "variations_from_runs", "variations_from_scores",
+    ]  # fmt: skip
+    for name in names:
+        assert callable(getattr(rk, name)) and name in rk.__all__

@@ -67,6 +67,7 @@ _EXPORTS = {
     "read_mapping": "riskeval.io.variations",
     "read_variations": "riskeval.io.variations",
     "variation_array": "riskeval.io.variations",
+    "variations_from_runs": "riskeval.io.variations",
     "variations_from_scores": "riskeval.io.variations",
 }
 

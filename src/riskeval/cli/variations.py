@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 import click
 
+from riskeval.cli._input import load_scores, scores_options
 from riskeval.cli._output import emit, format_option
 
 FORMS = ("general", "intra", "inter")
@@ -203,9 +204,14 @@ def mean_variance(
 
 
 @click.command("bias-variance")
-@_inputs
-@_measure
+@scores_options
 @_clef
+@click.option(
+    "--measure",
+    default="P_10",
+    show_default=True,
+    help="With --clef2015: the measure read from the per-query evaluations (P_10, map, ...).",
+)
 @click.option(
     "--variant",
     help="With --clef2015: only this variant's queries (e.g. pivot), needs as topics; default: all queries.",
@@ -227,47 +233,52 @@ def mean_variance(
 )
 @click.option("--reference", help="Add the robustness index and <Init against this system.")
 @format_option
-def bias_variance(inputs, measure, clef_root, variant, target, best_of, form, reference, fmt) -> None:
+def bias_variance(
+    scores, example, missing, clef_root, measure, variant, target, best_of, form, reference, fmt
+) -> None:
     """Bias-variance decomposition of each system's per-topic scores, with GMAP.
 
-    INPUTS: trec_eval -q files, one per system (the file name without .dat names it); or none with
-    --clef2015.  Total = bias² + variance; smaller is better (Zhang et al. 2013).
+    SCORES is a per-topic score table (CSV, TSV or Parquet; long or wide), or --example, or
+    --clef2015 DIR.  Total = bias² + variance; smaller is better (Zhang et al. 2013).
 
     \b
-    Example:
+    Examples:
+      riskeval bias-variance scores.csv --target best --reference bm25
       riskeval bias-variance --clef2015 ../shared/data/clef-ehealth-2015-task2 --measure map --target best
     """
     from riskeval.analysis.bias_variance import bias_variance as compute
     from riskeval.analysis.bias_variance import gmap, robustness_index
     from riskeval.errors import RiskevalError
-    from riskeval.io.clef2015 import load_clef2015
-    from riskeval.io.variations import read_trec_eval_matrix
 
     with _warnings_to_stderr():
         if clef_root is not None:
-            if inputs:
-                raise RiskevalError("Give either --clef2015 or trec_eval files, not both.")
-            tidy = load_clef2015(clef_root, measure=measure, incomplete="keep")
-            if variant is not None:
-                tidy = tidy[tidy["variant"] == variant]
-                if tidy.empty:
-                    raise RiskevalError(f"No CLEF 2015 query has variant {variant!r} (pivot, most, least).")
-                matrix = tidy.pivot(index="system", columns="topic", values="score")
-            else:
-                matrix = tidy.pivot(index="system", columns="query", values="score")
-        elif inputs:
+            if scores is not None or example:
+                raise RiskevalError("Give either --clef2015 or a score table (or --example), not both.")
+            matrix = _clef_matrix(clef_root, measure, variant)
+        else:
             if variant is not None:
                 raise RiskevalError("--variant applies to --clef2015 only.")
-            matrix = read_trec_eval_matrix(inputs, measure=measure)
-        else:
-            raise RiskevalError("Give trec_eval -q files, or --clef2015 DIR.")
-        goal = _number_or_label(target)
-        result = compute(matrix, goal, form=form, best_of=list(best_of) or None)
+            matrix, _ = load_scores(scores, example, missing)
+        result = compute(matrix, _number_or_label(target), form=form, best_of=list(best_of) or None)
         table = result.to_frame().assign(gmap=gmap(matrix).to_numpy())
         if reference is not None:
             robust = robustness_index(matrix, reference).to_frame()
             table = table.join(robust[["robustness_index", "below_init"]])
     emit(table.sort_values("total", kind="stable"), fmt)
+
+
+def _clef_matrix(root: str, measure: str, variant: str | None):
+    """Systems × queries (or × needs, for one variant) scores of CLEF eHealth 2015."""
+    from riskeval.errors import RiskevalError
+    from riskeval.io.clef2015 import load_clef2015
+
+    tidy = load_clef2015(root, measure=measure, incomplete="keep")
+    if variant is None:
+        return tidy.pivot(index="system", columns="query", values="score")
+    tidy = tidy[tidy["variant"] == variant]
+    if tidy.empty:
+        raise RiskevalError(f"No CLEF 2015 query has variant {variant!r} (pivot, most, least).")
+    return tidy.pivot(index="system", columns="topic", values="score")
 
 
 def _number_or_label(text: str):

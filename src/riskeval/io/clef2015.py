@@ -26,11 +26,8 @@ from pathlib import Path
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.variations import (
-    drop_incomplete_topics,
-    read_trec_eval_matrix,
-    variations_from_scores,
-)
+from riskeval.io.trec_eval import read_trec_eval
+from riskeval.io.variations import drop_incomplete_topics, variations_from_scores
 
 QUERIES_FILE = Path("queries") / "clef2015.test_with_narratives.queries-EN.txt"
 EVALS_DIR = Path("pertopic-evals")
@@ -104,8 +101,8 @@ def load_clef2015(root: str | Path, *, measure: str = "P_10", incomplete: str = 
     root : path
         The campaign folder (``queries/`` and ``pertopic-evals/`` inside).
     measure : str
-        trec_eval measure name in the ``.dat`` files (``P_10`` is the task's primary measure;
-        ``map``, ``ndcg_cut_10`` ... as present).
+        The measure in the ``.dat`` files, by its trec_eval name (``P_10``, the task's primary
+        measure; ``map``, ``ndcg_cut_10``, ...) or its ir_measures name (``P@10``, ``AP``).
     incomplete : {"drop", "keep"}
         ``"drop"`` (default) removes needs with fewer evaluated variants than three — needs 13 and
         23 — with a warning that names them; ``"keep"`` keeps every evaluated query.
@@ -121,7 +118,8 @@ def load_clef2015(root: str | Path, *, measure: str = "P_10", incomplete: str = 
             f"{QUERIES_FILE} and {EVALS_DIR}/*.dat inside it."
         )
     mapping = read_clef2015_queries(queries)
-    matrix = read_trec_eval_matrix(files, measure=measure)
+    # systems by file name: the runid lines repeat across teams (e.g. LGDc1.0)
+    matrix = read_trec_eval(files, measure, names=[f.name.removesuffix(".dat") for f in files])
     tidy = variations_from_scores(matrix, mapping[["query", "topic", "variant"]])
     if incomplete == "drop":
         tidy = drop_incomplete_topics(tidy, what="information need")

@@ -17,19 +17,20 @@ for topics with different numbers of variants.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
+from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
+from riskeval.io.matrix import apply_missing
+from riskeval.io.trec_eval import read_trec_eval
 
 COLUMNS = ("system", "topic", "variant", "score")
 MAPPING_COLUMNS = ("query", "topic", "variant")
 UNEQUAL_POLICIES = ("raise", "drop", "downsample", "keep")
-MISSING_POLICIES = ("raise", "zero", "drop")
 
 
 @dataclass(frozen=True)
@@ -189,61 +190,47 @@ def variations_from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.Da
 
 
 def read_variations(
-    trec_eval_files: Iterable[str | Path],
+    trec_eval_files,
     mapping: str | Path | pd.DataFrame,
     *,
     measure: str = "P_10",
+    names: str | Sequence[str] | None = None,
+    missing: str = "raise",
 ) -> pd.DataFrame:
-    """Tidy variation table from trec_eval ``-q`` outputs (one file per system, named by its file
-    stem) and a mapping (file or DataFrame with columns query, topic, variant)."""
-    matrix = read_trec_eval_matrix(trec_eval_files, measure=measure)
-    if not isinstance(mapping, pd.DataFrame):
-        mapping = read_mapping(mapping)
-    return variations_from_scores(matrix, mapping)
+    """Tidy variation table from trec_eval ``-q`` outputs of the systems over the query variants and
+    a mapping (a file for :func:`read_mapping`, or a DataFrame with columns query, topic, variant).
 
-
-def read_trec_eval_matrix(files: Iterable[str | Path], *, measure: str) -> pd.DataFrame:
-    """Systems × queries matrix of one measure from trec_eval ``-q`` files (``all`` rows skipped).
-
-    Every file must hold the measure for at least one query; duplicated (measure, query) lines and
-    unparsable values are reported together with ``file:line``.
+    ``measure``, ``names`` and ``missing`` are those of :func:`riskeval.read_trec_eval` (systems
+    named by their ``runid`` lines by default; ``missing`` for queries some systems lack).
     """
-    rows: dict[str, dict[str, float]] = {}
-    problems: list[tuple[str, str]] = []
-    for f in files:
-        path = Path(f)
-        system = path.name.removesuffix(".gz").removesuffix(".dat")
-        per_query: dict[str, float] = {}
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                fields = line.split()
-                if len(fields) != 3 or fields[0] != measure or fields[1] == "all":
-                    continue
-                try:
-                    value = float(fields[2])
-                except ValueError:
-                    problems.append((f"{path}:{lineno}", f"value {fields[2]!r} is not a number"))
-                    continue
-                if fields[1] in per_query:
-                    problems.append((f"{path}:{lineno}", f"{measure} of {fields[1]} repeated"))
-                per_query[fields[1]] = value
-        if not per_query:
-            problems.append((str(path), f"no per-query {measure!r} lines (trec_eval -q output?)"))
-        if system in rows:
-            problems.append((str(path), f"system name {system!r} used by two files"))
-        rows[system] = per_query
-    if problems:
-        raise InputFormatError(problems)
-    if not rows:
-        raise RiskevalError("No trec_eval files given.")
-    matrix = pd.DataFrame.from_dict(rows, orient="index")
-    if matrix.isna().any().any():
-        n = int(matrix.isna().sum().sum())
-        raise MissingTopicsError(
-            f"{n} (system, query) cell(s) have no {measure}: the files were not evaluated on the "
-            "same queries."
-        )
-    return matrix.rename_axis(index="system", columns="topic")
+    matrix = read_trec_eval(trec_eval_files, measure, names=names, missing=missing)
+    return variations_from_scores(matrix, _mapping(mapping))
+
+
+def variations_from_runs(
+    qrels,
+    runs,
+    mapping: str | Path | pd.DataFrame,
+    *,
+    measure: str = "P@10",
+    names=None,
+    missing: str = "zero",
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
+    """Tidy variation table from TREC runs over the query variants, qrels per query, and a mapping.
+
+    The runs are evaluated per query by :func:`riskeval.evaluate_runs` (``measure``, ``names``,
+    ``missing`` and ``n_jobs`` are its parameters; ``measure`` an ir_measures name such as
+    ``"P@10"`` or ``"AP"``), then mapped as by :func:`variations_from_scores`.
+    """
+    from riskeval.evaluation import evaluate_runs
+
+    matrix = evaluate_runs(qrels, runs, measure, names=names, missing=missing, n_jobs=n_jobs)
+    return variations_from_scores(matrix, _mapping(mapping))
+
+
+def _mapping(mapping: str | Path | pd.DataFrame) -> pd.DataFrame:
+    return mapping if isinstance(mapping, pd.DataFrame) else read_mapping(mapping)
 
 
 def _cube(df: pd.DataFrame):
@@ -257,43 +244,18 @@ def _cube(df: pd.DataFrame):
 
 
 def _apply_missing(cube, systems, topics, labels, missing: str) -> np.ndarray:
-    """Make every system cover the same (topic, variant) cells: ``"raise"`` names the missing
-    cells; ``"zero"`` scores them 0 (trec_eval ``-c``); ``"drop"`` removes each cell some system
-    lacks for every system.  Filling and dropping warn with the number of cells affected."""
-    if missing not in MISSING_POLICIES:
-        raise RiskevalError(f"The 'missing' parameter must be one of {MISSING_POLICIES}; got {missing!r}.")
-    have = ~np.isnan(cube)
-    holes = have.any(axis=0)[None] & ~have
-    n = int(holes.sum())
-    if n == 0:
-        return cube
-    s, t, v = np.nonzero(holes)
-    example = ", ".join(
-        f"({systems[a]}, {topics[b]}, {labels[c]})" for a, b, c in zip(s[:5], t[:5], v[:5], strict=True)
-    )
-    if missing == "raise":
-        raise MissingTopicsError(
-            f"{n} (system, topic, variant) cell(s) have no score, e.g. {example}. Choose "
-            "missing='zero' (score 0) or missing='drop' (remove those cells for every system)."
-        )
-    cube = cube.copy()
-    if missing == "zero":
-        warnings.warn(
-            f"{n} missing (system, topic, variant) cell(s) scored 0, e.g. {example}.",
-            RiskevalWarning,
-            stacklevel=4,
-        )
-        cube[holes] = 0.0
-        return cube
-    partial = holes.any(axis=0)
-    warnings.warn(
-        f"{int(partial.sum())} (topic, variant) cell(s) missing for some system were dropped for all "
-        f"systems ({n} missing score(s), e.g. {example}).",
-        RiskevalWarning,
-        stacklevel=4,
-    )
-    cube[:, partial] = np.nan
-    return cube
+    """Make every system cover the same (topic, variant) cells with the project's missing-topic
+    policy (:func:`riskeval.apply_missing`) on the systems × cells matrix: ``"raise"`` names the
+    missing cells, ``"zero"`` scores them 0 (trec_eval ``-c``), ``"drop"`` removes each cell some
+    system lacks for every system; filling and dropping warn with counts."""
+    t_idx, v_idx = np.nonzero(~np.isnan(cube).all(axis=0))  # the cells some system has
+    columns = [f"{topics[t]} [{labels[v]}]" for t, v in zip(t_idx, v_idx, strict=True)]
+    cells = pd.DataFrame(cube[:, t_idx, v_idx], index=systems, columns=columns)
+    fixed = apply_missing(cells, missing, source="the query-variation table (cells 'topic [variant]')")
+    kept = cells.columns.get_indexer(fixed.columns)
+    out = np.full_like(cube, np.nan)
+    out[:, t_idx[kept], v_idx[kept]] = fixed.to_numpy()
+    return out
 
 
 def _drop_short(counts: pd.Series, what: str) -> list[str]:
