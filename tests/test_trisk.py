@@ -74,7 +74,9 @@ def test_jackknife_se_equals_parametric_se(pair, alpha):
     s, b = pair
     j = rk.trisk(s, b, alpha, se="jackknife")
     p = rk.trisk(s, b, alpha, se="parametric")
-    assert j.se == pytest.approx(p.se, rel=1e-9, abs=1e-15)
+    # leave-one-out means carry rounding of order eps·max|x|; beyond that the two must agree
+    scale = (1 + alpha) * max(np.abs(s - b).max(), 1e-300)
+    assert j.se == pytest.approx(p.se, rel=1e-9, abs=1e-13 * scale)
 
 
 @settings(max_examples=60, deadline=None)

@@ -10,8 +10,24 @@ from riskeval.analysis.bootstrap import bootstrap_ci
 from riskeval.analysis.table import risk_table
 from riskeval.core.corrections import adjust_pvalues
 from riskeval.datasets import example_scores
-from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
+from riskeval.errors import (
+    InputFormatError,
+    MissingTopicsError,
+    MissingTopicsWarning,
+    RiskevalError,
+    RiskevalWarning,
+)
 from riskeval.evaluation import evaluate_runs, evaluate_runs_long
+from riskeval.io import (
+    apply_missing,
+    as_matrix,
+    from_ir_measures,
+    from_long,
+    from_wide,
+    read_scores,
+    read_trec_eval,
+    score_matrix,
+)
 from riskeval.measures.baselines import baseline
 from riskeval.measures.chisq import georisk, zrisk
 from riskeval.measures.paired import risk_reward, topic_risk, trisk, urisk
@@ -41,4 +57,14 @@ __all__ = [
     "trisk",
     "urisk",
     "zrisk",
+    # inputs
+    "MissingTopicsWarning",
+    "apply_missing",
+    "as_matrix",
+    "from_ir_measures",
+    "from_long",
+    "from_wide",
+    "read_scores",
+    "read_trec_eval",
+    "score_matrix",
 ]

@@ -17,8 +17,8 @@ class InputFormatError(RiskevalError):
     """A file or table does not have the expected content.
 
     ``problems`` holds one ``(location, message)`` pair per problem found, where ``location`` is
-    ``"file:line"`` (or a row label for in-memory tables).  Readers collect every problem in an input
-    before raising, so a user can fix them all at once.
+    ``"file:line"`` (or a row label for in-memory tables).  Readers collect every problem in an
+    input before raising, so a user can fix them all at once.
     """
 
     def __init__(self, problems: Iterable[tuple[str, str]], *, limit: int = 20):
@@ -32,6 +32,14 @@ class InputFormatError(RiskevalError):
 
 class MissingTopicsError(RiskevalError):
     """Systems were evaluated on different topic sets and the missing-topic policy is ``"raise"``."""
+
+
+class MissingTopicsWarning(UserWarning):
+    """Missing topics were filled with 0 or dropped, as the caller's missing-topic policy asked.
+
+    The message counts the cells, topics and systems affected, so nothing is filled or dropped
+    silently.  Silence it with ``warnings.filterwarnings("ignore", category=MissingTopicsWarning)``.
+    """
 
 
 class RiskevalWarning(UserWarning):

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.special import stdtr
 
 from riskeval._checks import check_alphas, check_choice, check_level
 from riskeval.core import baselines as agg
@@ -89,10 +90,10 @@ def risk_table(
     u = paired.urisk_from(sums, a)
     err = np.sqrt(paired.variance_from(sums, a) / c)
     t = _t(u, err)
-    pvalue = 2 * stats.t.sf(np.abs(t), df)
+    pvalue = 2 * stdtr(df, -np.abs(t))  # two-sided Student t tail, as scipy.stats.t.sf
     tstar = _t(paired.urisk_from(mean_sums, a),
                np.sqrt(paired.variance_from(mean_sums, a) / c))
-    zr, geo = _zrisk_georisk(values, a)
+    zr, geo, row_sums = _zrisk_georisk(values, a)
     pvalue_adj = (np.vstack([adjust_pvalues(row, correction) for row in pvalue])
                   if correction else np.full_like(pvalue, np.nan))
     decisive = pvalue_adj if correction else pvalue
@@ -101,7 +102,7 @@ def risk_table(
     frisk = np.abs(sums.sum_neg) / c
     freward = sums.sum_pos / c
     per_system = {
-        "mean": values.mean(axis=1),
+        "mean": row_sums / c,
         "baseline_mean": np.broadcast_to(base.values.mean(axis=-1), (r,)),
         "ugain": freward - frisk, "freward": freward, "frisk": frisk,
         "wins": sums.wins.astype(np.int64), "losses": sums.losses.astype(np.int64),
@@ -112,7 +113,9 @@ def risk_table(
     per_alpha = {"urisk": u, "se": err, "trisk": t, "pvalue": pvalue, "pvalue_adj": pvalue_adj,
                  "significant": significant, "tstar": tstar, "zrisk": zr, "georisk": geo}
     k = A.size
-    table = {"system": np.repeat(M.index.to_numpy(), k), "alpha": np.tile(A, r),
+    # system as a Categorical (codes + one copy of the names) keeps matrix order and is cheap
+    system = pd.Categorical.from_codes(np.repeat(np.arange(r), k), categories=M.index)
+    table = {"system": system, "alpha": np.tile(A, r),
              "baseline": base.name, "df": df}
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})
     table.update({name: v.T.ravel() for name, v in per_alpha.items()})
@@ -133,15 +136,16 @@ def _t(u: np.ndarray, err: np.ndarray) -> np.ndarray:
         return np.where(err > 0, u / np.where(err > 0, err, 1.0), np.nan)
 
 
-def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ZRisk and GeoRisk (k × r), and the row sums the kernel computes on the way."""
     if values.min() < 0:
         warnings.warn(
             "risk_table: ZRisk and GeoRisk need scores >= 0; the matrix has negative scores, so "
             "the zrisk and georisk columns are NaN.", RiskevalWarning, stacklevel=3)
         nan = np.full((a.shape[0], values.shape[0]), np.nan)
-        return nan, nan
+        return nan, nan, values.sum(axis=1)
     z = chisq.zsums(values)
-    return chisq.zrisk_from(z, a), chisq.georisk_from(z, a)
+    return chisq.zrisk_from(z, a), chisq.georisk_from(z, a), z.S
 
 
 def _reasons(is_self: np.ndarray, sums: paired.PairedSums, err: np.ndarray, k: int) -> np.ndarray:

@@ -6,4 +6,8 @@ The number of threads is numba's default (``NUMBA_NUM_THREADS``); riskeval never
 
 from numba import njit, prange
 
-__all__ = ["njit", "prange"]
+# Reassociation lets LLVM vectorise the reductions (sums in a different order, same value up to
+# rounding); no assumption about NaN or inf is made, the inputs are validated finite anyway.
+FAST = {"reassoc", "contract", "nsz"}
+
+__all__ = ["FAST", "njit", "prange"]

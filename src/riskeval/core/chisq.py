@@ -20,7 +20,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import ndtr
 
-from riskeval.core._numba import njit, prange
+from riskeval.core._numba import FAST, njit, prange
+from riskeval.core.paired import topic_major
 
 
 class ZSums(NamedTuple):
@@ -32,38 +33,58 @@ class ZSums(NamedTuple):
     n: float
 
 
-@njit(parallel=True, cache=True)
-def _zsums(X, T0, N0, add_self, w):
-    r, c = X.shape
-    out = np.empty((r, 3))
-    for i in prange(r):
-        x = X[i]
-        s = 0.0
-        for j in range(c):
-            s += w[j] * x[j]
-        if add_self:
-            n_tot = 0.0
+_BLOCK = 256  # systems per parallel block
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def _z_topic_major(Xt, a, inv_a, q, inv_q, T0, S, N, shared, w):
+    """Z⁺ and Σz per system over Xt (c × r, topic-major).
+
+    ``shared``: the totals include every row and ``z_ij = x_ij·inv_q_j·inv_a_i − a_i·q_j`` with
+    ``a_i = √(S_i/N)``, ``q_j = √T_j`` — no square root, division or branch in the loop; a zero
+    total gives ``a_i = 0`` or ``q_j = 0`` and then ``z_ij = 0`` (scores are ≥ 0).  Otherwise row i is
+    evaluated within ``[x_i; baselines]``: ``e_ij = (S_i/N_i)(T0_j + x_ij)``, ``N_i`` in ``N``.
+    Block-local accumulators over contiguous systems let LLVM vectorise the inner loop.
+    """
+    c, r = Xt.shape
+    zp = np.zeros(r)
+    zs = np.zeros(r)
+    n_blocks = (r + _BLOCK - 1) // _BLOCK
+    for blk in prange(n_blocks):
+        i0 = blk * _BLOCK
+        i1 = min(r, i0 + _BLOCK)
+        m = i1 - i0
+        lp = np.zeros(m)
+        ls = np.zeros(m)
+        if shared:
+            la = a[i0:i1].copy()
+            lia = inv_a[i0:i1].copy()
             for j in range(c):
-                n_tot += w[j] * (T0[j] + x[j])
+                x = Xt[j, i0:i1]
+                wj = w[j]
+                qj = q[j]
+                iqj = inv_q[j]
+                for k in range(m):
+                    z = x[k] * iqj * lia[k] - la[k] * qj
+                    lp[k] += wj * max(z, 0.0)
+                    ls[k] += wj * z
         else:
-            n_tot = N0
-        zp = 0.0
-        zn = 0.0
-        if s > 0.0 and n_tot > 0.0:
-            scale = s / n_tot
+            scale = np.zeros(m)
+            for k in range(m):
+                if N[i0 + k] > 0.0:
+                    scale[k] = S[i0 + k] / N[i0 + k]
             for j in range(c):
-                t = T0[j] + x[j] if add_self else T0[j]
-                e = scale * t
-                if e > 0.0:
-                    z = (x[j] - e) / math.sqrt(e)
-                    if z > 0.0:
-                        zp += w[j] * z
-                    else:
-                        zn += w[j] * z
-        out[i, 0] = zp
-        out[i, 1] = zn
-        out[i, 2] = s
-    return out
+                x = Xt[j, i0:i1]
+                wj = w[j]
+                for k in range(m):
+                    e = scale[k] * (T0[j] + x[k])
+                    if e > 0.0:
+                        z = (x[k] - e) / math.sqrt(e)
+                        lp[k] += wj * max(z, 0.0)
+                        ls[k] += wj * z
+        zp[i0:i1] = lp
+        zs[i0:i1] = ls
+    return zp, zs
 
 
 def zsums(
@@ -78,19 +99,25 @@ def zsums(
     matrix (k × c) of baseline systems, and each row is evaluated within ``[x_i; baselines]``.
     ``weights`` (c,) count topics (bootstrap resamples); the default counts each once.
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    w = np.ones(X.shape[1]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    Xt = topic_major(X)
+    c, r = Xt.shape
+    w = np.ones(c) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    S = w @ Xt
+    empty = np.zeros(0)
     if baselines is None:
-        T0 = X.sum(axis=0)
-        N0 = float(w @ T0)
-        add_self = False
+        T = Xt.sum(axis=1)
+        N = float(w @ T)
+        # square roots and reciprocals outside the fast-math kernel: exact for tiny totals too
+        a = np.sqrt(S / N) if N > 0 else np.zeros(r)
+        inv_a = np.divide(1.0, a, out=np.zeros_like(a), where=a > 0)
+        q = np.sqrt(T)
+        inv_q = np.divide(1.0, q, out=np.zeros_like(q), where=q > 0)
+        zp, zs = _z_topic_major(Xt, a, inv_a, q, inv_q, empty, S, empty, True, w)
     else:
-        Y = np.atleast_2d(np.asarray(baselines, dtype=np.float64))
-        T0 = Y.sum(axis=0)
-        N0 = 0.0
-        add_self = True
-    out = _zsums(X, np.ascontiguousarray(T0), N0, add_self, w)
-    return ZSums(out[:, 0], out[:, 1], out[:, 2], float(w.sum()))
+        T0 = np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
+        N = S + float(w @ T0)
+        zp, zs = _z_topic_major(Xt, empty, empty, empty, empty, T0, S, N, False, w)
+    return ZSums(zp, zs - zp, S, float(w.sum()))
 
 
 def zrisk_from(z: ZSums, alpha: np.ndarray | float) -> np.ndarray:

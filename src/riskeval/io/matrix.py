@@ -1,15 +1,28 @@
 """The score matrix: a pandas DataFrame, systems (rows, index ``"system"``) × topics (columns,
 ``"topic"``), finite float values.  Every public function that takes a matrix validates it here.
+
+The missing-topic policy lives here too: every reader builds a systems × topics frame in which NaN
+marks a topic that was not evaluated for a system, and :func:`apply_missing` turns it into a matrix
+the way the caller asked (``"raise"``, ``"zero"`` or ``"drop"``), warning with the counts.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from riskeval.errors import MissingTopicsError, RiskevalError
+from riskeval.errors import MissingTopicsError, MissingTopicsWarning, RiskevalError
+
+MissingPolicy = Literal["raise", "zero", "drop"]
+MISSING_POLICIES: tuple[str, ...] = ("raise", "zero", "drop")
+
+_EXAMPLES = 3  # topics (and systems per topic) quoted in messages
 
 
 def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
@@ -19,14 +32,123 @@ def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
     ``"0".."r-1"`` and topics ``"0".."c-1"``.  Missing cells (NaN) are refused: build the matrix
     with :func:`riskeval.score_matrix` and choose a missing-topic policy instead.
     """
+    frame, complete = _float_frame(X, name)
+    if not complete:
+        values = frame.to_numpy()
+        rows, cols = np.nonzero(np.isnan(values))
+        cells = ", ".join(
+            f"({frame.index[i]}, {frame.columns[j]})" for i, j in zip(rows[:5], cols[:5], strict=True)
+        )
+        raise MissingTopicsError(
+            f"{name} has {rows.size} missing (NaN) cell(s), e.g. (system, topic) {cells}. "
+            "Build the matrix with riskeval.score_matrix(..., missing='zero' or 'drop') to choose "
+            "how missing topics are handled."
+        )
+    return frame
+
+
+def check_missing_policy(missing: Any) -> str:
+    """Return ``missing`` if it names a missing-topic policy, else raise a message listing them."""
+    if not isinstance(missing, str) or missing not in MISSING_POLICIES:
+        allowed = ", ".join(repr(p) for p in MISSING_POLICIES)
+        raise RiskevalError(f"The 'missing' parameter must be one of {allowed}; got {missing!r}.")
+    return missing
+
+
+def apply_missing(
+    matrix: Any, missing: MissingPolicy = "raise", *, source: str = "the score matrix"
+) -> pd.DataFrame:
+    """Apply a missing-topic policy to a systems × topics frame whose NaN cells are missing topics.
+
+    A topic can be evaluated for some systems and not others (trec_eval ``-q`` omits topics a run
+    retrieved nothing for; tables are assembled from several sources).  Nothing is filled or dropped
+    without the caller asking, and never without a :class:`~riskeval.errors.MissingTopicsWarning`
+    that counts what was affected.
+
+    Parameters
+    ----------
+    matrix : DataFrame or 2-D array-like
+        Systems × topics; NaN marks a missing cell.  Infinite values are always an error.
+    missing : {"raise", "zero", "drop"}
+        ``"raise"`` (default): :class:`~riskeval.errors.MissingTopicsError` naming the number of
+        missing cells and examples.  ``"zero"``: missing cells score 0, as ``trec_eval -c`` and
+        ``gdeval -c`` do for topics a run did not retrieve for.  ``"drop"``: keep only the topics
+        evaluated for every system.
+    source : str
+        What the matrix was read from, quoted at the start of the error or warning message.
+
+    Returns
+    -------
+    DataFrame
+        The validated float64 matrix (index ``"system"``, columns ``"topic"``, ``str`` labels), in
+        the input's row and column order (dropped topics removed); a new frame that shares no
+        memory with ``matrix``.
+    """
+    check_missing_policy(missing)
+    frame, complete = _float_frame(matrix, source)
+    if complete:
+        return frame.copy()  # the caller's own, writable matrix: never a view of the input
+    missing_cells = np.isnan(frame.to_numpy())
+    if missing == "raise":
+        raise MissingTopicsError(_describe_missing(frame, source) + " " + _CHOOSE_POLICY)
+    if missing == "zero":
+        _warn(_describe_missing(frame, source) + " They were scored 0 (missing='zero').")
+        return frame.fillna(0.0)
+    complete = ~missing_cells.any(axis=0)
+    if not complete.any():
+        raise MissingTopicsError(
+            _describe_missing(frame, source)
+            + " No topic is evaluated for every system, so missing='drop' would leave nothing;"
+            " use missing='zero' or remove the systems with few scores."
+        )
+    discarded = int((~missing_cells[:, ~complete]).sum())
+    _warn(
+        _describe_missing(frame, source)
+        + f" Those {int((~complete).sum())} topic(s) were dropped (missing='drop'), discarding"
+        f" {discarded} score(s) of the systems that had them; {int(complete.sum())} topic(s)"
+        " remain."
+    )
+    return frame.loc[:, complete]
+
+
+_CHOOSE_POLICY = (
+    "Choose a missing-topic policy: missing='zero' scores them 0 (as trec_eval -c does), "
+    "missing='drop' keeps only the topics evaluated for every system."
+)
+
+
+def _describe_missing(frame: pd.DataFrame, source: str) -> str:
+    """One sentence counting the missing cells, the topics and systems they touch, with examples."""
+    nan = np.isnan(frame.to_numpy())
+    topics = np.flatnonzero(nan.any(axis=0))
+    systems = np.flatnonzero(nan.any(axis=1))
+    examples = []
+    for j in topics[:_EXAMPLES]:
+        who = frame.index[nan[:, j]]
+        shown = ", ".join(repr(s) for s in who[:_EXAMPLES])
+        more = f" and {len(who) - _EXAMPLES} more" if len(who) > _EXAMPLES else ""
+        examples.append(f"topic {frame.columns[j]!r} has no score for {shown}{more}")
+    text = (
+        f"{source}: {int(nan.sum())} of {nan.size} (system, topic) cell(s) are missing: "
+        f"{topics.size} of {nan.shape[1]} topic(s) are not evaluated for every system, "
+        f"{systems.size} of {nan.shape[0]} system(s) affected; e.g. {'; '.join(examples)}."
+    )
+    empty = frame.index[nan.all(axis=1)]
+    if len(empty):
+        text += f" System(s) with no score at all: {', '.join(repr(s) for s in empty[:10])}."
+    return text
+
+
+def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
+    """``X`` as a labelled float64 frame (``str`` labels, no duplicates, no infinite value), and
+    whether it is complete (no NaN)."""
     if isinstance(X, pd.DataFrame):
         frame = X
     else:
         arr = np.asarray(X)
         if arr.ndim != 2:
             raise RiskevalError(
-                f"{name} must be a 2-D systems × topics matrix; got an array with {arr.ndim} "
-                "dimension(s)."
+                f"{name} must be a 2-D systems × topics matrix; got an array with {arr.ndim} dimension(s)."
             )
         frame = pd.DataFrame(arr)
     if frame.shape[0] == 0 or frame.shape[1] == 0:
@@ -42,23 +164,28 @@ def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
             dup = labels[labels.duplicated()].unique().tolist()[:5]
             raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
     # A finite total implies finite cells (NaN and inf propagate); only then scan cell by cell.
-    if not np.isfinite(values.sum()) and not np.isfinite(values).all():
-        _refuse_nonfinite(values, index, columns, name)
-    return pd.DataFrame(values, index=index, columns=columns, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # a huge finite total only costs the scan
+        total = values.sum()
+    complete = bool(np.isfinite(total)) or bool(np.isfinite(values).all())
+    if not complete:
+        infinite = np.isinf(values)
+        if infinite.any():
+            rows, cols = np.nonzero(infinite)
+            raise RiskevalError(
+                f"{name} has {rows.size} infinite cell(s), e.g. system {index[rows[0]]!r}, topic "
+                f"{columns[cols[0]]!r}: scores must be finite numbers."
+            )
+    return pd.DataFrame(values, index=index, columns=columns, copy=False), complete
 
 
-def _refuse_nonfinite(values: np.ndarray, index: pd.Index, columns: pd.Index, name: str) -> None:
-    nan = np.isnan(values)
-    if nan.any():
-        rows, cols = np.nonzero(nan)
-        cells = ", ".join(f"({index[i]}, {columns[j]})" for i, j in zip(rows[:5], cols[:5], strict=True))
-        raise MissingTopicsError(
-            f"{name} has {int(nan.sum())} missing (NaN) cell(s), e.g. (system, topic) {cells}. "
-            "Build the matrix with riskeval.score_matrix(..., missing='zero' or 'drop') to choose "
-            "how missing topics are handled."
-        )
-    rows, cols = np.nonzero(~np.isfinite(values))
-    raise RiskevalError(
-        f"{name} has {rows.size} infinite cell(s), e.g. system {index[rows[0]]!r}, topic "
-        f"{columns[cols[0]]!r}: scores must be finite numbers."
-    )
+_PACKAGE_DIR = str(Path(__file__).parents[1]) + os.sep
+
+
+def _warn(message: str) -> None:
+    """Warn with :class:`MissingTopicsWarning`, attributed to the first caller outside riskeval."""
+    frame = sys._getframe(1)
+    level = 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, MissingTopicsWarning, stacklevel=level)

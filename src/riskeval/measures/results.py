@@ -79,5 +79,5 @@ def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num/den with x/0 = inf for x > 0 and 0/0 = NaN, without warnings."""
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return num / den

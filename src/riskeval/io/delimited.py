@@ -1,0 +1,157 @@
+"""CSV and TSV text as a DataFrame whose rows know their line numbers.
+
+Two readers, one result.  A file without quote characters (the usual score table) is read by the
+pandas C parser, after numpy has counted the fields of every line, so malformed and blank lines are
+known beforehand by number and skipped.  A file with quotes (fields may then hold delimiters or
+line breaks) is read by the :mod:`csv` module, which tracks physical line numbers itself.
+
+Blank (empty or whitespace-only) lines are skipped; the first other line is the header; every data
+line must have as many fields as the header.  Label columns are read as text, verbatim; the other
+columns are left to pandas (numbers stay numbers), with the spellings of a missing cell read as NaN.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import lzma
+import os
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from riskeval.errors import InputFormatError
+from riskeval.io.tables import MISSING_STRINGS
+
+Problems = list[tuple[str, str]]
+LabelColumns = Callable[[Sequence[Hashable]], set[int]]
+"""Given the header, the positions of the columns to keep as text (system and topic labels)."""
+
+COMPRESSION = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_NA = sorted({v for s in MISSING_STRINGS for v in (s, s.upper(), s.title())})
+
+
+def read_delimited(
+    path: str | os.PathLike, delimiter: str, label_columns: LabelColumns
+) -> tuple[pd.DataFrame, list[int], Problems]:
+    """The table of a CSV/TSV file, the line number of each row, and the malformed lines.
+
+    Raises :class:`InputFormatError` for a file that is not UTF-8, is empty, or has a header and
+    no data line at all.
+    """
+    data = _read_bytes(path)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFormatError([(str(path), f"is not UTF-8 text ({exc.reason}).")]) from None
+    if '"' in text:
+        frame, lines, problems = _read_quoted(path, text, delimiter)
+    else:
+        frame, lines, problems = _read_plain(path, data, delimiter, label_columns)
+    if not lines and not problems:
+        raise InputFormatError([(str(path), "has a header line but no data lines.")])
+    return frame, lines, problems
+
+
+def _read_plain(
+    path: str | os.PathLike, data: bytes, delimiter: str, label_columns: LabelColumns
+) -> tuple[pd.DataFrame, list[int], Problems]:
+    buf = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(buf == ord("\n"))
+    starts = np.concatenate(([0], newlines + 1))
+    ends = np.concatenate((newlines, [len(buf)]))
+    if starts[-1] == len(buf):  # the file ends with a line break
+        starts, ends = starts[:-1], ends[:-1]
+    fields = (
+        np.bincount(np.searchsorted(newlines, np.flatnonzero(buf == ord(delimiter))), minlength=len(starts))[
+            : len(starts)
+        ]
+        + 1
+    )
+
+    def blank(k: int) -> bool:
+        return not data[starts[k] : ends[k]].strip()
+
+    first = next((k for k in range(len(starts)) if not blank(k)), None)
+    if first is None:
+        raise _empty(path)
+    header = data[starts[first] : ends[first]].decode("utf-8").rstrip("\r").split(delimiter)
+    width = len(header)
+    skip = set(range(first + 1))
+    problems: Problems = []
+    after = np.arange(first + 1, len(starts))
+    for k in (after if width == 1 else after[fields[after] != width]).tolist():
+        if blank(k):
+            skip.add(k)
+        elif fields[k] != width:
+            skip.add(k)
+            problems.append(_field_count(path, k + 1, width, int(fields[k])))
+    kept = np.ones(len(starts), dtype=bool)
+    kept[sorted(skip)] = False
+    lines = (np.flatnonzero(kept) + 1).tolist()
+    labels = label_columns(header)
+    frame = pd.read_csv(
+        io.BytesIO(data),
+        sep=delimiter,
+        header=None,
+        names=range(width),
+        skiprows=skip,
+        dtype={j: object for j in labels},
+        keep_default_na=False,
+        na_values={j: _NA for j in range(width) if j not in labels},
+        skip_blank_lines=False,
+        quoting=csv.QUOTE_NONE,
+        encoding="utf-8",
+    )
+    frame.columns = pd.Index(header, dtype=object)
+    return frame, lines, problems
+
+
+def _read_quoted(
+    path: str | os.PathLike, text: str, delimiter: str
+) -> tuple[pd.DataFrame, list[int], Problems]:
+    problems: Problems = []
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    header: list[str] | None = None
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    start = 1
+    try:
+        for row in reader:
+            if len(row) > 1 or (row and row[0].strip()):
+                if header is None:
+                    header = row
+                elif len(row) != len(header):
+                    problems.append(_field_count(path, start, len(header), len(row)))
+                else:
+                    rows.append(row)
+                    lines.append(start)
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        problems.append((f"{path}:{reader.line_num}", f"not valid CSV: {exc}."))
+    if header is None:
+        raise _empty(path)
+    frame = pd.DataFrame(rows, columns=pd.Index(header, dtype=object), dtype=object)
+    return frame, lines, problems
+
+
+def _field_count(path: str | os.PathLike, line: int, width: int, got: int) -> tuple[str, str]:
+    return (f"{path}:{line}", f"expected {width} fields as in the header, got {got}.")
+
+
+def _empty(path: str | os.PathLike) -> InputFormatError:
+    return InputFormatError([(str(path), "is empty: expected a header line and one line per row.")])
+
+
+def _read_bytes(path: str | os.PathLike) -> bytes:
+    opener = COMPRESSION.get(Path(path).suffix.lower())
+    if opener is None:
+        return Path(path).read_bytes()
+    with opener(path, "rb") as handle:
+        return handle.read()

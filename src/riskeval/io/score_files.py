@@ -1,0 +1,143 @@
+"""Score tables in files: CSV, TSV (optionally ``.gz``/``.bz2``/``.xz`` compressed) and Parquet,
+long or wide (the rule of :func:`riskeval.io.tables.is_long`)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from riskeval.errors import InputFormatError, MissingTopicsWarning, RiskevalError
+from riskeval.io.delimited import COMPRESSION, read_delimited
+from riskeval.io.matrix import MissingPolicy, check_missing_policy
+from riskeval.io.measures import check_measure
+from riskeval.io.tables import MEASURE_COLUMN, Locate, frame_to_matrix, index_to_columns, is_long
+
+#: Table formats and the file extensions that select them (after a compression extension).
+TABLE_FORMATS: dict[str, tuple[str, ...]] = {
+    "csv": (".csv",),
+    "tsv": (".tsv", ".tab"),
+    "parquet": (".parquet", ".pq"),
+}
+_DELIMITER = {"csv": ",", "tsv": "\t"}
+
+
+def read_scores(
+    path: str | os.PathLike,
+    *,
+    format: str | None = None,
+    measure: Any = None,
+    missing: MissingPolicy = "raise",
+    system: Hashable = "system",
+    topic: Hashable = "topic",
+    score: Hashable = "score",
+) -> pd.DataFrame:
+    """Score matrix from a CSV, TSV or Parquet file holding a long or a wide table.
+
+    Parameters
+    ----------
+    path : str or path
+        The file.  Its format comes from ``format`` or else its extension: ``.csv``, ``.tsv`` /
+        ``.tab``, ``.parquet`` / ``.pq``; CSV and TSV may be compressed (``.csv.gz``, ``.tsv.bz2``,
+        ``.csv.xz``).
+    format : {"csv", "tsv", "parquet"}, optional
+        Overrides the extension.
+    measure, missing, system, topic, score
+        As in :func:`riskeval.io.tables.from_long`; ``measure`` applies to long tables only.
+
+    Notes
+    -----
+    CSV and TSV files need a header line.  The table is long when the header names at least two
+    of the ``system``, ``topic`` and ``score`` columns, otherwise wide: the ``system`` column, or
+    else the first column, names the systems and every other column is a topic.  Blank lines are
+    skipped; every other line must have as many fields as the header.  Problems are reported as
+    ``file:line``.  Parquet files are read with pandas (pyarrow) and follow the DataFrame rules of
+    :func:`riskeval.score_matrix` (an index named ``system`` or ``topic`` counts as a column);
+    problems are reported as ``file: row N`` (N from 1).
+    """
+    check_missing_policy(missing)
+    check_measure(measure)
+    fmt = table_format(path, format)
+    names = (system, topic, score)
+    malformed: list[tuple[str, str]] = []
+    if fmt == "parquet":
+        frame = index_to_columns(_read_parquet(path), names)
+        locate: Locate = lambda i: f"{path}: row {i + 1}"  # noqa: E731
+    else:
+        frame, lines, malformed = read_delimited(
+            path, _DELIMITER[fmt], functools.partial(_label_columns, names=names)
+        )
+        locate = lambda i: f"{path}:{lines[i]}"  # noqa: E731
+        if not is_long(frame.columns, names) and system not in frame.columns:
+            first = pd.Index(frame.iloc[:, 0].to_numpy(dtype=object))
+            frame = frame.iloc[:, 1:].set_axis(first, axis=0)
+    read = functools.partial(
+        frame_to_matrix,
+        frame,
+        system=system,
+        topic=topic,
+        score=score,
+        measure=measure,
+        locate=locate,
+        source=str(path),
+    )
+    if not malformed:
+        return read(missing=missing)
+    # Report the problems of the well-formed lines too, so that all can be fixed at once.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingTopicsWarning)
+        try:
+            if len(frame):
+                read(missing="zero")
+        except InputFormatError as exc:
+            malformed += exc.problems
+    raise InputFormatError(malformed)
+
+
+def table_format(path: str | os.PathLike, format: str | None) -> str:
+    """The table format of ``path``: ``format`` if given, else from the file extension."""
+    if format is not None:
+        if format not in TABLE_FORMATS:
+            raise RiskevalError(
+                f"The 'format' parameter must be one of {sorted(TABLE_FORMATS)}; got {format!r}."
+            )
+        return format
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] in COMPRESSION:
+        suffixes = suffixes[:-1]
+    ext = suffixes[-1] if suffixes else ""
+    for fmt, extensions in TABLE_FORMATS.items():
+        if ext in extensions:
+            return fmt
+    known = ", ".join(e for exts in TABLE_FORMATS.values() for e in exts)
+    raise RiskevalError(
+        f"{path}: unknown score file extension {ext or '(none)'!r}; known extensions: {known}. "
+        "Pass format='csv', 'tsv' or 'parquet' for a score table, or format='trec_eval' (to "
+        "riskeval.score_matrix) for trec_eval -q output."
+    )
+
+
+def _label_columns(header: Sequence[Hashable], names: Sequence[Hashable]) -> set[int]:
+    """Positions of the columns holding labels: system, topic (and measure) of a long table, the
+    system column (or else the first column) of a wide one."""
+    if is_long(header, names):
+        wanted = {names[0], names[1], MEASURE_COLUMN}
+    else:
+        wanted = {names[0]} if names[0] in header else {header[0]}
+    return {j for j, name in enumerate(header) if name in wanted}
+
+
+def _read_parquet(path: str | os.PathLike) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except ImportError:
+        raise RiskevalError("Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'.") from None
+    except OSError:
+        raise
+    except Exception as exc:  # pyarrow raises ArrowInvalid and friends for a broken file
+        raise InputFormatError([(str(path), f"is not a readable Parquet file: {exc}")]) from None

@@ -1,0 +1,439 @@
+"""Score tables held in pandas DataFrames: long (one row per system, topic, score) and wide
+(one row per system, one column per topic).
+
+The readers of files and of other tools' results end here too: they locate each row (``file:line``
+or a row label) so that every problem can be reported where it is.
+
+Order of the result: systems and topics in order of first appearance (long tables: reading the rows
+top to bottom; wide tables: the rows and columns as they are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.io.matrix import MissingPolicy, apply_missing, check_missing_policy
+from riskeval.io.measures import check_measure, describe_available, resolve_measure
+
+Locate = Callable[[int], str]
+"""Maps a row position of the table to the place it came from (``"file:line"``, ``"row 3"``)."""
+
+MEASURE_COLUMN = "measure"
+
+#: Cells spelled like this (any case, surrounding spaces ignored) are missing, not malformed.
+MISSING_STRINGS = frozenset({"", "na", "n/a", "nan", "null", "none"})
+
+
+def from_long(
+    df: pd.DataFrame,
+    *,
+    system: Hashable = "system",
+    topic: Hashable = "topic",
+    score: Hashable = "score",
+    measure: Any = None,
+    missing: MissingPolicy = "raise",
+) -> pd.DataFrame:
+    """Score matrix from a long table: one row per (system, topic) with its score.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Columns ``system``, ``topic`` and ``score`` (named by the arguments below); index levels of
+        those names count as columns.  Other columns are ignored, except a ``"measure"`` column
+        (as in tidy per-query results from ir_measures or PyTerrier), whose rows ``measure``
+        selects.
+    system, topic, score : column labels
+        The columns holding system names, topic ids and scores.
+    measure : str or ir_measures measure, optional
+        With a ``"measure"`` column: the measure to keep (trec_eval or ir_measures name; required
+        when the column holds several measures).
+    missing : {"raise", "zero", "drop"}
+        What to do with topics scored for some systems only; see :func:`apply_missing`.
+
+    Returns
+    -------
+    DataFrame
+        Systems × topics, float64, ``str`` labels, in order of first appearance.
+
+    Raises
+    ------
+    InputFormatError
+        Listing every bad row: missing columns, empty labels, non-numeric, NaN or infinite scores,
+        duplicate (system, topic) pairs.
+    """
+    check_missing_policy(missing)
+    check_measure(measure)
+    frame = index_to_columns(df, (system, topic, score))
+    return long_to_matrix(
+        frame,
+        system=system,
+        topic=topic,
+        score=score,
+        measure=measure,
+        missing=missing,
+        locate=row_labels(df),
+        source="the long table",
+    )
+
+
+def from_wide(
+    df: pd.DataFrame, *, system: Hashable = "system", missing: MissingPolicy = "raise"
+) -> pd.DataFrame:
+    """Score matrix from a wide table: one row per system, one column per topic.
+
+    The systems are the ``system`` column if the table has one, otherwise the index.  Every other
+    column is a topic.  Empty cells (NaN, or strings such as ``""``, ``"NA"``, ``"nan"``) are topics
+    not evaluated for that system: ``missing`` decides what happens to them (see
+    :func:`apply_missing`).  Infinite and non-numeric cells are errors.
+
+    Returns
+    -------
+    DataFrame
+        Systems × topics, float64, ``str`` labels, rows and columns in the table's order (topics
+        dropped by ``missing="drop"`` removed).
+    """
+    check_missing_policy(missing)
+    return wide_to_matrix(df, system=system, missing=missing, locate=row_labels(df), source="the wide table")
+
+
+def frame_to_matrix(
+    frame: pd.DataFrame,
+    *,
+    system: Hashable,
+    topic: Hashable,
+    score: Hashable,
+    measure: Any,
+    missing: MissingPolicy,
+    locate: Locate,
+    source: str,
+) -> pd.DataFrame:
+    """A long or wide table (the rule of :func:`is_long`) as a score matrix."""
+    if is_long(frame.columns, (system, topic, score)):
+        return long_to_matrix(
+            frame,
+            system=system,
+            topic=topic,
+            score=score,
+            measure=measure,
+            missing=missing,
+            locate=locate,
+            source=source,
+        )
+    if measure is not None:
+        raise RiskevalError(
+            f"{source}: measure={str(measure)!r} applies to long tables only; this table is wide "
+            f"(it does not have two of the columns {system!r}, {topic!r}, {score!r})."
+        )
+    return wide_to_matrix(frame, system=system, missing=missing, locate=locate, source=source)
+
+
+def is_long(columns: Sequence[Hashable], names: Sequence[Hashable]) -> bool:
+    """The long/wide rule: a table is long when at least two of ``names`` (system, topic, score
+    column names) are among its columns; otherwise it is wide."""
+    present = set(columns)
+    return sum(name in present for name in names) >= 2
+
+
+def index_to_columns(df: pd.DataFrame, names: Sequence[Hashable]) -> pd.DataFrame:
+    """``df`` with the index levels named in ``names`` (and not already columns) moved into
+    columns."""
+    levels = [
+        level for level in df.index.names if level is not None and level in names and level not in df.columns
+    ]
+    return df.reset_index(level=levels) if levels else df
+
+
+def row_labels(df: pd.DataFrame) -> Locate:
+    """Locate rows of an in-memory table by their index label."""
+    return lambda i: f"row {show(df.index[i])}"
+
+
+def long_to_matrix(
+    frame: pd.DataFrame,
+    *,
+    system: Hashable,
+    topic: Hashable,
+    score: Hashable,
+    measure: Any,
+    missing: MissingPolicy,
+    locate: Locate,
+    source: str,
+) -> pd.DataFrame:
+    """:func:`from_long` with rows located by ``locate`` and messages citing ``source``."""
+    if len(frame) == 0:
+        raise InputFormatError([(source, "is empty: expected one row per (system, topic) with its score.")])
+    _require_columns(frame, (system, topic, score), source)
+    rows = np.arange(len(frame))
+    if MEASURE_COLUMN in frame.columns and MEASURE_COLUMN not in (system, topic, score):
+        rows = _measure_rows(frame[MEASURE_COLUMN], measure, source)
+        frame = frame.iloc[rows]
+    elif measure is not None:
+        raise InputFormatError(
+            [
+                (
+                    source,
+                    f"measure={str(measure)!r} was given but the table has no "
+                    f"{MEASURE_COLUMN!r} column (its columns: {_columns(frame)}).",
+                )
+            ]
+        )
+    problems: list[tuple[int, str]] = []
+    systems, empty_s = labels(frame[system])
+    topics, empty_t = labels(frame[topic])
+    raw = frame[score].to_numpy()
+    values, absent, bad = to_float(raw)
+    for mask, what in ((empty_s, system), (empty_t, topic)):
+        problems += [(i, f"field {what!r} is empty: every row needs one.") for i in _where(mask)]
+    problems += [(i, f"field {score!r}: {show(raw[i])} is not a number.") for i in _where(bad)]
+    problems += [
+        (
+            i,
+            f"field {score!r} is empty or NaN: a long table lists the evaluated topics "
+            "only; leave the row out (the missing-topic policy then applies).",
+        )
+        for i in _where(absent)
+    ]
+    problems += [
+        (i, f"field {score!r} is infinite: scores must be finite.") for i in _where(np.isinf(values))
+    ]
+    labelled = ~(empty_s | empty_t)
+    s_codes, t_codes = encode(systems), encode(topics)
+    first = first_occurrence(s_codes[0] * len(t_codes[1]) + t_codes[0])
+    problems += [
+        (
+            i,
+            f"duplicate (system, topic) ({systems[i]!r}, {topics[i]!r}): first at {locate(rows[first[i]])}.",
+        )
+        for i in _where((first != np.arange(len(first))) & labelled)
+    ]
+    if problems:
+        problems.sort(key=lambda p: p[0])
+        raise InputFormatError([(locate(rows[i]), msg) for i, msg in problems])
+    return apply_missing(_assemble(s_codes, t_codes, values), missing, source=source)
+
+
+def wide_to_matrix(
+    frame: pd.DataFrame,
+    *,
+    system: Hashable,
+    missing: MissingPolicy,
+    locate: Locate,
+    source: str,
+) -> pd.DataFrame:
+    """:func:`from_wide` with rows located by ``locate`` and messages citing ``source``."""
+    if system in frame.columns:
+        if int((frame.columns == system).sum()) > 1:
+            raise InputFormatError([(source, f"column {system!r} appears more than once.")])
+        raw_systems = frame[system]
+        cells = frame.drop(columns=system)
+    else:
+        raw_systems = frame.index.to_series()
+        cells = frame
+    if cells.shape[0] == 0 or cells.shape[1] == 0:
+        raise InputFormatError(
+            [(source, f"is empty: expected systems (rows) × topics (columns); got {cells.shape}.")]
+        )
+    problems: list[tuple[tuple[int, int], str, str]] = []  # ((row, column), location, message)
+    systems, empty = labels(raw_systems)
+    topics, empty_topic = labels(pd.Series(cells.columns, dtype=object))
+    for j in _where(empty_topic):
+        problems.append(((-1, j), source, f"topic column {j + 1} has no name."))
+    first_topic = first_occurrence(encode(topics)[0])
+    for j in _where((first_topic != np.arange(len(topics))) & ~empty_topic):
+        problems.append(((-1, j), source, f"topic column {topics[j]!r} appears more than once."))
+    for i in _where(empty):
+        problems.append(((i, -1), locate(i), "the system label is empty."))
+    first_system = first_occurrence(encode(systems)[0])
+    for i in _where((first_system != np.arange(len(systems))) & ~empty):
+        problems.append(
+            (
+                (i, -1),
+                locate(i),
+                f"system {systems[i]!r} appears again (first at {locate(first_system[i])}).",
+            )
+        )
+    values, bad_cells, problems_cells = _wide_values(cells, topics, locate)
+    problems += problems_cells
+    if problems:
+        problems.sort(key=lambda p: p[0])
+        found = [(loc, msg) for _, loc, msg in problems]
+        if bad_cells.all(axis=0).any():
+            found.insert(0, (source, _wide_hint(cells, bad_cells)))
+        raise InputFormatError(found)
+    matrix = pd.DataFrame(values, index=pd.Index(systems), columns=pd.Index(topics))
+    return apply_missing(matrix, missing, source=source)
+
+
+def _wide_values(
+    cells: pd.DataFrame, topics: np.ndarray, locate: Locate
+) -> tuple[np.ndarray, np.ndarray, list]:
+    """Cell values of a wide table, the mask of non-numeric cells and one problem per bad cell."""
+    if all(_is_number_dtype(dtype) for dtype in set(cells.dtypes)):
+        values = cells.to_numpy(dtype=np.float64)
+        raw = values
+        bad = np.zeros(values.shape, dtype=bool)
+    else:
+        raw = cells.to_numpy(dtype=object)
+        flat, _, bad_flat = to_float(raw.ravel())
+        values, bad = flat.reshape(raw.shape), bad_flat.reshape(raw.shape)
+    problems = []
+    for i, j in zip(*np.nonzero(bad) if bad.any() else ((), ()), strict=True):
+        problems.append(((i, j), f"{locate(i)}, topic {topics[j]!r}", f"{show(raw[i, j])} is not a number."))
+    for i, j in zip(*np.nonzero(np.isinf(values)), strict=True):
+        problems.append(
+            (
+                (i, j),
+                f"{locate(i)}, topic {topics[j]!r}",
+                "infinite score: scores must be finite.",
+            )
+        )
+    return values, bad, problems
+
+
+def _wide_hint(cells: pd.DataFrame, bad: np.ndarray) -> str:
+    text = [str(c) for c in cells.columns[bad.all(axis=0)][:5]]
+    return (
+        f"column(s) {text} hold no numbers. The table was read as wide (one row per system, one "
+        "column per topic) because it lacks two of the columns named by system=, topic=, score= "
+        f"(its columns: {_columns(cells)}); for a long table pass the names of its system, topic "
+        "and score columns."
+    )
+
+
+def show(value: Any) -> str:
+    """``repr`` of a cell or label as the user wrote it (``0.5``, not ``np.float64(0.5)``)."""
+    return repr(_plain(value))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+def labels(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Labels as an object array of ``str`` and the mask of empty ones (NaN, None or "")."""
+    series = pd.Series(np.asarray(values, dtype=object), dtype=object)
+    missing = series.isna().to_numpy()
+    if pd.api.types.infer_dtype(series, skipna=True) != "string":
+        series = series.map(str)
+    text = series.to_numpy(dtype=object, copy=True)
+    text[missing] = ""
+    return text, missing | (text == "")
+
+
+def to_float(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Convert cells to float64: ``(values, missing, non_numeric)``.
+
+    Missing cells (NaN, None, strings in :data:`MISSING_STRINGS`) and non-numeric cells are NaN in
+    ``values``.
+    """
+    if _is_number_dtype(raw.dtype):
+        values = raw.astype(np.float64)
+        return values, np.isnan(values), np.zeros(values.shape, dtype=bool)
+    series = pd.Series(raw, dtype=object)
+    numbers = pd.to_numeric(series, errors="coerce")
+    values = np.asarray(numbers, dtype=np.float64)
+    nan = np.isnan(values)
+    missing = series.isna().to_numpy(copy=True)
+    for i in _where(nan & ~missing):
+        cell = raw[i]
+        missing[i] = isinstance(cell, str) and cell.strip().lower() in MISSING_STRINGS
+    return values, missing, nan & ~missing
+
+
+def encode(text: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of labels and the distinct labels, in order of first appearance."""
+    return pd.factorize(pd.Series(text, dtype=object), sort=False)
+
+
+def first_occurrence(codes: np.ndarray) -> np.ndarray:
+    """For each row, the position of the first row with the same code."""
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    return first[inverse.ravel()]
+
+
+def assemble(systems: np.ndarray, topics: np.ndarray, values: Any) -> pd.DataFrame:
+    """Systems × topics frame (NaN where a pair is absent) from unique (system, topic, value) rows,
+    systems and topics in order of first appearance."""
+    return _assemble(encode(systems), encode(topics), values)
+
+
+def _assemble(
+    systems: tuple[np.ndarray, pd.Index], topics: tuple[np.ndarray, pd.Index], values: Any
+) -> pd.DataFrame:
+    (s_codes, s_uniques), (t_codes, t_uniques) = systems, topics
+    matrix = np.full((len(s_uniques), len(t_uniques)), np.nan)
+    matrix[s_codes, t_codes] = values
+    return pd.DataFrame(
+        matrix,
+        index=pd.Index(s_uniques.astype(str), name="system"),
+        columns=pd.Index(t_uniques.astype(str), name="topic"),
+    )
+
+
+def _measure_rows(column: pd.Series, measure: Any, source: str) -> np.ndarray:
+    """Positions of the rows of the requested measure in a table's ``measure`` column."""
+    names, _ = labels(column)
+    available = list(pd.unique(names))
+    if measure is None:
+        if len(available) == 1:
+            return np.arange(len(names))
+        raise InputFormatError(
+            [
+                (
+                    source,
+                    f"there are {len(available)} measures (column {MEASURE_COLUMN!r}): "
+                    f"{describe_available(available)}; choose one with measure=.",
+                )
+            ]
+        )
+    chosen = resolve_measure(measure, available)
+    if chosen is None:
+        raise InputFormatError(
+            [
+                (
+                    source,
+                    f"measure {str(measure)!r} is not in the {MEASURE_COLUMN!r} column; the "
+                    f"measures there are: {describe_available(available)}.",
+                )
+            ]
+        )
+    return np.flatnonzero(names == chosen)
+
+
+def _require_columns(frame: pd.DataFrame, names: Sequence[Hashable], source: str) -> None:
+    absent = [name for name in names if name not in frame.columns]
+    if absent:
+        raise InputFormatError(
+            [
+                (
+                    source,
+                    f"missing required column(s) {absent}; the table has columns "
+                    f"{_columns(frame)}. Name the columns holding systems, topics and scores "
+                    "with system=, topic=, score=.",
+                )
+            ]
+        )
+    repeated = [name for name in names if int((frame.columns == name).sum()) > 1]
+    if repeated:
+        raise InputFormatError([(source, f"column(s) {repeated} appear more than once.")])
+
+
+def _columns(frame: pd.DataFrame) -> list:
+    return list(frame.columns)
+
+
+def _where(mask: np.ndarray) -> list[int]:
+    return np.flatnonzero(mask).tolist()
+
+
+def _is_number_dtype(dtype: Any) -> bool:
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)

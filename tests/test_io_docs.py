@@ -1,0 +1,56 @@
+"""The examples of docs/inputs.md run as written, and print what the page says they print."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "inputs.md"
+
+
+def shared_dir() -> Path | None:
+    for shared in (ROOT.parent / "shared", Path("/work/shared")):
+        if (shared / "data").is_dir():
+            return shared
+    return None
+
+
+def test_inputs_page_examples_run(tmp_path, monkeypatch):
+    shared = shared_dir()
+    if shared is None:
+        pytest.skip("shared campaign data (../shared/data) is not available")
+    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(), flags=re.DOTALL)
+    runnable = [b for b in blocks if not b.startswith("score_matrix(")]  # skip the signature
+    assert len(runnable) >= 8
+    # run from a repository-like folder with ../shared beside it
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (tmp_path / "shared").symlink_to(shared)
+    monkeypatch.chdir(repo)
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for block in runnable:
+            exec(compile(block, str(PAGE), "exec"), namespace)  # noqa: S102
+    printed = out.getvalue()
+    # the comments of the page show the output
+    for expected in [
+        "(2, 66)",
+        "0.1\n",
+        "['CUNI_EN_Run.1.dat.ndcg', 'CUNI_EN_Run.10.dat.ndcg']",
+        "system name 'DirichletLM' is given to 2 outputs",
+        "the table: 1 of 6 (system, topic) cell(s) are missing",
+        "0.0 ['301', '303']",
+        "bad.csv:4: duplicate (system, topic) ('bm25', '301'): first at bad.csv:2.",
+        "['0', '1']",
+        "bm25    0.5  0.2500\ndph     0.1  0.0625",
+        "dph     0.63093  1.0",
+    ]:
+        assert expected in printed
