@@ -2,69 +2,70 @@
 
 Score matrices are pandas DataFrames, systems (rows) × topics (columns).  The measures follow the
 papers listed in SPEC.md: URisk/TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014), unbiased baselines
-(ECIR 2014), ZRisk/GeoRisk (SIGIR 2016).
+(ECIR 2014), ZRisk/GeoRisk (SIGIR 2016), the bias–variance decomposition (Zhang et al., 2013) and
+mean–variance evaluation over query variations (Zuccon et al., 2016).
+
+Names are imported on first use, so ``import riskeval`` (and ``riskeval --help``) stays fast.
 """
 
-from riskeval.analysis.bias_study import BiasStudy, bias_study
-from riskeval.analysis.bootstrap import bootstrap_ci
-from riskeval.analysis.table import risk_table
-from riskeval.core.corrections import adjust_pvalues
-from riskeval.datasets import example_scores
-from riskeval.errors import (
-    InputFormatError,
-    MissingTopicsError,
-    MissingTopicsWarning,
-    RiskevalError,
-    RiskevalWarning,
-)
-from riskeval.evaluation import evaluate_runs, evaluate_runs_long
-from riskeval.io import (
-    apply_missing,
-    as_matrix,
-    from_ir_measures,
-    from_long,
-    from_wide,
-    read_scores,
-    read_trec_eval,
-    score_matrix,
-)
-from riskeval.measures.baselines import baseline
-from riskeval.measures.chisq import georisk, zrisk
-from riskeval.measures.paired import risk_reward, topic_risk, trisk, urisk
-from riskeval.measures.results import RiskReward, TRiskResult
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BiasStudy",
-    "InputFormatError",
-    "MissingTopicsError",
-    "RiskReward",
-    "RiskevalError",
-    "RiskevalWarning",
-    "TRiskResult",
-    "adjust_pvalues",
-    "baseline",
-    "bias_study",
-    "bootstrap_ci",
-    "evaluate_runs",
-    "evaluate_runs_long",
-    "example_scores",
-    "georisk",
-    "risk_reward",
-    "risk_table",
-    "topic_risk",
-    "trisk",
-    "urisk",
-    "zrisk",
+# public name -> module that defines it
+_EXPORTS = {
+    # measures and analyses
+    "BiasStudy": "riskeval.analysis.bias_study",
+    "bias_study": "riskeval.analysis.bias_study",
+    "bootstrap_ci": "riskeval.analysis.bootstrap",
+    "risk_table": "riskeval.analysis.table",
+    "adjust_pvalues": "riskeval.core.corrections",
+    "baseline": "riskeval.measures.baselines",
+    "georisk": "riskeval.measures.chisq",
+    "zrisk": "riskeval.measures.chisq",
+    "risk_reward": "riskeval.measures.paired",
+    "topic_risk": "riskeval.measures.paired",
+    "trisk": "riskeval.measures.paired",
+    "urisk": "riskeval.measures.paired",
+    "RiskReward": "riskeval.measures.results",
+    "TRiskResult": "riskeval.measures.results",
+    # errors and warnings
+    "InputFormatError": "riskeval.errors",
+    "MissingTopicsError": "riskeval.errors",
+    "MissingTopicsWarning": "riskeval.errors",
+    "RiskevalError": "riskeval.errors",
+    "RiskevalWarning": "riskeval.errors",
     # inputs
-    "MissingTopicsWarning",
-    "apply_missing",
-    "as_matrix",
-    "from_ir_measures",
-    "from_long",
-    "from_wide",
-    "read_scores",
-    "read_trec_eval",
-    "score_matrix",
-]
+    "apply_missing": "riskeval.io",
+    "as_matrix": "riskeval.io",
+    "from_ir_measures": "riskeval.io",
+    "from_long": "riskeval.io",
+    "from_wide": "riskeval.io",
+    "read_scores": "riskeval.io",
+    "read_trec_eval": "riskeval.io",
+    "score_matrix": "riskeval.io",
+    # run files
+    "evaluate_runs": "riskeval.evaluation",
+    "evaluate_runs_long": "riskeval.evaluation",
+    "example_scores": "riskeval.datasets",
+    # report
+    "report": "riskeval.report",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'riskeval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -33,11 +34,22 @@ def emit(frame: pd.DataFrame, fmt: str, *, out: TextIO | None = None, digits: in
     if fmt == "csv":
         flat.to_csv(out, index=False)
     elif fmt == "json":
-        out.write(flat.to_json(orient="records", double_precision=15))
+        # Not DataFrame.to_json: its double_precision counts decimal places (at most 15), so a
+        # p-value of 1.5e-8 would keep 8 significant digits.  json writes the shortest repr.
+        records = flat.astype(object).where(flat.notna(), None).to_dict(orient="records")
+        json.dump(records, out, default=_plain, allow_nan=False)
         out.write("\n")
     else:
         out.write(flat.to_string(index=False, float_format=lambda v: f"{v:.{digits}f}"))
         out.write("\n")
+
+
+def _plain(value: object) -> object:
+    """numpy scalars as Python numbers."""
+    item = getattr(value, "item", None)
+    if item is None:
+        raise TypeError(f"cannot write {type(value).__name__} as JSON")
+    return item()
 
 
 def _has_named_index(frame: pd.DataFrame) -> bool:

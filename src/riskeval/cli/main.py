@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 import click
 
@@ -19,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "risk": ("riskeval.cli.risk", "risk", "Risk table of systems against a baseline."),
     "bias-study": ("riskeval.cli.risk", "bias_study", "Each system as the baseline: the bias study."),
     "evaluate": ("riskeval.cli.evaluate", "evaluate", "Per-topic scores of TREC run files against qrels."),
+    "report": ("riskeval.cli.report", "report", "Self-contained HTML risk report (tables and plots)."),
 }
 
 
@@ -51,7 +53,9 @@ def main(argv: list[str] | None = None) -> None:
     from riskeval.errors import RiskevalError
 
     try:
-        cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(1)
@@ -67,6 +71,11 @@ def main(argv: list[str] | None = None) -> None:
         name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         click.echo(f"riskeval: error: cannot open{name}: {exc.strerror or exc}", err=True)
         sys.exit(2)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings (e.g. missing topics scored 0) as one line on stderr, without source locations."""
+    click.echo(f"riskeval: warning: {message}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,40 @@
+"""The per-topic analysis of one system of a score matrix against a baseline specification."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from riskeval.errors import RiskevalError
+from riskeval.io.matrix import as_matrix
+from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.paired import topic_risk
+
+
+def system_topic_risk(
+    X: Any,
+    system: str,
+    baseline: Any = "mean",
+    alpha: float = 1.0,
+    *,
+    level: float = 0.05,
+    correction: str | None = None,
+    leave_one_out: bool = False,
+) -> pd.DataFrame:
+    """:func:`riskeval.topic_risk` of row ``system`` of ``X`` against ``baseline`` (``"mean"``,
+    ``"median"``, ``"max"``, a system name or a per-topic vector, as in :func:`riskeval.risk_table`;
+    with ``leave_one_out`` the aggregate excludes ``system``).
+
+    ``attrs["baseline"]`` holds the baseline's name (e.g. ``"MEAN"``), beside ``topic_risk``'s attrs.
+    """
+    M = as_matrix(X)
+    if system not in M.index:
+        shown = ", ".join(map(repr, M.index[:10])) + (" ..." if len(M.index) > 10 else "")
+        raise RiskevalError(f"No system {system!r} in the matrix; it has {shown}.")
+    base = resolve_baseline(M, baseline, "topic_risk", leave_one_out=leave_one_out)
+    b = base.values if base.values.ndim == 1 else base.values[M.index.get_loc(system)]
+    out = topic_risk(M.loc[system], pd.Series(b, index=M.columns), alpha, level=level,
+                     correction=correction)
+    out.attrs["baseline"] = base.name
+    return out

@@ -1,0 +1,147 @@
+"""``riskeval risk`` and ``riskeval bias-study``: risk tables from a per-topic score table.
+
+Thin over :func:`riskeval.risk_table`, :func:`riskeval.topic_risk` and :func:`riskeval.bias_study`.
+The human table shows the columns people read; ``--format csv|json`` gives every column.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from riskeval.cli._input import (
+    alpha_option,
+    correction_arg,
+    load_scores,
+    parse_alphas,
+    risk_options,
+    scores_options,
+)
+from riskeval.cli._output import emit, format_option
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Columns of the human ``risk`` table (csv/json give all of :data:`riskeval.analysis.table.COLUMNS`).
+COMPACT = ("system", "alpha", "mean", "urisk", "trisk", "pvalue", "pvalue_adj", "significant",
+           "tstar", "zrisk", "georisk", "wins", "losses", "loss20")
+
+
+@click.command()
+@scores_options
+@risk_options
+@click.option("--topics", "topics_of", metavar="SYSTEM",
+              help="Instead of the table of systems: the per-topic analysis (x_j, TR_j, TJ_j) of "
+                   "SYSTEM against the baseline.")
+@format_option
+def risk(scores, example, missing, baseline, alphas, level, correction, se, leave_one_out,
+         topics_of, fmt):
+    """Risk of every system against a baseline, for each α.
+
+    SCORES is a per-topic score table: CSV, TSV or Parquet, long (columns system, topic, score) or
+    wide (one row per system, one column per topic).  URisk and TRisk are against --baseline; T*Risk
+    (tstar) against the per-topic MEAN; ZRisk and GeoRisk use every system as a baseline.
+
+    \b
+    Examples:
+      riskeval risk --example
+      riskeval risk scores.csv --baseline bm25 --alpha 0,1,5 --correction holm --format csv
+      riskeval risk --example --topics p_bert --alpha 5
+    """
+    import riskeval as rk
+
+    X, source = load_scores(scores, example, missing)
+    A = parse_alphas(alphas)
+    corr = correction_arg(correction)
+    if topics_of is not None:
+        frame = topic_table(X, topics_of, baseline, A, level=level, correction=corr,
+                            leave_one_out=leave_one_out)
+        if fmt == "table":
+            click.echo(f"{topics_of} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of "
+                       f"{source}; critical |t| = {frame.attrs['critical']:.3f} at level {level}")
+            frame = frame.drop(columns=["system", "baseline"])
+        emit(frame, fmt)
+        return
+    table = rk.risk_table(X, baseline=baseline, alphas=A, se=se, level=level, correction=corr,
+                          leave_one_out=leave_one_out)
+    if fmt == "table":
+        click.echo(f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; baseline "
+                   f"{table.attrs['baseline']}; critical |t| = {table.attrs['critical']:.3f} at "
+                   f"level {level}" + (f", {corr}-adjusted" if corr else ""))
+        table = table[[c for c in COMPACT if c in table.columns]]
+    emit(table, fmt)
+
+
+def topic_table(X: pd.DataFrame, system: str, baseline: str, alphas: list[float], *, level: float,
+                correction: str | None, leave_one_out: bool) -> pd.DataFrame:
+    """:func:`riskeval.topic_risk` of one system for each α, tidy: one row per (α, topic)."""
+    import pandas as pd
+
+    from riskeval.analysis.topics import system_topic_risk
+
+    parts = []
+    for alpha in alphas:
+        t = system_topic_risk(X, system, baseline, alpha, level=level, correction=correction,
+                              leave_one_out=leave_one_out)
+        parts.append(t.rename(columns={"system": "score", "baseline": "baseline_score"})
+                     .reset_index().assign(alpha=alpha))
+    frame = pd.concat(parts, ignore_index=True)
+    frame.insert(0, "system", system)
+    frame.insert(1, "baseline", parts[0].attrs["baseline"])
+    frame = frame[["system", "baseline", "alpha", *[c for c in parts[0].columns if c != "alpha"]]]
+    frame.attrs["critical"] = parts[0].attrs["critical"]
+    return frame
+
+
+@click.command("bias-study")
+@scores_options
+@alpha_option(multiple=False, default=1.0, help="Risk aversion α of the URisk rankings. [default: 1]")
+@click.option("--virtual", default="mean,median,max", show_default=True,
+              help="Virtual runs to add as baselines and to the PCA (comma list; 'none' for none).")
+@click.option("--show", type=click.Choice(("summary", "ranks", "pca", "overview")), default="summary",
+              show_default=True,
+              help="summary: one row per run; ranks: URisk and rank of each system under each "
+                   "baseline; pca: run coordinates; overview: Friedman test and PCA variance.")
+@format_option
+def bias_study(scores, example, missing, alphas, virtual, show, fmt):
+    """Each system in turn as the baseline: how the choice of baseline changes the ranking.
+
+    URisk ranks of the systems under every baseline (real systems and the virtual MEAN, MEDIAN,
+    MAX), the Friedman test of those rankings, and a PCA of the run × topic matrix
+    (Dinçer, Macdonald & Ounis, ECIR 2014).  The summary lists, per run, its rank under each
+    virtual baseline, its best and worst rank under the real systems, and its PCA coordinates.
+
+    \b
+    Examples:
+      riskeval bias-study --example
+      riskeval bias-study --example --show ranks --format csv
+    """
+    import riskeval as rk
+    from riskeval.analysis.bias_tables import bias_overview, bias_ranks, bias_summary
+
+    X, source = load_scores(scores, example, missing)
+    kinds = [] if virtual.strip().lower() == "none" else [v.strip() for v in virtual.split(",")]
+    study = rk.bias_study(X, float(alphas), virtual=kinds)
+    overview = bias_overview(study)
+    if fmt == "table":
+        row = overview.to_dict("records")[0]
+        click.echo(
+            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk at α = {study.alpha:g}\n"
+            f"Friedman test of the rankings, each of the {row['systems']} systems as the baseline: "
+            f"chi² = {row['friedman_statistic']:.2f}, p = {row['friedman_pvalue']:.3g}\n"
+            f"PCA: PC1 {row['pc1_pct']:.1f}%, PC2 {row['pc2_pct']:.1f}% of the variance")
+    frames = {"summary": lambda: bias_summary(study, X), "ranks": lambda: bias_ranks(study),
+              "pca": lambda: study.pca.coordinates.rename_axis("run"), "overview": lambda: overview}
+    emit(integral_ranks(frames[show]()), fmt)
+
+
+def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rank columns as (nullable) integers when no rank is tied, so that tables print ``3``, not
+    ``3.0000``."""
+    cols = [c for c in frame.columns if "rank" in c]
+    if not cols:
+        return frame
+    values = frame[cols].to_numpy(dtype="float64")
+    whole = values[~(values != values)]
+    return frame.astype(dict.fromkeys(cols, "Int64")) if (whole % 1 == 0).all() else frame

@@ -1,0 +1,148 @@
+"""HTML building blocks of the report: tables, inline SVG figures, paragraphs.
+
+Everything returns :class:`markupsafe.Markup` (safe HTML) built from escaped text, so section
+builders compose them without escaping twice.  Figures are embedded as inline ``<svg>`` elements:
+no external file, no script, text kept as text (searchable, scalable).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from markupsafe import Markup, escape
+
+Formatter = Callable[[Any], str]
+
+
+def number(digits: int = 4) -> Formatter:
+    """Fixed-point with ``digits`` decimals; NaN as an en dash."""
+    return lambda v: "–" if _missing(v) else f"{float(v):.{digits}f}"
+
+
+def integer(v: Any) -> str:
+    return "–" if _missing(v) else f"{int(v)}"
+
+
+def pvalue(v: Any) -> str:
+    """p-values: 3 decimals, or ``<0.001``."""
+    if _missing(v):
+        return "–"
+    return "<0.001" if v < 0.001 else f"{float(v):.3f}"
+
+
+def table(
+    frame: pd.DataFrame,
+    *,
+    formats: dict[Any, Formatter] | None = None,
+    cell_class: pd.DataFrame | None = None,
+    index: bool = True,
+    caption: str | None = None,
+    css_class: str = "data",
+) -> Markup:
+    """An HTML table of ``frame`` (two header rows when its columns are a 2-level MultiIndex).
+
+    ``formats`` maps a column (or, with a MultiIndex, its last level) to a formatter; numbers
+    default to 4 decimals.  ``cell_class``: same shape as ``frame``, CSS classes per cell (or
+    ``None``).  The index is written as the first column(s) unless ``index=False``.
+    """
+    formats = formats or {}
+    cols = frame.columns
+    multi = isinstance(cols, pd.MultiIndex)
+    index_names = [n if n is not None else "" for n in frame.index.names] if index else []
+    head: list[str] = []
+    if multi:
+        top = ["<tr>", *(f'<th rowspan="2">{escape(n)}</th>' for n in index_names)]
+        for label, span in _runs(cols.get_level_values(0)):
+            top.append(f'<th colspan="{span}" class="group">{escape(label)}</th>')
+        head += [*top, "</tr>", "<tr>",
+                 *(f"<th>{escape(c)}</th>" for c in cols.get_level_values(-1)), "</tr>"]
+    else:
+        head += ["<tr>", *(f"<th>{escape(n)}</th>" for n in index_names),
+                 *(f"<th>{escape(c)}</th>" for c in cols), "</tr>"]
+    leaf = list(cols.get_level_values(-1)) if multi else list(cols)
+    fmts = [formats.get(c, formats.get(leaf[j], _default)) for j, c in enumerate(cols)]
+    classes = None if cell_class is None else cell_class.to_numpy(dtype=object)
+    body: list[str] = []
+    for i, (label, row) in enumerate(zip(frame.index, frame.itertuples(index=False), strict=True)):
+        labels = label if isinstance(label, tuple) else (label,)
+        cells = [f'<th scope="row">{escape(v)}</th>' for v in labels] if index else []
+        for j, value in enumerate(row):
+            cls = classes[i, j] if classes is not None and classes[i, j] else None
+            attr = f' class="{escape(cls)}"' if cls else ""
+            cells.append(f"<td{attr}>{escape(fmts[j](value))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return Markup(f'<div class="scroll"><table class="{escape(css_class)}">{cap}'
+                  f'<thead>{"".join(head)}</thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def figure(display_or_figure: Any, caption: str | None = None, *, prefix: str = "f1-") -> Markup:
+    """A matplotlib figure (or a display holding one in ``figure_``) as an inline ``<figure>``.
+
+    ``prefix`` is put in front of every id of the SVG: give each figure of a page its own.
+    """
+    fig = getattr(display_or_figure, "figure_", display_or_figure)
+    cap = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
+    return Markup(f'<figure class="plot">{svg(fig, prefix)}{cap}</figure>')
+
+
+_ID_REF = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')
+
+
+def svg(fig: Any, prefix: str) -> str:
+    """The figure as an ``<svg>`` element: text as ``<text>``, no metadata, no XML prologue, every
+    id (and reference to one) prefixed so that several figures can share a page."""
+    import matplotlib as mpl
+
+    buf = io.StringIO()
+    # A fixed hash salt keeps the output the same from run to run.
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "riskeval"}):
+        fig.savefig(buf, format="svg",
+                    metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
+    text = buf.getvalue()
+    return _ID_REF.sub(lambda m: m.group(1) + prefix + m.group(2), text[text.index("<svg"):])
+
+
+def paragraph(text: str) -> Markup:
+    return Markup(f"<p>{escape(text)}</p>")
+
+
+def join(parts: Iterable[Any]) -> Markup:
+    """Concatenate markup (plain strings are escaped)."""
+    return Markup("").join(parts)
+
+
+def slug(text: str) -> str:
+    """An HTML id from a title."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+def _default(v: Any) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return number(4)(v)
+    return "–" if _missing(v) else str(v)
+
+
+def _missing(v: Any) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and math.isnan(v))
+
+
+def _runs(labels: Iterable[Any]) -> list[tuple[Any, int]]:
+    """Consecutive equal labels as (label, count)."""
+    out: list[tuple[Any, int]] = []
+    for label in labels:
+        if out and out[-1][0] == label:
+            out[-1] = (label, out[-1][1] + 1)
+        else:
+            out.append((label, 1))
+    return out

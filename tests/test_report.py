@@ -1,0 +1,196 @@
+"""The HTML report: one self-contained file (no external resource, no script), the tables and the
+inline SVG plots it promises, the inputs and settings recorded, pluggable sections."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import riskeval as rk
+from riskeval.datasets import example_scores
+from riskeval.errors import RiskevalError
+from riskeval.report import Section
+from riskeval.report.sections import DEFAULT_SECTIONS, risky_topics_section, summary_section
+
+
+class Page(HTMLParser):
+    """Collects what the assertions need: tags, ids, attribute URLs, table cells with classes."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.tags: list[str] = []
+        self.ids: list[str] = []
+        self.urls: list[str] = []
+        self.cells: list[tuple[str, str | None]] = []  # (text, class) of <td> in risk tables
+        self._td: tuple[list[str], str | None] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if "id" in a:
+            self.ids.append(a["id"])
+        self.urls += [v for k, v in attrs if k in ("src", "href", "xlink:href", "action", "data")]
+        if tag == "td":
+            self._td = ([], a.get("class"))
+
+    def handle_data(self, data):
+        if self._td is not None:
+            self._td[0].append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._td is not None:
+            self.cells.append(("".join(self._td[0]), self._td[1]))
+            self._td = None
+
+
+@pytest.fixture(scope="module")
+def X() -> pd.DataFrame:
+    return example_scores()
+
+
+@pytest.fixture(scope="module")
+def example(X, tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    return rk.report(X, measure="nDCG@10", inputs=["dl19-passage-ndcg10.csv"], path=path)
+
+
+@pytest.fixture(scope="module")
+def small() -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    return pd.DataFrame(rng.uniform(0, 1, (5, 12)), index=[f"s{i}" for i in range(5)],
+                        columns=[str(100 + j) for j in range(12)])
+
+
+def test_written_file_is_the_returned_page(example):
+    assert isinstance(example.path, Path) and example.path.exists()
+    assert example.path.read_text(encoding="utf-8") == example.html
+    assert example.sections == ("Risk per α", "Significant topics of the riskiest systems",
+                                "GeoRisk and TRisk as α grows", "Baseline bias")
+
+
+def test_self_contained_no_external_resource_no_script(example):
+    page = Page(example.html)
+    external = [u for u in page.urls if not u.startswith("#")]
+    assert external == []  # only in-page anchors (table of contents, SVG clip paths)
+    for tag in ("script", "link", "img", "iframe", "object", "embed"):
+        assert tag not in page.tags
+    assert not re.search(r"url\(|@import|https?://", example.html.split("</style>")[0])
+    assert "<?xml" not in example.html and "<!DOCTYPE svg" not in example.html
+
+
+def test_settings_are_recorded(example):
+    s = example.settings
+    assert s["measure"] == "nDCG@10" and s["inputs"] == ["dl19-passage-ndcg10.csv"]
+    assert (s["baseline"], s["alphas"], s["level"], s["correction"], s["se"]) == (
+        "MEAN", [0.0, 1.0, 5.0, 10.0], 0.05, None, "parametric")
+    assert s["riskeval"] and s["systems"] == 37 and s["topics"] == 43
+    text = example.html
+    for shown in ("nDCG@10", "dl19-passage-ndcg10.csv", "<td>MEAN</td>", "<td>0, 1, 5, 10</td>",
+                  "<td>0.05</td>", "<td>none</td>", "<td>parametric</td>",
+                  f"riskeval {s['riskeval']}", dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d")):
+        assert shown in text, shown
+
+
+def test_plots_are_inline_svg_with_unique_ids(example):
+    page = Page(example.html)
+    # 3 per-topic TR/TJ plots + sorted URisk + GeoRisk + TRisk + PCA.
+    svgs = re.findall(r"<svg\b.*?</svg>", example.html, flags=re.S)
+    assert len(svgs) == 7
+    # Each plot draws its data (paths, or markers re-used with <use>) and labels its axes.
+    assert all(svg.count("<path") + svg.count("<use") > 40 and svg.count("<text") > 10 for svg in svgs)
+    assert len(page.ids) == len(set(page.ids))
+
+
+def test_summary_table_shows_every_system_and_the_risk_table_values(example, X):
+    summary = example.html.split('id="summary"')[1].split("<details>")[0]
+    for name in X.index:
+        assert f'<th scope="row">{name}</th>' in summary
+    table = rk.risk_table(X, alphas=[0, 1, 5, 10]).set_index(["system", "alpha"])
+    # TRisk of p_bert at α = 5, rendered with 4 decimals and shaded as a significant gain.
+    row = table.loc[("p_bert", 5.0)]
+    assert row["significant"] and row["trisk"] > 0
+    assert f'<td class="sig-win">{row["trisk"]:.4f}</td>' in summary
+    losses = table[table["significant"] & (table["trisk"] < 0)]
+    page = Page(summary)
+    assert sum(cls == "sig-loss" for _, cls in page.cells) == len(losses)
+    assert sum(cls == "sig-win" for _, cls in page.cells) == int(table["significant"].sum()) - len(losses)
+
+
+def test_riskiest_systems_are_the_lowest_trisk_at_the_largest_alpha(example, X):
+    at10 = rk.risk_table(X, alphas=[10]).set_index("system")["trisk"].sort_values()
+    topics = example.html.split('id="topics"')[1].split('id="alpha"')[0]
+    for name in at10.index[:3]:
+        assert f"<h3>{name}</h3>" in topics
+    assert f"<h3>{at10.index[3]}</h3>" not in topics
+    worst = rk.topic_risk(X.loc[at10.index[0]], rk.baseline(X, "mean"), alpha=10)
+    assert f"Significant topics of {at10.index[0]}" in topics
+    assert topics.count("<tr>") >= (worst["significant"] != 0).sum()
+
+
+def test_bias_section_reports_friedman_and_pca(example, X):
+    study = rk.bias_study(X, 1.0)
+    bias = example.html.split('id="bias"')[1]
+    assert f"χ² = {study.friedman.statistic:.2f}" in bias
+    assert f"PC1 {study.pca.explained.iloc[0]:.1f}%" in bias
+    for run in ("MEAN", "MEDIAN", "MAX"):
+        assert f'<th scope="row">{run}</th>' in bias
+
+
+def test_named_baseline_correction_and_no_path(small):
+    r = rk.report(small, baseline="s0", alphas=[0, 2], correction="holm", level=0.1, n_risky=1,
+                  sections=[summary_section, risky_topics_section])
+    assert r.path is None and r.settings["correction"] == "holm"
+    assert "T*Risk" in r.html and "holm-adjusted" in r.html
+    assert r.settings["baseline"] == "s0" and r.settings["bias_alpha"] == 2.0
+    assert r.html.count("<h3>") == 1
+
+
+def test_sections_are_pluggable(small):
+    def extra(ctx):
+        if "note" not in ctx.data:
+            return None
+        return Section("Query variations", f"<p>{ctx.data['note']} over {ctx.matrix.shape[1]} topics</p>")
+
+    assert extra not in DEFAULT_SECTIONS and summary_section in DEFAULT_SECTIONS
+    r = rk.report(small, sections=[summary_section, extra], data={"note": "mean-variance"})
+    assert r.sections == ("Risk per α", "Query variations")
+    assert 'id="query-variations"' in r.html and "mean-variance over 12 topics" in r.html
+    assert '<a href="#query-variations">' in r.html
+    assert rk.report(small, sections=[summary_section, extra]).sections == ("Risk per α",)
+    only = rk.report(small, sections=[])
+    assert only.sections == () and "Inputs and settings" in only.html
+
+
+def test_section_bodies_from_builders_are_trusted_but_titles_are_escaped(small):
+    r = rk.report(small, sections=[lambda ctx: Section("<b>x</b>", "<em>ok</em>")], title="A & B")
+    assert "&lt;b&gt;x&lt;/b&gt;" in r.html and "<em>ok</em>" in r.html
+    assert "<title>A &amp; B</title>" in r.html
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"baseline": "nosuchrun"}, "nosuchrun"),
+        ({"alphas": [-1]}, "alpha"),
+        ({"level": 1.5}, "level"),
+        ({"correction": "fdr"}, "correction"),
+        ({"n_risky": -1}, "n_risky"),
+    ],
+)
+def test_bad_settings_raise_before_writing(small, tmp_path, kwargs, match):
+    path = tmp_path / "r.html"
+    with pytest.raises(RiskevalError, match=match):
+        rk.report(small, path=path, **kwargs)
+    assert not path.exists()
+
+
+def test_too_small_a_matrix_is_refused():
+    with pytest.raises(RiskevalError, match="at least 3 systems"):
+        rk.report(pd.DataFrame([[0.1, 0.2], [0.3, 0.4]]))
