@@ -10,7 +10,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from shared_data import shared_data
+from shared_data import ROOT, shared_data
 
 import riskeval as rk
 
@@ -117,3 +117,22 @@ def test_walkthrough_web2012_numbers():
     assert trisk.loc["rm-results-cata"].tolist() == [-2.609, -3.392, -3.912, -4.023]
     assert trisk.loc["rm-results-catb-filtered"].tolist() == [-0.403, -1.386, -2.161, -2.339]
     assert (trisk[5.0].drop("rm-results-cata-filtered") < -T.attrs["critical"]).all()
+
+
+def test_walkthrough_web2012_commands_print_what_the_page_shows(tmp_path, monkeypatch, capsys):
+    """docs/walkthrough-web2012.md, steps 2-3 on the command line: the risk table as printed there."""
+    from riskeval.cli.main import main
+
+    web = shared_data("trec-web-2012")
+    monkeypatch.chdir(tmp_path)
+    runs = [str(p) for p in sorted((web / "baselines-2012").glob("*-results-*.txt"))]
+    qrels = str(web / "qrels-topics" / "2012" / "qrels.adhoc.txt")
+    main(
+        ["evaluate", "--qrels", qrels, "--measure", "ERR@20", "--name-from", "file", "--format", "csv", *runs]
+    )
+    (tmp_path / "web2012-err20.csv").write_text(capsys.readouterr().out)
+    main(["risk", "web2012-err20.csv", "--baseline", "rm-results-cata-filtered", "--alpha", "0,1,5,10"])
+    printed = capsys.readouterr().out
+    page = (ROOT / "docs" / "walkthrough-web2012.md").read_text(encoding="utf-8")
+    start = page.index("8 systems × 50 topics from web2012-err20.csv")
+    assert printed == page[start : page.index("```", start)]
