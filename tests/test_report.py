@@ -15,8 +15,8 @@ import pytest
 import riskeval as rk
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
-from riskeval.report import Section
-from riskeval.report.sections import DEFAULT_SECTIONS, risky_topics_section, summary_section
+from riskeval.reporting import Section
+from riskeval.reporting.sections import DEFAULT_SECTIONS, risky_topics_section, summary_section
 
 
 class Page(HTMLParser):

@@ -52,7 +52,7 @@ _EXPORTS = {
     "evaluate_runs_long": "riskeval.evaluation",
     "example_scores": "riskeval.datasets",
     # report
-    "report": "riskeval.report",
+    "report": "riskeval.reporting",
     # query variations: mean-variance evaluation, bias-variance decomposition
     "bias_variance": "riskeval.analysis.bias_variance",
     "gmap": "riskeval.analysis.bias_variance",

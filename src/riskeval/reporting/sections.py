@@ -1,7 +1,7 @@
 """The built-in sections of the risk report, in page order (:data:`DEFAULT_SECTIONS`).
 
-Each builder takes a :class:`~riskeval.report.build.ReportContext` and returns a
-:class:`~riskeval.report.build.Section` (or ``None`` to stay out of the page).
+Each builder takes a :class:`~riskeval.reporting.build.ReportContext` and returns a
+:class:`~riskeval.reporting.build.Section` (or ``None`` to stay out of the page).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from riskeval.report import html as h
-from riskeval.report.build import ReportContext, Section
+from riskeval.reporting import html as h
+from riskeval.reporting.build import ReportContext, Section
 
 #: The "as α grows" plots run from 0 to at least 15 (seed dincer2014-trisk, Figure 1).
 CURVE_ALPHA_MAX = 15.0
