@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 
 import riskeval as rk
 from riskeval.errors import RiskevalError
-from riskeval.plots.variations import plot_portfolio_values, plot_rank_correlation
+from riskeval.plots.variations import (
+    PortfolioValueDisplay,
+    RankCorrelationDisplay,
+    TopicRankCorrelationDisplay,
+    plot_portfolio_values,
+    plot_rank_correlation,
+)
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
 
 
 @pytest.fixture(scope="module")
@@ -24,20 +41,23 @@ def df():
 def test_rank_correlation_lines_hold_the_sweep(df):
     sweep = rk.mean_variance_sweep(df, np.linspace(-5, 5, 21))
     display = plot_rank_correlation(sweep)
-    tau, tau_ap = display.artists_[:2]
+    assert isinstance(display, RankCorrelationDisplay) and display.figure_ is display.ax_.figure
+    tau, tau_ap = display.lines_
     np.testing.assert_array_equal(tau.get_xdata(), sweep.alphas)
     np.testing.assert_array_equal(tau.get_ydata(), sweep.tau)
     np.testing.assert_array_equal(tau_ap.get_ydata(), sweep.tau_ap)
+    pd.testing.assert_frame_equal(display.correlations.reset_index(), sweep.to_frame())
+    assert display.threshold_line_.get_ydata()[0] == 0.9
     assert display.ax_.get_xlabel().startswith("α")
-    assert display.figure_.canvas.manager is None  # not a pyplot figure: nothing global, never shown
 
 
 def test_intra_topic_sweep_is_a_heat_map(df, tmp_path):
     sweep = rk.mean_variance_sweep(df, np.linspace(-5, 5, 11), form="intra")
     display = plot_rank_correlation(sweep)
-    image = display.artists_[0]
-    np.testing.assert_array_equal(image.get_array(), sweep.tau_ap)
-    display.savefig(tmp_path / "intra.png")
+    assert isinstance(display, TopicRankCorrelationDisplay)
+    np.testing.assert_array_equal(display.image_.get_array(), sweep.tau_ap)
+    assert list(display.tau_ap.index) == ["1", "2", "3"]
+    display.figure_.savefig(tmp_path / "intra.png")
     assert (tmp_path / "intra.png").stat().st_size > 0
 
 
@@ -50,17 +70,18 @@ def test_plots_draw_on_a_given_axes(df):
     assert plot_rank_correlation(sweep, ax=ax1).ax_ is ax1
     display = plot_portfolio_values(sweep, ["s0", "s3"], ax=ax2)
     assert display.ax_ is ax2 and display.figure_ is fig
+    again = PortfolioValueDisplay(display.values).plot()  # from data, on a new figure
+    assert again.figure_ is not fig and len(again.lines_) == 2
 
 
 def test_portfolio_values_are_straight_lines(df):
     sweep = rk.mean_variance_sweep(df, np.linspace(-2, 2, 5))
     display = plot_portfolio_values(sweep)
-    assert len(display.artists_) == 6 and display.ax_.get_legend() is not None
-    line = display.artists_[2]
+    assert len(display.lines_) == 6 and display.ax_.get_legend() is not None
     table = rk.mean_variance(df, 0.0)
-    np.testing.assert_allclose(
-        line.get_ydata(), table["mean"].iloc[2] - sweep.alphas * table["variance"].iloc[2]
-    )
+    expected = table["mean"].iloc[2] - sweep.alphas * table["variance"].iloc[2]
+    np.testing.assert_allclose(display.lines_[2].get_ydata(), expected)
+    np.testing.assert_allclose(display.values["s2"], expected)
     with pytest.raises(RiskevalError, match="Unknown system"):
         plot_portfolio_values(sweep, ["nope"])
     with pytest.raises(RiskevalError, match="form='general' or 'inter'"):

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from riskeval.cli._input import correction_arg, load_scores, parse_alphas, risk_options
+from riskeval.cli.variations import variation_data
 
 
 @click.command()
@@ -24,8 +25,12 @@ from riskeval.cli._input import correction_arg, load_scores, parse_alphas, risk_
 @click.option("--title", default=None, help="Page title. [default: Risk report]")
 @click.option("--n-risky", type=click.IntRange(min=0), default=3, show_default=True,
               help="How many of the riskiest systems get a per-topic analysis.")
+@click.option("--variations", type=click.Path(dir_okay=False),
+              help="Query-variation table (system, topic, variant, score): adds the mean-variance section.")
+@click.option("--bias-variance", "bias_target", metavar="TARGET",
+              help="Adds the bias-variance section against TARGET: perfect, best, a system or a number.")
 def report(inputs, example, measure, missing, baseline, alphas, level, correction, se,
-           leave_one_out, output, title, n_risky):
+           leave_one_out, output, title, n_risky, variations, bias_target):
     """Write the risk report: one HTML file with the tables, the plots (inline SVG) and the inputs
     and settings, readable in any browser without a server.  Prints the path written.
 
@@ -45,8 +50,9 @@ def report(inputs, example, measure, missing, baseline, alphas, level, correctio
     X, source = load_scores(inputs[0] if inputs else None, example, missing)
     if example and measure is None:
         measure = "nDCG@10"
+    data, sources = variation_data(variations, bias_target)
     result = rk.report(X, baseline=baseline, alphas=parse_alphas(alphas), level=level,
                        correction=correction_arg(correction), se=se, leave_one_out=leave_one_out,
-                       measure=measure, inputs=[source], title=title, n_risky=n_risky,
-                       path=output)
+                       measure=measure, inputs=[source, *sources], title=title, n_risky=n_risky,
+                       data=data, path=output)
     click.echo(str(Path(result.path).resolve()))

@@ -29,11 +29,9 @@ def _warnings_to_stderr() -> Iterator[None]:
 
 def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef_root: str | None):
     """The tidy variation table from exactly one kind of input."""
-    import pandas as pd
-
     from riskeval.errors import RiskevalError
     from riskeval.io.clef2015 import load_clef2015
-    from riskeval.io.variations import as_variations, read_variations
+    from riskeval.io.variations import read_variation_table, read_variations
 
     if clef_root is not None:
         if inputs or mapping:
@@ -48,14 +46,7 @@ def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef
             "Give one table (CSV/TSV/Parquet with columns system, topic, variant, score), "
             "trec_eval -q files with --mapping, or --clef2015 DIR."
         )
-    path = inputs[0]
-    if path.endswith(".parquet"):
-        frame = pd.read_parquet(path)
-    else:
-        frame = pd.read_csv(
-            path, sep=None, engine="python", dtype={"system": str, "topic": str, "variant": str}
-        )
-    return as_variations(frame, name=path)
+    return read_variation_table(inputs[0])
 
 
 def _read_weights(path: str | None) -> dict[str, float] | None:
@@ -279,6 +270,19 @@ def _clef_matrix(root: str, measure: str, variant: str | None):
     if tidy.empty:
         raise RiskevalError(f"No CLEF 2015 query has variant {variant!r} (pivot, most, least).")
     return tidy.pivot(index="system", columns="topic", values="score")
+
+
+def variation_data(variations: str | None, bias_target: str | None) -> tuple[dict, list[str]]:
+    """``data=`` of :func:`riskeval.report` for its query-variation sections (``riskeval report
+    --variations FILE --bias-variance TARGET``), and the files read."""
+    from riskeval.io.variations import read_variation_table
+
+    data: dict = {}
+    if variations is not None:
+        data["variations"] = read_variation_table(variations)
+    if bias_target is not None:
+        data["bias_variance"] = {"target": _number_or_label(bias_target)}
+    return data, [variations] if variations else []
 
 
 def _number_or_label(text: str):

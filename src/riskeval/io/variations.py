@@ -16,6 +16,7 @@ for topics with different numbers of variants.
 
 from __future__ import annotations
 
+import csv
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -108,6 +109,21 @@ def as_variations(df: pd.DataFrame, *, name: str = "df") -> pd.DataFrame:
         raise InputFormatError(problems)
     out["score"] = scores
     return out.reset_index(drop=True)
+
+
+def read_variation_table(path: str | Path) -> pd.DataFrame:
+    """A tidy query-variation table from a file: Parquet (``.parquet``/``.pq``), or CSV/TSV (the
+    delimiter is detected) with a header naming the columns ``system``, ``topic``, ``variant``,
+    ``score`` (and optionally ``query``); validated by :func:`as_variations`."""
+    path = Path(path)
+    if path.suffix in (".parquet", ".pq"):
+        frame = pd.read_parquet(path)
+    else:
+        try:
+            frame = pd.read_csv(path, sep=None, engine="python", dtype=str, keep_default_na=False)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as exc:
+            raise InputFormatError([(str(path), f"not a CSV/TSV table: {exc}")]) from None
+    return as_variations(frame, name=str(path))
 
 
 def read_mapping(path: str | Path) -> pd.DataFrame:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
+from riskeval.reporting.variations import bias_variance_section, mean_variance_section
 
 #: The "as α grows" plots run from 0 to at least 15 (seed dincer2014-trisk, Figure 1).
 CURVE_ALPHA_MAX = 15.0
@@ -167,4 +168,6 @@ def _full_table(t: pd.DataFrame) -> h.Markup:
 
 
 #: The sections of the page, in order.  Add a builder to extend the report.
-DEFAULT_SECTIONS = (summary_section, risky_topics_section, alpha_curves_section, bias_section)
+DEFAULT_SECTIONS = (summary_section, risky_topics_section, alpha_curves_section, bias_section,
+                    # with their inputs in data= only: query variations, bias-variance
+                    mean_variance_section, bias_variance_section)
