@@ -298,7 +298,7 @@ def test_variations_from_runs_match_the_official_evaluations():
 def test_query_variation_api_is_exported():
     names = [
         "bias_variance", "gmap", "robustness_index", "mean_variance", "mean_variance_sweep", "rank_changes",
-        "swap_alpha", "tau_ap", "load_clef2015", "read_clef2015_queries", "read_mapping", "read_variations",
+        "swap_alpha", "tau_ap", "load_clef2015", "read_clef2015_queries", "read_mapping", "read_variation_table", "read_variations",
         "variation_array", "variations_from_runs", "variations_from_scores",
     ]  # fmt: skip
     for name in names:

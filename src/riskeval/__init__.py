@@ -65,6 +65,7 @@ _EXPORTS = {
     "load_clef2015": "riskeval.io.clef2015",
     "read_clef2015_queries": "riskeval.io.clef2015",
     "read_mapping": "riskeval.io.variations",
+    "read_variation_table": "riskeval.io.variations",
     "read_variations": "riskeval.io.variations",
     "variation_array": "riskeval.io.variations",
     "variations_from_runs": "riskeval.io.variations",
