@@ -52,7 +52,7 @@ _EXPORTS = {
     "evaluate_runs_long": "riskeval.evaluation",
     "example_scores": "riskeval.datasets",
     # report
-    "report": "riskeval.report",
+    "report": "riskeval.reporting",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -3,7 +3,7 @@
 The page is a list of sections.  A section builder is a function ``builder(ctx) -> Section | None``
 that reads a :class:`ReportContext` (the matrix, the settings, results computed once and shared)
 and returns a :class:`Section` — or ``None`` when it has nothing to show (e.g. its input is not in
-``ctx.data``).  :data:`riskeval.report.sections.DEFAULT_SECTIONS` lists the built-in builders;
+``ctx.data``).  :data:`riskeval.reporting.sections.DEFAULT_SECTIONS` lists the built-in builders;
 pass ``sections=[*DEFAULT_SECTIONS, my_builder]`` to add one.
 """
 
@@ -31,7 +31,7 @@ from riskeval.measures.paired import SE_METHODS
 @dataclass(frozen=True)
 class Section:
     """One part of the page: a title (plain text, escaped; it also makes the anchor unless ``id``
-    is given) and its body, HTML inserted as it is (build it with :mod:`riskeval.report.html`,
+    is given) and its body, HTML inserted as it is (build it with :mod:`riskeval.reporting.html`,
     which escapes text and data)."""
 
     title: str
@@ -79,7 +79,7 @@ class ReportContext:
 
     def figure(self, display: Any, caption: str | None = None) -> str:
         """Inline SVG of ``display``'s figure, with ids unique in the page."""
-        from riskeval.report.html import figure
+        from riskeval.reporting.html import figure
 
         self.n_figures += 1
         return figure(display, caption, prefix=f"f{self.n_figures}-")
@@ -135,11 +135,11 @@ def report(
     inputs : the file(s) the scores came from, recorded and shown.
     title : page title (default: "Risk report").
     n_risky : how many of the riskiest systems get a per-topic analysis.
-    sections : section builders (default :data:`riskeval.report.sections.DEFAULT_SECTIONS`).
+    sections : section builders (default :data:`riskeval.reporting.sections.DEFAULT_SECTIONS`).
     data : further inputs for custom section builders (``ctx.data``).
     path : where to write the page; ``None`` writes nothing (``Report.html`` holds it).
     """
-    from riskeval.report.sections import DEFAULT_SECTIONS
+    from riskeval.reporting.sections import DEFAULT_SECTIONS
 
     M = as_matrix(X)
     A = check_alphas(alphas, "report")
@@ -186,9 +186,9 @@ def _render(settings: dict[str, Any], sections: list[Section]) -> str:
     from jinja2 import Environment, PackageLoader, select_autoescape
     from markupsafe import Markup
 
-    from riskeval.report.html import slug
+    from riskeval.reporting.html import slug
 
-    env = Environment(loader=PackageLoader("riskeval.report", "templates"),
+    env = Environment(loader=PackageLoader("riskeval.reporting", "templates"),
                       autoescape=select_autoescape(default=True), trim_blocks=True,
                       lstrip_blocks=True)
     env.filters["g"] = lambda v: f"{v:g}"

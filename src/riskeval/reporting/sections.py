@@ -1,7 +1,7 @@
 """The built-in sections of the risk report, in page order (:data:`DEFAULT_SECTIONS`).
 
-Each builder takes a :class:`~riskeval.report.build.ReportContext` and returns a
-:class:`~riskeval.report.build.Section` (or ``None`` to stay out of the page).
+Each builder takes a :class:`~riskeval.reporting.build.ReportContext` and returns a
+:class:`~riskeval.reporting.build.Section` (or ``None`` to stay out of the page).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from riskeval.report import html as h
-from riskeval.report.build import ReportContext, Section
+from riskeval.reporting import html as h
+from riskeval.reporting.build import ReportContext, Section
 
 #: The "as α grows" plots run from 0 to at least 15 (seed dincer2014-trisk, Figure 1).
 CURVE_ALPHA_MAX = 15.0
@@ -48,7 +48,8 @@ def summary_section(ctx: ReportContext) -> Section:
                          else "") + "): red a significant loss, green a significant gain. Loss>20%: "
             "topics where the system loses more than 20% of the baseline's score. The p-values "
             "and every other measure are in the full table below."),
-        h.table(frame, formats={"wins": h.integer, "losses": h.integer, "loss>20%": h.integer},
+        h.table(frame, formats={"wins": h.integer, "losses": h.integer, "loss>20%": h.integer,
+                                "TRisk": h.number(3), "T*Risk": h.number(3)},
                 cell_class=classes, caption="Risk per α, systems by mean score",
                 css_class="data risk"),
         _full_table(t),
