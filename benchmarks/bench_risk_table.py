@@ -107,7 +107,8 @@ def main() -> int:
 
     vs_sum = t_table / t_sum
     vs_loop = t_loop / t_table
-    print(f"matrix {args.systems} x {args.topics}, 21 alphas, MEAN baseline, median of {args.repeat} interleaved rounds")
+    print(f"matrix {args.systems} x {args.topics}, 21 alphas, MEAN baseline, "
+          f"median of {args.repeat} interleaved rounds")
     print(f"numpy.sum pass        {t_sum * 1e3:9.2f} ms")
     print(f"risk_table            {t_table * 1e3:9.2f} ms   = {vs_sum:6.1f} x numpy.sum"
           "   (target <= 25)")

@@ -14,7 +14,13 @@ import pandas as pd
 import pytest
 
 import riskeval as rk
-from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
+from riskeval.errors import (
+    InputFormatError,
+    MissingTopicsError,
+    MissingTopicsWarning,
+    RiskevalError,
+    RiskevalWarning,
+)
 from riskeval.io.qrels import read_qrels
 
 # Three judged topics (grade -2: spam, as in TREC Web).  runB lacks topic 3 and retrieves for
@@ -137,7 +143,7 @@ def test_bad_missing_policy(files):
 
 def test_long_table_for_several_measures(files):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RiskevalWarning)
+        warnings.simplefilter("ignore", UserWarning)
         long = rk.evaluate_runs_long(
             files["qrels.txt"], [files["a.run"], files["b.run"]], ["P@1", 'nDCG(dcg="exp-log2")@20']
         )
@@ -163,7 +169,7 @@ def test_system_names(files, tmp_path):
     qrels = files["qrels.txt"]
     kw = {"progress": False}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RiskevalWarning)
+        warnings.simplefilter("ignore", UserWarning)
         assert rk.evaluate_runs(qrels, runs, "P@1", names="file", **kw).index.tolist() == ["a", "b"]
         assert rk.evaluate_runs(qrels, runs, "P@1", names=["x", "y"], **kw).index.tolist() == ["x", "y"]
         same = tmp_path / "same.run.gz"
@@ -202,7 +208,7 @@ def test_qrels_as_dataframe(files):
     qrels = read_qrels(files["qrels.txt"])
     M, _ = evaluate(files, "P@1")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RiskevalWarning)
+        warnings.simplefilter("ignore", UserWarning)
         from_frame = rk.evaluate_runs(qrels, [files["a.run"], files["b.run"]], "P@1")
     pd.testing.assert_frame_equal(M, from_frame)
     with pytest.raises(RiskevalError, match="columns"):
@@ -215,3 +221,13 @@ def test_qrels_as_dataframe(files):
         rk.evaluate_runs(qrels.assign(relevance=qrels["relevance"] / 2), [files["a.run"]], "P@1")
     with pytest.raises(RiskevalError, match="at least one measure"):
         rk.evaluate_runs_long(qrels, [files["a.run"]], [])
+
+
+def test_warning_categories(files):
+    """Missing cells: MissingTopicsWarning (the project's missing-topic policy); unjudged run topics:
+    RiskevalWarning."""
+    with (
+        pytest.warns(MissingTopicsWarning, match="scored 0"),
+        pytest.warns(RiskevalWarning, match="left out"),
+    ):
+        rk.evaluate_runs(files["qrels.txt"], [files["a.run"], files["b.run"]], "P@1")

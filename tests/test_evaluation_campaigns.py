@@ -10,10 +10,9 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from shared_data import shared_data
+from shared_data import ROOT, shared_data
 
 import riskeval as rk
-from riskeval.errors import RiskevalWarning
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +43,7 @@ def test_dl19_per_topic_values_equal_ir_measures():
     qrels_path = shared_data("trec-dl-2019-passage", "qrels.dl19-passage.txt")
     runs = [dl19_run(tag) for tag in DL19_SAMPLE]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RiskevalWarning)  # the 157 unjudged topics of every run
+        warnings.simplefilter("ignore", UserWarning)  # the 157 unjudged topics of every run
         long = rk.evaluate_runs_long(qrels_path, runs, measures)
     got = {(s, t, m): v for s, t, m, v in long.itertuples(index=False, name=None)}
     qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
@@ -88,7 +87,7 @@ def test_shipped_example_is_this_evaluation_of_the_dl19_runs():
     assert sorted(M.index) == tags
     sample = ["ICT-BERT2", "srchvrs_ps_run2"]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RiskevalWarning)
+        warnings.simplefilter("ignore", UserWarning)
         fresh = rk.evaluate_runs(
             shared_data("trec-dl-2019-passage", "qrels.dl19-passage.txt"),
             [dl19_run(t) for t in sample],
@@ -118,3 +117,22 @@ def test_walkthrough_web2012_numbers():
     assert trisk.loc["rm-results-cata"].tolist() == [-2.609, -3.392, -3.912, -4.023]
     assert trisk.loc["rm-results-catb-filtered"].tolist() == [-0.403, -1.386, -2.161, -2.339]
     assert (trisk[5.0].drop("rm-results-cata-filtered") < -T.attrs["critical"]).all()
+
+
+def test_walkthrough_web2012_commands_print_what_the_page_shows(tmp_path, monkeypatch, capsys):
+    """docs/walkthrough-web2012.md, steps 2-3 on the command line: the risk table as printed there."""
+    from riskeval.cli.main import main
+
+    web = shared_data("trec-web-2012")
+    monkeypatch.chdir(tmp_path)
+    runs = [str(p) for p in sorted((web / "baselines-2012").glob("*-results-*.txt"))]
+    qrels = str(web / "qrels-topics" / "2012" / "qrels.adhoc.txt")
+    main(
+        ["evaluate", "--qrels", qrels, "--measure", "ERR@20", "--name-from", "file", "--format", "csv", *runs]
+    )
+    (tmp_path / "web2012-err20.csv").write_text(capsys.readouterr().out)
+    main(["risk", "web2012-err20.csv", "--baseline", "rm-results-cata-filtered", "--alpha", "0,1,5,10"])
+    printed = capsys.readouterr().out
+    page = (ROOT / "docs" / "walkthrough-web2012.md").read_text(encoding="utf-8")
+    start = page.index("8 systems × 50 topics from web2012-err20.csv")
+    assert printed == page[start : page.index("```", start)]

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from riskeval._checks import check_choice
-from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError, RiskevalWarning
+from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
+from riskeval.io.matrix import apply_missing
 from riskeval.io.qrels import read_qrels
 from riskeval.io.runs import read_run
 
@@ -69,8 +70,11 @@ def evaluate_runs(
         or a list with one name per run.  Names must be distinct.
     missing : what to do with topics judged in the qrels but absent from a run: ``"zero"`` (score 0,
         as ``trec_eval -c`` and ``gdeval -c``), ``"drop"`` (drop the topic for every system) or
-        ``"raise"`` (:class:`~riskeval.errors.MissingTopicsError`).  ``"zero"`` and ``"drop"`` warn
-        with the number of cells affected.
+        ``"raise"`` (:class:`~riskeval.errors.MissingTopicsError`), applied by
+        :func:`riskeval.apply_missing`; ``"zero"`` and ``"drop"`` warn
+        (:class:`~riskeval.errors.MissingTopicsWarning`) with the number of cells affected.  Topics of
+        a run that the qrels do not judge are left out with a
+        :class:`~riskeval.errors.RiskevalWarning` that counts them.
     progress : show a progress bar over the runs on stderr; ``None``: only when stderr is a terminal.
     n_jobs : worker processes; ``None`` chooses: one per CPU (at most one per run) when the runs
         total 8 MB or more, else none.
@@ -177,7 +181,8 @@ def _evaluate(
         index=pd.Index(systems, name="system"),
         columns=pd.Index(topics, name="topic"),
     )
-    kept = _apply_missing(present.astype(np.float64).where(present), missing).columns
+    presence = present.astype(np.float64).where(present)  # NaN: a judged topic the run lacks
+    kept = apply_missing(presence, missing, source="the runs (judged topics absent from a run)").columns
     matrices = []
     for m in parsed:
         values = [[r.values.get((str(m), t), m.DEFAULT) for t in kept] for r in results]
@@ -404,44 +409,6 @@ def _warn_unjudged(systems: list[str], results: list[_RunScores]) -> None:
         RiskevalWarning,
         stacklevel=4,
     )
-
-
-def _apply_missing(M: pd.DataFrame, missing: str) -> pd.DataFrame:
-    """Apply the missing-topic policy to a matrix whose missing cells are NaN."""
-    absent = M.isna()
-    n = int(absent.to_numpy().sum())
-    if n == 0:
-        return M
-    per_system = absent.sum(axis=1)
-    per_system = per_system[per_system > 0]
-    detail = ", ".join(f"{s} lacks {k}" for s, k in per_system.head(5).items())
-    if len(per_system) > 5:
-        detail += f", ... ({len(per_system)} systems)"
-    if missing == "raise":
-        raise MissingTopicsError(
-            f"{n} missing (system, topic) cell(s): topics judged in the qrels are absent from runs "
-            f"({detail}). Choose missing='zero' (score 0, as trec_eval -c) or missing='drop'."
-        )
-    if missing == "zero":
-        warnings.warn(
-            f"{n} missing (system, topic) cell(s) scored 0, as trec_eval -c does ({detail}); "
-            "missing='drop' or 'raise' handles them otherwise.",
-            RiskevalWarning,
-            stacklevel=4,
-        )
-        return M.fillna(0.0)
-    complete = ~absent.any(axis=0)
-    if not complete.any():
-        raise MissingTopicsError(
-            f"No topic is present for every system ({detail}); nothing is left after missing='drop'."
-        )
-    warnings.warn(
-        f"{int((~complete).sum())} topic(s) dropped for every system: {n} missing (system, topic) "
-        f"cell(s) ({detail}).",
-        RiskevalWarning,
-        stacklevel=4,
-    )
-    return M.loc[:, complete]
 
 
 def _topic_key(topic: str) -> tuple[int, int, str]:

@@ -31,6 +31,9 @@ def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
     A DataFrame keeps its labels (converted to ``str``); another 2-D array-like gets systems
     ``"0".."r-1"`` and topics ``"0".."c-1"``.  Missing cells (NaN) are refused: build the matrix
     with :func:`riskeval.score_matrix` and choose a missing-topic policy instead.
+
+    Validation does not copy a float64 frame: the result may share (read-only) memory with ``X``,
+    so ``.copy()`` it before assigning to cells.
     """
     frame, complete = _float_frame(X, name)
     if not complete:

@@ -1,4 +1,4 @@
-"""``riskeval.report``: one self-contained HTML file from a score matrix.
+"""``riskeval.report`` (defined here): one self-contained HTML file from a score matrix.
 
 The page is a list of sections.  A section builder is a function ``builder(ctx) -> Section | None``
 that reads a :class:`ReportContext` (the matrix, the settings, results computed once and shared)
