@@ -16,7 +16,12 @@ import riskeval as rk
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
 from riskeval.reporting import Section
-from riskeval.reporting.sections import DEFAULT_SECTIONS, risky_topics_section, summary_section
+from riskeval.reporting.sections import (
+    DEFAULT_SECTIONS,
+    alpha_curves_section,
+    risky_topics_section,
+    summary_section,
+)
 
 
 class Page(HTMLParser):
@@ -189,6 +194,15 @@ def test_bad_settings_raise_before_writing(small, tmp_path, kwargs, match):
     with pytest.raises(RiskevalError, match=match):
         rk.report(small, path=path, **kwargs)
     assert not path.exists()
+
+
+def test_negative_scores_give_a_report_without_the_georisk_plot():
+    # Score differences (or any measure below 0): GeoRisk is undefined (SPEC §4), the rest holds.
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(0, 1, (4, 9)), index=list("abcd"))
+    with pytest.warns(rk.RiskevalWarning, match="GeoRisk"):
+        r = rk.report(X, sections=[alpha_curves_section])
+    assert "No GeoRisk plot" in r.html and r.html.count("<svg") == 1
 
 
 def test_too_small_a_matrix_is_refused():

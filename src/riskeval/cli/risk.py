@@ -144,6 +144,6 @@ def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     cols = [c for c in frame.columns if "rank" in c]
     if not cols:
         return frame
-    values = frame[cols].to_numpy(dtype="float64")
-    whole = values[~(values != values)]
-    return frame.astype(dict.fromkeys(cols, "Int64")) if (whole % 1 == 0).all() else frame
+    ranks = frame[cols].astype("float64")
+    observed = ranks.to_numpy()[ranks.notna().to_numpy()]
+    return frame.astype(dict.fromkeys(cols, "Int64")) if (observed % 1 == 0).all() else frame
