@@ -155,9 +155,11 @@ def test_bad_file_gives_exit_2_and_every_problem_with_file_and_line(tables, caps
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["risk", "{holes}"], "--missing"),
-        (["risk", "{wide}", "--example"], "either a score table file"),
-        (["risk"], "either a score table file"),
+        (["risk", "{holes}"], "missing='zero'"),
+        (["risk", "{wide}", "--example"], "--example takes no score table"),
+        (["risk"], "Give one score table file, run files with --qrels, or --example"),
+        (["risk", "{wide}", "{holes}"], "Give one score table file"),
+        (["risk", "--qrels", "{wide}"], "--qrels needs at least one run file"),
         (["risk", "{dir}/absent.csv"], "absent.csv"),
         (["risk", "--example", "-b", "nosuchrun"], "'nosuchrun'"),
         (["risk", "--example", "-a", "1,x"], "'x' is not a number"),
@@ -178,7 +180,7 @@ def test_missing_topics_policy_zero_warns_with_the_count(tables, capsys):
     code, out, err = run(["risk", str(tables["holes.csv"]), "--missing", "zero", "-a", "0",
                           "--format", "csv"], capsys)
     assert code == 0
-    assert "riskeval: warning:" in err and "1 missing" in err
+    assert "riskeval: warning:" in err and "1 of 4 (system, topic) cell(s) are missing" in err
     got = pd.read_csv(io.StringIO(out)).set_index("system")
     assert got.loc["b", "mean"] == pytest.approx(0.2)  # (0.4 + 0) / 2
 
@@ -197,9 +199,11 @@ def test_command_line_process_bad_file_no_traceback(tables):
     assert proc.stderr.startswith("riskeval: error:") and "Traceback" not in proc.stderr
 
 
-def test_help_does_not_import_the_subcommands_or_matplotlib():
+def test_help_does_not_import_the_subcommands_or_heavy_libraries():
+    heavy = ("numpy", "pandas", "scipy", "matplotlib", "jinja2", "riskeval.cli.risk",
+             "riskeval.cli.report")
     code = ("import sys; from riskeval.cli.main import main; main(['--help']); "
-            "print(sorted(m for m in ('matplotlib', 'riskeval.cli.risk', 'jinja2') if m in sys.modules))")
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={"PYTHONPATH": str(SRC)})
     assert proc.returncode == 0, proc.stderr
@@ -214,7 +218,7 @@ def test_report_on_the_example_prints_the_path_written(tmp_path, capsys, monkeyp
     written = Path(out.strip())
     assert written == (tmp_path / "riskeval-report.html").resolve() and written.exists()
     html = written.read_text(encoding="utf-8")
-    assert "shipped example dl19-passage-ndcg10.csv" in html and "<td>nDCG@10</td>" in html
+    assert "dl19-passage-ndcg10.csv (shipped with riskeval)" in html and "<td>nDCG@10</td>" in html
     assert html.count("<svg") == 7
 
 
@@ -241,3 +245,58 @@ def test_report_user_errors_exit_2(argv, tables, tmp_path, capsys):
     names = {k.split(".")[0]: str(v) for k, v in tables.items()} | {"dir": str(tmp_path)}
     code, out, err = run([a.format(**names) for a in argv], capsys)
     assert code == 2 and out == "" and "Traceback" not in err
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> dict[str, Path]:
+    """Three tiny runs (tags ra, rb, rc) over three judged topics; rc retrieves nothing for topic 3."""
+    qrels = "1 0 d1 2\n1 0 d2 0\n1 0 d3 1\n2 0 d4 1\n2 0 d5 0\n3 0 d6 2\n3 0 d7 1\n"
+    docs = {"ra": {"1": ["d1", "d2", "d3"], "2": ["d4", "d5"], "3": ["d7", "d6"]},
+            "rb": {"1": ["d2", "d3", "d1"], "2": ["d5", "d4"], "3": ["d6", "d7"]},
+            "rc": {"1": ["d3", "d1"], "2": ["d4"]}}
+    files = {"qrels": tmp_path / "qrels.txt"}
+    files["qrels"].write_text(qrels)
+    for tag, topics in docs.items():
+        lines = [f"{q} Q0 {d} {r + 1} {10 - r} {tag}" for q, ds in topics.items()
+                 for r, d in enumerate(ds)]
+        files[tag] = tmp_path / f"{tag}.run"
+        files[tag].write_text("\n".join(lines) + "\n")
+    return files
+
+
+def test_risk_from_runs_equals_ir_measures_scores(runs, capsys):
+    import ir_measures
+
+    code, out, err = run(["risk", "--qrels", str(runs["qrels"]), "--measure", "P@2", "-a", "0",
+                          "--format", "csv", str(runs["ra"]), str(runs["rb"]), str(runs["rc"])], capsys)
+    assert code == 0, err
+    assert "riskeval: warning:" in err  # rc lacks judged topic 3: scored 0, counted
+    got = pd.read_csv(io.StringIO(out)).set_index("system")["mean"]
+    qrels = list(ir_measures.read_trec_qrels(str(runs["qrels"])))
+    for tag in ("ra", "rb", "rc"):
+        per_topic = {m.query_id: m.value for m in ir_measures.iter_calc(
+            [ir_measures.parse_measure("P@2")], qrels, ir_measures.read_trec_run(str(runs[tag])))}
+        assert got[tag] == pytest.approx(sum(per_topic.get(q, 0.0) for q in "123") / 3)
+
+
+def test_report_from_runs_records_the_files_and_the_measure(runs, tmp_path, capsys):
+    out_file = tmp_path / "runs.html"
+    code, out, err = run(["report", "--qrels", str(runs["qrels"]), "-m", "nDCG@10", "--name-from",
+                          "file", "-o", str(out_file), str(runs["ra"]), str(runs["rb"]),
+                          str(runs["rc"])], capsys)
+    assert code == 0, err
+    html = out_file.read_text(encoding="utf-8")
+    assert f"{runs['qrels']}, {runs['ra']}, {runs['rb']}, {runs['rc']}" in html
+    assert "<td>nDCG@10</td>" in html and "<td>3 × 3</td>" in html
+
+
+def test_measure_selects_rows_of_a_measure_column_and_names_other_tables(tmp_path, capsys):
+    table = tmp_path / "two.csv"
+    table.write_text("system,topic,measure,score\n" + "".join(
+        f"{s},{t},{m},{v}\n" for s, base in (("a", 0.5), ("b", 0.3), ("c", 0.1))
+        for t in ("1", "2") for m, v in (("AP", base), ("P@10", base / 2))))
+    code, out, _ = run(["risk", str(table), "-m", "P@10", "-a", "0", "--format", "csv"], capsys)
+    assert code == 0
+    assert pd.read_csv(io.StringIO(out)).set_index("system").loc["a", "mean"] == pytest.approx(0.25)
+    code, _, err = run(["risk", str(table), "-a", "0"], capsys)  # two measures: choose one
+    assert code == 2 and "measure" in err

@@ -179,9 +179,21 @@ def test_bias_variance_errors_exit_2(table1_csv, capsys):
     code, _, err = call(["bias-variance", table1_csv, "--target", "Z"], capsys)
     assert code == 2 and "neither 'perfect', 'best' nor a system" in err
     code, _, err = call(["bias-variance"], capsys)
-    assert code == 2 and "Give either a score table file (SCORES) or --example" in err
+    assert code == 2 and "Give one score table file, run files with --qrels, or --example" in err
     code, _, err = call(["bias-variance", "--variant", "pivot", table1_csv], capsys)
     assert code == 2 and "--variant applies to --clef2015 only" in err
+
+
+def test_bias_variance_from_runs_and_qrels(tmp_path, capsys):
+    (tmp_path / "qrels.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 1\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 3 a\n1 Q0 d2 2 2 a\n2 Q0 d3 1 1 a\n2 Q0 d4 2 0.5 a\n")
+    (tmp_path / "b.run").write_text("1 Q0 d2 1 3 b\n1 Q0 d1 2 2 b\n2 Q0 d4 1 1 b\n")
+    args = ["bias-variance", "--qrels", tmp_path / "qrels.txt", "--measure", "AP", "--format", "csv"]
+    code, out, err = call([*args, tmp_path / "a.run", tmp_path / "b.run"], capsys)
+    table = pd.read_csv(io.StringIO(out)).set_index("system")
+    # AP: a = (1, 1), b = (0.5, 0.5): perfect target, bias 1 − MAP, no variance for either
+    assert code == 0 and table.loc["a", "total"] == pytest.approx(0.0)
+    assert table.loc["b", "bias"] == pytest.approx(0.5) and table.loc["b", "variance"] == pytest.approx(0.0)
 
 
 def test_bias_variance_on_the_shipped_example(capsys):

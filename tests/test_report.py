@@ -16,7 +16,12 @@ import riskeval as rk
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
 from riskeval.reporting import Section
-from riskeval.reporting.sections import DEFAULT_SECTIONS, risky_topics_section, summary_section
+from riskeval.reporting.sections import (
+    DEFAULT_SECTIONS,
+    alpha_curves_section,
+    risky_topics_section,
+    summary_section,
+)
 
 
 class Page(HTMLParser):
@@ -113,10 +118,10 @@ def test_summary_table_shows_every_system_and_the_risk_table_values(example, X):
     for name in X.index:
         assert f'<th scope="row">{name}</th>' in summary
     table = rk.risk_table(X, alphas=[0, 1, 5, 10]).set_index(["system", "alpha"])
-    # TRisk of p_bert at α = 5, rendered with 4 decimals and shaded as a significant gain.
+    # TRisk of p_bert at α = 5, rendered with 3 decimals and shaded as a significant gain.
     row = table.loc[("p_bert", 5.0)]
     assert row["significant"] and row["trisk"] > 0
-    assert f'<td class="sig-win">{row["trisk"]:.4f}</td>' in summary
+    assert f'<td class="sig-win">{row["trisk"]:.3f}</td>' in summary
     losses = table[table["significant"] & (table["trisk"] < 0)]
     page = Page(summary)
     assert sum(cls == "sig-loss" for _, cls in page.cells) == len(losses)
@@ -191,6 +196,29 @@ def test_bad_settings_raise_before_writing(small, tmp_path, kwargs, match):
     assert not path.exists()
 
 
+def test_negative_scores_give_a_report_without_the_georisk_plot():
+    # Score differences (or any measure below 0): GeoRisk is undefined (SPEC §4), the rest holds.
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(0, 1, (4, 9)), index=list("abcd"))
+    with pytest.warns(rk.RiskevalWarning, match="GeoRisk"):
+        r = rk.report(X, sections=[alpha_curves_section])
+    assert "No GeoRisk plot" in r.html and r.html.count("<svg") == 1
+
+
 def test_too_small_a_matrix_is_refused():
     with pytest.raises(RiskevalError, match="at least 3 systems"):
         rk.report(pd.DataFrame([[0.1, 0.2], [0.3, 0.4]]))
+
+
+def test_report_is_the_function_whatever_was_imported_first():
+    # riskeval's names are imported on first use: importing the reporting modules first must not
+    # make riskeval.report a module.
+    import subprocess
+    import sys
+
+    code = ("import riskeval as rk; from riskeval.reporting.sections import DEFAULT_SECTIONS; "
+            "print(callable(rk.report), rk.report.__module__)")
+    src = Path(__file__).resolve().parents[1] / "src"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(src)}, check=True).stdout.split()
+    assert out == ["True", "riskeval.reporting.build"]

@@ -1,11 +1,12 @@
-"""Options shared by the subcommands that analyse a score table: where the scores come from
-(a file or the shipped example) and the risk settings (baseline, α list, level, correction)."""
+"""Options shared by the subcommands that analyse scores: where the scores come from (a score table,
+TREC runs with their qrels, or the shipped example) and the risk settings (baseline, α list, level,
+correction)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -14,26 +15,48 @@ if TYPE_CHECKING:
 
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 CORRECTIONS = ("none", "holm", "bh", "bonferroni")
+#: The measure of the shipped example, and the one evaluated from runs when --measure is not given.
+DEFAULT_MEASURE = "nDCG@10"
 
 
-def scores_options(func: Callable) -> Callable:
-    """``SCORES`` (a per-topic score table file), ``--example`` and ``--missing``."""
-    options = [
-        click.argument("scores", required=False, type=click.Path(dir_okay=False)),
-        click.option("--example", is_flag=True,
-                     help="Use the shipped example: TREC DL 2019 passage, nDCG@10, 37 runs × 43 topics."),
-        click.option("--missing", type=click.Choice(("raise", "zero", "drop")), default="raise",
-                     show_default=True,
-                     help="Topics scored for some systems only: refuse, score them 0, or drop them."),
-    ]
-    return functools.reduce(lambda f, option: option(f), reversed(options), func)
+class Scores(NamedTuple):
+    """The score matrix and what it came from: a one-line description, the input files, the measure."""
+
+    matrix: pd.DataFrame
+    source: str
+    files: list[str]
+    measure: str | None
+
+
+def _stack(options: list[Callable]) -> Callable:
+    return lambda func: functools.reduce(lambda f, option: option(f), reversed(options), func)
+
+
+scores_options = _stack([
+    click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORES | RUNS...]"),
+    click.option("--example", is_flag=True,
+                 help="Use the shipped example: TREC DL 2019 passage, nDCG@10, 37 runs × 43 topics."),
+    click.option("--qrels", type=click.Path(dir_okay=False),
+                 help="Evaluate the inputs as TREC run files (plain or .gz) against these qrels."),
+    click.option("--measure", "-m", default=None,
+                 help="With --qrels: the measure to evaluate, named as in ir_measures [default: "
+                      "nDCG@10]. With a table that has a 'measure' column: which one to read. "
+                      "Otherwise: the measure's name, for the record."),
+    click.option("--name-from", type=click.Choice(("tag", "file")), default="tag",
+                 show_default=True, help="With --qrels: name systems by run tag or by file name."),
+    click.option("--missing", type=click.Choice(("raise", "zero", "drop")), default=None,
+                 help="Topics scored for some systems only (a table), or judged but absent from a "
+                      "run (--qrels): refuse, score them 0, or drop them. [default: raise for a "
+                      "table, zero for runs, as trec_eval -c]"),
+])
 
 
 def risk_options(func: Callable) -> Callable:
     """Baseline, α list, level, correction, standard error, leave-one-out."""
-    options = [
+    return _stack([
         click.option("--baseline", "-b", default="mean", show_default=True,
-                     help="A system name, or mean, median or max (per-topic aggregate of all systems)."),
+                     help="A system name, or mean, median or max (per-topic aggregate of all "
+                          "systems)."),
         alpha_option(multiple=True, help="Risk aversion α ≥ 0; repeat the option or give a comma "
                                          "list. [default: 0,1,5,10]"),
         click.option("--level", type=float, default=0.05, show_default=True,
@@ -46,8 +69,7 @@ def risk_options(func: Callable) -> Callable:
                      show_default=True, help="Standard error of URisk (equal for a mean)."),
         click.option("--leave-one-out", is_flag=True,
                      help="Aggregate baselines exclude the evaluated system."),
-    ]
-    return functools.reduce(lambda f, option: option(f), reversed(options), func)
+    ])(func)
 
 
 def alpha_option(*, multiple: bool, help: str, default: Any = None) -> Callable:
@@ -74,58 +96,48 @@ def correction_arg(correction: str) -> str | None:
     return None if correction == "none" else correction
 
 
-def load_scores(scores: str | None, example: bool, missing: str) -> tuple[pd.DataFrame, str]:
-    """The score matrix and a description of where it came from."""
-    if example == (scores is not None):
-        raise click.UsageError("Give either a score table file (SCORES) or --example.")
+def load_scores(inputs: tuple[str, ...], example: bool, qrels: str | None, measure: str | None,
+                name_from: str, missing: str | None) -> Scores:
+    """The score matrix from a table, from runs (``qrels``) or from the shipped example."""
     if example:
+        if inputs or qrels:
+            raise click.UsageError("--example takes no score table, runs or --qrels.")
         from riskeval.datasets import EXAMPLE_SCORES, example_scores
 
-        return example_scores(), f"shipped example {EXAMPLE_SCORES}"
-    return _read_table(scores, missing), scores
+        return Scores(example_scores(), f"shipped example {EXAMPLE_SCORES}",
+                      [f"{EXAMPLE_SCORES} (shipped with riskeval)"], DEFAULT_MEASURE)
+    if qrels is not None:
+        if not inputs:
+            raise click.UsageError("--qrels needs at least one run file.")
+        from riskeval.evaluation import evaluate_runs
+
+        measure = measure or DEFAULT_MEASURE
+        matrix = evaluate_runs(qrels, list(inputs), measure, names=None if name_from == "tag"
+                               else "file", missing=missing or "zero")
+        return Scores(matrix, f"{len(inputs)} run(s) evaluated with {measure} against {qrels}",
+                      [qrels, *inputs], measure)
+    if len(inputs) != 1:
+        raise click.UsageError("Give one score table file, run files with --qrels, or --example.")
+    from riskeval.io import score_matrix
+
+    [path] = inputs
+    selects = measure is not None and "measure" in _columns(path)
+    matrix = score_matrix(path, measure=measure if selects else None, missing=missing or "raise")
+    return Scores(matrix, path, [path], measure)
 
 
-def _read_table(path: str, missing: str) -> pd.DataFrame:
-    """A long (system, topic, score) or wide (first column: system) CSV/TSV/Parquet score table."""
-    import warnings
-
-    import numpy as np
+def _columns(path: str) -> list[str]:
+    """The header of a score table, to know whether --measure selects rows or only names them."""
     import pandas as pd
 
-    from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalWarning
+    from riskeval.io.score_files import table_format
 
-    if path.endswith((".parquet", ".pq")):
-        frame = pd.read_parquet(path).reset_index(drop=True).astype(str)
-        where = [f"{path}: row {i + 1}" for i in range(len(frame))]
-    else:
-        sep = "\t" if path.endswith((".tsv", ".tab")) else ","
-        try:
-            frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise InputFormatError([(path, f"not a {'TSV' if sep != ',' else 'CSV'} table: {exc}")]) from None
-        where = [f"{path}:{i + 2}" for i in range(len(frame))]
-    if {"system", "topic", "score"} <= set(frame.columns):
-        long = frame[["system", "topic", "score"]]
-    else:
-        long = frame.melt(id_vars=frame.columns[0], var_name="topic", value_name="score")
-        long = long.rename(columns={frame.columns[0]: "system"})
-        where = where * (frame.shape[1] - 1)
-    values = pd.to_numeric(long["score"], errors="coerce").to_numpy(dtype=np.float64)
-    problems = [(where[i], f"field 'score' must be a finite number; got {long['score'].iloc[i]!r}")
-                for i in np.flatnonzero(~np.isfinite(values))]
-    dup = long.duplicated(["system", "topic"]).to_numpy()
-    problems += [(where[i], f"duplicate (system, topic) pair {tuple(long.iloc[i, :2])}")
-                 for i in np.flatnonzero(dup)]
-    if problems:
-        raise InputFormatError(problems)
-    matrix = (long.assign(score=values).pivot(index="system", columns="topic", values="score")
-              .rename_axis(index="system", columns="topic"))
-    holes = int(matrix.isna().to_numpy().sum())
-    if holes and missing == "raise":
-        raise MissingTopicsError(f"{path}: {holes} (system, topic) cell(s) have no score; choose "
-                                 "--missing zero or --missing drop.")
-    if holes:
-        warnings.warn(f"{path}: {holes} missing (system, topic) cell(s) handled by "
-                      f"--missing {missing}.", RiskevalWarning, stacklevel=2)
-        matrix = matrix.fillna(0.0) if missing == "zero" else matrix.dropna(axis=1)
-    return matrix
+    fmt = table_format(path, None)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    try:
+        return list(pd.read_csv(path, sep="," if fmt == "csv" else "\t", nrows=0).columns)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+        return []  # the reader then says what is wrong, with the file and line

@@ -6,19 +6,18 @@ from pathlib import Path
 
 import click
 
-from riskeval.cli._input import correction_arg, load_scores, parse_alphas, risk_options
+from riskeval.cli._input import (
+    correction_arg,
+    load_scores,
+    parse_alphas,
+    risk_options,
+    scores_options,
+)
 from riskeval.cli.variations import variation_data
 
 
 @click.command()
-@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--example", is_flag=True,
-              help="Use the shipped example: TREC DL 2019 passage, nDCG@10, 37 runs × 43 topics.")
-@click.option("--measure", "-m", default=None,
-              help="The measure of the scores, shown in the report (e.g. nDCG@10).")
-@click.option("--missing", type=click.Choice(("raise", "zero", "drop")), default="raise",
-              show_default=True,
-              help="Topics scored for some systems only: refuse, score them 0, or drop them.")
+@scores_options
 @risk_options
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
               default="riskeval-report.html", show_default=True, help="The HTML file to write.")
@@ -29,30 +28,28 @@ from riskeval.cli.variations import variation_data
               help="Query-variation table (system, topic, variant, score): adds the mean-variance section.")
 @click.option("--bias-variance", "bias_target", metavar="TARGET",
               help="Adds the bias-variance section against TARGET: perfect, best, a system or a number.")
-def report(inputs, example, measure, missing, baseline, alphas, level, correction, se,
-           leave_one_out, output, title, n_risky, variations, bias_target):
+def report(inputs, example, qrels, measure, name_from, missing, baseline, alphas, level, correction,
+           se, leave_one_out, output, title, n_risky, variations, bias_target):
     """Write the risk report: one HTML file with the tables, the plots (inline SVG) and the inputs
     and settings, readable in any browser without a server.  Prints the path written.
 
-    INPUTS is one per-topic score table (CSV, TSV or Parquet; long or wide), or --example.
+    The scores come from one per-topic score table (CSV, TSV or Parquet; long or wide), from TREC
+    run files evaluated against --qrels, or from the shipped example (--example).
 
     \b
     Examples:
       riskeval report --example -o riskeval-report.html
       riskeval report scores.csv --measure nDCG@10 --baseline bm25 -o report.html
+      riskeval report --qrels qrels.txt --measure ERR@20 a.run b.run.gz -o report.html
     """
     import riskeval as rk
 
-    if len(inputs) > 1:
-        raise click.UsageError("Give one score table file (or --example).")
     if not Path(output).resolve().parent.is_dir():
         raise click.BadParameter(f"the folder of {output!r} does not exist.", param_hint="'--output'")
-    X, source = load_scores(inputs[0] if inputs else None, example, missing)
-    if example and measure is None:
-        measure = "nDCG@10"
-    data, sources = variation_data(variations, bias_target)
-    result = rk.report(X, baseline=baseline, alphas=parse_alphas(alphas), level=level,
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    data, files = variation_data(variations, bias_target)
+    result = rk.report(scores.matrix, baseline=baseline, alphas=parse_alphas(alphas), level=level,
                        correction=correction_arg(correction), se=se, leave_one_out=leave_one_out,
-                       measure=measure, inputs=[source, *sources], title=title, n_risky=n_risky,
-                       data=data, path=output)
+                       measure=scores.measure, inputs=[*scores.files, *files], title=title,
+                       n_risky=n_risky, data=data, path=output)
     click.echo(str(Path(result.path).resolve()))

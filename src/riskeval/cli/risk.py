@@ -35,12 +35,13 @@ COMPACT = ("system", "alpha", "mean", "urisk", "trisk", "pvalue", "pvalue_adj", 
               help="Instead of the table of systems: the per-topic analysis (x_j, TR_j, TJ_j) of "
                    "SYSTEM against the baseline.")
 @format_option
-def risk(scores, example, missing, baseline, alphas, level, correction, se, leave_one_out,
-         topics_of, fmt):
+def risk(inputs, example, qrels, measure, name_from, missing, baseline, alphas, level, correction,
+         se, leave_one_out, topics_of, fmt):
     """Risk of every system against a baseline, for each α.
 
     SCORES is a per-topic score table: CSV, TSV or Parquet, long (columns system, topic, score) or
-    wide (one row per system, one column per topic).  URisk and TRisk are against --baseline; T*Risk
+    wide (one row per system, one column per topic).  With --qrels, RUNS are TREC run files,
+    evaluated per topic first.  URisk and TRisk are against --baseline; T*Risk
     (tstar) against the per-topic MEAN; ZRisk and GeoRisk use every system as a baseline.
 
     \b
@@ -48,10 +49,11 @@ def risk(scores, example, missing, baseline, alphas, level, correction, se, leav
       riskeval risk --example
       riskeval risk scores.csv --baseline bm25 --alpha 0,1,5 --correction holm --format csv
       riskeval risk --example --topics p_bert --alpha 5
+      riskeval risk --qrels qrels.txt --measure ERR@20 --baseline bm25 bm25.run bert.run.gz
     """
     import riskeval as rk
 
-    X, source = load_scores(scores, example, missing)
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
     A = parse_alphas(alphas)
     corr = correction_arg(correction)
     if topics_of is not None:
@@ -104,7 +106,7 @@ def topic_table(X: pd.DataFrame, system: str, baseline: str, alphas: list[float]
               help="summary: one row per run; ranks: URisk and rank of each system under each "
                    "baseline; pca: run coordinates; overview: Friedman test and PCA variance.")
 @format_option
-def bias_study(scores, example, missing, alphas, virtual, show, fmt):
+def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virtual, show, fmt):
     """Each system in turn as the baseline: how the choice of baseline changes the ranking.
 
     URisk ranks of the systems under every baseline (real systems and the virtual MEAN, MEDIAN,
@@ -120,7 +122,7 @@ def bias_study(scores, example, missing, alphas, virtual, show, fmt):
     import riskeval as rk
     from riskeval.analysis.bias_tables import bias_overview, bias_ranks, bias_summary
 
-    X, source = load_scores(scores, example, missing)
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
     kinds = [] if virtual.strip().lower() == "none" else [v.strip() for v in virtual.split(",")]
     study = rk.bias_study(X, float(alphas), virtual=kinds)
     overview = bias_overview(study)
@@ -142,6 +144,6 @@ def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     cols = [c for c in frame.columns if "rank" in c]
     if not cols:
         return frame
-    values = frame[cols].to_numpy(dtype="float64")
-    whole = values[~(values != values)]
-    return frame.astype(dict.fromkeys(cols, "Int64")) if (whole % 1 == 0).all() else frame
+    ranks = frame[cols].astype("float64")
+    observed = ranks.to_numpy()[ranks.notna().to_numpy()]
+    return frame.astype(dict.fromkeys(cols, "Int64")) if (observed % 1 == 0).all() else frame

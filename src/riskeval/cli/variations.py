@@ -198,12 +198,6 @@ def mean_variance(
 @scores_options
 @_clef
 @click.option(
-    "--measure",
-    default="P_10",
-    show_default=True,
-    help="With --clef2015: the measure read from the per-query evaluations (P_10, map, ...).",
-)
-@click.option(
     "--variant",
     help="With --clef2015: only this variant's queries (e.g. pivot), needs as topics; default: all queries.",
 )
@@ -225,16 +219,31 @@ def mean_variance(
 @click.option("--reference", help="Add the robustness index and <Init against this system.")
 @format_option
 def bias_variance(
-    scores, example, missing, clef_root, measure, variant, target, best_of, form, reference, fmt
+    inputs,
+    example,
+    qrels,
+    measure,
+    name_from,
+    missing,
+    clef_root,
+    variant,
+    target,
+    best_of,
+    form,
+    reference,
+    fmt,
 ) -> None:
     """Bias-variance decomposition of each system's per-topic scores, with GMAP.
 
-    SCORES is a per-topic score table (CSV, TSV or Parquet; long or wide), or --example, or
-    --clef2015 DIR.  Total = bias² + variance; smaller is better (Zhang et al. 2013).
+    The scores come from one per-topic score table (CSV, TSV or Parquet; long or wide), from TREC
+    run files evaluated against --qrels, from the shipped example (--example), or from the CLEF
+    eHealth 2015 folder (--clef2015, --measure read from its evaluations, default P_10).
+    Total = bias² + variance; smaller is better (Zhang et al. 2013).
 
     \b
     Examples:
       riskeval bias-variance scores.csv --target best --reference bm25
+      riskeval bias-variance --qrels qrels.txt --measure AP a.run b.run --target best
       riskeval bias-variance --clef2015 ../shared/data/clef-ehealth-2015-task2 --measure map --target best
     """
     from riskeval.analysis.bias_variance import bias_variance as compute
@@ -243,13 +252,13 @@ def bias_variance(
 
     with _warnings_to_stderr():
         if clef_root is not None:
-            if scores is not None or example:
-                raise RiskevalError("Give either --clef2015 or a score table (or --example), not both.")
-            matrix = _clef_matrix(clef_root, measure, variant)
+            if inputs or example or qrels:
+                raise RiskevalError("Give either --clef2015 or scores (a table, runs, --example), not both.")
+            matrix = _clef_matrix(clef_root, measure or "P_10", variant)
         else:
             if variant is not None:
                 raise RiskevalError("--variant applies to --clef2015 only.")
-            matrix, _ = load_scores(scores, example, missing)
+            matrix = load_scores(inputs, example, qrels, measure, name_from, missing).matrix
         result = compute(matrix, _number_or_label(target), form=form, best_of=list(best_of) or None)
         table = result.to_frame().assign(gmap=gmap(matrix).to_numpy())
         if reference is not None:

@@ -42,6 +42,15 @@ _BLOCK = 64
 _CHUNK = 512
 
 
+@njit(inline="always")
+def _baseline_row(Bt, j, i0, i1, per_system, brow):
+    """Topic j's baseline for systems i0..i1: their own (per system) or the shared one."""
+    if per_system:
+        brow[:] = Bt[j, i0:i1]
+    else:
+        brow[:] = Bt[j, 0]
+
+
 @njit(parallel=True, cache=True, fastmath=FAST)
 def _paired_topic_major(Xt, Bt, per_system, w):
     """Xt: c × r (topic-major, C-contiguous); Bt: c × r if ``per_system`` else (c,).
@@ -80,10 +89,7 @@ def _paired_topic_major(Xt, Bt, per_system, w):
                 wj = w[j]
                 n_b += wj
                 x = Xt[j, i0:i1]
-                if per_system:
-                    brow[:] = Bt[j, i0:i1]
-                else:
-                    brow[:] = Bt[j, 0]
+                _baseline_row(Bt, j, i0, i1, per_system, brow)
                 for k in range(m):
                     d = x[k] - brow[k]
                     csp[k] += wj * max(d, 0.0)
@@ -103,10 +109,7 @@ def _paired_topic_major(Xt, Bt, per_system, w):
             for j in range(j0, j1):
                 wj = w[j]
                 x = Xt[j, i0:i1]
-                if per_system:
-                    brow[:] = Bt[j, i0:i1]
-                else:
-                    brow[:] = Bt[j, 0]
+                _baseline_row(Bt, j, i0, i1, per_system, brow)
                 for k in range(m):
                     d = x[k] - brow[k]
                     cp = max(d, 0.0) - csp[k]

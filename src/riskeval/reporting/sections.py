@@ -49,7 +49,8 @@ def summary_section(ctx: ReportContext) -> Section:
                          else "") + "): red a significant loss, green a significant gain. Loss>20%: "
             "topics where the system loses more than 20% of the baseline's score. The p-values "
             "and every other measure are in the full table below."),
-        h.table(frame, formats={"wins": h.integer, "losses": h.integer, "loss>20%": h.integer},
+        h.table(frame, formats={"wins": h.integer, "losses": h.integer, "loss>20%": h.integer,
+                                "TRisk": h.number(3), "T*Risk": h.number(3)},
                 cell_class=classes, caption="Risk per α, systems by mean score",
                 css_class="data risk"),
         _full_table(t),
@@ -118,16 +119,18 @@ def alpha_curves_section(ctx: ReportContext) -> Section:
     top = max(CURVE_ALPHA_MAX, max(s["alphas"]))
     grid = np.linspace(0.0, top, int(2 * top) + 1)
     height = max(4.5, 0.13 * ctx.matrix.shape[0] / (1 + (ctx.matrix.shape[0] - 1) // 25) + 1)
-    geo = plot_georisk(ctx.matrix, grid, ax=ctx.new_axes(9.0, height))
     tr = plot_trisk(ctx.matrix, ctx.baseline, grid, level=s["level"], se=s["se"],
                     leave_one_out=s["leave_one_out"], ax=ctx.new_axes(9.0, height))
-    body = [
-        h.paragraph("GeoRisk (every system a baseline) falls as α grows; a steep fall marks a system "
-                    "that fails badly on some topics. TRisk inside the grey band is a risk-reward "
-                    "trade-off that chance can explain."),
-        ctx.figure(geo, f"GeoRisk for 0 ≤ α ≤ {top:g}"),
-        ctx.figure(tr, f"TRisk against {tr.baseline} for 0 ≤ α ≤ {top:g}, band ±{tr.critical:.3f}"),
-    ]
+    body = [h.paragraph("GeoRisk (every system a baseline) falls as α grows; a steep fall marks a "
+                        "system that fails badly on some topics. TRisk inside the grey band is a "
+                        "risk-reward trade-off that chance can explain.")]
+    if (ctx.matrix.to_numpy() >= 0).all():
+        geo = plot_georisk(ctx.matrix, grid, ax=ctx.new_axes(9.0, height))
+        body.append(ctx.figure(geo, f"GeoRisk for 0 ≤ α ≤ {top:g}"))
+    else:
+        body.append(h.paragraph("No GeoRisk plot: GeoRisk needs scores ≥ 0 and some are negative."))
+    body.append(ctx.figure(tr, f"TRisk against {tr.baseline} for 0 ≤ α ≤ {top:g}, band "
+                               f"±{tr.critical:.3f}"))
     return Section("GeoRisk and TRisk as α grows", h.join(body), "alpha")
 
 
