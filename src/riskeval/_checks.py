@@ -24,12 +24,12 @@ def check_alpha(alpha: Any, func: str, *, negative_ok: bool = False) -> float:
     return value
 
 
-def check_alphas(alphas: Any, func: str) -> np.ndarray:
-    """A non-empty list of α values, each a finite number ≥ 0."""
+def check_alphas(alphas: Any, func: str, *, negative_ok: bool = False) -> np.ndarray:
+    """A non-empty list of α values, each a finite number ≥ 0 unless ``negative_ok``."""
     seq = [alphas] if np.isscalar(alphas) else list(alphas)
     if not seq:
         raise RiskevalError(f"The 'alphas' parameter of {func} must list at least one value.")
-    return np.array([check_alpha(a, func) for a in seq], dtype=np.float64)
+    return np.array([check_alpha(a, func, negative_ok=negative_ok) for a in seq], dtype=np.float64)
 
 
 def check_level(level: Any, func: str, name: str = "level") -> float:

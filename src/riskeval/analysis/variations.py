@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from riskeval._checks import check_alpha, check_alphas
 from riskeval.core import mve
 from riskeval.core.rank_correlation import competition_ranks, rank_correlations
 from riskeval.errors import RiskevalError
@@ -130,7 +131,7 @@ def mean_variance(
         Indexed by ``system`` (by ``system`` and ``topic`` for the intra-topic form), columns
         ``mean``, ``variance``, ``value`` (and the two parts with ``decompose=True``).
     """
-    a = _check_alpha(alpha)
+    a = check_alpha(alpha, "mean_variance", negative_ok=True)
     m = _moments(
         df,
         form=form,
@@ -155,25 +156,6 @@ def mean_variance(
         table["topic_variance"] = m.topic_variance
         table["covariance"] = m.variance - m.topic_variance
     return table
-
-
-def _check_alpha(alpha) -> float:
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise RiskevalError(f"The 'alpha' parameter must be a real number; got {alpha!r}.") from None
-    if not np.isfinite(a):
-        raise RiskevalError(f"The 'alpha' parameter must be finite; got {alpha!r}.")
-    return a
-
-
-def _check_alphas(alphas) -> np.ndarray:
-    grid = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
-    if grid.ndim != 1 or grid.size == 0 or not np.isfinite(grid).all():
-        raise RiskevalError(
-            f"The 'alphas' parameter must be a non-empty 1-D grid of finite numbers; got {alphas!r}."
-        )
-    return grid
 
 
 @dataclass(frozen=True)
@@ -242,7 +224,9 @@ def mean_variance_sweep(df: pd.DataFrame, alphas=None, **options) -> MeanVarianc
     (``form``, ``weights``, ``ddof``, ``variant``, ``unequal``, ``seed``, ``missing``); with
     ``form="intra"`` the correlations are per topic (Figure 3).
     """
-    grid = _check_alphas(np.linspace(-20.0, 20.0, 401) if alphas is None else alphas)
+    grid = check_alphas(
+        np.linspace(-20.0, 20.0, 401) if alphas is None else alphas, "mean_variance_sweep", negative_ok=True
+    )
     table = mean_variance(df, 0.0, **options)
     systems = list(pd.unique(table.index.get_level_values("system")))
     if len(systems) < 2:
@@ -277,7 +261,8 @@ def rank_changes(
     """
     if options.get("form", "general") == "intra":
         raise RiskevalError("rank_changes ranks whole systems: use form='general' or 'inter'.")
-    a0, a1 = _check_alpha(alpha_from), _check_alpha(alpha_to)
+    a0 = check_alpha(alpha_from, "rank_changes", negative_ok=True)
+    a1 = check_alpha(alpha_to, "rank_changes", negative_ok=True)
     table = mean_variance(df, a0, **options)[["mean", "variance"]]
     v0 = mve.portfolio_value(table["mean"], table["variance"], a0)
     v1 = mve.portfolio_value(table["mean"], table["variance"], a1)
