@@ -137,14 +137,15 @@ def _t(u: np.ndarray, err: np.ndarray) -> np.ndarray:
 
 
 def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ZRisk and GeoRisk (k × r), and the row sums the kernel computes on the way."""
-    if values.min() < 0:
+    """ZRisk and GeoRisk (k × r), and the row sums found on the way."""
+    sums = chisq.totals(values)
+    if sums.min < 0:
         warnings.warn(
             "risk_table: ZRisk and GeoRisk need scores >= 0; the matrix has negative scores, so "
             "the zrisk and georisk columns are NaN.", RiskevalWarning, stacklevel=3)
         nan = np.full((a.shape[0], values.shape[0]), np.nan)
-        return nan, nan, values.sum(axis=1)
-    z = chisq.zsums(values)
+        return nan, nan, sums.S
+    z = chisq.zsums(values, sums=sums)
     return chisq.zrisk_from(z, a), chisq.georisk_from(z, a), z.S
 
 

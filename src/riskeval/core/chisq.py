@@ -87,25 +87,72 @@ def _z_topic_major(Xt, a, inv_a, q, inv_q, T0, S, N, shared, w):
     return zp, zs
 
 
+class Totals(NamedTuple):
+    """One pass over a matrix: weighted row sums ``S`` (r,), column sums ``T`` (c,) and the
+    smallest score."""
+
+    S: np.ndarray
+    T: np.ndarray
+    min: float
+
+
+# The inputs are validated finite, so the min reduction may assume no NaN or inf and vectorise.
+@njit(parallel=True, cache=True, fastmath=FAST | {"nnan", "ninf"})
+def _totals_topic_major(Xt, w):
+    c, r = Xt.shape
+    n_blocks = (r + _BLOCK - 1) // _BLOCK
+    S = np.zeros(r)
+    T_part = np.zeros((n_blocks, c))
+    mins = np.full(n_blocks, np.inf)
+    for blk in prange(n_blocks):
+        i0 = blk * _BLOCK
+        i1 = min(r, i0 + _BLOCK)
+        m = i1 - i0
+        ls = np.zeros(m)
+        lo = np.inf
+        for j in range(c):
+            x = Xt[j, i0:i1]
+            wj = w[j]
+            t = 0.0
+            for k in range(m):
+                ls[k] += wj * x[k]
+                t += x[k]
+                lo = min(lo, x[k])
+            T_part[blk, j] = t
+        S[i0:i1] = ls
+        mins[blk] = lo
+    return S, T_part.sum(axis=0), mins.min()
+
+
+def totals(X: np.ndarray, weights: np.ndarray | None = None) -> Totals:
+    """Row sums (weighted by ``weights`` over topics), column sums and minimum of ``X`` (r × c)."""
+    Xt = topic_major(X)
+    w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    S, T, lo = _totals_topic_major(Xt, w)
+    return Totals(S, T, float(lo))
+
+
 def zsums(
     X: np.ndarray,
     baselines: np.ndarray | None = None,
     weights: np.ndarray | None = None,
+    *,
+    sums: Totals | None = None,
 ) -> ZSums:
     """``Z⁺``, ``Z⁻`` and ``S`` for every row of ``X`` (r × c, scores ≥ 0).
 
     ``baselines=None``: the rows of ``X`` are each other's baselines (every row included).
     Otherwise ``baselines`` is a vector (c,) — one baseline, the 2-row matrix ``[x_i; b]`` — or a
     matrix (k × c) of baseline systems, and each row is evaluated within ``[x_i; baselines]``.
-    ``weights`` (c,) count topics (bootstrap resamples); the default counts each once.
+    ``weights`` (c,) count topics (bootstrap resamples); the default counts each once.  ``sums``:
+    :func:`totals` of ``X`` with the same weights, when the caller already has them.
     """
     Xt = topic_major(X)
     c, r = Xt.shape
     w = np.ones(c) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    S = w @ Xt
+    S, T, _ = sums if sums is not None else totals(X, w)
     empty = np.zeros(0)
     if baselines is None:
-        T = Xt.sum(axis=1)
         N = float(w @ T)
         # square roots and reciprocals outside the fast-math kernel: exact for tiny totals too
         a = np.sqrt(S / N) if N > 0 else np.zeros(r)

@@ -160,8 +160,8 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
         values = frame.to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise RiskevalError(f"{name} must hold numbers only: {exc}") from None
-    index = pd.Index(frame.index.map(str), name="system")
-    columns = pd.Index(frame.columns.map(str), name="topic")
+    index = _str_labels(frame.index, "system")
+    columns = _str_labels(frame.columns, "topic")
     for labels, what in ((index, "system"), (columns, "topic")):
         if labels.has_duplicates:
             dup = labels[labels.duplicated()].unique().tolist()[:5]
@@ -179,6 +179,13 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
                 f"{columns[cols[0]]!r}: scores must be finite numbers."
             )
     return pd.DataFrame(values, index=index, columns=columns, copy=False), complete
+
+
+def _str_labels(labels: pd.Index, name: str) -> pd.Index:
+    """Labels as ``str`` (converted only when they are not strings already), named ``name``."""
+    if not (pd.api.types.is_string_dtype(labels.dtype) and labels.dtype != object):
+        labels = labels.map(str)
+    return pd.Index(labels, name=name)
 
 
 _PACKAGE_DIR = str(Path(__file__).parents[1]) + os.sep
