@@ -96,40 +96,11 @@ class Totals(NamedTuple):
     min: float
 
 
-# The inputs are validated finite, so the min reduction may assume no NaN or inf and vectorise.
-@njit(parallel=True, cache=True, fastmath=FAST | {"nnan", "ninf"})
-def _totals_topic_major(Xt, w):
-    c, r = Xt.shape
-    n_blocks = (r + _BLOCK - 1) // _BLOCK
-    S = np.zeros(r)
-    T_part = np.zeros((n_blocks, c))
-    mins = np.full(n_blocks, np.inf)
-    for blk in prange(n_blocks):
-        i0 = blk * _BLOCK
-        i1 = min(r, i0 + _BLOCK)
-        m = i1 - i0
-        ls = np.zeros(m)
-        lo = np.inf
-        for j in range(c):
-            x = Xt[j, i0:i1]
-            wj = w[j]
-            t = 0.0
-            for k in range(m):
-                ls[k] += wj * x[k]
-                t += x[k]
-                lo = min(lo, x[k])
-            T_part[blk, j] = t
-        S[i0:i1] = ls
-        mins[blk] = lo
-    return S, T_part.sum(axis=0), mins.min()
-
-
 def totals(X: np.ndarray, weights: np.ndarray | None = None) -> Totals:
     """Row sums (weighted by ``weights`` over topics), column sums and minimum of ``X`` (r × c)."""
     Xt = topic_major(X)
-    w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    S, T, lo = _totals_topic_major(Xt, w)
-    return Totals(S, T, float(lo))
+    S = Xt.sum(axis=0) if weights is None else np.asarray(weights, dtype=np.float64) @ Xt
+    return Totals(S, Xt.sum(axis=1), float(Xt.min()))
 
 
 def zsums(
