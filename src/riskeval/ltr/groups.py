@@ -48,7 +48,7 @@ def check_labels(y: Any, gains: np.ndarray, *, name: str = "y") -> np.ndarray:
     bad |= values >= gains.shape[0]
     if bad.any():
         idx = np.flatnonzero(bad)
-        shown = ", ".join(f"[{i}] = {arr[i]!r}" for i in idx[:5])
+        shown = ", ".join(f"[{i}] = {arr[i]}" for i in idx[:5])
         raise RiskevalError(
             f"{name} must hold integer relevance labels 0..{gains.shape[0] - 1} (one gain each in "
             f"label_gain); {idx.size} label(s) are not, e.g. {shown}."
@@ -105,7 +105,7 @@ def qid_group_sizes(qid: Any, *, n_docs: int) -> np.ndarray:
         again = uniq[counts > 1][0]
         where = starts[firsts == again]
         raise RiskevalError(
-            f"Query {again!r} is split: its documents start at rows {where[0]} and {where[1]} with "
+            f"Query {again} is split: its documents start at rows {where[0]} and {where[1]} with "
             "other queries in between. Sort the documents by query id (keeping each query's "
             "documents in order) first."
         )
