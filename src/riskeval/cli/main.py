@@ -18,6 +18,7 @@ import click
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "risk": ("riskeval.cli.risk", "risk", "Risk table of systems against a baseline."),
     "bias-study": ("riskeval.cli.risk", "bias_study", "Each system as the baseline: the bias study."),
+    "ltr": ("riskeval.cli.ltr", "ltr", "Risk-sensitive LambdaMART: train, evaluate, experiment."),
 }
 
 

@@ -171,7 +171,8 @@ def read_letor(
             problems.append(
                 (
                     str(path),
-                    f"the lines have no qid and there is no query file ({default.name}); give query_file=...",
+                    f"the lines have no qid and there is no query file ({default.name}); "
+                    "give the query file (query_file=..., or --query-file)",
                 )
             )
     if query_file is not None and not problems:
