@@ -60,8 +60,20 @@ def query_alphas(m, b, alpha):
 
 
 def reference_gradients(
-    scores, labels, bounds, *, objective, alpha=0.0, baselines=None, k=10, trunc=30,
-    norm=True, sigmoid=1.0, gains=None, sx=None, shortcut=False,
+    scores,
+    labels,
+    bounds,
+    *,
+    objective,
+    alpha=0.0,
+    baselines=None,
+    k=10,
+    trunc=30,
+    norm=True,
+    sigmoid=1.0,
+    gains=None,
+    sx=None,
+    shortcut=False,
 ):
     """Gradients and hessians of one LightGBM iteration of ``objective`` (float64)."""
     gains = gains or gains_default()
@@ -111,9 +123,11 @@ def reference_gradients(
                 if lab[a_] == lab[b_]:
                     continue
                 (hr, hi_), (lr, lo_) = ((i, a_), (j, b_)) if lab[a_] > lab[b_] else ((j, b_), (i, a_))
-                dm = (gains[lab[hi_]] - gains[lab[lo_]]) * abs(
-                    1 / math.log2(hr + 2) - 1 / math.log2(lr + 2)
-                ) * inv
+                dm = (
+                    (gains[lab[hi_]] - gains[lab[lo_]])
+                    * abs(1 / math.log2(hr + 2) - 1 / math.log2(lr + 2))
+                    * inv
+                )
                 swapped = [lab[d] for d in order]
                 swapped[hr], swapped[lr] = swapped[lr], swapped[hr]
                 new = ndcg(swapped, k, gains)

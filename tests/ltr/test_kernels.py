@@ -32,10 +32,10 @@ def test_ndcg_at_k_matches_ir_measures_with_exponential_gains():
     scores = np.array([3.0, 2.0, 1.0, 0.5, 0.1, 0.4, 0.9, 0.3, 0.2, 0.8, 0.7])
     bounds = np.array([0, 5, 11])
     ours = kernels.ndcg_at_k(scores, labels, bounds, 3, default_gains())
-    qrels = [Qrel(f"q{q}", f"d{i}", int(labels[i])) for q in (0, 1) for i in
-             range(bounds[q], bounds[q + 1])]
-    run = [ScoredDoc(f"q{q}", f"d{i}", float(scores[i])) for q in (0, 1) for i in
-           range(bounds[q], bounds[q + 1])]
+    qrels = [Qrel(f"q{q}", f"d{i}", int(labels[i])) for q in (0, 1) for i in range(bounds[q], bounds[q + 1])]
+    run = [
+        ScoredDoc(f"q{q}", f"d{i}", float(scores[i])) for q in (0, 1) for i in range(bounds[q], bounds[q + 1])
+    ]
     measure = nDCG(gains={0: 0, 1: 1, 2: 3, 3: 7}) @ 3
     theirs = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
     np.testing.assert_allclose(ours, [theirs["q0"], theirs["q1"]], rtol=1e-12)
@@ -44,8 +44,7 @@ def test_ndcg_at_k_matches_ir_measures_with_exponential_gains():
 
 
 def test_ndcg_is_zero_without_relevant_documents():
-    out = kernels.ndcg_at_k(np.array([1.0, 2.0]), np.array([0, 0]), np.array([0, 2]), 10,
-                            default_gains())
+    out = kernels.ndcg_at_k(np.array([1.0, 2.0]), np.array([0, 0]), np.array([0, 2]), 10, default_gains())
     assert out[0] == 0.0
 
 
@@ -65,9 +64,7 @@ def test_ideal_dcg_at_k():
     ideal = kernels.max_dcg(labels, 0, 5, 3, default_gains(), disc)
     assert ideal == pytest.approx(7 + 3 / math.log2(3) + 3 / 2, rel=1e-15)
     # k beyond the query's length: all documents
-    assert kernels.max_dcg(labels, 0, 2, 30, default_gains(), disc) == pytest.approx(
-        7 + 1 / math.log2(3)
-    )
+    assert kernels.max_dcg(labels, 0, 2, 30, default_gains(), disc) == pytest.approx(7 + 1 / math.log2(3))
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,7 @@ OBJECTIVES = ["lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk"]
 
 def _case(objective, seed):
     n_queries = 200 if objective == "georisk" else 8
-    scores, labels, bounds = random_queries(n_queries, 8 if objective == "georisk" else 12,
-                                            seed=seed)
+    scores, labels, bounds = random_queries(n_queries, 8 if objective == "georisk" else 12, seed=seed)
     rng = np.random.default_rng(seed + 1)
     systems = 3 if objective in ("tstar_faro", "georisk") else 1
     baselines = None if objective == "lambdarank" else rng.uniform(0.2, 0.9, (systems, n_queries))
@@ -34,11 +33,19 @@ def test_gradients_match_the_plain_python_reference(objective, norm, ties):
     if ties:
         scores = np.round(scores)
     settings_ = dict(alpha=2.0, k=4, norm=norm, sigmoid=1.5)
-    fobj = RiskObjective(objective, labels, bounds, baselines=baselines, truncation_level=6,
-                         label_gain=default_gains(), **settings_)
+    fobj = RiskObjective(
+        objective,
+        labels,
+        bounds,
+        baselines=baselines,
+        truncation_level=6,
+        label_gain=default_gains(),
+        **settings_,
+    )
     grad, hess = fobj(scores)
-    ref_grad, ref_hess = reference_gradients(scores, labels, bounds, objective=objective,
-                                             baselines=baselines, trunc=6, **settings_)
+    ref_grad, ref_hess = reference_gradients(
+        scores, labels, bounds, objective=objective, baselines=baselines, trunc=6, **settings_
+    )
     # LightGBM's sigmoid table is exact to ~1e-4 relative; GeoRisk moves the other queries to
     # first order (the reference recomputes the whole matrix), an O(Δ/c) relative difference
     tol = 1e-2 if objective == "georisk" else 1e-4
@@ -95,8 +102,9 @@ def test_se_first_keeps_the_estimate_from_the_model_after_the_first_iteration():
     steps = [scores + rng.normal(size=scores.size) for _ in range(4)]
     estimates = {}
     for se in ("first", "every"):
-        fobj = RiskObjective("tfaro", labels, bounds, alpha=1.0, baselines=baselines, se=se,
-                             label_gain=default_gains())
+        fobj = RiskObjective(
+            "tfaro", labels, bounds, alpha=1.0, baselines=baselines, se=se, label_gain=default_gains()
+        )
         estimates[se] = []
         for s in steps:
             fobj(s)
@@ -153,8 +161,15 @@ def test_identical_gradients_at_one_and_two_threads(objective):
     out = []
     before = numba.get_num_threads()
     for threads in (1, 2):
-        fobj = RiskObjective(objective, labels, bounds, alpha=3.0, baselines=baselines,
-                             label_gain=default_gains(), num_threads=threads)
+        fobj = RiskObjective(
+            objective,
+            labels,
+            bounds,
+            alpha=3.0,
+            baselines=baselines,
+            label_gain=default_gains(),
+            num_threads=threads,
+        )
         out.append(fobj(scores))
         assert numba.get_num_threads() == before  # the caller's setting is restored
     np.testing.assert_array_equal(out[0][0], out[1][0])
@@ -163,6 +178,5 @@ def test_identical_gradients_at_one_and_two_threads(objective):
 
 def test_lightgbm_copies_of_params_share_one_objective():
     scores, labels, bounds, baselines = _case("ucro", seed=2)
-    fobj = RiskObjective("ucro", labels, bounds, alpha=1.0, baselines=baselines,
-                         label_gain=default_gains())
+    fobj = RiskObjective("ucro", labels, bounds, alpha=1.0, baselines=baselines, label_gain=default_gains())
     assert copy.deepcopy({"objective": fobj})["objective"] is fobj

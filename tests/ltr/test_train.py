@@ -11,14 +11,12 @@ from riskeval.ltr.baselines import ranking_ndcg
 from riskeval.ltr.groups import default_gains, query_bounds
 
 ROUNDS = 15
-BASE = {"num_leaves": 15, "learning_rate": 0.1, "min_data_in_leaf": 5, "verbose": -1,
-        "num_threads": 1}
+BASE = {"num_leaves": 15, "learning_rate": 0.1, "min_data_in_leaf": 5, "verbose": -1, "num_threads": 1}
 
 
 def _baselines(X, y, group):
     bounds = query_bounds(group, n_docs=y.shape[0])
-    columns = [np.asarray(X[:, [j]].toarray()).ravel() if hasattr(X, "tocsc") else X[:, j]
-               for j in (1, 2, 3)]
+    columns = [np.asarray(X[:, [j]].toarray()).ravel() if hasattr(X, "tocsc") else X[:, j] for j in (1, 2, 3)]
     return np.vstack([ranking_ndcg(col, y, bounds, 10, default_gains()) for col in columns])
 
 
@@ -30,25 +28,33 @@ def test_alpha_zero_is_lightgbm_lambdarank_for_every_objective(letor_train, norm
         # four binary features: many documents share a score, at every iteration
         X = (X[:, [10, 11, 18, 21]] > 0.5).astype(np.float64).toarray()
     params = {**BASE, "lambdarank_norm": norm, "lambdarank_truncation_level": 20}
-    native = lgb.train({**params, "objective": "lambdarank"}, lgb.Dataset(X, y, group=group),
-                       ROUNDS).predict(X)
+    native = lgb.train({**params, "objective": "lambdarank"}, lgb.Dataset(X, y, group=group), ROUNDS).predict(
+        X
+    )
     if tied:
         assert np.unique(native).size < native.size / 4
     systems = _baselines(X, y, group)
-    baselines = {"lambdarank": None, "ucro": 0, "tsaro": 1, "tfaro": systems[0],
-                 "tstar_faro": systems, "georisk": systems}
+    baselines = {
+        "lambdarank": None,
+        "ucro": 0,
+        "tsaro": 1,
+        "tfaro": systems[0],
+        "tstar_faro": systems,
+        "georisk": systems,
+    }
     for objective, baseline in baselines.items():
-        booster = train(params, X, y, group, objective=objective, alpha=0.0, baseline=baseline,
-                        num_boost_round=ROUNDS)
+        booster = train(
+            params, X, y, group, objective=objective, alpha=0.0, baseline=baseline, num_boost_round=ROUNDS
+        )
         np.testing.assert_array_equal(booster.predict(X), native, err_msg=objective)
 
 
 def test_alpha_changes_the_model(letor_train):
     X, y, group = letor_train.X, letor_train.y, letor_train.group
-    native = lgb.train({**BASE, "objective": "lambdarank"}, lgb.Dataset(X, y, group=group),
-                       ROUNDS).predict(X)
-    risky = train(BASE, X, y, group, objective="ucro", alpha=5.0, baseline=0,
-                  num_boost_round=ROUNDS).predict(X)
+    native = lgb.train({**BASE, "objective": "lambdarank"}, lgb.Dataset(X, y, group=group), ROUNDS).predict(X)
+    risky = train(BASE, X, y, group, objective="ucro", alpha=5.0, baseline=0, num_boost_round=ROUNDS).predict(
+        X
+    )
     assert np.abs(risky - native).max() > 1e-3
 
 
@@ -58,7 +64,7 @@ def test_acceptance_example_of_issue_5():
     # --- as written in issue 5 ---
     from riskeval.ltr import train
 
-    booster = train(params, X, y, group, objective="ucro", alpha=0.0, baseline=0)   # baseline: feature index
+    booster = train(params, X, y, group, objective="ucro", alpha=0.0, baseline=0)  # baseline: feature index
     # ---
     assert isinstance(booster, lgb.Booster)
     assert booster.current_iteration() == 100  # lightgbm.train's default num_boost_round
@@ -69,9 +75,17 @@ def test_objective_argument_wins_and_kwargs_reach_lightgbm():
     params = {**BASE, "objective": "regression", "metric": "ndcg", "eval_at": [5]}
     valid = lgb.Dataset(X, y, group=group)
     record = {}
-    booster = train(params, X, y, group, objective="lambdarank", num_boost_round=4,
-                    valid_sets=[valid], valid_names=["v"],
-                    callbacks=[lgb.record_evaluation(record)])
+    booster = train(
+        params,
+        X,
+        y,
+        group,
+        objective="lambdarank",
+        num_boost_round=4,
+        valid_sets=[valid],
+        valid_names=["v"],
+        callbacks=[lgb.record_evaluation(record)],
+    )
     native = lgb.train({**BASE, "objective": "lambdarank"}, lgb.Dataset(X, y, group=group), 4)
     np.testing.assert_array_equal(booster.predict(X), native.predict(X))
     assert len(record["v"]["ndcg@5"]) == 4
