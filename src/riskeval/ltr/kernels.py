@@ -265,10 +265,13 @@ def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdc
     constant = 1.0 + qp[0]
     sum_lambdas = 0.0
     nbins = table.shape[0]
+    # GeoRisk ratios of the pairs (i, j ≥ k), by label of j (see below)
+    cache = np.empty(gains.shape[0] if mode == GEORISK else 0)
     for i in range(min(cnt - 1, cfg.trunc)):
         di = order[start + i]
         if scores[di] == -np.inf:
             continue
+        cache[:] = -1.0
         for j in range(i + 1, cnt):
             dj = order[start + j]
             if scores[dj] == -np.inf:
@@ -296,6 +299,14 @@ def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdc
                 delta = dcg_gap * (_dk(disc, low_rank, k) - _dk(disc, high_rank, k)) * inv_maxdcg_k
                 if mode == CROSSING:
                     delta_pair *= crossing_ratio(delta, qp[0], qp[1])
+                elif i < k <= j:
+                    # only rank i counts in NDCG@k: Δ depends on i and the two labels, so one
+                    # GeoRisk evaluation per label of j
+                    ratio = cache[labels[dj]]
+                    if ratio < 0.0:
+                        ratio = georisk_ratio(delta, qp, gp)
+                        cache[labels[dj]] = ratio
+                    delta_pair *= ratio
                 else:
                     delta_pair *= georisk_ratio(delta, qp, gp)
             if cfg.norm and best != worst:

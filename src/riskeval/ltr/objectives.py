@@ -27,6 +27,7 @@ most ``k`` documents, ``|ΔM|·ratio`` is exactly ``|ΔM'|`` of SPEC §7.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -139,6 +140,25 @@ def georisk_parameters(
     return np.ascontiguousarray(qp), gp
 
 
+@functools.lru_cache(maxsize=4)
+def _sigmoid_table(sigmoid: float) -> tuple[np.ndarray, float, float, float]:
+    """LightGBM's sigmoid table (8 MB), built once per σ and shared read-only."""
+    from riskeval.ltr import kernels
+
+    table, lo, hi, factor = kernels.sigmoid_table(sigmoid)
+    table.flags.writeable = False
+    return table, lo, hi, factor
+
+
+@functools.lru_cache(maxsize=1)
+def _discounts() -> np.ndarray:
+    from riskeval.ltr import kernels
+
+    disc = kernels.discounts()
+    disc.flags.writeable = False
+    return disc
+
+
 @contextlib.contextmanager
 def numba_threads(n: int | None) -> Iterator[None]:
     """Run numba's parallel kernels on ``n`` threads inside the block, then restore the caller's
@@ -214,9 +234,9 @@ class RiskObjective:
         nq = bounds.shape[0] - 1
         if self.objective in ("tsaro", "tfaro", "tstar_faro") and nq < 2:
             raise RiskevalError(f"{objective} needs at least 2 training queries to estimate s_x.")
+        table, lo, hi, factor = _sigmoid_table(self.sigmoid)
+        disc = _discounts()
         with numba_threads(num_threads):
-            table, lo, hi, factor = kernels.sigmoid_table(self.sigmoid)
-            disc = kernels.discounts()
             self._inv = kernels.inverse(
                 kernels.max_dcgs(labels, bounds, self.truncation_level, self.gains, disc)
             )
