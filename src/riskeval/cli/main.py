@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "report": ("riskeval.cli.report", "report", "Self-contained HTML risk report (tables and plots)."),
     "mean-variance": ("riskeval.cli.variations", "mean_variance", "Mean-variance over query variations."),
     "bias-variance": ("riskeval.cli.variations", "bias_variance", "Bias-variance decomposition of scores."),
+    "ltr": ("riskeval.cli.ltr", "ltr", "Risk-sensitive LambdaMART: train, evaluate, experiment."),
 }
 
 

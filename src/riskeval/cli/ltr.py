@@ -1,0 +1,383 @@
+"""``riskeval ltr``: train, evaluate and compare risk-sensitive LambdaMART models (SPEC §7).
+
+Data files are SVMlight/LETOR (``riskeval.io.letor``); models are LightGBM model files.  numpy,
+LightGBM and numba are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from riskeval.cli._output import emit, format_option
+
+OBJECTIVE_NAMES = ("lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk")
+LEARNER_NAMES = ("lambdamart", "gbrt", "xendcg", "linear")
+
+_data = click.argument("data", type=click.Path(exists=True, dir_okay=False))
+_query_file = click.option(
+    "--query-file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="LightGBM group sizes when the data lines have no qid (default: DATA.query).",
+)
+_k = click.option(
+    "-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="The cut-off of NDCG@k."
+)
+_features = click.option(
+    "--baseline-feature",
+    "features",
+    multiple=True,
+    type=click.IntRange(0),
+    help="A feature whose ranking is a baseline (repeatable), e.g. 110 for MSLR's BM25.",
+)
+_baseline_models = click.option(
+    "--baseline-model",
+    "baseline_models",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A LightGBM model file used as a baseline system (repeatable).",
+)
+_params = click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A LightGBM parameter (repeatable), e.g. num_leaves=50.",
+)
+
+
+def _parse_params(items: tuple[str, ...]) -> dict[str, Any]:
+    from riskeval.errors import RiskevalError
+
+    params: dict[str, Any] = {"verbose": -1}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise RiskevalError(f"--param must be KEY=VALUE; got {item!r}.")
+        for cast in (int, float):
+            try:
+                params[key.strip()] = cast(value)
+                break
+            except ValueError:
+                continue
+        else:
+            params[key.strip()] = value.strip()
+    return params
+
+
+def _read(paths: list[str], query_file: str | None = None, n_features: int | None = None):
+    """Read one or more LETOR files into one set, columns aligned (to ``n_features`` if given)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from riskeval.io.letor import LetorData, read_letor
+
+    parts = [read_letor(p, query_file=query_file if len(paths) == 1 else None) for p in paths]
+    width = max([d.X.shape[1] for d in parts] + [n_features or 0])
+    if n_features is not None and width > n_features:
+        from riskeval.errors import RiskevalError
+
+        raise RiskevalError(
+            f"The data has {width} feature columns but the model was trained on {n_features}."
+        )
+    X = sp.vstack([_widen(d.X, width) for d in parts], format="csr")
+    data = LetorData(
+        X,
+        np.concatenate([d.y for d in parts]),
+        np.concatenate([d.group for d in parts]),
+        None,
+        ",".join(paths),
+    )
+    return data, [d.group.size for d in parts]
+
+
+def _widen(X, width: int):
+    """CSR features with ``width`` columns (missing trailing features are 0)."""
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(X, shape=(X.shape[0], width))
+
+
+def _baselines(data, features, model_files, k):
+    """Per-query NDCG@k of every baseline on ``data``: name → vector."""
+    import lightgbm
+
+    from riskeval.ltr.evaluation import ndcg_per_query
+
+    out = {}
+    for j in features:
+        from riskeval.ltr.baselines import feature_column
+
+        out[f"feature {j}"] = ndcg_per_query(feature_column(data.X, j), data.y, data.group, k=k)
+    for path in model_files:
+        booster = lightgbm.Booster(model_file=path)
+        out[Path(path).stem] = ndcg_per_query(booster.predict(data.X), data.y, data.group, k=k)
+    return out
+
+
+def _progress_callback(total: int):
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc="boosting", unit="tree", file=sys.stderr)
+
+    def callback(env) -> None:
+        bar.update()
+        if env.iteration + 1 >= env.end_iteration:
+            bar.close()
+
+    return callback
+
+
+@click.group()
+def ltr() -> None:
+    """Risk-sensitive LambdaMART (U-CRO, T-SARO, T-FARO, T*-FARO, GeoRisk) with LightGBM."""
+
+
+@ltr.command()
+@_data
+@_query_file
+@click.option("--objective", type=click.Choice(OBJECTIVE_NAMES), default="lambdarank", show_default=True)
+@click.option(
+    "--alpha", type=click.FloatRange(min=0), default=0.0, show_default=True, help="Risk aversion α."
+)
+@_features
+@_baseline_models
+@_k
+@click.option(
+    "--se",
+    type=click.Choice(("first", "every")),
+    default="first",
+    show_default=True,
+    help="T-SARO/T-FARO: s_x after the first iteration, or at every iteration.",
+)
+@click.option(
+    "--georisk-update",
+    type=click.Choice(("first_order", "shortcut")),
+    default="first_order",
+    show_default=True,
+)
+@_params
+@click.option(
+    "--rounds", type=click.IntRange(min=1), default=100, show_default=True, help="Boosting rounds (trees)."
+)
+@click.option(
+    "--valid",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Validation data (LETOR) for early stopping and the report.",
+)
+@click.option(
+    "--early-stopping",
+    type=click.IntRange(min=1),
+    help="Stop when NDCG@k on --valid has not improved for this many rounds.",
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), required=True, help="Where to save the LightGBM model."
+)
+@format_option
+def train(
+    data,
+    query_file,
+    objective,
+    alpha,
+    features,
+    baseline_models,
+    k,
+    se,
+    georisk_update,
+    params,
+    rounds,
+    valid,
+    early_stopping,
+    output,
+    fmt,
+):
+    """Train a model on DATA and save it; print its Table 7 on --valid (else on DATA)."""
+    import lightgbm
+    import numpy as np
+
+    from riskeval.errors import RiskevalError
+    from riskeval.ltr import train as fit
+    from riskeval.ltr.evaluation import ndcg_per_query, risk_profile
+
+    lgb_params = _parse_params(params)
+    train_set, _ = _read([data], query_file)
+    baselines = _baselines(train_set, features, baseline_models, k)
+    if objective == "lambdarank":
+        baseline = None
+    elif not baselines:
+        raise RiskevalError(f"--objective {objective} needs --baseline-feature or --baseline-model.")
+    elif len(baselines) == 1 and features and not baseline_models:
+        baseline = features[0]
+    else:
+        baseline = np.vstack(list(baselines.values()))
+    kwargs: dict[str, Any] = {"num_boost_round": rounds, "callbacks": [_progress_callback(rounds)]}
+    report = train_set
+    if valid:
+        report, _ = _read([valid])
+        width = max(report.X.shape[1], train_set.X.shape[1])
+        train_set = train_set._replace(X=_widen(train_set.X, width))
+        report = report._replace(X=_widen(report.X, width))
+        if early_stopping:
+            lgb_params.setdefault("metric", "ndcg")
+            lgb_params.setdefault("eval_at", [k])
+            kwargs["valid_sets"] = [lightgbm.Dataset(report.X, report.y, group=report.group)]
+            kwargs["callbacks"].append(lightgbm.early_stopping(early_stopping, verbose=False))
+    elif early_stopping:
+        raise RiskevalError("--early-stopping needs --valid.")
+    booster = fit(
+        lgb_params,
+        train_set.X,
+        train_set.y,
+        train_set.group,
+        objective=objective,
+        alpha=alpha,
+        baseline=baseline,
+        k=k,
+        se=se,
+        georisk_update=georisk_update,
+        **kwargs,
+    )
+    booster.save_model(output)
+    click.echo(f"saved {output} ({booster.current_iteration()} trees)", err=True)
+    model = {Path(output).stem: ndcg_per_query(booster.predict(report.X), report.y, report.group, k=k)}
+    if baselines:
+        emit(risk_profile(model, _baselines(report, features, baseline_models, k)).to_frame(), fmt)
+    else:
+        import pandas as pd
+
+        emit(
+            pd.DataFrame(
+                {"NDCG": [v.mean() for v in model.values()]}, index=pd.Index(list(model), name="model")
+            ),
+            fmt,
+        )
+
+
+@ltr.command()
+@_data
+@_query_file
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A LightGBM model file to evaluate (repeatable).",
+)
+@_features
+@_baseline_models
+@_k
+@format_option
+def evaluate(data, query_file, models, features, baseline_models, k, fmt):
+    """Table 7 of models on DATA against baselines (dincer2016): NDCG@k, Reward, Risk, Wins..."""
+    import lightgbm
+
+    from riskeval.errors import RiskevalError
+    from riskeval.ltr.evaluation import ndcg_per_query, risk_profile
+
+    if not features and not baseline_models:
+        raise RiskevalError("Give at least one --baseline-feature or --baseline-model.")
+    boosters = {Path(p).stem: lightgbm.Booster(model_file=p) for p in models}
+    width = max(b.num_feature() for b in boosters.values())
+    test, _ = _read([data], query_file, n_features=width)
+    scored = {
+        name: ndcg_per_query(b.predict(test.X), test.y, test.group, k=k) for name, b in boosters.items()
+    }
+    emit(risk_profile(scored, _baselines(test, features, baseline_models, k)).to_frame(), fmt)
+
+
+@ltr.command()
+@click.argument("data", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--objectives", default=",".join(OBJECTIVE_NAMES), show_default=True, help="Comma-separated objectives."
+)
+@click.option("--alphas", default="1,5", show_default=True, help="Comma-separated α values.")
+@click.option(
+    "--baseline-feature",
+    "feature",
+    type=click.IntRange(0),
+    help="The feature baseline (U-CRO, T-SARO, T-FARO learn against it).",
+)
+@click.option(
+    "--learned-baselines",
+    default="",
+    show_default=True,
+    help=f"Comma-separated learners trained on held-out queries ({', '.join(LEARNER_NAMES)}).",
+)
+@click.option(
+    "--holdout",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.2,
+    show_default=True,
+    help="Share of the queries for the learned baselines.",
+)
+@click.option("--folds", type=click.IntRange(min=3), default=5, show_default=True)
+@click.option(
+    "--folds-by-file",
+    is_flag=True,
+    help="Each DATA file is one part (e.g. MSLR's S1..S5), instead of random parts.",
+)
+@_params
+@click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option(
+    "--early-stopping",
+    type=click.IntRange(min=1),
+    help="Early stopping on each fold's validation part (NDCG@k).",
+)
+@_k
+@click.option("--seed", type=int, default=0, show_default=True)
+@format_option
+def experiment(
+    data,
+    objectives,
+    alphas,
+    feature,
+    learned_baselines,
+    holdout,
+    folds,
+    folds_by_file,
+    params,
+    rounds,
+    early_stopping,
+    k,
+    seed,
+    fmt,
+):
+    """k-fold train/validate/test of several objectives and α values; prints Table 7."""
+    import numpy as np
+
+    from riskeval.errors import RiskevalError
+    from riskeval.ltr.experiment import run_experiment
+
+    try:
+        alpha_values = [float(a) for a in alphas.split(",") if a.strip()]
+    except ValueError:
+        raise RiskevalError(f"--alphas must be comma-separated numbers; got {alphas!r}.") from None
+    dataset, sizes = _read(list(data))
+    if folds_by_file:
+        if len(data) < 3:
+            raise RiskevalError("--folds-by-file needs at least 3 DATA files.")
+        parts = np.repeat(np.arange(len(sizes)), sizes)
+    else:
+        parts = folds
+    result = run_experiment(
+        dataset.X,
+        dataset.y,
+        dataset.group,
+        objectives=[o.strip() for o in objectives.split(",") if o.strip()],
+        alphas=alpha_values,
+        baseline_feature=feature,
+        learned_baselines=[b.strip() for b in learned_baselines.split(",") if b.strip()],
+        holdout=holdout,
+        folds=parts,
+        params=_parse_params(params),
+        num_boost_round=rounds,
+        early_stopping_rounds=early_stopping,
+        k=k,
+        seed=seed,
+        progress=True,
+    )
+    emit(result.to_frame(), fmt)

@@ -1,0 +1,359 @@
+"""Numba kernels of LambdaMART as LightGBM computes it, with a per-pair risk weight.
+
+LightGBM's ``lambdarank`` objective (``LambdarankNDCG::GetGradientsForOneQuery`` in
+``src/objective/rank_objective.hpp``) is re-implemented here operation for operation, so that with
+every risk weight equal to 1 the gradients and hessians are bitwise those of the built-in objective:
+
+- documents are sorted by score, descending, with a *stable* sort (ties keep their input order);
+- pairs ``(i, j)``, ``i < j`` in that order, with ``i`` below the truncation level and different
+  labels; ``|ΔM| = (g_high − g_low) · |D(r_high) − D(r_low)| / maxDCG@truncation``, with gains
+  ``2^l − 1`` (or ``label_gain``) and discounts ``D(r) = 1 / log2(2 + r)`` not truncated;
+- with ``lambdarank_norm``, ``|ΔM|`` is divided by ``0.01 + |s_high − s_low|`` (``0.01`` as a
+  single-precision literal) unless all scores are equal, and each query's lambdas and hessians are
+  scaled by ``log2(1 + Σλ) / Σλ``;
+- the RankNet sigmoid comes from LightGBM's lookup table (2^20 bins over ``±50 / σ / 2``);
+- each pair's contribution is rounded to ``float32`` before it is added to the ``float32``
+  gradient and hessian of its two documents, in LightGBM's order.
+
+The risk-sensitive objectives (SPEC §7) multiply each pair's ``|ΔM|`` by a *ratio*
+``|ΔM'| / |ΔM|``, where ``ΔM'`` is the change of the query's risk-sensitive term when the two
+documents swap and ``ΔM`` the change of the query's NDCG@k (see :mod:`riskeval.ltr.objectives`).
+Kernels work on whole training sets (all queries, ``prange`` over queries); each query is computed
+by one thread from its own data only, so the results do not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+SIGMOID_BINS = 1024 * 1024
+MAX_POSITION = 10000  # LightGBM's DCGCalculator::kMaxPosition: most documents in one query
+NORM_EPS = float(np.float32(0.01))  # LightGBM writes ``0.01f``
+
+# Ratio modes of the pair loop (one per family of objectives).
+CONSTANT = 0  # ratio = 1 + a_q for every pair: LambdaMART (a_q = 0), T-FARO, T*-FARO
+CROSSING = 1  # ratio = 1 + a_q·φ: U-CRO, T-SARO (φ: share of the swap's change below the baseline)
+GEORISK = 2  # ratio = |ΔGeoRisk| / |ΔM| in NDCG units
+
+
+class PairLoop(NamedTuple):
+    """Settings of the pair loop: LambdaMART's (LightGBM parameters) and the ratio ``mode``."""
+
+    gains: np.ndarray  # gain per label
+    disc: np.ndarray  # discount per rank (:func:`discounts`)
+    table: np.ndarray  # sigmoid lookup table and its range (:func:`sigmoid_table`)
+    lo: float
+    hi: float
+    factor: float
+    sigmoid: float
+    trunc: int  # lambdarank_truncation_level
+    norm: bool  # lambdarank_norm
+    k: int  # NDCG@k of the risk terms
+    mode: int  # CONSTANT, CROSSING or GEORISK
+
+
+@njit(cache=True)
+def sigmoid_table(sigmoid):
+    """LightGBM's sigmoid lookup table ``1 / (1 + exp(σ·s))`` and its input range and bin factor."""
+    lo = -50.0 / sigmoid / 2.0
+    hi = -lo
+    factor = SIGMOID_BINS / (hi - lo)
+    table = np.empty(SIGMOID_BINS, dtype=np.float64)
+    for i in range(SIGMOID_BINS):
+        s = i / factor + lo
+        table[i] = 1.0 / (1.0 + math.exp(s * sigmoid))
+    return table, lo, hi, factor
+
+
+@njit(cache=True)
+def discounts():
+    """``D(r) = 1 / log2(2 + r)`` for the ranks LightGBM allows in one query."""
+    out = np.empty(MAX_POSITION, dtype=np.float64)
+    for i in range(MAX_POSITION):
+        out[i] = 1.0 / math.log2(2.0 + i)
+    return out
+
+
+@njit(cache=True)
+def max_dcg(labels, start, stop, k, gains, disc):
+    """Ideal DCG@k of one query (LightGBM's ``DCGCalculator::CalMaxDCGAtK``)."""
+    counts = np.zeros(gains.shape[0], dtype=np.int64)
+    for i in range(start, stop):
+        counts[labels[i]] += 1
+    top = gains.shape[0] - 1
+    n = min(k, stop - start)
+    ret = 0.0
+    for j in range(n):
+        while top > 0 and counts[top] <= 0:
+            top -= 1
+        ret += disc[j] * gains[top]
+        counts[top] -= 1
+    return ret
+
+
+@njit(cache=True, parallel=True)
+def max_dcgs(labels, bounds, k, gains, disc):
+    """Ideal DCG@k of every query; ``bounds`` are the query boundaries (length Q + 1)."""
+    nq = bounds.shape[0] - 1
+    out = np.empty(nq, dtype=np.float64)
+    for q in prange(nq):
+        out[q] = max_dcg(labels, bounds[q], bounds[q + 1], k, gains, disc)
+    return out
+
+
+@njit(cache=True)
+def stable_argsort_desc(scores, start, stop, order, buf):
+    """Write into ``order[start:stop]`` the positions ``start..stop-1`` sorted by score, descending,
+    ties in input order (``std::stable_sort`` with ``a > b``).  ``buf`` is scratch of equal size."""
+    n = stop - start
+    for i in range(n):
+        order[start + i] = start + i
+    run = 16
+    # insertion sort of runs
+    for lo in range(0, n, run):
+        hi = min(lo + run, n)
+        for i in range(lo + 1, hi):
+            v = order[start + i]
+            sv = scores[v]
+            j = i - 1
+            while j >= lo and scores[order[start + j]] < sv:
+                order[start + j + 1] = order[start + j]
+                j -= 1
+            order[start + j + 1] = v
+    # bottom-up merges; the left element wins ties, which keeps the sort stable
+    width = run
+    src = order
+    dst = buf
+    in_buf = False
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            a = lo
+            b = mid
+            for t in range(lo, hi):
+                if a < mid and (b >= hi or scores[src[start + a]] >= scores[src[start + b]]):
+                    dst[start + t] = src[start + a]
+                    a += 1
+                else:
+                    dst[start + t] = src[start + b]
+                    b += 1
+        src, dst = dst, src
+        in_buf = not in_buf
+        width *= 2
+    if in_buf:
+        for i in range(n):
+            order[start + i] = src[start + i]
+
+
+@njit(cache=True)
+def _dcg_sorted(labels, order, start, stop, k, gains, disc):
+    n = min(k, stop - start)
+    dcg = 0.0
+    for r in range(n):
+        dcg += gains[labels[order[start + r]]] * disc[r]
+    return dcg
+
+
+@njit(cache=True, parallel=True)
+def rank_and_score(scores, labels, bounds, k, gains, disc, inv_maxdcg_k, order):
+    """Sort every query by score (into ``order``) and return its NDCG@k, ``DCG@k · (1/maxDCG@k)``,
+    0 when the query has no relevant document (``inv_maxdcg_k`` = 0)."""
+    nq = bounds.shape[0] - 1
+    buf = np.empty_like(order)
+    out = np.zeros(nq, dtype=np.float64)
+    for q in prange(nq):
+        start = bounds[q]
+        stop = bounds[q + 1]
+        stable_argsort_desc(scores, start, stop, order, buf)
+        out[q] = _dcg_sorted(labels, order, start, stop, k, gains, disc) * inv_maxdcg_k[q]
+    return out
+
+
+@njit(cache=True)
+def inverse(values):
+    """``1 / v`` where ``v > 0``, else 0 (LightGBM's ``inverse_max_dcgs_``)."""
+    out = np.zeros_like(values)
+    for i in range(values.shape[0]):
+        if values[i] > 0.0:
+            out[i] = 1.0 / values[i]
+    return out
+
+
+@njit(cache=True)
+def ndcg_at_k(scores, labels, bounds, k, gains):
+    """Per-query NDCG@k of the ranking by ``scores`` (stable sort, descending: ties keep their input
+    order); 0 for a query without relevant documents.  Gain ``gains[label]`` (LightGBM's default
+    ``2^l − 1``), discount ``1 / log2(1 + rank)``, ranks from 1."""
+    disc = discounts()
+    inv = inverse(max_dcgs(labels, bounds, k, gains, disc))
+    order = np.empty(scores.shape[0], dtype=np.int64)
+    return rank_and_score(scores, labels, bounds, k, gains, disc, inv, order)
+
+
+@njit(cache=True)
+def _phi(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+@njit(cache=True)
+def _w(z, alpha):
+    return z if z >= 0.0 else (1.0 + alpha) * z
+
+
+@njit(cache=True)
+def _dk(disc, rank, k):
+    return disc[rank] if rank < k else 0.0
+
+
+@njit(cache=True)
+def crossing_ratio(delta, a, d):
+    """``1 + a·φ``: φ is the share of a swap's NDCG@k change ``delta`` that lies below the baseline
+    for a model at ``d = M_m − M_b`` (the limit ``[d < 0]`` when ``delta`` = 0).  Branch-free, as
+    the sign of ``delta`` is unpredictable in the pair loop."""
+    below = abs(min(0.0, d + delta) - min(0.0, d))
+    size = abs(delta)
+    phi = below / size if size > 0.0 else (1.0 if d < 0.0 else 0.0)
+    return 1.0 + a * phi
+
+
+@njit(cache=True)
+def georisk_ratio(delta, qp, gp):
+    """``|ΔGeoRisk| / |Δ|`` in NDCG units when the model's NDCG@k on one query changes by ``delta``.
+
+    ``qp`` = (x, T_q, z, dZ_others/dΔ, ratio as Δ → 0); ``gp`` = (S, N, c, α, ZRisk, GeoRisk,
+    scale).  The query's own z is recomputed exactly from the updated S, T_q and N; the other
+    queries' z move to first order (``dZ_others/dΔ``, zero for the paper's shortcut).
+    """
+    if delta == 0.0:
+        return qp[4]
+    s2 = gp[0] + delta
+    e2 = s2 * (qp[1] + delta) / (gp[1] + delta)
+    z2 = (qp[0] + delta - e2) / math.sqrt(e2) if e2 > 0.0 else 0.0
+    alpha = gp[3]
+    zr = gp[4] - _w(qp[2], alpha) + _w(z2, alpha) + delta * qp[3]
+    c = gp[2]
+    g2 = math.sqrt(max(s2, 0.0) / c * _phi(zr / c))
+    return abs(g2 - gp[5]) / abs(delta) * gp[6]
+
+
+@njit(cache=True)
+def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdcg_k, qp, gp, cfg, grad, hess):
+    gains = cfg.gains
+    disc = cfg.disc
+    table = cfg.table
+    lo = cfg.lo
+    hi = cfg.hi
+    mode = cfg.mode
+    k = cfg.k
+    sigmoid = cfg.sigmoid
+    cnt = stop - start
+    for i in range(start, stop):
+        grad[i] = np.float32(0.0)
+        hess[i] = np.float32(0.0)
+    if cnt == 0:
+        return
+    best = scores[order[start]]
+    worst_idx = cnt - 1
+    if worst_idx > 0 and scores[order[start + worst_idx]] == -np.inf:
+        worst_idx -= 1
+    worst = scores[order[start + worst_idx]]
+    constant = 1.0 + qp[0]
+    sum_lambdas = 0.0
+    nbins = table.shape[0]
+    # GeoRisk ratios of the pairs (i, j ≥ k), by label of j (see below)
+    cache = np.empty(gains.shape[0] if mode == GEORISK else 0)
+    for i in range(min(cnt - 1, cfg.trunc)):
+        di = order[start + i]
+        if scores[di] == -np.inf:
+            continue
+        cache[:] = -1.0
+        for j in range(i + 1, cnt):
+            dj = order[start + j]
+            if scores[dj] == -np.inf:
+                continue
+            if labels[di] == labels[dj]:
+                continue
+            if labels[di] > labels[dj]:
+                high_rank = i
+                low_rank = j
+                high = di
+                low = dj
+            else:
+                high_rank = j
+                low_rank = i
+                high = dj
+                low = di
+            delta_score = scores[high] - scores[low]
+            dcg_gap = gains[labels[high]] - gains[labels[low]]
+            paired_discount = abs(disc[high_rank] - disc[low_rank])
+            delta_pair = dcg_gap * paired_discount * inv_maxdcg
+            if mode == CONSTANT:
+                delta_pair *= constant
+            else:
+                # signed change of the query's NDCG@k if the two documents swapped places
+                delta = dcg_gap * (_dk(disc, low_rank, k) - _dk(disc, high_rank, k)) * inv_maxdcg_k
+                if mode == CROSSING:
+                    delta_pair *= crossing_ratio(delta, qp[0], qp[1])
+                elif i < k <= j:
+                    # only rank i counts in NDCG@k: Δ depends on i and the two labels, so one
+                    # GeoRisk evaluation per label of j
+                    ratio = cache[labels[dj]]
+                    if ratio < 0.0:
+                        ratio = georisk_ratio(delta, qp, gp)
+                        cache[labels[dj]] = ratio
+                    delta_pair *= ratio
+                else:
+                    delta_pair *= georisk_ratio(delta, qp, gp)
+            if cfg.norm and best != worst:
+                delta_pair /= NORM_EPS + abs(delta_score)
+            if delta_score <= lo:
+                p_lambda = table[0]
+            elif delta_score >= hi:
+                p_lambda = table[nbins - 1]
+            else:
+                p_lambda = table[np.int64((delta_score - lo) * cfg.factor)]
+            p_hessian = p_lambda * (1.0 - p_lambda)
+            p_lambda *= -sigmoid * delta_pair
+            p_hessian *= sigmoid * sigmoid * delta_pair
+            grad[low] -= np.float32(p_lambda)
+            hess[low] += np.float32(p_hessian)
+            grad[high] += np.float32(p_lambda)
+            hess[high] += np.float32(p_hessian)
+            sum_lambdas -= 2.0 * p_lambda
+    if cfg.norm and sum_lambdas > 0.0:
+        norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
+        for i in range(start, stop):
+            grad[i] = np.float32(grad[i] * norm_factor)
+            hess[i] = np.float32(hess[i] * norm_factor)
+
+
+@njit(cache=True, parallel=True)
+def lambdas(scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, qparams, gparams, cfg, grad, hess):
+    """Gradients and hessians of every query into ``grad``/``hess`` (float32), from the sorted
+    ``order`` of :func:`rank_and_score`.  ``qparams[q]`` holds the query's ratio parameters
+    (``qparams[q, 0]`` = a_q for CONSTANT and CROSSING, ``qparams[q, 1]`` = M_m(q) − M_b(q) for
+    CROSSING; see :func:`georisk_ratio` for GEORISK), ``gparams`` the global ones and ``cfg`` the
+    :class:`PairLoop` settings."""
+    nq = bounds.shape[0] - 1
+    for q in prange(nq):
+        start = bounds[q]
+        stop = bounds[q + 1]
+        _lambdas_one_query(
+            scores,
+            labels,
+            start,
+            stop,
+            order,
+            inv_maxdcg[q],
+            inv_maxdcg_k[q],
+            qparams[q],
+            gparams,
+            cfg,
+            grad,
+            hess,
+        )

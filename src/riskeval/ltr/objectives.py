@@ -1,0 +1,331 @@
+"""Risk-sensitive LambdaMART objectives for LightGBM (SPEC §7; seeds dincer2014-trisk §6,
+dincer2016-zrisk §6).
+
+Every objective is LambdaMART exactly as LightGBM's ``lambdarank`` computes it
+(:mod:`riskeval.ltr.kernels`), with each pair's ``|ΔM|`` multiplied by a ratio ``|ΔM'|/|ΔM|``.
+``M`` is the query's NDCG@k (``M_m(q)`` for the current model, ``M_b(q)`` for the baseline) and
+``ΔM`` the change of NDCG@k if the pair swapped places:
+
+- ``lambdarank``: ratio 1.
+- ``ucro`` (U-CRO, Wang et al. 2012; dincer2016 eq. 9): ``ΔM' = U(M_m + ΔM) − U(M_m)`` with
+  ``U(x) = x − M_b`` above the baseline and ``(1+α)(x − M_b)`` below it, so the ratio is
+  ``1 + α·φ`` with φ the share of the change that lies below the baseline: 0 or 1 unless the
+  swap crosses the baseline, where it is exact.
+- ``tsaro`` (T-SARO, dincer2014 eq. 24–25): U-CRO with α replaced per query by
+  ``α'_q = [1 − Φ(TR_q)]·α``, ``TR_q = x_q / s_x`` (SPEC §2, eq. 21), ``x_q`` the URisk term of
+  query q and ``s_x`` their sample standard deviation.
+- ``tfaro`` (T-FARO, dincer2014 eq. 26): ratio ``1 + α'_q`` on every pair of query q.
+- ``tstar_faro`` (T*-FARO, dincer2016 §6): T-FARO against the per-query mean of several baselines.
+- ``georisk`` (dincer2016 §6): ``ΔM' = GeoRisk_m(after swap) − GeoRisk_m(before)`` over the matrix
+  (model + baselines) × training queries; see :func:`georisk_parameters`.
+
+When the pair is below the truncation level but beyond rank k on both sides, ``ΔM`` is 0 and the
+ratio is its limit (the derivative).  Where ``k`` equals the truncation level and the query has at
+most ``k`` documents, ``|ΔM|·ratio`` is exactly ``|ΔM'|`` of SPEC §7.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtr
+
+from riskeval._checks import check_alpha, check_choice
+from riskeval.errors import RiskevalError
+
+
+@dataclass(frozen=True)
+class ObjectiveInfo:
+    """What an objective is: its name, title, paper and the baseline it needs."""
+
+    name: str
+    title: str
+    source: str
+    baseline: str  # "none", "single" (one system), "mean" (mean of systems), "systems"
+
+
+OBJECTIVES: dict[str, ObjectiveInfo] = {
+    info.name: info
+    for info in (
+        ObjectiveInfo("lambdarank", "LambdaMART", "LightGBM lambdarank (Burges 2010)", "none"),
+        ObjectiveInfo("ucro", "U-CRO", "Wang et al. 2012; dincer2016 eq. 9", "single"),
+        ObjectiveInfo("tsaro", "T-SARO", "dincer2014 §6.3, eq. 24-25", "single"),
+        ObjectiveInfo("tfaro", "T-FARO", "dincer2014 §6.3, eq. 26", "single"),
+        ObjectiveInfo("tstar_faro", "T*-FARO", "dincer2016 §6", "mean"),
+        ObjectiveInfo("georisk", "GeoRisk", "dincer2016 §6", "systems"),
+    )
+}
+
+SE_POLICIES = ("first", "every")
+GEORISK_UPDATES = ("first_order", "shortcut")
+
+# LightGBM parameter names (and aliases) that the objective reads.
+_NUM_THREADS = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
+
+
+def trisk_alphas(delta: np.ndarray, alpha: float, sx: float) -> np.ndarray:
+    """Per-query ``α'_q = [1 − Φ(TR_q)]·α`` with ``TR_q = x_q / s_x`` (dincer2014 eq. 21, 24-25).
+
+    ``x_q`` is δ_q above the baseline and ``(1+α)δ_q`` below it.  With ``s_x = 0`` every query has
+    ``TR_q = 0`` (no evidence of risk either way), so ``α'_q = α/2``.
+    """
+    x = np.where(delta >= 0.0, delta, (1.0 + alpha) * delta)
+    tr = x / sx if sx > 0.0 else np.zeros_like(x)
+    return (1.0 - ndtr(tr)) * alpha
+
+
+def risk_sd(delta: np.ndarray, alpha: float) -> float:
+    """``s_x``: sample standard deviation (ddof = 1) of the per-query URisk terms (SPEC §2)."""
+    x = np.where(delta >= 0.0, delta, (1.0 + alpha) * delta)
+    return float(np.std(x, ddof=1))
+
+
+def georisk_parameters(
+    m: np.ndarray, baselines: np.ndarray, alpha: float, update: str
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per-query and global parameters of the GeoRisk ratio (:func:`kernels.georisk_ratio`).
+
+    Over the matrix ``[m; baselines]`` (SPEC §4): ``S`` the model's total, ``T_q`` the query
+    totals, ``N`` the grand total, ``e_q = S·T_q/N``, ``z_q = (m_q − e_q)/√e_q`` (0 where
+    ``e_q = 0``), ``ZRisk = Σ w(z_q)`` with ``w(z) = z`` for ``z ≥ 0`` and ``(1+α)z`` below, and
+    ``GeoRisk = sqrt(S/c · Φ(ZRisk/c))``.
+
+    A change Δ of ``m_q`` moves ``S``, ``T_q`` and ``N`` and so every ``e_j``.  Query q's z is
+    recomputed exactly; the others move to first order: with ``ρ = S/N``,
+    ``∂z_j/∂Δ = −(1 − ρ)(z_j + 2√e_j)/(2ρN)``, so
+    ``∂ZRisk_others/∂Δ = −(1−ρ)/(2ρN) · Σ_{j≠q} w'(z_j)(z_j + 2√e_j)`` — one O(Q) sum per
+    iteration, O(1) per swap.  ``update="shortcut"`` is the paper's: only query q's z is
+    recomputed.
+
+    ``|ΔGeoRisk|`` is expressed in NDCG units by dividing it by ``∂GeoRisk/∂S = GeoRisk/(2S)`` (the
+    change per unit of NDCG at fixed ZRisk), so that gradients have LambdaMART's scale and
+    LightGBM's regularisation parameters keep their meaning.  Returns ``None`` when the model's
+    total is 0 (GeoRisk = 0 has no finite derivative); the caller then uses ratio 1.
+    """
+    c = m.shape[0]
+    S = float(m.sum())
+    T = m + baselines.sum(axis=0)
+    N = float(T.sum())
+    if S <= 0.0 or N <= 0.0:
+        return None
+    rho = S / N
+    e = rho * T
+    root = np.sqrt(e)
+    positive = e > 0.0
+    z = np.zeros(c)
+    np.divide(m - e, root, out=z, where=positive)
+    slope = np.where(z < 0.0, 1.0 + alpha, 1.0)  # w'(z)
+    zrisk = float(np.sum(np.where(z >= 0.0, z, (1.0 + alpha) * z)))
+    phi_c = float(ndtr(zrisk / c))
+    geo = float(np.sqrt(S / c * phi_c))
+    if update == "first_order":
+        own = slope * (z + 2.0 * root)
+        d_others = -(1.0 - rho) / (2.0 * rho * N) * (own.sum() - own)
+    else:
+        d_others = np.zeros(c)
+    # ratio as Δ → 0 (pairs that leave NDCG@k unchanged): |1 + S φ(ZRisk/c) ∂ZRisk/∂Δ / (c Φ)|,
+    # with ∂e_q/∂Δ = e_q (1/S + 1/T_q − 1/N) and ∂z_q/∂Δ = ((1 − ∂e_q) − z_q ∂e_q / (2√e_q)) / √e_q
+    dz = np.zeros(c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        de = e * (1.0 / S + 1.0 / T - 1.0 / N)
+        np.divide((1.0 - de) - z * de / (2.0 * root), root, out=dz, where=positive)
+    density = float(np.exp(-0.5 * (zrisk / c) ** 2) / np.sqrt(2.0 * np.pi))
+    ratio0 = np.abs(1.0 + S * density / (c * phi_c) * (slope * dz + d_others))
+    qp = np.column_stack([m, T, z, d_others, ratio0])
+    gp = np.array([S, N, float(c), alpha, zrisk, geo, 2.0 * S / geo])
+    return np.ascontiguousarray(qp), gp
+
+
+@functools.lru_cache(maxsize=4)
+def _sigmoid_table(sigmoid: float) -> tuple[np.ndarray, float, float, float]:
+    """LightGBM's sigmoid table (8 MB), built once per σ and shared read-only."""
+    from riskeval.ltr import kernels
+
+    table, lo, hi, factor = kernels.sigmoid_table(sigmoid)
+    table.flags.writeable = False
+    return table, lo, hi, factor
+
+
+@functools.lru_cache(maxsize=1)
+def _discounts() -> np.ndarray:
+    from riskeval.ltr import kernels
+
+    disc = kernels.discounts()
+    disc.flags.writeable = False
+    return disc
+
+
+@contextlib.contextmanager
+def numba_threads(n: int | None) -> Iterator[None]:
+    """Run numba's parallel kernels on ``n`` threads inside the block, then restore the caller's
+    setting (numba's thread count is per calling thread)."""
+    import numba
+
+    if not n or n <= 0:
+        yield
+        return
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(int(n), numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
+def lightgbm_threads(params: dict) -> int | None:
+    """LightGBM's ``num_threads`` (any alias) from ``params``; ``None`` when unset or 0."""
+    for name in _NUM_THREADS:
+        if name in params and params[name] is not None:
+            n = int(params[name])
+            return n if n > 0 else None
+    return None
+
+
+class RiskObjective:
+    """A LightGBM custom objective ``fobj(preds, train_data) -> (grad, hess)`` (SPEC §7).
+
+    Build it with :func:`riskeval.ltr.train` (which resolves baselines and LightGBM parameters)
+    rather than directly.  ``baselines`` is a (systems × queries) matrix of NDCG@k values (one row
+    for U-CRO/T-SARO/T-FARO; T*-FARO uses the mean of its rows).  State kept between iterations:
+    ``iteration`` (gradient evaluations so far) and ``risk_sd_`` (the ``s_x`` in use by T-SARO and
+    T-FARO).
+    """
+
+    def __init__(
+        self,
+        objective: str,
+        labels: np.ndarray,
+        bounds: np.ndarray,
+        *,
+        alpha: float = 0.0,
+        baselines: np.ndarray | None = None,
+        k: int = 10,
+        truncation_level: int = 30,
+        norm: bool = True,
+        sigmoid: float = 1.0,
+        label_gain: np.ndarray,
+        se: str = "first",
+        georisk_update: str = "first_order",
+        num_threads: int | None = None,
+    ):
+        from riskeval.ltr import kernels
+
+        self.objective = check_choice(objective, tuple(OBJECTIVES), "train", "objective")
+        self.alpha = check_alpha(alpha, "train")
+        self.se = check_choice(se, SE_POLICIES, "train", "se")
+        self.georisk_update = check_choice(georisk_update, GEORISK_UPDATES, "train", "georisk_update")
+        if sigmoid <= 0:
+            raise RiskevalError(f"The 'sigmoid' parameter must be > 0. Got {sigmoid!r}.")
+        self.k = int(k)
+        self.truncation_level = int(truncation_level)
+        self.norm = bool(norm)
+        self.sigmoid = float(sigmoid)
+        self.num_threads = num_threads
+        self.labels = labels
+        self.bounds = bounds
+        self.gains = label_gain
+        self.baselines = baselines
+        self.iteration = 0
+        self.risk_sd_: float | None = None
+        nq = bounds.shape[0] - 1
+        if self.objective in ("tsaro", "tfaro", "tstar_faro") and nq < 2:
+            raise RiskevalError(f"{objective} needs at least 2 training queries to estimate s_x.")
+        table, lo, hi, factor = _sigmoid_table(self.sigmoid)
+        disc = _discounts()
+        with numba_threads(num_threads):
+            self._inv = kernels.inverse(
+                kernels.max_dcgs(labels, bounds, self.truncation_level, self.gains, disc)
+            )
+            self._inv_k = kernels.inverse(kernels.max_dcgs(labels, bounds, self.k, self.gains, disc))
+        self._loop = kernels.PairLoop(
+            self.gains,
+            disc,
+            table,
+            lo,
+            hi,
+            factor,
+            self.sigmoid,
+            self.truncation_level,
+            self.norm,
+            self.k,
+            kernels.CONSTANT,
+        )
+        self._reference = None if baselines is None else baselines.mean(axis=0)
+        self._order = np.empty(labels.shape[0], dtype=np.int64)
+        self._zeros = (np.zeros((nq, 5)), np.zeros(7))
+
+    def __deepcopy__(self, memo: dict) -> RiskObjective:
+        # lightgbm.train deep-copies its params: keep one objective (and its state), not a copy
+        return self
+
+    def __call__(self, preds: np.ndarray, train_data: object = None) -> tuple[np.ndarray, np.ndarray]:
+        scores = np.ascontiguousarray(preds, dtype=np.float64)
+        if scores.shape != self.labels.shape:
+            raise RiskevalError(
+                f"The objective was built for {self.labels.shape[0]} documents; got scores for "
+                f"{scores.shape[0]}."
+            )
+        from riskeval.ltr import kernels
+
+        grad = np.empty(scores.shape[0], dtype=np.float32)
+        hess = np.empty(scores.shape[0], dtype=np.float32)
+        loop = self._loop
+        with numba_threads(self.num_threads):
+            m = kernels.rank_and_score(
+                scores,
+                self.labels,
+                self.bounds,
+                self.k,
+                self.gains,
+                loop.disc,
+                self._inv_k,
+                self._order,
+            )
+            mode, qp, gp = self._ratio_parameters(m)
+            kernels.lambdas(
+                scores,
+                self.labels,
+                self.bounds,
+                self._order,
+                self._inv,
+                self._inv_k,
+                qp,
+                gp,
+                loop._replace(mode=mode),
+                grad,
+                hess,
+            )
+        self.iteration += 1
+        return grad, hess
+
+    def _ratio_parameters(self, m: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+        from riskeval.ltr import kernels as kern
+
+        qp, gp = self._zeros
+        name = self.objective
+        if name == "lambdarank" or (name == "georisk" and self.alpha == 0.0):
+            # α = 0 is LambdaMART for every objective (dincer2014 fn. 6, dincer2016 fn. 5)
+            return kern.CONSTANT, qp, gp
+        if name == "georisk":
+            params = georisk_parameters(m, self.baselines, self.alpha, self.georisk_update)
+            if params is None:
+                return kern.CONSTANT, qp, gp
+            return kern.GEORISK, params[0], params[1]
+        delta = m - self._reference
+        qp = np.zeros((m.shape[0], 5))
+        if name == "ucro":
+            qp[:, 0] = self.alpha
+            qp[:, 1] = delta
+            return kern.CROSSING, qp, gp
+        if self.risk_sd_ is None or self.se == "every" or self.iteration == 1:
+            # "first": estimated after the first boosting iteration and kept (dincer2014 §6.3)
+            self.risk_sd_ = risk_sd(delta, self.alpha)
+        qp[:, 0] = trisk_alphas(delta, self.alpha, self.risk_sd_)
+        if name == "tsaro":
+            qp[:, 1] = delta
+            return kern.CROSSING, qp, gp
+        return kern.CONSTANT, qp, gp

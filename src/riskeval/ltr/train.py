@@ -1,0 +1,172 @@
+"""Train a risk-sensitive LambdaMART model with LightGBM (SPEC §7)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from riskeval.errors import RiskevalError
+from riskeval.ltr.baselines import baseline_matrix
+from riskeval.ltr.groups import check_labels, label_gains, query_bounds
+from riskeval.ltr.objectives import OBJECTIVES, RiskObjective, lightgbm_threads
+
+if TYPE_CHECKING:
+    import lightgbm
+
+_OBJECTIVE_ALIASES = ("objective", "objective_type", "app", "application", "loss")
+
+
+def _flag(value: Any, name: str) -> bool:
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "+", "-"):
+        return value.lower() in ("true", "1", "+")
+    if isinstance(value, (bool, np.bool_, int)):
+        return bool(value)
+    raise RiskevalError(f"The LightGBM parameter '{name}' must be true or false. Got {value!r}.")
+
+
+def make_objective(
+    params: dict,
+    X: Any,
+    y: Any,
+    group: Any = None,
+    *,
+    qid: Any = None,
+    objective: str = "lambdarank",
+    alpha: float = 0.0,
+    baseline: Any = None,
+    k: int = 10,
+    se: str = "first",
+    georisk_update: str = "first_order",
+) -> RiskObjective:
+    """The custom objective :func:`train` passes to LightGBM, built from the same arguments.
+
+    LambdaMART's parameters are LightGBM's own, read from ``params`` with LightGBM's defaults:
+    ``lambdarank_truncation_level`` (30), ``lambdarank_norm`` (true), ``sigmoid`` (1.0),
+    ``label_gain`` (``2^l − 1``) and ``num_threads`` (used for the objective's kernels too).
+    """
+    if objective not in OBJECTIVES:
+        allowed = ", ".join(repr(name) for name in OBJECTIVES)
+        raise RiskevalError(
+            f"The 'objective' parameter of train must be one of {allowed}. Got {objective!r}."
+        )
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise RiskevalError(f"The 'k' parameter of train (NDCG@k) must be an integer >= 1. Got {k!r}.")
+    gains = label_gains(params.get("label_gain"))
+    labels = check_labels(y, gains)
+    if X.shape[0] != labels.shape[0]:
+        raise RiskevalError(f"X has {X.shape[0]} rows but y has {labels.shape[0]} labels.")
+    bounds = query_bounds(group, qid, n_docs=labels.shape[0])
+    truncation = int(params.get("lambdarank_truncation_level", 30))
+    if truncation < 1:
+        raise RiskevalError(f"lambdarank_truncation_level must be >= 1. Got {truncation}.")
+    info = OBJECTIVES[objective]
+    if info.baseline == "none":
+        if baseline is not None:
+            raise RiskevalError("The lambdarank objective takes no baseline (baseline=None).")
+        baselines = None
+    else:
+        if baseline is None:
+            raise RiskevalError(
+                f"The {objective} objective needs a baseline: a feature index, a per-query vector "
+                "or a systems × queries matrix."
+            )
+        baselines = baseline_matrix(baseline, X, labels, bounds, k=k, gains=gains)
+        if info.baseline == "single" and baselines.shape[0] != 1:
+            raise RiskevalError(
+                f"The {objective} objective takes one baseline system; got a matrix of "
+                f"{baselines.shape[0]}. Use tstar_faro (their per-query mean) or georisk."
+            )
+        if info.baseline == "systems" and (baselines < 0).any():
+            raise RiskevalError("GeoRisk needs baseline effectiveness values >= 0 (SPEC §4).")
+    return RiskObjective(
+        objective,
+        labels,
+        bounds,
+        alpha=alpha,
+        baselines=baselines,
+        k=int(k),
+        truncation_level=truncation,
+        norm=_flag(params.get("lambdarank_norm", True), "lambdarank_norm"),
+        sigmoid=float(params.get("sigmoid", 1.0)),
+        label_gain=gains,
+        se=se,
+        georisk_update=georisk_update,
+        num_threads=lightgbm_threads(params),
+    )
+
+
+def train(
+    params: dict,
+    X: Any,
+    y: Any,
+    group: Any = None,
+    *,
+    qid: Any = None,
+    objective: str = "lambdarank",
+    alpha: float = 0.0,
+    baseline: Any = None,
+    k: int = 10,
+    se: str = "first",
+    georisk_update: str = "first_order",
+    **kwargs: Any,
+) -> lightgbm.Booster:
+    """Train LambdaMART or one of its risk-sensitive variants with ``lightgbm.train``.
+
+    Parameters
+    ----------
+    params : dict
+        LightGBM parameters.  An ``objective`` in them is replaced by ``objective``; LambdaMART's
+        own parameters (``lambdarank_truncation_level``, ``lambdarank_norm``, ``sigmoid``,
+        ``label_gain``) and ``num_threads`` apply to the risk-sensitive objectives as to
+        LightGBM's ``lambdarank``.
+    X : array-like or scipy sparse matrix
+        Features, one row per document, each query's documents contiguous.
+    y : array-like
+        Integer relevance labels.
+    group, qid
+        The queries: LightGBM group sizes (documents per query, in order) or one query id per
+        document.  Give exactly one.
+    objective : {"lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk"}
+        See :mod:`riskeval.ltr.objectives` and SPEC §7.  At ``alpha = 0`` every objective trains
+        the same model as LightGBM's ``lambdarank``.
+    alpha : float
+        Risk aversion α ≥ 0.
+    baseline
+        A feature index (or column name of a DataFrame ``X``) whose ranking is scored per query, a
+        per-query vector of effectiveness, or a systems × queries matrix (T*-FARO: its mean;
+        GeoRisk: every row).  Values are compared with the model's NDCG@k.
+    k : int
+        The cut-off of the NDCG@k that defines each query's effectiveness for the risk terms.
+    se : {"first", "every"}
+        T-SARO/T-FARO: estimate ``s_x`` after the first boosting iteration and keep it (as the
+        paper), or re-estimate it at every iteration.
+    georisk_update : {"first_order", "shortcut"}
+        GeoRisk: the swapped query exact and every other query to first order, or the paper's
+        shortcut (only the swapped query's z recomputed).
+    **kwargs
+        Passed to ``lightgbm.train`` (``num_boost_round``, ``valid_sets``, ``callbacks``, ...).
+
+    Returns
+    -------
+    lightgbm.Booster
+    """
+    import lightgbm
+
+    params = {key: value for key, value in params.items() if key not in _OBJECTIVE_ALIASES}
+    fobj = make_objective(
+        params,
+        X,
+        y,
+        group,
+        qid=qid,
+        objective=objective,
+        alpha=alpha,
+        baseline=baseline,
+        k=k,
+        se=se,
+        georisk_update=georisk_update,
+    )
+    params["objective"] = fobj
+    dataset = lightgbm.Dataset(X, label=fobj.labels, group=np.diff(fobj.bounds))
+    return lightgbm.train(params, dataset, **kwargs)

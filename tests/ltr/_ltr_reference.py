@@ -1,0 +1,168 @@
+"""Slow, plain-Python reference of the objectives (SPEC §7), written from the definitions.
+
+Per query: rank by score (Python's sort is stable), loop over LightGBM's pairs, and give each pair
+the weight ``|ΔM| · |ΔM'| / |Δ|`` where ``Δ`` and ``ΔM'`` are obtained by actually swapping the two
+documents and re-evaluating NDCG@k (and, for GeoRisk, the whole matrix) from scratch.  The sigmoid
+is exact (no lookup table), sums are in double precision.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+
+from riskeval.core.chisq import georisk_from, zsums
+
+
+def gains_default():
+    return [0.0] + [float(2**i - 1) for i in range(1, 31)]
+
+
+def dcg(labels_in_order, k, gains):
+    return sum(gains[lab] / math.log2(r + 2) for r, lab in enumerate(labels_in_order[:k]))
+
+
+def ndcg(labels_in_order, k, gains):
+    ideal = dcg(sorted(labels_in_order, reverse=True), k, gains)
+    return dcg(labels_in_order, k, gains) / ideal if ideal > 0 else 0.0
+
+
+def query_slices(bounds):
+    return [slice(int(bounds[q]), int(bounds[q + 1])) for q in range(len(bounds) - 1)]
+
+
+def model_ndcg(scores, labels, bounds, k, gains):
+    out = []
+    for sl in query_slices(bounds):
+        s, lab = list(scores[sl]), list(labels[sl])
+        order = sorted(range(len(s)), key=lambda i: -s[i])
+        out.append(ndcg([lab[i] for i in order], k, gains))
+    return np.array(out)
+
+
+def urisk_term(x, b, alpha):
+    """U(x) of SPEC §7: x − b above the baseline, (1+α)(x − b) below."""
+    return x - b if x >= b else (1.0 + alpha) * (x - b)
+
+
+def georisk_full(row, baselines, alpha):
+    """GeoRisk of ``row`` within [row; baselines], recomputed from scratch (SPEC §4)."""
+    return float(georisk_from(zsums(np.asarray(row)[None, :], baselines), alpha)[0])
+
+
+def query_alphas(m, b, alpha):
+    """T-SARO/T-FARO α'_q = [1 − Φ(x_q / s_x)]·α (dincer2014 eq. 21, 25)."""
+    x = [d if d >= 0 else (1 + alpha) * d for d in (m - b)]
+    sx = statistics.stdev(x)
+    return [(1 - 0.5 * math.erfc(-(v / sx) / math.sqrt(2))) * alpha for v in x]
+
+
+def reference_gradients(
+    scores,
+    labels,
+    bounds,
+    *,
+    objective,
+    alpha=0.0,
+    baselines=None,
+    k=10,
+    trunc=30,
+    norm=True,
+    sigmoid=1.0,
+    gains=None,
+    sx=None,
+    shortcut=False,
+):
+    """Gradients and hessians of one LightGBM iteration of ``objective`` (float64)."""
+    gains = gains or gains_default()
+    n = len(scores)
+    grad = np.zeros(n)
+    hess = np.zeros(n)
+    m = model_ndcg(scores, labels, bounds, k, gains)
+    b = None if baselines is None else np.asarray(baselines).mean(axis=0)
+    if objective in ("tsaro", "tfaro", "tstar_faro"):
+        x = [d if d >= 0 else (1 + alpha) * d for d in (m - b)]
+        s = statistics.stdev(x) if sx is None else sx
+        a_q = [(1 - 0.5 * math.erfc(-(v / s) / math.sqrt(2))) * alpha for v in x]
+    if objective == "georisk":
+        g0 = georisk_full(m, baselines, alpha)
+        scale = 2.0 * m.sum() / g0
+
+    def risk_change(q, new):
+        """ΔM' of query q when its NDCG@k becomes ``new``."""
+        if objective == "lambdarank":
+            return new - m[q]
+        if objective == "ucro":
+            return urisk_term(new, b[q], alpha) - urisk_term(m[q], b[q], alpha)
+        if objective == "tsaro":
+            return urisk_term(new, b[q], a_q[q]) - urisk_term(m[q], b[q], a_q[q])
+        if objective in ("tfaro", "tstar_faro"):
+            return (1 + a_q[q]) * (new - m[q])
+        row = m.copy()
+        row[q] = new
+        if shortcut:
+            raise NotImplementedError
+        return (georisk_full(row, baselines, alpha) - g0) * scale
+
+    for q, sl in enumerate(query_slices(bounds)):
+        s = list(scores[sl])
+        lab = list(labels[sl])
+        cnt = len(s)
+        order = sorted(range(cnt), key=lambda i: -s[i])
+        ideal_t = dcg(sorted(lab, reverse=True), trunc, gains)
+        inv = 1.0 / ideal_t if ideal_t > 0 else 0.0
+        best, worst = s[order[0]], s[order[-1]]
+        g = np.zeros(cnt)
+        h = np.zeros(cnt)
+        total = 0.0
+        for i in range(min(cnt - 1, trunc)):
+            for j in range(i + 1, cnt):
+                a_, b_ = order[i], order[j]
+                if lab[a_] == lab[b_]:
+                    continue
+                (hr, hi_), (lr, lo_) = ((i, a_), (j, b_)) if lab[a_] > lab[b_] else ((j, b_), (i, a_))
+                dm = (
+                    (gains[lab[hi_]] - gains[lab[lo_]])
+                    * abs(1 / math.log2(hr + 2) - 1 / math.log2(lr + 2))
+                    * inv
+                )
+                swapped = [lab[d] for d in order]
+                swapped[hr], swapped[lr] = swapped[lr], swapped[hr]
+                new = ndcg(swapped, k, gains)
+                delta = new - m[q]
+                if abs(delta) > 1e-13:
+                    dm *= abs(risk_change(q, new)) / abs(delta)
+                else:
+                    eps = 1e-7
+                    dm *= abs(risk_change(q, m[q] + eps) - risk_change(q, m[q] - eps)) / (2 * eps)
+                ds = s[hi_] - s[lo_]
+                if norm and best != worst:
+                    dm /= 0.01 + abs(ds)
+                p = 1.0 / (1.0 + math.exp(sigmoid * ds))
+                lam = sigmoid * dm * p
+                g[lo_] += lam
+                g[hi_] -= lam
+                h[lo_] += sigmoid * sigmoid * dm * p * (1 - p)
+                h[hi_] += sigmoid * sigmoid * dm * p * (1 - p)
+                total += 2 * lam
+        if norm and total > 0:
+            g *= math.log2(1 + total) / total
+            h *= math.log2(1 + total) / total
+        grad[sl] = g
+        hess[sl] = h
+    return grad, hess
+
+
+def random_queries(n_queries=6, max_docs=12, max_label=3, seed=0, ties=False):
+    """Scores, labels and query boundaries of a few small random queries (float64 scores)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, max_docs + 1, size=n_queries)
+    n = int(sizes.sum())
+    labels = rng.integers(0, max_label + 1, size=n).astype(np.int64)
+    scores = rng.normal(size=n)
+    if ties:
+        scores = np.round(scores)  # many equal scores within a query
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    return scores, labels, bounds

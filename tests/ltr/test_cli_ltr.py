@@ -1,0 +1,143 @@
+"""``riskeval ltr train | evaluate | experiment``: outputs, formats and exit status 2 on bad input."""
+
+import io
+import json
+
+import lightgbm as lgb
+import pandas as pd
+import pytest
+
+from riskeval.cli.main import main
+from riskeval.ltr import make_ranking
+
+
+def _write_letor(path, X, y, group, with_qid=True):
+    lines = []
+    qid = 0
+    for size in group:
+        for _ in range(size):
+            i = len(lines)
+            feats = " ".join(f"{j}:{X[i, j]:.6g}" for j in range(X.shape[1]))
+            lines.append(f"{y[i]} " + (f"qid:{qid} " if with_qid else "") + feats)
+        qid += 1
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("letor")
+    train = make_ranking(30, 12, 5, seed=1)
+    test = make_ranking(15, 12, 5, seed=2)
+    _write_letor(d / "train.txt", train.X, train.y, train.group)
+    _write_letor(d / "test.txt", test.X, test.y, test.group, with_qid=False)
+    (d / "test.txt.query").write_text("\n".join(str(g) for g in test.group) + "\n")
+    return d
+
+
+def run(args, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    out = capsys.readouterr()
+    return info.value.code, out.out, out.err
+
+
+def test_train_then_evaluate(files, capsys):
+    model = files / "ucro.txt"
+    main(
+        [
+            "ltr",
+            "train",
+            str(files / "train.txt"),
+            "--objective",
+            "ucro",
+            "--alpha",
+            "1",
+            "--baseline-feature",
+            "0",
+            "--rounds",
+            "5",
+            "--param",
+            "num_leaves=7",
+            "--param",
+            "num_threads=1",
+            "--valid",
+            str(files / "test.txt"),
+            "-o",
+            str(model),
+            "--format",
+            "json",
+        ]
+    )
+    out = capsys.readouterr()
+    assert lgb.Booster(model_file=str(model)).current_iteration() == 5
+    rows = json.loads(out.out)
+    assert rows[0]["baseline"] == "feature 0" and rows[0]["model"] == "ucro"
+    assert "saved" in out.err and "boosting" in out.err  # progress on stderr
+    main(
+        [
+            "ltr",
+            "evaluate",
+            str(files / "test.txt"),
+            "--model",
+            str(model),
+            "--baseline-feature",
+            "0",
+            "--baseline-feature",
+            "1",
+            "--format",
+            "csv",
+        ]
+    )
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(table["baseline"]) == ["feature 0", "feature 1", "macro"]
+    assert {"NDCG", "Reward", "Risk", "Reward/Risk", "Wins", "Losses", "W/L", "Loss>20%"} <= set(
+        table.columns
+    )
+
+
+def test_experiment_prints_table7(files, capsys):
+    main(
+        [
+            "ltr",
+            "experiment",
+            str(files / "train.txt"),
+            "--objectives",
+            "lambdarank,tfaro",
+            "--alphas",
+            "2",
+            "--baseline-feature",
+            "0",
+            "--folds",
+            "3",
+            "--rounds",
+            "3",
+            "--param",
+            "num_leaves=5",
+            "--param",
+            "num_threads=1",
+            "--format",
+            "csv",
+        ]
+    )
+    out = capsys.readouterr()
+    table = pd.read_csv(io.StringIO(out.out))
+    assert list(table["objective"]) == ["LambdaMART", "T-FARO"]
+    assert list(table["alpha"]) == [0.0, 2.0]
+    assert "training" in out.err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["train", "{d}/train.txt", "--objective", "ucro", "-o", "{d}/m.txt"], "needs --baseline"),
+        (["train", "{d}/bad.txt", "-o", "{d}/m.txt"], "bad.txt:1"),
+        (["train", "{d}/train.txt", "--param", "oops", "-o", "{d}/m.txt"], "KEY=VALUE"),
+        (["experiment", "{d}/train.txt", "--alphas", "one"], "--alphas"),
+        (["evaluate", "{d}/test.txt", "--model", "{d}/nope.txt"], "does not exist"),
+    ],
+)
+def test_bad_input_exits_with_status_2(files, capsys, args, message):
+    (files / "bad.txt").write_text("one qid:1 1:1\n")
+    code, out, err = run(["ltr", *[a.format(d=files) for a in args]], capsys)
+    assert code == 2
+    assert message in err and "Traceback" not in err
