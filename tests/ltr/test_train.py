@@ -131,3 +131,26 @@ def test_group_and_label_errors(y, group, qid, message):
     with pytest.raises(RiskevalError) as info:
         train(BASE, X, np.asarray(y), group, qid=qid, num_boost_round=1)
     assert message in str(info.value)
+
+
+def test_estimator_fits_the_same_model_as_train():
+    from riskeval.ltr import RiskLambdaMART
+
+    X, y, group, qid = make_ranking(30, 10, 5, seed=3)
+    est = RiskLambdaMART("tfaro", alpha=2.0, num_boost_round=5, num_leaves=7, num_threads=1)
+    with pytest.raises(RiskevalError, match="not fitted"):
+        est.predict(X)
+    scores = est.fit(X, y, qid=qid, baseline=0).predict(X)
+    direct = train(
+        {"num_leaves": 7, "num_threads": 1, "verbose": -1},
+        X,
+        y,
+        group,
+        objective="tfaro",
+        alpha=2.0,
+        baseline=0,
+        num_boost_round=5,
+    )
+    np.testing.assert_array_equal(scores, direct.predict(X))
+    assert est.set_params(alpha=3.0, num_leaves=15).get_params()["num_leaves"] == 15
+    assert est.alpha == 3.0

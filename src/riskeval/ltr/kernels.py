@@ -106,29 +106,29 @@ def max_dcgs(labels, bounds, k, gains, disc):
 
 
 @njit(cache=True)
-def stable_argsort_desc(scores, start, stop, order, buf):
+def stable_argsort_desc(scores, start, stop, order):
     """Write into ``order[start:stop]`` the positions ``start..stop-1`` sorted by score, descending,
-    ties in input order (``std::stable_sort`` with ``a > b``).  ``buf`` is scratch of equal size."""
+    ties in input order (``std::stable_sort`` with ``a > b``): insertion sort of runs of 16, then
+    bottom-up merges of (score, position) pairs in which the left run wins ties."""
     n = stop - start
-    for i in range(n):
-        order[start + i] = start + i
+    key = scores[start:stop].copy()
+    idx = np.arange(start, stop)
     run = 16
-    # insertion sort of runs
     for lo in range(0, n, run):
         hi = min(lo + run, n)
         for i in range(lo + 1, hi):
-            v = order[start + i]
-            sv = scores[v]
+            kv = key[i]
+            iv = idx[i]
             j = i - 1
-            while j >= lo and scores[order[start + j]] < sv:
-                order[start + j + 1] = order[start + j]
+            while j >= lo and key[j] < kv:
+                key[j + 1] = key[j]
+                idx[j + 1] = idx[j]
                 j -= 1
-            order[start + j + 1] = v
-    # bottom-up merges; the left element wins ties, which keeps the sort stable
+            key[j + 1] = kv
+            idx[j + 1] = iv
+    key2 = np.empty_like(key)
+    idx2 = np.empty_like(idx)
     width = run
-    src = order
-    dst = buf
-    in_buf = False
     while width < n:
         for lo in range(0, n, 2 * width):
             mid = min(lo + width, n)
@@ -136,18 +136,19 @@ def stable_argsort_desc(scores, start, stop, order, buf):
             a = lo
             b = mid
             for t in range(lo, hi):
-                if a < mid and (b >= hi or scores[src[start + a]] >= scores[src[start + b]]):
-                    dst[start + t] = src[start + a]
+                if a < mid and (b >= hi or key[a] >= key[b]):
+                    key2[t] = key[a]
+                    idx2[t] = idx[a]
                     a += 1
                 else:
-                    dst[start + t] = src[start + b]
+                    key2[t] = key[b]
+                    idx2[t] = idx[b]
                     b += 1
-        src, dst = dst, src
-        in_buf = not in_buf
+        key, key2 = key2, key
+        idx, idx2 = idx2, idx
         width *= 2
-    if in_buf:
-        for i in range(n):
-            order[start + i] = src[start + i]
+    for i in range(n):
+        order[start + i] = idx[i]
 
 
 @njit(cache=True)
@@ -164,12 +165,11 @@ def rank_and_score(scores, labels, bounds, k, gains, disc, inv_maxdcg_k, order):
     """Sort every query by score (into ``order``) and return its NDCG@k, ``DCG@k · (1/maxDCG@k)``,
     0 when the query has no relevant document (``inv_maxdcg_k`` = 0)."""
     nq = bounds.shape[0] - 1
-    buf = np.empty_like(order)
     out = np.zeros(nq, dtype=np.float64)
     for q in prange(nq):
         start = bounds[q]
         stop = bounds[q + 1]
-        stable_argsort_desc(scores, start, stop, order, buf)
+        stable_argsort_desc(scores, start, stop, order)
         out[q] = _dcg_sorted(labels, order, start, stop, k, gains, disc) * inv_maxdcg_k[q]
     return out
 
@@ -248,88 +248,99 @@ def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdc
     table = cfg.table
     lo = cfg.lo
     hi = cfg.hi
+    factor = cfg.factor
     mode = cfg.mode
     k = cfg.k
     sigmoid = cfg.sigmoid
     cnt = stop - start
-    for i in range(start, stop):
-        grad[i] = np.float32(0.0)
-        hess[i] = np.float32(0.0)
     if cnt == 0:
         return
-    best = scores[order[start]]
+    # the query in rank order: scores, labels, and the float32 sums of each rank's document
+    s = np.empty(cnt)
+    lab = np.empty(cnt, dtype=np.int64)
+    for r in range(cnt):
+        s[r] = scores[order[start + r]]
+        lab[r] = labels[order[start + r]]
+    lam = np.zeros(cnt, dtype=np.float32)
+    hes = np.zeros(cnt, dtype=np.float32)
+    best = s[0]
     worst_idx = cnt - 1
-    if worst_idx > 0 and scores[order[start + worst_idx]] == -np.inf:
+    if worst_idx > 0 and s[worst_idx] == -np.inf:
         worst_idx -= 1
-    worst = scores[order[start + worst_idx]]
+    normalise = cfg.norm and best != s[worst_idx]
     constant = 1.0 + qp[0]
     sum_lambdas = 0.0
-    nbins = table.shape[0]
+    last = table.shape[0] - 1
     # GeoRisk ratios of the pairs (i, j ≥ k), by label of j (see below)
     cache = np.empty(gains.shape[0] if mode == GEORISK else 0)
     for i in range(min(cnt - 1, cfg.trunc)):
-        di = order[start + i]
-        if scores[di] == -np.inf:
+        s_i = s[i]
+        if s_i == -np.inf:
             continue
+        l_i = lab[i]
+        g_i = gains[l_i]
+        disc_i = disc[i]
+        dk_i = _dk(disc, i, k)
         cache[:] = -1.0
         for j in range(i + 1, cnt):
-            dj = order[start + j]
-            if scores[dj] == -np.inf:
+            l_j = lab[j]
+            if l_i == l_j or s[j] == -np.inf:
                 continue
-            if labels[di] == labels[dj]:
-                continue
-            if labels[di] > labels[dj]:
-                high_rank = i
-                low_rank = j
-                high = di
-                low = dj
+            if l_i > l_j:  # the better document is at rank i
+                high = i
+                low = j
+                delta_score = s_i - s[j]
+                dcg_gap = g_i - gains[l_j]
+                delta_k = _dk(disc, j, k) - dk_i
             else:
-                high_rank = j
-                low_rank = i
-                high = dj
-                low = di
-            delta_score = scores[high] - scores[low]
-            dcg_gap = gains[labels[high]] - gains[labels[low]]
-            paired_discount = abs(disc[high_rank] - disc[low_rank])
-            delta_pair = dcg_gap * paired_discount * inv_maxdcg
+                high = j
+                low = i
+                delta_score = s[j] - s_i
+                dcg_gap = gains[l_j] - g_i
+                delta_k = dk_i - _dk(disc, j, k)
+            # |D(high) − D(low)|: i < j and discounts decrease (the same double either way)
+            delta_pair = dcg_gap * (disc_i - disc[j]) * inv_maxdcg
             if mode == CONSTANT:
                 delta_pair *= constant
             else:
                 # signed change of the query's NDCG@k if the two documents swapped places
-                delta = dcg_gap * (_dk(disc, low_rank, k) - _dk(disc, high_rank, k)) * inv_maxdcg_k
+                delta = dcg_gap * delta_k * inv_maxdcg_k
                 if mode == CROSSING:
                     delta_pair *= crossing_ratio(delta, qp[0], qp[1])
                 elif i < k <= j:
                     # only rank i counts in NDCG@k: Δ depends on i and the two labels, so one
                     # GeoRisk evaluation per label of j
-                    ratio = cache[labels[dj]]
+                    ratio = cache[l_j]
                     if ratio < 0.0:
                         ratio = georisk_ratio(delta, qp, gp)
-                        cache[labels[dj]] = ratio
+                        cache[l_j] = ratio
                     delta_pair *= ratio
                 else:
                     delta_pair *= georisk_ratio(delta, qp, gp)
-            if cfg.norm and best != worst:
+            if normalise:
                 delta_pair /= NORM_EPS + abs(delta_score)
             if delta_score <= lo:
                 p_lambda = table[0]
             elif delta_score >= hi:
-                p_lambda = table[nbins - 1]
+                p_lambda = table[last]
             else:
-                p_lambda = table[np.int64((delta_score - lo) * cfg.factor)]
+                p_lambda = table[np.uint64((delta_score - lo) * factor)]
             p_hessian = p_lambda * (1.0 - p_lambda)
             p_lambda *= -sigmoid * delta_pair
             p_hessian *= sigmoid * sigmoid * delta_pair
-            grad[low] -= np.float32(p_lambda)
-            hess[low] += np.float32(p_hessian)
-            grad[high] += np.float32(p_lambda)
-            hess[high] += np.float32(p_hessian)
+            lam[low] -= np.float32(p_lambda)
+            hes[low] += np.float32(p_hessian)
+            lam[high] += np.float32(p_lambda)
+            hes[high] += np.float32(p_hessian)
             sum_lambdas -= 2.0 * p_lambda
     if cfg.norm and sum_lambdas > 0.0:
         norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
-        for i in range(start, stop):
-            grad[i] = np.float32(grad[i] * norm_factor)
-            hess[i] = np.float32(hess[i] * norm_factor)
+        for r in range(cnt):
+            lam[r] = np.float32(lam[r] * norm_factor)
+            hes[r] = np.float32(hes[r] * norm_factor)
+    for r in range(cnt):
+        grad[order[start + r]] = lam[r]
+        hess[order[start + r]] = hes[r]
 
 
 @njit(cache=True, parallel=True)

@@ -160,20 +160,22 @@ def _discounts() -> np.ndarray:
 
 
 @contextlib.contextmanager
-def numba_threads(n: int | None) -> Iterator[None]:
-    """Run numba's parallel kernels on ``n`` threads inside the block, then restore the caller's
-    setting (numba's thread count is per calling thread)."""
+def numba_threads(n: int | None, chunk: int = 16) -> Iterator[None]:
+    """Run numba's parallel kernels on ``n`` threads (all when ``None``) handing out ``chunk``
+    queries at a time (dynamic scheduling: a thread slowed by other work takes fewer), then
+    restore the caller's settings (numba keeps both per calling thread)."""
     import numba
 
-    if not n or n <= 0:
-        yield
-        return
-    old = numba.get_num_threads()
-    numba.set_num_threads(min(int(n), numba.config.NUMBA_NUM_THREADS))
+    old_threads = numba.get_num_threads()
+    old_chunk = numba.get_parallel_chunksize()
+    if n and n > 0:
+        numba.set_num_threads(min(int(n), numba.config.NUMBA_NUM_THREADS))
+    numba.set_parallel_chunksize(chunk)
     try:
         yield
     finally:
-        numba.set_num_threads(old)
+        numba.set_parallel_chunksize(old_chunk)
+        numba.set_num_threads(old_threads)
 
 
 def lightgbm_threads(params: dict) -> int | None:

@@ -1,0 +1,23 @@
+"""The Python examples of docs/ltr.md run as written (the acceptance example of issue 5 among
+them)."""
+
+import re
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "ltr.md"
+
+
+def test_python_examples_of_the_ltr_page_run(letor_dir):
+    text = DOC.read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 3
+    assert (
+        'booster = train(params, X, y, group, objective="ucro", alpha=0.0, baseline=0)   '
+        "# baseline: feature index" in blocks[0]
+    )
+    # the page's paths are relative to the repository root, beside ../shared
+    shared = str(letor_dir.parent)
+    namespace: dict = {}
+    for code in blocks:
+        exec(compile(code.replace("../shared/data", shared), str(DOC), "exec"), namespace)
+    assert namespace["booster"].current_iteration() == 20
