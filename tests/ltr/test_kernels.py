@@ -20,7 +20,8 @@ def test_stable_argsort_descending_keeps_ties_in_input_order(values):
     # the query occupies rows 2..n+1 of a longer array, as in a training set
     padded = np.concatenate([[9.0, -9.0], scores, [5.0]])
     order = np.zeros(padded.shape[0], dtype=np.int64)
-    kernels.stable_argsort_desc(padded, 2, 2 + scores.size, order)
+    scratch = (np.empty(80), np.empty(80, dtype=np.int64), np.empty(80), np.empty(80, dtype=np.int64))
+    kernels.stable_argsort_desc(padded, 2, 2 + scores.size, order, *scratch)
     expected = np.argsort(-scores, kind="stable") + 2
     np.testing.assert_array_equal(order[2 : 2 + scores.size], expected)
 

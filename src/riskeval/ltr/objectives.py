@@ -160,9 +160,9 @@ def _discounts() -> np.ndarray:
 
 
 @contextlib.contextmanager
-def numba_threads(n: int | None, chunk: int = 16) -> Iterator[None]:
+def numba_threads(n: int | None, chunk: int = 1) -> Iterator[None]:
     """Run numba's parallel kernels on ``n`` threads (all when ``None``) handing out ``chunk``
-    queries at a time (dynamic scheduling: a thread slowed by other work takes fewer), then
+    tasks at a time (dynamic scheduling: a thread slowed by other work takes fewer), then
     restore the caller's settings (numba keeps both per calling thread)."""
     import numba
 
