@@ -18,8 +18,12 @@ every risk weight equal to 1 the gradients and hessians are bitwise those of the
 The risk-sensitive objectives (SPEC §7) multiply each pair's ``|ΔM|`` by a *ratio*
 ``|ΔM'| / |ΔM|``, where ``ΔM'`` is the change of the query's risk-sensitive term when the two
 documents swap and ``ΔM`` the change of the query's NDCG@k (see :mod:`riskeval.ltr.objectives`).
-Kernels work on whole training sets (all queries, ``prange`` over queries); each query is computed
-by one thread from its own data only, so the results do not depend on the number of threads.
+Kernels work on whole training sets: parallel tasks of ``CHUNK`` queries, each with its own scratch
+arrays; each query is computed by one thread from its own data only, so the results do not depend
+on the number of threads.  :func:`fused_lambdas` sorts, scores and differentiates each query in one
+pass when its ratio parameters follow from its own NDCG@k; :func:`rank_and_score` then
+:func:`lambdas` is the two-pass route for parameters that need every query first (GeoRisk, a new
+estimate of ``s_x``).
 """
 
 from __future__ import annotations
@@ -39,6 +43,12 @@ NORM_EPS = float(np.float32(0.01))  # LightGBM writes ``0.01f``
 CONSTANT = 0  # ratio = 1 + a_q for every pair: LambdaMART (a_q = 0), T-FARO, T*-FARO
 CROSSING = 1  # ratio = 1 + a_q·φ: U-CRO, T-SARO (φ: share of the swap's change below the baseline)
 GEORISK = 2  # ratio = |ΔGeoRisk| / |ΔM| in NDCG units
+
+# Per-query parameters of :func:`fused_lambdas`, from the query's own NDCG@k.
+PLAIN = 0  # CONSTANT, a_q = 0
+UCRO = 1  # CROSSING, a_q = α
+TSARO = 2  # CROSSING, a_q = α'_q
+TFARO = 3  # CONSTANT, a_q = α'_q (T-FARO and T*-FARO)
 
 
 class PairLoop(NamedTuple):
@@ -107,11 +117,22 @@ def max_dcgs(labels, bounds, k, gains, disc):
 
 
 @njit(cache=True)
-def stable_argsort_desc(scores, start, stop, order, key, idx, key2, idx2):
-    """Write into ``order[start:stop]`` the positions ``start..stop-1`` sorted by score, descending,
-    ties in input order (``std::stable_sort`` with ``a > b``): insertion sort of runs of 16, then
-    bottom-up merges of (score, position) pairs in which the left run wins ties.  ``key``, ``idx``,
-    ``key2``, ``idx2`` are scratch arrays at least as long as the query."""
+def inverse(values):
+    """``1 / v`` where ``v > 0``, else 0 (LightGBM's ``inverse_max_dcgs_``)."""
+    out = np.zeros_like(values)
+    for i in range(values.shape[0]):
+        if values[i] > 0.0:
+            out[i] = 1.0 / values[i]
+    return out
+
+
+@njit(cache=True)
+def stable_argsort_desc(scores, start, stop, key, idx, key2, idx2):
+    """The positions ``start..stop-1`` sorted by score, descending, ties in input order
+    (``std::stable_sort`` with ``a > b``): insertion sort of runs of 16, then bottom-up merges of
+    (score, position) pairs in which the left run wins ties.  ``key``, ``idx``, ``key2``, ``idx2``
+    are scratch arrays at least as long as the query; the result is the first ``stop - start``
+    entries of the returned array (one of ``idx``/``idx2``)."""
     n = stop - start
     for i in range(n):
         key[i] = scores[start + i]
@@ -148,8 +169,7 @@ def stable_argsort_desc(scores, start, stop, order, key, idx, key2, idx2):
         key, key2 = key2, key
         idx, idx2 = idx2, idx
         width *= 2
-    for i in range(n):
-        order[start + i] = idx[i]
+    return idx
 
 
 @njit(cache=True)
@@ -161,41 +181,38 @@ def _largest_query(bounds):
 
 
 @njit(cache=True)
-def _dcg_sorted(labels, order, start, stop, k, gains, disc):
-    n = min(k, stop - start)
+def _sort_scratch(width):
+    return (
+        np.empty(width),
+        np.empty(width, dtype=np.int64),
+        np.empty(width),
+        np.empty(width, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _dcg_sorted(labels, ranked, n, k, gains, disc):
     dcg = 0.0
-    for r in range(n):
-        dcg += gains[labels[order[start + r]]] * disc[r]
+    for r in range(min(k, n)):
+        dcg += gains[labels[ranked[r]]] * disc[r]
     return dcg
 
 
 @njit(cache=True, parallel=True)
 def rank_and_score(scores, labels, bounds, k, gains, disc, inv_maxdcg_k, order):
-    """Sort every query by score (into ``order``) and return its NDCG@k, ``DCG@k · (1/maxDCG@k)``,
-    0 when the query has no relevant document (``inv_maxdcg_k`` = 0)."""
+    """Sort every query by score (positions into ``order``) and return its NDCG@k,
+    ``DCG@k · (1/maxDCG@k)``, 0 when the query has no relevant document (``inv_maxdcg_k`` = 0)."""
     nq = bounds.shape[0] - 1
     width = _largest_query(bounds)
     out = np.zeros(nq, dtype=np.float64)
     for c in prange((nq + CHUNK - 1) // CHUNK):
-        key = np.empty(width)
-        idx = np.empty(width, dtype=np.int64)
-        key2 = np.empty(width)
-        idx2 = np.empty(width, dtype=np.int64)
+        key, idx, key2, idx2 = _sort_scratch(width)
         for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
             start = bounds[q]
-            stop = bounds[q + 1]
-            stable_argsort_desc(scores, start, stop, order, key, idx, key2, idx2)
-            out[q] = _dcg_sorted(labels, order, start, stop, k, gains, disc) * inv_maxdcg_k[q]
-    return out
-
-
-@njit(cache=True)
-def inverse(values):
-    """``1 / v`` where ``v > 0``, else 0 (LightGBM's ``inverse_max_dcgs_``)."""
-    out = np.zeros_like(values)
-    for i in range(values.shape[0]):
-        if values[i] > 0.0:
-            out[i] = 1.0 / values[i]
+            n = bounds[q + 1] - start
+            ranked = stable_argsort_desc(scores, start, start + n, key, idx, key2, idx2)
+            order[start : start + n] = ranked[:n]
+            out[q] = _dcg_sorted(labels, ranked, n, k, gains, disc) * inv_maxdcg_k[q]
     return out
 
 
@@ -218,6 +235,23 @@ def _phi(x):
 @njit(cache=True)
 def _w(z, alpha):
     return z if z >= 0.0 else (1.0 + alpha) * z
+
+
+@njit(cache=True)
+def query_alpha(d, alpha, sx):
+    """T-SARO/T-FARO's ``α'_q = [1 − Φ(TR_q)]·α``, ``TR_q = x_q / s_x``, ``x_q`` = d above the
+    baseline and ``(1+α)d`` below (dincer2014 eq. 21, 25); ``TR_q = 0`` when ``s_x = 0``."""
+    tr = _w(d, alpha) / sx if sx > 0.0 else 0.0
+    return (1.0 - _phi(tr)) * alpha
+
+
+@njit(cache=True)
+def query_alphas(delta, alpha, sx):
+    """:func:`query_alpha` of every query."""
+    out = np.empty_like(delta)
+    for q in range(delta.shape[0]):
+        out[q] = query_alpha(delta[q], alpha, sx)
+    return out
 
 
 @njit(cache=True)
@@ -265,9 +299,19 @@ def _pair_ratio(mode, delta, qp, gp):
 
 
 @njit(cache=True)
-def _lambdas_one_query(
-    scores, labels, start, stop, order, inv_maxdcg, inv_maxdcg_k, qp, gp, cfg, grad, hess, work
-):
+def _pair_scratch(width, n_labels):
+    return (
+        np.empty(width),
+        np.empty(width, dtype=np.int64),
+        np.empty(width, dtype=np.float32),
+        np.empty(width, dtype=np.float32),
+        np.empty(n_labels),
+    )
+
+
+@njit(cache=True)
+def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp, gp, cfg, grad, hess, work):
+    """LightGBM's ``GetGradientsForOneQuery`` for the documents ``ranked[:cnt]`` (by rank)."""
     gains = cfg.gains
     disc = cfg.disc
     table = cfg.table
@@ -277,18 +321,15 @@ def _lambdas_one_query(
     mode = cfg.mode
     k = cfg.k
     sigmoid = cfg.sigmoid
-    cnt = stop - start
-    if cnt == 0:
-        return
     # the query in rank order: scores, labels, and the float32 sums of each rank's document
     s, lab, lam, hes, by_label = work
     top_label = 0
     for r in range(cnt):
-        s[r] = scores[order[start + r]]
-        lab[r] = labels[order[start + r]]
+        s[r] = scores[ranked[r]]
+        lab[r] = labels[ranked[r]]
         top_label = max(top_label, lab[r])
-    lam[:cnt] = 0.0
-    hes[:cnt] = 0.0
+        lam[r] = 0.0
+        hes[r] = 0.0
     best = s[0]
     worst_idx = cnt - 1
     if worst_idx > 0 and s[worst_idx] == -np.inf:
@@ -307,13 +348,13 @@ def _lambdas_one_query(
         l_i = lab[i]
         g_i = gains[l_i]
         disc_i = disc[i]
-        dk_i = _dk(disc, i, k)
         row_constant = mode == CONSTANT or i >= k
         if not row_constant:
+            dk_i = disc_i  # i < k
             for l_j in range(top_label + 1):
                 if l_j != l_i:
-                    gap = g_i - gains[l_j] if l_i > l_j else gains[l_j] - g_i
                     # rank j >= k does not count in NDCG@k
+                    gap = g_i - gains[l_j] if l_i > l_j else gains[l_j] - g_i
                     delta_k = -dk_i if l_i > l_j else dk_i
                     by_label[l_j] = _pair_ratio(mode, gap * delta_k * inv_maxdcg_k, qp, gp)
         for j in range(i + 1, cnt):
@@ -362,8 +403,8 @@ def _lambdas_one_query(
             lam[r] = np.float32(lam[r] * norm_factor)
             hes[r] = np.float32(hes[r] * norm_factor)
     for r in range(cnt):
-        grad[order[start + r]] = lam[r]
-        hess[order[start + r]] = hes[r]
+        grad[ranked[r]] = lam[r]
+        hess[ranked[r]] = hes[r]
 
 
 @njit(cache=True, parallel=True)
@@ -376,20 +417,15 @@ def lambdas(scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, qparams, gp
     nq = bounds.shape[0] - 1
     width = _largest_query(bounds)
     for c in prange((nq + CHUNK - 1) // CHUNK):
-        work = (
-            np.empty(width),
-            np.empty(width, dtype=np.int64),
-            np.empty(width, dtype=np.float32),
-            np.empty(width, dtype=np.float32),
-            np.empty(cfg.gains.shape[0]),
-        )
+        work = _pair_scratch(width, cfg.gains.shape[0])
         for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
+            start = bounds[q]
+            stop = bounds[q + 1]
             _lambdas_one_query(
                 scores,
                 labels,
-                bounds[q],
-                bounds[q + 1],
-                order,
+                order[start:stop],
+                stop - start,
                 inv_maxdcg[q],
                 inv_maxdcg_k[q],
                 qparams[q],
@@ -399,3 +435,45 @@ def lambdas(scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, qparams, gp
                 hess,
                 work,
             )
+
+
+@njit(cache=True, parallel=True)
+def fused_lambdas(
+    scores, labels, bounds, inv_maxdcg, inv_maxdcg_k, rule, reference, alpha, sx, cfg, grad, hess
+):
+    """One pass per query: sort, NDCG@k, the query's ratio parameters by ``rule`` (PLAIN, UCRO
+    against ``reference``, or TSARO/TFARO with ``α'_q`` from a known ``s_x``), then
+    :func:`lambdas`' pair loop.  Returns every query's NDCG@k."""
+    nq = bounds.shape[0] - 1
+    width = _largest_query(bounds)
+    out = np.zeros(nq, dtype=np.float64)
+    gp = np.zeros(1)
+    for c in prange((nq + CHUNK - 1) // CHUNK):
+        key, idx, key2, idx2 = _sort_scratch(width)
+        work = _pair_scratch(width, cfg.gains.shape[0])
+        qp = np.zeros(2)
+        for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
+            start = bounds[q]
+            n = bounds[q + 1] - start
+            ranked = stable_argsort_desc(scores, start, start + n, key, idx, key2, idx2)
+            m = _dcg_sorted(labels, ranked, n, cfg.k, cfg.gains, cfg.disc) * inv_maxdcg_k[q]
+            out[q] = m
+            if rule != PLAIN:
+                d = m - reference[q]
+                qp[0] = alpha if rule == UCRO else query_alpha(d, alpha, sx)
+                qp[1] = d
+            _lambdas_one_query(
+                scores,
+                labels,
+                ranked,
+                n,
+                inv_maxdcg[q],
+                inv_maxdcg_k[q],
+                qp,
+                gp,
+                cfg,
+                grad,
+                hess,
+                work,
+            )
+    return out
