@@ -388,7 +388,7 @@ def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp
             elif delta_score >= hi:
                 p_lambda = table[last]
             else:
-                p_lambda = table[np.uint64((delta_score - lo) * factor)]
+                p_lambda = table[np.int64((delta_score - lo) * factor)]
             p_hessian = p_lambda * (1.0 - p_lambda)
             p_lambda *= -sigmoid * delta_pair
             p_hessian *= sigmoid * sigmoid * delta_pair

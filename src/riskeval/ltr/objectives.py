@@ -194,7 +194,8 @@ class RiskObjective:
     rather than directly.  ``baselines`` is a (systems × queries) matrix of NDCG@k values (one row
     for U-CRO/T-SARO/T-FARO; T*-FARO uses the mean of its rows).  State kept between iterations:
     ``iteration`` (gradient evaluations so far) and ``risk_sd_`` (the ``s_x`` in use by T-SARO and
-    T-FARO).
+    T-FARO).  The returned gradient and hessian arrays are reused (overwritten) by the next call,
+    as LightGBM only reads them during its update; copy them to keep them.
     """
 
     def __init__(
@@ -258,6 +259,9 @@ class RiskObjective:
         )
         self._reference = np.zeros(nq) if baselines is None else baselines.mean(axis=0)
         self._order = np.empty(labels.shape[0], dtype=np.int64)
+        # returned to LightGBM, which uses them during its update only: reused at every call
+        self._grad = np.empty(labels.shape[0], dtype=np.float32)
+        self._hess = np.empty(labels.shape[0], dtype=np.float32)
         self._zeros = (np.zeros((nq, 5)), np.zeros(7))
 
     def __deepcopy__(self, memo: dict) -> RiskObjective:
@@ -273,8 +277,7 @@ class RiskObjective:
             )
         from riskeval.ltr import kernels
 
-        grad = np.empty(scores.shape[0], dtype=np.float32)
-        hess = np.empty(scores.shape[0], dtype=np.float32)
+        grad, hess = self._grad, self._hess
         loop = self._loop
         rule = self._one_pass_rule()
         with numba_threads(self.num_threads):
