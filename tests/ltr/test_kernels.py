@@ -19,10 +19,10 @@ def test_stable_argsort_descending_keeps_ties_in_input_order(values):
     scores = np.asarray(values, dtype=np.float64)
     # the query occupies rows 2..n+1 of a longer array, as in a training set
     padded = np.concatenate([[9.0, -9.0], scores, [5.0]])
-    order = np.zeros(padded.shape[0], dtype=np.int64)
-    kernels.stable_argsort_desc(padded, 2, 2 + scores.size, order)
+    scratch = (np.empty(80), np.empty(80, dtype=np.int64), np.empty(80), np.empty(80, dtype=np.int64))
+    ranked = kernels.stable_argsort_desc(padded, 2, 2 + scores.size, *scratch)
     expected = np.argsort(-scores, kind="stable") + 2
-    np.testing.assert_array_equal(order[2 : 2 + scores.size], expected)
+    np.testing.assert_array_equal(ranked[: scores.size], expected)
 
 
 def test_ndcg_at_k_matches_ir_measures_with_exponential_gains():

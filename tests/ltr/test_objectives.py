@@ -180,3 +180,51 @@ def test_lightgbm_copies_of_params_share_one_objective():
     scores, labels, bounds, baselines = _case("ucro", seed=2)
     fobj = RiskObjective("ucro", labels, bounds, alpha=1.0, baselines=baselines, label_gain=default_gains())
     assert copy.deepcopy({"objective": fobj})["objective"] is fobj
+
+
+@pytest.mark.parametrize("objective", ["lambdarank", "ucro", "tsaro", "tfaro"])
+def test_one_pass_kernel_equals_the_two_pass_kernels(objective):
+    # the objective sorts, scores and differentiates each query in one pass when its parameters
+    # follow from its own NDCG@k (here: from the third call on, s_x being kept)
+    scores, labels, bounds, baselines = _case(objective, seed=4)
+    fobj = RiskObjective(
+        objective,
+        labels,
+        bounds,
+        alpha=2.0,
+        baselines=baselines,
+        k=4,
+        truncation_level=6,
+        label_gain=default_gains(),
+    )
+    for _ in range(3):
+        grad, hess = fobj(scores)
+    assert fobj._one_pass_rule() is not None
+    loop = fobj._loop
+    order = np.empty_like(fobj._order)
+    m = kernels.rank_and_score(scores, fobj.labels, bounds, 4, loop.gains, loop.disc, fobj._inv_k, order)
+    qp = np.zeros((bounds.size - 1, 5))
+    mode = kernels.CONSTANT
+    if objective != "lambdarank":
+        delta = m - baselines[0]
+        qp[:, 0] = 2.0 if objective == "ucro" else trisk_alphas(delta, 2.0, fobj.risk_sd_)
+        if objective in ("ucro", "tsaro"):
+            qp[:, 1] = delta
+            mode = kernels.CROSSING
+    g2 = np.empty_like(grad)
+    h2 = np.empty_like(hess)
+    kernels.lambdas(
+        scores,
+        fobj.labels,
+        bounds,
+        order,
+        fobj._inv,
+        fobj._inv_k,
+        qp,
+        np.zeros(7),
+        loop._replace(mode=mode),
+        g2,
+        h2,
+    )
+    np.testing.assert_array_equal(grad, g2)
+    np.testing.assert_array_equal(hess, h2)

@@ -35,7 +35,7 @@ def label_gains(label_gain: Any = None) -> np.ndarray:
 
 
 def check_labels(y: Any, gains: np.ndarray, *, name: str = "y") -> np.ndarray:
-    """Relevance labels as int64: integers ``0 <= l < len(gains)`` (as LightGBM's ranking
+    """Relevance labels as int32: integers ``0 <= l < len(gains)`` (as LightGBM's ranking
     objectives require)."""
     arr = np.asarray(y)
     if arr.ndim != 1:
@@ -53,7 +53,7 @@ def check_labels(y: Any, gains: np.ndarray, *, name: str = "y") -> np.ndarray:
             f"{name} must hold integer relevance labels 0..{gains.shape[0] - 1} (one gain each in "
             f"label_gain); {idx.size} label(s) are not, e.g. {shown}."
         )
-    return values.astype(np.int64)
+    return values.astype(np.int32)
 
 
 def query_bounds(group: Any = None, qid: Any = None, *, n_docs: int) -> np.ndarray:

@@ -18,8 +18,12 @@ every risk weight equal to 1 the gradients and hessians are bitwise those of the
 The risk-sensitive objectives (SPEC §7) multiply each pair's ``|ΔM|`` by a *ratio*
 ``|ΔM'| / |ΔM|``, where ``ΔM'`` is the change of the query's risk-sensitive term when the two
 documents swap and ``ΔM`` the change of the query's NDCG@k (see :mod:`riskeval.ltr.objectives`).
-Kernels work on whole training sets (all queries, ``prange`` over queries); each query is computed
-by one thread from its own data only, so the results do not depend on the number of threads.
+Kernels work on whole training sets: parallel tasks of ``CHUNK`` queries, each with its own scratch
+arrays; each query is computed by one thread from its own data only, so the results do not depend
+on the number of threads.  :func:`fused_lambdas` sorts, scores and differentiates each query in one
+pass when its ratio parameters follow from its own NDCG@k; :func:`rank_and_score` then
+:func:`lambdas` is the two-pass route for parameters that need every query first (GeoRisk, a new
+estimate of ``s_x``).
 """
 
 from __future__ import annotations
@@ -32,12 +36,19 @@ from numba import njit, prange
 
 SIGMOID_BINS = 1024 * 1024
 MAX_POSITION = 10000  # LightGBM's DCGCalculator::kMaxPosition: most documents in one query
+CHUNK = 16  # queries per parallel task (tasks are handed out dynamically)
 NORM_EPS = float(np.float32(0.01))  # LightGBM writes ``0.01f``
 
 # Ratio modes of the pair loop (one per family of objectives).
 CONSTANT = 0  # ratio = 1 + a_q for every pair: LambdaMART (a_q = 0), T-FARO, T*-FARO
 CROSSING = 1  # ratio = 1 + a_q·φ: U-CRO, T-SARO (φ: share of the swap's change below the baseline)
 GEORISK = 2  # ratio = |ΔGeoRisk| / |ΔM| in NDCG units
+
+# Per-query parameters of :func:`fused_lambdas`, from the query's own NDCG@k.
+PLAIN = 0  # CONSTANT, a_q = 0
+UCRO = 1  # CROSSING, a_q = α
+TSARO = 2  # CROSSING, a_q = α'_q
+TFARO = 3  # CONSTANT, a_q = α'_q (T-FARO and T*-FARO)
 
 
 class PairLoop(NamedTuple):
@@ -106,13 +117,26 @@ def max_dcgs(labels, bounds, k, gains, disc):
 
 
 @njit(cache=True)
-def stable_argsort_desc(scores, start, stop, order):
-    """Write into ``order[start:stop]`` the positions ``start..stop-1`` sorted by score, descending,
-    ties in input order (``std::stable_sort`` with ``a > b``): insertion sort of runs of 16, then
-    bottom-up merges of (score, position) pairs in which the left run wins ties."""
+def inverse(values):
+    """``1 / v`` where ``v > 0``, else 0 (LightGBM's ``inverse_max_dcgs_``)."""
+    out = np.zeros_like(values)
+    for i in range(values.shape[0]):
+        if values[i] > 0.0:
+            out[i] = 1.0 / values[i]
+    return out
+
+
+@njit(cache=True)
+def stable_argsort_desc(scores, start, stop, key, idx, key2, idx2):
+    """The positions ``start..stop-1`` sorted by score, descending, ties in input order
+    (``std::stable_sort`` with ``a > b``): insertion sort of runs of 16, then bottom-up merges of
+    (score, position) pairs in which the left run wins ties.  ``key``, ``idx``, ``key2``, ``idx2``
+    are scratch arrays at least as long as the query; the result is the first ``stop - start``
+    entries of the returned array (one of ``idx``/``idx2``)."""
     n = stop - start
-    key = scores[start:stop].copy()
-    idx = np.arange(start, stop)
+    for i in range(n):
+        key[i] = scores[start + i]
+        idx[i] = start + i
     run = 16
     for lo in range(0, n, run):
         hi = min(lo + run, n)
@@ -126,8 +150,6 @@ def stable_argsort_desc(scores, start, stop, order):
                 j -= 1
             key[j + 1] = kv
             idx[j + 1] = iv
-    key2 = np.empty_like(key)
-    idx2 = np.empty_like(idx)
     width = run
     while width < n:
         for lo in range(0, n, 2 * width):
@@ -147,40 +169,50 @@ def stable_argsort_desc(scores, start, stop, order):
         key, key2 = key2, key
         idx, idx2 = idx2, idx
         width *= 2
-    for i in range(n):
-        order[start + i] = idx[i]
+    return idx
 
 
 @njit(cache=True)
-def _dcg_sorted(labels, order, start, stop, k, gains, disc):
-    n = min(k, stop - start)
+def _largest_query(bounds):
+    width = 0
+    for q in range(bounds.shape[0] - 1):
+        width = max(width, bounds[q + 1] - bounds[q])
+    return width
+
+
+@njit(cache=True)
+def _sort_scratch(width):
+    return (
+        np.empty(width),
+        np.empty(width, dtype=np.int64),
+        np.empty(width),
+        np.empty(width, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _dcg_sorted(labels, ranked, n, k, gains, disc):
     dcg = 0.0
-    for r in range(n):
-        dcg += gains[labels[order[start + r]]] * disc[r]
+    for r in range(min(k, n)):
+        dcg += gains[labels[ranked[r]]] * disc[r]
     return dcg
 
 
 @njit(cache=True, parallel=True)
 def rank_and_score(scores, labels, bounds, k, gains, disc, inv_maxdcg_k, order):
-    """Sort every query by score (into ``order``) and return its NDCG@k, ``DCG@k · (1/maxDCG@k)``,
-    0 when the query has no relevant document (``inv_maxdcg_k`` = 0)."""
+    """Sort every query by score (positions into ``order``) and return its NDCG@k,
+    ``DCG@k · (1/maxDCG@k)``, 0 when the query has no relevant document (``inv_maxdcg_k`` = 0)."""
     nq = bounds.shape[0] - 1
+    width = _largest_query(bounds)
     out = np.zeros(nq, dtype=np.float64)
-    for q in prange(nq):
-        start = bounds[q]
-        stop = bounds[q + 1]
-        stable_argsort_desc(scores, start, stop, order)
-        out[q] = _dcg_sorted(labels, order, start, stop, k, gains, disc) * inv_maxdcg_k[q]
-    return out
-
-
-@njit(cache=True)
-def inverse(values):
-    """``1 / v`` where ``v > 0``, else 0 (LightGBM's ``inverse_max_dcgs_``)."""
-    out = np.zeros_like(values)
-    for i in range(values.shape[0]):
-        if values[i] > 0.0:
-            out[i] = 1.0 / values[i]
+    for c in prange((nq + CHUNK - 1) // CHUNK):
+        key, idx, key2, idx2 = _sort_scratch(width)
+        for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
+            start = bounds[q]
+            n = bounds[q + 1] - start
+            ranked = stable_argsort_desc(scores, start, start + n, key, idx, key2, idx2)
+            order[start : start + n] = ranked[:n]
+            out[q] = _dcg_sorted(labels, ranked, n, k, gains, disc) * inv_maxdcg_k[q]
     return out
 
 
@@ -206,6 +238,23 @@ def _w(z, alpha):
 
 
 @njit(cache=True)
+def query_alpha(d, alpha, sx):
+    """T-SARO/T-FARO's ``α'_q = [1 − Φ(TR_q)]·α``, ``TR_q = x_q / s_x``, ``x_q`` = d above the
+    baseline and ``(1+α)d`` below (dincer2014 eq. 21, 25); ``TR_q = 0`` when ``s_x = 0``."""
+    tr = _w(d, alpha) / sx if sx > 0.0 else 0.0
+    return (1.0 - _phi(tr)) * alpha
+
+
+@njit(cache=True)
+def query_alphas(delta, alpha, sx):
+    """:func:`query_alpha` of every query."""
+    out = np.empty_like(delta)
+    for q in range(delta.shape[0]):
+        out[q] = query_alpha(delta[q], alpha, sx)
+    return out
+
+
+@njit(cache=True)
 def _dk(disc, rank, k):
     return disc[rank] if rank < k else 0.0
 
@@ -213,12 +262,13 @@ def _dk(disc, rank, k):
 @njit(cache=True)
 def crossing_ratio(delta, a, d):
     """``1 + a·φ``: φ is the share of a swap's NDCG@k change ``delta`` that lies below the baseline
-    for a model at ``d = M_m − M_b`` (the limit ``[d < 0]`` when ``delta`` = 0).  Branch-free, as
-    the sign of ``delta`` is unpredictable in the pair loop."""
-    below = abs(min(0.0, d + delta) - min(0.0, d))
-    size = abs(delta)
-    phi = below / size if size > 0.0 else (1.0 if d < 0.0 else 0.0)
-    return 1.0 + a * phi
+    for a model at ``d = M_m − M_b``: 1 below it (``d < 0``), 0 above, and the exact share when the
+    swap crosses it (the only case that divides)."""
+    after = d + delta
+    if (after < 0.0) == (d < 0.0):  # the swap stays on one side of the baseline
+        return 1.0 + a if d < 0.0 else 1.0
+    below = -after if d >= 0.0 else -d
+    return 1.0 + a * (below / abs(delta))
 
 
 @njit(cache=True)
@@ -242,7 +292,26 @@ def georisk_ratio(delta, qp, gp):
 
 
 @njit(cache=True)
-def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdcg_k, qp, gp, cfg, grad, hess):
+def _pair_ratio(mode, delta, qp, gp):
+    if mode == CROSSING:
+        return crossing_ratio(delta, qp[0], qp[1])
+    return georisk_ratio(delta, qp, gp)
+
+
+@njit(cache=True)
+def _pair_scratch(width, n_labels):
+    return (
+        np.empty(width),
+        np.empty(width, dtype=np.int64),
+        np.empty(width, dtype=np.float32),
+        np.empty(width, dtype=np.float32),
+        np.empty(n_labels),
+    )
+
+
+@njit(cache=True)
+def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp, gp, cfg, grad, hess, work):
+    """LightGBM's ``GetGradientsForOneQuery`` for the documents ``ranked[:cnt]`` (by rank)."""
     gains = cfg.gains
     disc = cfg.disc
     table = cfg.table
@@ -252,27 +321,26 @@ def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdc
     mode = cfg.mode
     k = cfg.k
     sigmoid = cfg.sigmoid
-    cnt = stop - start
-    if cnt == 0:
-        return
     # the query in rank order: scores, labels, and the float32 sums of each rank's document
-    s = np.empty(cnt)
-    lab = np.empty(cnt, dtype=np.int64)
+    s, lab, lam, hes, by_label = work
+    top_label = 0
     for r in range(cnt):
-        s[r] = scores[order[start + r]]
-        lab[r] = labels[order[start + r]]
-    lam = np.zeros(cnt, dtype=np.float32)
-    hes = np.zeros(cnt, dtype=np.float32)
+        s[r] = scores[ranked[r]]
+        lab[r] = labels[ranked[r]]
+        top_label = max(top_label, lab[r])
+        lam[r] = 0.0
+        hes[r] = 0.0
     best = s[0]
     worst_idx = cnt - 1
     if worst_idx > 0 and s[worst_idx] == -np.inf:
         worst_idx -= 1
     normalise = cfg.norm and best != s[worst_idx]
-    constant = 1.0 + qp[0]
     sum_lambdas = 0.0
     last = table.shape[0] - 1
-    # GeoRisk ratios of the pairs (i, j ≥ k), by label of j (see below)
-    cache = np.empty(gains.shape[0] if mode == GEORISK else 0)
+    # The ratio depends on the pair only through Δ, the change of NDCG@k: Δ = 0 when both ranks
+    # are beyond k, and when only rank i < k counts Δ depends on i and the two labels, so those
+    # ratios are computed once per row and label of j (``by_label``).
+    at_zero = 1.0 + qp[0] if mode == CONSTANT else _pair_ratio(mode, 0.0, qp, gp)
     for i in range(min(cnt - 1, cfg.trunc)):
         s_i = s[i]
         if s_i == -np.inf:
@@ -280,8 +348,15 @@ def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdc
         l_i = lab[i]
         g_i = gains[l_i]
         disc_i = disc[i]
-        dk_i = _dk(disc, i, k)
-        cache[:] = -1.0
+        row_constant = mode == CONSTANT or i >= k
+        if not row_constant:
+            dk_i = disc_i  # i < k
+            for l_j in range(top_label + 1):
+                if l_j != l_i:
+                    # rank j >= k does not count in NDCG@k
+                    gap = g_i - gains[l_j] if l_i > l_j else gains[l_j] - g_i
+                    delta_k = -dk_i if l_i > l_j else dk_i
+                    by_label[l_j] = _pair_ratio(mode, gap * delta_k * inv_maxdcg_k, qp, gp)
         for j in range(i + 1, cnt):
             l_j = lab[j]
             if l_i == l_j or s[j] == -np.inf:
@@ -291,32 +366,21 @@ def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdc
                 low = j
                 delta_score = s_i - s[j]
                 dcg_gap = g_i - gains[l_j]
-                delta_k = _dk(disc, j, k) - dk_i
             else:
                 high = j
                 low = i
                 delta_score = s[j] - s_i
                 dcg_gap = gains[l_j] - g_i
-                delta_k = dk_i - _dk(disc, j, k)
             # |D(high) − D(low)|: i < j and discounts decrease (the same double either way)
             delta_pair = dcg_gap * (disc_i - disc[j]) * inv_maxdcg
-            if mode == CONSTANT:
-                delta_pair *= constant
+            if row_constant:
+                delta_pair *= at_zero
+            elif j >= k:
+                delta_pair *= by_label[l_j]
             else:
-                # signed change of the query's NDCG@k if the two documents swapped places
-                delta = dcg_gap * delta_k * inv_maxdcg_k
-                if mode == CROSSING:
-                    delta_pair *= crossing_ratio(delta, qp[0], qp[1])
-                elif i < k <= j:
-                    # only rank i counts in NDCG@k: Δ depends on i and the two labels, so one
-                    # GeoRisk evaluation per label of j
-                    ratio = cache[l_j]
-                    if ratio < 0.0:
-                        ratio = georisk_ratio(delta, qp, gp)
-                        cache[l_j] = ratio
-                    delta_pair *= ratio
-                else:
-                    delta_pair *= georisk_ratio(delta, qp, gp)
+                # both ranks count in NDCG@k: its signed change if the two documents swapped
+                delta = dcg_gap * (disc[low] - disc[high]) * inv_maxdcg_k
+                delta_pair *= _pair_ratio(mode, delta, qp, gp)
             if normalise:
                 delta_pair /= NORM_EPS + abs(delta_score)
             if delta_score <= lo:
@@ -324,7 +388,7 @@ def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdc
             elif delta_score >= hi:
                 p_lambda = table[last]
             else:
-                p_lambda = table[np.uint64((delta_score - lo) * factor)]
+                p_lambda = table[np.int64((delta_score - lo) * factor)]
             p_hessian = p_lambda * (1.0 - p_lambda)
             p_lambda *= -sigmoid * delta_pair
             p_hessian *= sigmoid * sigmoid * delta_pair
@@ -339,8 +403,8 @@ def _lambdas_one_query(scores, labels, start, stop, order, inv_maxdcg, inv_maxdc
             lam[r] = np.float32(lam[r] * norm_factor)
             hes[r] = np.float32(hes[r] * norm_factor)
     for r in range(cnt):
-        grad[order[start + r]] = lam[r]
-        hess[order[start + r]] = hes[r]
+        grad[ranked[r]] = lam[r]
+        hess[ranked[r]] = hes[r]
 
 
 @njit(cache=True, parallel=True)
@@ -351,20 +415,65 @@ def lambdas(scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, qparams, gp
     CROSSING; see :func:`georisk_ratio` for GEORISK), ``gparams`` the global ones and ``cfg`` the
     :class:`PairLoop` settings."""
     nq = bounds.shape[0] - 1
-    for q in prange(nq):
-        start = bounds[q]
-        stop = bounds[q + 1]
-        _lambdas_one_query(
-            scores,
-            labels,
-            start,
-            stop,
-            order,
-            inv_maxdcg[q],
-            inv_maxdcg_k[q],
-            qparams[q],
-            gparams,
-            cfg,
-            grad,
-            hess,
-        )
+    width = _largest_query(bounds)
+    for c in prange((nq + CHUNK - 1) // CHUNK):
+        work = _pair_scratch(width, cfg.gains.shape[0])
+        for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
+            start = bounds[q]
+            stop = bounds[q + 1]
+            _lambdas_one_query(
+                scores,
+                labels,
+                order[start:stop],
+                stop - start,
+                inv_maxdcg[q],
+                inv_maxdcg_k[q],
+                qparams[q],
+                gparams,
+                cfg,
+                grad,
+                hess,
+                work,
+            )
+
+
+@njit(cache=True, parallel=True)
+def fused_lambdas(
+    scores, labels, bounds, inv_maxdcg, inv_maxdcg_k, rule, reference, alpha, sx, cfg, grad, hess
+):
+    """One pass per query: sort, NDCG@k, the query's ratio parameters by ``rule`` (PLAIN, UCRO
+    against ``reference``, or TSARO/TFARO with ``α'_q`` from a known ``s_x``), then
+    :func:`lambdas`' pair loop.  Returns every query's NDCG@k."""
+    nq = bounds.shape[0] - 1
+    width = _largest_query(bounds)
+    out = np.zeros(nq, dtype=np.float64)
+    gp = np.zeros(1)
+    for c in prange((nq + CHUNK - 1) // CHUNK):
+        key, idx, key2, idx2 = _sort_scratch(width)
+        work = _pair_scratch(width, cfg.gains.shape[0])
+        qp = np.zeros(2)
+        for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
+            start = bounds[q]
+            n = bounds[q + 1] - start
+            ranked = stable_argsort_desc(scores, start, start + n, key, idx, key2, idx2)
+            m = _dcg_sorted(labels, ranked, n, cfg.k, cfg.gains, cfg.disc) * inv_maxdcg_k[q]
+            out[q] = m
+            if rule != PLAIN:
+                d = m - reference[q]
+                qp[0] = alpha if rule == UCRO else query_alpha(d, alpha, sx)
+                qp[1] = d
+            _lambdas_one_query(
+                scores,
+                labels,
+                ranked,
+                n,
+                inv_maxdcg[q],
+                inv_maxdcg_k[q],
+                qp,
+                gp,
+                cfg,
+                grad,
+                hess,
+                work,
+            )
+    return out

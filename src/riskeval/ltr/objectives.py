@@ -73,9 +73,9 @@ def trisk_alphas(delta: np.ndarray, alpha: float, sx: float) -> np.ndarray:
     ``x_q`` is δ_q above the baseline and ``(1+α)δ_q`` below it.  With ``s_x = 0`` every query has
     ``TR_q = 0`` (no evidence of risk either way), so ``α'_q = α/2``.
     """
-    x = np.where(delta >= 0.0, delta, (1.0 + alpha) * delta)
-    tr = x / sx if sx > 0.0 else np.zeros_like(x)
-    return (1.0 - ndtr(tr)) * alpha
+    from riskeval.ltr import kernels
+
+    return kernels.query_alphas(np.ascontiguousarray(delta, dtype=np.float64), float(alpha), float(sx))
 
 
 def risk_sd(delta: np.ndarray, alpha: float) -> float:
@@ -160,9 +160,9 @@ def _discounts() -> np.ndarray:
 
 
 @contextlib.contextmanager
-def numba_threads(n: int | None, chunk: int = 16) -> Iterator[None]:
+def numba_threads(n: int | None, chunk: int = 1) -> Iterator[None]:
     """Run numba's parallel kernels on ``n`` threads (all when ``None``) handing out ``chunk``
-    queries at a time (dynamic scheduling: a thread slowed by other work takes fewer), then
+    tasks at a time (dynamic scheduling: a thread slowed by other work takes fewer), then
     restore the caller's settings (numba keeps both per calling thread)."""
     import numba
 
@@ -194,7 +194,8 @@ class RiskObjective:
     rather than directly.  ``baselines`` is a (systems × queries) matrix of NDCG@k values (one row
     for U-CRO/T-SARO/T-FARO; T*-FARO uses the mean of its rows).  State kept between iterations:
     ``iteration`` (gradient evaluations so far) and ``risk_sd_`` (the ``s_x`` in use by T-SARO and
-    T-FARO).
+    T-FARO).  The returned gradient and hessian arrays are reused (overwritten) by the next call,
+    as LightGBM only reads them during its update; copy them to keep them.
     """
 
     def __init__(
@@ -256,8 +257,11 @@ class RiskObjective:
             self.k,
             kernels.CONSTANT,
         )
-        self._reference = None if baselines is None else baselines.mean(axis=0)
+        self._reference = np.zeros(nq) if baselines is None else baselines.mean(axis=0)
         self._order = np.empty(labels.shape[0], dtype=np.int64)
+        # returned to LightGBM, which uses them during its update only: reused at every call
+        self._grad = np.empty(labels.shape[0], dtype=np.float32)
+        self._hess = np.empty(labels.shape[0], dtype=np.float32)
         self._zeros = (np.zeros((nq, 5)), np.zeros(7))
 
     def __deepcopy__(self, memo: dict) -> RiskObjective:
@@ -273,61 +277,87 @@ class RiskObjective:
             )
         from riskeval.ltr import kernels
 
-        grad = np.empty(scores.shape[0], dtype=np.float32)
-        hess = np.empty(scores.shape[0], dtype=np.float32)
+        grad, hess = self._grad, self._hess
         loop = self._loop
+        rule = self._one_pass_rule()
         with numba_threads(self.num_threads):
-            m = kernels.rank_and_score(
-                scores,
-                self.labels,
-                self.bounds,
-                self.k,
-                self.gains,
-                loop.disc,
-                self._inv_k,
-                self._order,
-            )
-            mode, qp, gp = self._ratio_parameters(m)
-            kernels.lambdas(
-                scores,
-                self.labels,
-                self.bounds,
-                self._order,
-                self._inv,
-                self._inv_k,
-                qp,
-                gp,
-                loop._replace(mode=mode),
-                grad,
-                hess,
-            )
+            if rule is not None:
+                mode = kernels.CROSSING if rule in (kernels.UCRO, kernels.TSARO) else kernels.CONSTANT
+                kernels.fused_lambdas(
+                    scores,
+                    self.labels,
+                    self.bounds,
+                    self._inv,
+                    self._inv_k,
+                    rule,
+                    self._reference,
+                    self.alpha,
+                    self.risk_sd_ or 0.0,
+                    loop._replace(mode=mode),
+                    grad,
+                    hess,
+                )
+            else:
+                m = kernels.rank_and_score(
+                    scores,
+                    self.labels,
+                    self.bounds,
+                    self.k,
+                    self.gains,
+                    loop.disc,
+                    self._inv_k,
+                    self._order,
+                )
+                mode, qp, gp = self._ratio_parameters(m)
+                kernels.lambdas(
+                    scores,
+                    self.labels,
+                    self.bounds,
+                    self._order,
+                    self._inv,
+                    self._inv_k,
+                    qp,
+                    gp,
+                    loop._replace(mode=mode),
+                    grad,
+                    hess,
+                )
         self.iteration += 1
         return grad, hess
 
-    def _ratio_parameters(self, m: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-        from riskeval.ltr import kernels as kern
+    def _one_pass_rule(self) -> int | None:
+        """The per-query rule when each query's ratio parameters follow from its own NDCG@k, else
+        ``None`` (GeoRisk, or an iteration that estimates ``s_x`` from every query)."""
+        from riskeval.ltr import kernels
 
-        qp, gp = self._zeros
         name = self.objective
-        if name == "lambdarank" or (name == "georisk" and self.alpha == 0.0):
+        if name == "lambdarank" or self.alpha == 0.0 and name == "georisk":
             # α = 0 is LambdaMART for every objective (dincer2014 fn. 6, dincer2016 fn. 5)
-            return kern.CONSTANT, qp, gp
-        if name == "georisk":
+            return kernels.PLAIN
+        if name == "ucro":
+            return kernels.UCRO
+        if name == "georisk" or self._estimate_sd():
+            return None
+        return kernels.TSARO if name == "tsaro" else kernels.TFARO
+
+    def _estimate_sd(self) -> bool:
+        # "first": estimated after the first boosting iteration and kept (dincer2014 §6.3); the
+        # first iteration uses the starting model's
+        return self.risk_sd_ is None or self.se == "every" or self.iteration == 1
+
+    def _ratio_parameters(self, m: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+        from riskeval.ltr import kernels
+
+        if self.objective == "georisk":
             params = georisk_parameters(m, self.baselines, self.alpha, self.georisk_update)
             if params is None:
-                return kern.CONSTANT, qp, gp
-            return kern.GEORISK, params[0], params[1]
+                return kernels.CONSTANT, *self._zeros
+            return kernels.GEORISK, params[0], params[1]
         delta = m - self._reference
+        self.risk_sd_ = risk_sd(delta, self.alpha)
         qp = np.zeros((m.shape[0], 5))
-        if name == "ucro":
-            qp[:, 0] = self.alpha
-            qp[:, 1] = delta
-            return kern.CROSSING, qp, gp
-        if self.risk_sd_ is None or self.se == "every" or self.iteration == 1:
-            # "first": estimated after the first boosting iteration and kept (dincer2014 §6.3)
-            self.risk_sd_ = risk_sd(delta, self.alpha)
         qp[:, 0] = trisk_alphas(delta, self.alpha, self.risk_sd_)
-        if name == "tsaro":
+        if self.objective == "tsaro":
             qp[:, 1] = delta
-            return kern.CROSSING, qp, gp
-        return kern.CONSTANT, qp, gp
+            return kernels.CROSSING, qp, self._zeros[1]
+        return kernels.CONSTANT, qp, self._zeros[1]
