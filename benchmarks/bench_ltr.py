@@ -73,6 +73,9 @@ def main() -> None:
     parser.add_argument("--features", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--objectives", default=",".join(TARGETS), help="comma-separated subset of the objectives to time"
+    )
     args = parser.parse_args()
 
     import lightgbm
@@ -95,6 +98,11 @@ def main() -> None:
         "tstar_faro": systems,
         "georisk": systems,
     }
+    chosen = args.objectives.split(",")
+    unknown = sorted(set(chosen) - set(TARGETS))
+    if unknown:
+        parser.error(f"unknown objective(s) {', '.join(unknown)}; choose from {', '.join(TARGETS)}")
+    baselines = {name: baselines[name] for name in chosen}
 
     # warm-up: compile or load every kernel signature once (on the first 20 queries)
     n_small = int(group[:20].sum())

@@ -25,6 +25,28 @@ def test_stable_argsort_descending_keeps_ties_in_input_order(values):
     np.testing.assert_array_equal(ranked[: scores.size], expected)
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=80), st.randoms(use_true_random=False))
+def test_rerank_from_any_previous_ranking_gives_the_stable_ranking(values, rnd):
+    # the previous ranking is nearly sorted (insertion sort), reversed (past the move budget:
+    # sorted afresh) or shuffled; the result depends on the scores only
+    scores = np.asarray(values, dtype=np.float64)
+    padded = np.concatenate([[9.0, -9.0], scores, [5.0]])
+    stop = 2 + scores.size
+    expected = np.argsort(-scores, kind="stable") + 2
+    scratch = (np.empty(80), np.empty(80, dtype=np.int64), np.empty(80), np.empty(80, dtype=np.int64))
+    shuffled = list(range(2, stop))
+    rnd.shuffle(shuffled)
+    nearly = expected.copy()
+    if scores.size > 1:
+        nearly[[0, -1]] = nearly[[-1, 0]]
+    for previous in (expected, expected[::-1], np.array(shuffled), nearly, np.arange(2, stop)):
+        order = np.concatenate([[0, 1], previous, [stop]]).astype(np.int64)
+        kernels.rerank(padded, 2, stop, order, *scratch)
+        np.testing.assert_array_equal(order[2:stop], expected)
+        np.testing.assert_array_equal(order[[0, 1, stop]], [0, 1, stop])
+
+
 def test_ndcg_at_k_matches_ir_measures_with_exponential_gains():
     # two queries, graded labels 0-3; gains 2^l - 1 as LightGBM (ir_measures' gains parameter)
     labels = np.array([2, 0, 3, 1, 0, 1, 0, 0, 2, 1, 0], dtype=np.int64)

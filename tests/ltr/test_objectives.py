@@ -176,6 +176,36 @@ def test_identical_gradients_at_one_and_two_threads(objective):
     np.testing.assert_array_equal(out[0][1], out[1][1])
 
 
+@pytest.mark.parametrize("objective", ["lambdarank", "ucro", "georisk"])
+def test_gradients_do_not_depend_on_the_previous_call(objective):
+    # each call ranks the queries starting from the previous call's ranking
+    scores, labels, bounds, baselines = _case(objective, seed=6)
+    other = np.random.default_rng(1).permutation(scores)
+
+    def objective_fn():
+        return RiskObjective(
+            objective, labels, bounds, alpha=1.5, baselines=baselines, label_gain=default_gains()
+        )
+
+    warm = objective_fn()
+    warm(other)
+    grad, hess = warm(scores)
+    fresh_grad, fresh_hess = objective_fn()(scores)
+    np.testing.assert_array_equal(grad, fresh_grad)
+    np.testing.assert_array_equal(hess, fresh_hess)
+
+
+def test_documents_scored_minus_infinity_take_part_in_no_pair():
+    # LightGBM's kMinScore: such documents sort last and get no lambda or hessian
+    scores, labels, bounds, _ = _case("lambdarank", seed=3)
+    scores = scores.copy()
+    scores[::5] = -np.inf
+    fobj = RiskObjective("lambdarank", labels, bounds, label_gain=default_gains())
+    grad, hess = fobj(scores)
+    assert np.all(grad[::5] == 0.0) and np.all(hess[::5] == 0.0)
+    assert np.isfinite(grad).all() and np.abs(grad).sum() > 0.0
+
+
 def test_lightgbm_copies_of_params_share_one_objective():
     scores, labels, bounds, baselines = _case("ucro", seed=2)
     fobj = RiskObjective("ucro", labels, bounds, alpha=1.0, baselines=baselines, label_gain=default_gains())
@@ -201,7 +231,8 @@ def test_one_pass_kernel_equals_the_two_pass_kernels(objective):
         grad, hess = fobj(scores)
     assert fobj._one_pass_rule() is not None
     loop = fobj._loop
-    order = np.empty_like(fobj._order)
+    # each query's positions in reverse: ranked afresh
+    order = np.concatenate([np.arange(a, b)[::-1] for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
     m = kernels.rank_and_score(scores, fobj.labels, bounds, 4, loop.gains, loop.disc, fobj._inv_k, order)
     qp = np.zeros((bounds.size - 1, 5))
     mode = kernels.CONSTANT

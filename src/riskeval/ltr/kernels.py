@@ -20,10 +20,15 @@ The risk-sensitive objectives (SPEC §7) multiply each pair's ``|ΔM|`` by a *ra
 documents swap and ``ΔM`` the change of the query's NDCG@k (see :mod:`riskeval.ltr.objectives`).
 Kernels work on whole training sets: parallel tasks of ``CHUNK`` queries, each with its own scratch
 arrays; each query is computed by one thread from its own data only, so the results do not depend
-on the number of threads.  :func:`fused_lambdas` sorts, scores and differentiates each query in one
+on the number of threads.  :func:`fused_lambdas` ranks, scores and differentiates each query in one
 pass when its ratio parameters follow from its own NDCG@k; :func:`rank_and_score` then
 :func:`lambdas` is the two-pass route for parameters that need every query first (GeoRisk, a new
 estimate of ``s_x``).
+
+Speed without changing a bit of the result: each query is re-ranked from its previous ranking
+(:func:`rerank`; boosting moves scores little per tree), the pairs of a row are the ranks of a
+different label, listed without a branch per rank, and a row's own float32 sums stay in registers
+while the other ranks' are added in memory, in LightGBM's order.
 """
 
 from __future__ import annotations
@@ -173,6 +178,39 @@ def stable_argsort_desc(scores, start, stop, key, idx, key2, idx2):
 
 
 @njit(cache=True)
+def rerank(scores, start, stop, order, key, idx, key2, idx2):
+    """Sort ``order[start:stop]`` (a permutation of the positions ``start..stop-1``, e.g. the
+    query's ranking by the previous scores) by score, descending, ties by position: the ranking
+    of :func:`stable_argsort_desc`, which depends on the scores only.
+
+    Boosting moves scores a little per iteration, so the previous ranking is nearly sorted and an
+    insertion sort from it takes a few moves per document; past ``4·n`` moves the query is sorted
+    afresh by :func:`stable_argsort_desc`.  The scratch arrays are as in that function."""
+    n = stop - start
+    budget = 4 * n
+    for i in range(n):
+        pos = order[start + i]
+        key[i] = scores[pos]
+        idx[i] = pos
+    for i in range(1, n):
+        kv = key[i]
+        iv = idx[i]
+        j = i - 1
+        while j >= 0 and (key[j] < kv or (key[j] == kv and idx[j] > iv)):
+            key[j + 1] = key[j]
+            idx[j + 1] = idx[j]
+            j -= 1
+        key[j + 1] = kv
+        idx[j + 1] = iv
+        budget -= i - 1 - j
+        if budget < 0:
+            ranked = stable_argsort_desc(scores, start, stop, key, idx, key2, idx2)
+            order[start:stop] = ranked[:n]
+            return
+    order[start:stop] = idx[:n]
+
+
+@njit(cache=True)
 def _largest_query(bounds):
     width = 0
     for q in range(bounds.shape[0] - 1):
@@ -200,8 +238,9 @@ def _dcg_sorted(labels, ranked, n, k, gains, disc):
 
 @njit(cache=True, parallel=True)
 def rank_and_score(scores, labels, bounds, k, gains, disc, inv_maxdcg_k, order):
-    """Sort every query by score (positions into ``order``) and return its NDCG@k,
-    ``DCG@k · (1/maxDCG@k)``, 0 when the query has no relevant document (``inv_maxdcg_k`` = 0)."""
+    """Rank every query by score in ``order`` (:func:`rerank`: it holds each query's previous
+    ranking, or its positions in input order) and return its NDCG@k, ``DCG@k · (1/maxDCG@k)``,
+    0 when the query has no relevant document (``inv_maxdcg_k`` = 0)."""
     nq = bounds.shape[0] - 1
     width = _largest_query(bounds)
     out = np.zeros(nq, dtype=np.float64)
@@ -209,10 +248,9 @@ def rank_and_score(scores, labels, bounds, k, gains, disc, inv_maxdcg_k, order):
         key, idx, key2, idx2 = _sort_scratch(width)
         for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
             start = bounds[q]
-            n = bounds[q + 1] - start
-            ranked = stable_argsort_desc(scores, start, start + n, key, idx, key2, idx2)
-            order[start : start + n] = ranked[:n]
-            out[q] = _dcg_sorted(labels, ranked, n, k, gains, disc) * inv_maxdcg_k[q]
+            stop = bounds[q + 1]
+            rerank(scores, start, stop, order, key, idx, key2, idx2)
+            out[q] = _dcg_sorted(labels, order[start:stop], stop - start, k, gains, disc) * inv_maxdcg_k[q]
     return out
 
 
@@ -223,7 +261,7 @@ def ndcg_at_k(scores, labels, bounds, k, gains):
     ``2^l − 1``), discount ``1 / log2(1 + rank)``, ranks from 1."""
     disc = discounts()
     inv = inverse(max_dcgs(labels, bounds, k, gains, disc))
-    order = np.empty(scores.shape[0], dtype=np.int64)
+    order = np.arange(scores.shape[0])
     return rank_and_score(scores, labels, bounds, k, gains, disc, inv, order)
 
 
@@ -306,10 +344,13 @@ def _pair_scratch(width, n_labels):
         np.empty(width, dtype=np.float32),
         np.empty(width, dtype=np.float32),
         np.empty(n_labels),
+        np.empty(width, dtype=np.int64),
     )
 
 
-@njit(cache=True)
+# error_model="numpy": a division by zero gives inf/nan instead of raising, so the pair loop has
+# no check per division (its only divisor, 0.01 + |Δs|, is never 0)
+@njit(cache=True, error_model="numpy")
 def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp, gp, cfg, grad, hess, work):
     """LightGBM's ``GetGradientsForOneQuery`` for the documents ``ranked[:cnt]`` (by rank)."""
     gains = cfg.gains
@@ -322,7 +363,7 @@ def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp
     k = cfg.k
     sigmoid = cfg.sigmoid
     # the query in rank order: scores, labels, and the float32 sums of each rank's document
-    s, lab, lam, hes, by_label = work
+    s, lab, lam, hes, by_label, pairs = work
     top_label = 0
     for r in range(cnt):
         s[r] = scores[ranked[r]]
@@ -335,16 +376,18 @@ def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp
     if worst_idx > 0 and s[worst_idx] == -np.inf:
         worst_idx -= 1
     normalise = cfg.norm and best != s[worst_idx]
+    # documents scored -inf sort last and take part in no pair: ranks 0..finite-1 do
+    finite = cnt
+    while finite > 0 and s[finite - 1] == -np.inf:
+        finite -= 1
     sum_lambdas = 0.0
     last = table.shape[0] - 1
     # The ratio depends on the pair only through Δ, the change of NDCG@k: Δ = 0 when both ranks
     # are beyond k, and when only rank i < k counts Δ depends on i and the two labels, so those
     # ratios are computed once per row and label of j (``by_label``).
     at_zero = 1.0 + qp[0] if mode == CONSTANT else _pair_ratio(mode, 0.0, qp, gp)
-    for i in range(min(cnt - 1, cfg.trunc)):
+    for i in range(min(cnt - 1, cfg.trunc, finite)):
         s_i = s[i]
-        if s_i == -np.inf:
-            continue
         l_i = lab[i]
         g_i = gains[l_i]
         disc_i = disc[i]
@@ -357,29 +400,33 @@ def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp
                     gap = g_i - gains[l_j] if l_i > l_j else gains[l_j] - g_i
                     delta_k = -dk_i if l_i > l_j else dk_i
                     by_label[l_j] = _pair_ratio(mode, gap * delta_k * inv_maxdcg_k, qp, gp)
-        for j in range(i + 1, cnt):
+        # Rank i's sums stay in registers during its row (float32, added in LightGBM's order);
+        # ``sign`` is +1 when rank i holds the better document ("high"), -1 when rank j does, and
+        # negating a difference or a float32 is exact, so each pair's terms are LightGBM's.
+        lam_i = lam[i]
+        hes_i = hes[i]
+        # the ranks j > i of a different label, in order (without a branch per rank)
+        n_pairs = 0
+        for j in range(i + 1, finite):
+            pairs[n_pairs] = j
+            n_pairs += lab[j] != l_i
+        for p in range(n_pairs):
+            j = pairs[p]
             l_j = lab[j]
-            if l_i == l_j or s[j] == -np.inf:
-                continue
-            if l_i > l_j:  # the better document is at rank i
-                high = i
-                low = j
-                delta_score = s_i - s[j]
-                dcg_gap = g_i - gains[l_j]
-            else:
-                high = j
-                low = i
-                delta_score = s[j] - s_i
-                dcg_gap = gains[l_j] - g_i
+            sign = 1.0 if l_i > l_j else -1.0
+            delta_score = sign * (s_i - s[j])
+            dcg_gap = sign * (g_i - gains[l_j])
             # |D(high) − D(low)|: i < j and discounts decrease (the same double either way)
-            delta_pair = dcg_gap * (disc_i - disc[j]) * inv_maxdcg
+            disc_gap = disc_i - disc[j]
+            delta_pair = dcg_gap * disc_gap * inv_maxdcg
             if row_constant:
                 delta_pair *= at_zero
             elif j >= k:
                 delta_pair *= by_label[l_j]
             else:
-                # both ranks count in NDCG@k: its signed change if the two documents swapped
-                delta = dcg_gap * (disc[low] - disc[high]) * inv_maxdcg_k
+                # both ranks count in NDCG@k: its signed change if the two documents swapped,
+                # (g_high − g_low)(D(low) − D(high))
+                delta = dcg_gap * -(sign * disc_gap) * inv_maxdcg_k
                 delta_pair *= _pair_ratio(mode, delta, qp, gp)
             if normalise:
                 delta_pair /= NORM_EPS + abs(delta_score)
@@ -392,11 +439,16 @@ def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp
             p_hessian = p_lambda * (1.0 - p_lambda)
             p_lambda *= -sigmoid * delta_pair
             p_hessian *= sigmoid * sigmoid * delta_pair
-            lam[low] -= np.float32(p_lambda)
-            hes[low] += np.float32(p_hessian)
-            lam[high] += np.float32(p_lambda)
-            hes[high] += np.float32(p_hessian)
+            lam_pair = np.float32(p_lambda)
+            hes_pair = np.float32(p_hessian)
+            signed = lam_pair if l_i > l_j else -lam_pair
+            lam_i = np.float32(lam_i + signed)
+            lam[j] = np.float32(lam[j] - signed)
+            hes_i = np.float32(hes_i + hes_pair)
+            hes[j] = np.float32(hes[j] + hes_pair)
             sum_lambdas -= 2.0 * p_lambda
+        lam[i] = lam_i
+        hes[i] = hes_i
     if cfg.norm and sum_lambdas > 0.0:
         norm_factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
         for r in range(cnt):
@@ -439,11 +491,11 @@ def lambdas(scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, qparams, gp
 
 @njit(cache=True, parallel=True)
 def fused_lambdas(
-    scores, labels, bounds, inv_maxdcg, inv_maxdcg_k, rule, reference, alpha, sx, cfg, grad, hess
+    scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, rule, reference, alpha, sx, cfg, grad, hess
 ):
-    """One pass per query: sort, NDCG@k, the query's ratio parameters by ``rule`` (PLAIN, UCRO
-    against ``reference``, or TSARO/TFARO with ``α'_q`` from a known ``s_x``), then
-    :func:`lambdas`' pair loop.  Returns every query's NDCG@k."""
+    """One pass per query: rank (in ``order``, as :func:`rank_and_score`), NDCG@k, the query's
+    ratio parameters by ``rule`` (PLAIN, UCRO against ``reference``, or TSARO/TFARO with ``α'_q``
+    from a known ``s_x``), then :func:`lambdas`' pair loop.  Returns every query's NDCG@k."""
     nq = bounds.shape[0] - 1
     width = _largest_query(bounds)
     out = np.zeros(nq, dtype=np.float64)
@@ -455,7 +507,8 @@ def fused_lambdas(
         for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
             start = bounds[q]
             n = bounds[q + 1] - start
-            ranked = stable_argsort_desc(scores, start, start + n, key, idx, key2, idx2)
+            rerank(scores, start, start + n, order, key, idx, key2, idx2)
+            ranked = order[start : start + n]
             m = _dcg_sorted(labels, ranked, n, cfg.k, cfg.gains, cfg.disc) * inv_maxdcg_k[q]
             out[q] = m
             if rule != PLAIN:

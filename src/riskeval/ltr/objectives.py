@@ -258,7 +258,8 @@ class RiskObjective:
             kernels.CONSTANT,
         )
         self._reference = np.zeros(nq) if baselines is None else baselines.mean(axis=0)
-        self._order = np.empty(labels.shape[0], dtype=np.int64)
+        # each query's ranking by the latest scores (re-sorted from there at the next call)
+        self._order = np.arange(labels.shape[0])
         # returned to LightGBM, which uses them during its update only: reused at every call
         self._grad = np.empty(labels.shape[0], dtype=np.float32)
         self._hess = np.empty(labels.shape[0], dtype=np.float32)
@@ -287,6 +288,7 @@ class RiskObjective:
                     scores,
                     self.labels,
                     self.bounds,
+                    self._order,
                     self._inv,
                     self._inv_k,
                     rule,
