@@ -126,6 +126,37 @@ def test_experiment_prints_table7(files, capsys):
     assert "training" in out.err
 
 
+def test_experiment_with_one_part_per_file(files, capsys):
+    # MSLR-Web10K style: S1..S3 as three files; every query of every file is tested once
+    for part, seed in enumerate((3, 4, 5), start=1):
+        d = make_ranking(8, 10, 4, seed=seed)
+        _write_letor(files / f"S{part}.txt", d.X, d.y, d.group)
+    main(
+        [
+            "ltr",
+            "experiment",
+            *(str(files / f"S{p}.txt") for p in (1, 2, 3)),
+            "--folds-by-file",
+            "--objectives",
+            "ucro",
+            "--alphas",
+            "1",
+            "--baseline-feature",
+            "0",
+            "--rounds",
+            "2",
+            "--param",
+            "num_threads=1",
+            "--param",
+            "min_data_in_leaf=2",
+            "--format",
+            "json",
+        ]
+    )
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["objective"], r["alpha"]) for r in rows] == [("U-CRO", 1.0)]
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -133,6 +164,7 @@ def test_experiment_prints_table7(files, capsys):
         (["train", "{d}/bad.txt", "-o", "{d}/m.txt"], "bad.txt:1"),
         (["train", "{d}/train.txt", "--param", "oops", "-o", "{d}/m.txt"], "KEY=VALUE"),
         (["experiment", "{d}/train.txt", "--alphas", "one"], "--alphas"),
+        (["experiment", "{d}/train.txt", "{d}/test.txt", "--folds-by-file"], "at least 3 DATA files"),
         (["evaluate", "{d}/test.txt", "--model", "{d}/nope.txt"], "does not exist"),
     ],
 )

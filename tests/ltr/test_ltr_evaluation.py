@@ -1,5 +1,7 @@
 """Table 7 of dincer2016 (risk_profile / evaluate), the k-fold experiment and the synthetic set."""
 
+import sys
+
 import lightgbm as lgb
 import numpy as np
 import pandas as pd
@@ -101,3 +103,38 @@ def test_experiment_parameter_errors():
         run_experiment(X, y, group, baseline_feature=0, learned_baselines=["svm"])
     with pytest.raises(RiskevalError, match="at least 3 parts"):
         run_experiment(X, y, group, baseline_feature=0, folds=np.arange(12) % 2)
+
+
+def test_given_parts_rotate_as_mslr_folds(monkeypatch):
+    # four parts told apart by their query length (5, 6, 7, 8 documents): the fold that tests part
+    # i validates on part i - 1 and trains on the other two (MSLR-Web10K: Fold1 trains S1-S3,
+    # validates on S4, tests S5)
+    train_module = sys.modules["riskeval.ltr.train"]
+
+    sets = [make_ranking(6, n, 4, seed=n) for n in (5, 6, 7, 8)]
+    X = np.vstack([d.X for d in sets])
+    y = np.concatenate([d.y for d in sets])
+    group = np.concatenate([d.group for d in sets])
+    parts = np.repeat(np.arange(4), 6)
+    seen = []
+    real_train = train_module.train
+
+    def recording_train(params, X_, y_, group_, **kwargs):
+        (valid,) = kwargs["valid_sets"]
+        seen.append((np.unique(group_).tolist(), np.unique(valid.group).tolist()))
+        return real_train(params, X_, y_, group_, **kwargs)
+
+    monkeypatch.setattr(train_module, "train", recording_train)
+    result = run_experiment(
+        X,
+        y,
+        group,
+        objectives=["lambdarank"],
+        folds=parts,
+        baseline_feature=0,
+        params=PARAMS,
+        num_boost_round=2,
+        early_stopping_rounds=1,
+    )
+    assert not result.ndcg.isna().any().any()
+    assert seen == [([6, 7], [8]), ([7, 8], [5]), ([5, 8], [6]), ([5, 6], [7])]
