@@ -74,14 +74,19 @@ def main() -> int:
     ap.add_argument("--systems", type=int, default=1000)
     ap.add_argument("--topics", type=int, default=10000)
     ap.add_argument("--repeat", type=int, default=9)
-    ap.add_argument("--loop-systems", type=int, default=50,
-                    help="systems timed in the reference loop (its cost is linear in systems)")
+    ap.add_argument(
+        "--loop-systems",
+        type=int,
+        default=50,
+        help="systems timed in the reference loop (its cost is linear in systems)",
+    )
     args = ap.parse_args()
 
     rng = np.random.default_rng(0)
     values = rng.beta(2, 5, size=(args.systems, args.topics))
-    X = pd.DataFrame(values, index=[f"s{i}" for i in range(args.systems)],
-                     columns=[f"t{j}" for j in range(args.topics)])
+    X = pd.DataFrame(
+        values, index=[f"s{i}" for i in range(args.systems)], columns=[f"t{j}" for j in range(args.topics)]
+    )
     alphas = np.linspace(0, 20, 21)
     rk.risk_table(X.iloc[:3, :50], alphas=alphas)  # compile the kernels (cached on disk)
 
@@ -95,8 +100,9 @@ def main() -> int:
     # equality of the two routes on the timed subset (same matrix, same MEAN baseline)
     table = rk.risk_table(X, baseline="mean", alphas=alphas)
     ref = np.array(reference_loop(values, alphas, 5))
-    got = table.iloc[: 5 * alphas.size][["urisk", "se", "trisk", "pvalue", "zrisk", "georisk",
-                                         "frisk", "freward", "wins", "losses", "loss20"]]
+    got = table.iloc[: 5 * alphas.size][
+        ["urisk", "se", "trisk", "pvalue", "zrisk", "georisk", "frisk", "freward", "wins", "losses", "loss20"]
+    ]
     np.testing.assert_allclose(got.to_numpy(dtype=float), ref[:, 2:], rtol=1e-8, atol=1e-12)
 
     tracemalloc.start()
@@ -107,13 +113,16 @@ def main() -> int:
 
     vs_sum = t_table / t_sum
     vs_loop = t_loop / t_table
-    print(f"matrix {args.systems} x {args.topics}, 21 alphas, MEAN baseline, "
-          f"median of {args.repeat} interleaved rounds")
+    print(
+        f"matrix {args.systems} x {args.topics}, 21 alphas, MEAN baseline, "
+        f"median of {args.repeat} interleaved rounds"
+    )
     print(f"numpy.sum pass        {t_sum * 1e3:9.2f} ms")
-    print(f"risk_table            {t_table * 1e3:9.2f} ms   = {vs_sum:6.1f} x numpy.sum"
-          "   (target <= 25)")
-    print(f"reference Python loop {t_loop:9.2f} s  (timed on {args.loop_systems} systems, scaled)"
-          f"   risk_table is {vs_loop:7.0f} x faster (target >= 50)")
+    print(f"risk_table            {t_table * 1e3:9.2f} ms   = {vs_sum:6.1f} x numpy.sum   (target <= 25)")
+    print(
+        f"reference Python loop {t_loop:9.2f} s  (timed on {args.loop_systems} systems, scaled)"
+        f"   risk_table is {vs_loop:7.0f} x faster (target >= 50)"
+    )
     print(f"peak extra memory     {peak / 2**20:9.1f} MiB = {copies:4.2f} matrix copies (target <= 8)")
     ok = vs_sum <= 25 and vs_loop >= 50 and copies <= 8
     print("targets met" if ok else "TARGET MISSED")

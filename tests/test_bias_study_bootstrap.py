@@ -11,18 +11,28 @@ from riskeval.analysis.bias_study import pca
 # Table 2 of seed dincer2014-biased-baselines: URisk (α = 10) of the top 8 TREC 2012 runs (rows)
 # with each run in turn as the baseline (columns, same order).  The paper reports p = 0.0003 for
 # Friedman's test of these rankings.
-RUNS = ["uogTrA44xi", "srchvrs12c09", "DFalah121A", "QUTparaBline", "utw2012fc1", "ICTNET12ADR2",
-        "irra12c", "qutwb"]
-TABLE2 = np.array([
-    [0, -0.928, -0.882, -1.072, -0.319, -0.255, -0.068, -0.047],
-    [-1.027, 0, -0.944, -0.830, -0.387, -0.497, -0.351, -0.159],
-    [-1.135, -1.098, 0, -0.835, -0.421, -0.617, -0.329, -0.202],
-    [-1.349, -1.008, -0.858, 0, -0.540, -0.611, -0.293, -0.298],
-    [-1.443, -1.412, -1.291, -1.387, 0, -0.843, -0.432, -0.224],
-    [-1.434, -1.577, -1.542, -1.513, -0.897, 0, -0.581, -0.613],
-    [-1.758, -1.941, -1.766, -1.706, -0.997, -1.092, 0, -0.610],
-    [-1.814, -1.826, -1.715, -1.788, -0.866, -1.201, -0.687, 0],
-])
+RUNS = [
+    "uogTrA44xi",
+    "srchvrs12c09",
+    "DFalah121A",
+    "QUTparaBline",
+    "utw2012fc1",
+    "ICTNET12ADR2",
+    "irra12c",
+    "qutwb",
+]
+TABLE2 = np.array(
+    [
+        [0, -0.928, -0.882, -1.072, -0.319, -0.255, -0.068, -0.047],
+        [-1.027, 0, -0.944, -0.830, -0.387, -0.497, -0.351, -0.159],
+        [-1.135, -1.098, 0, -0.835, -0.421, -0.617, -0.329, -0.202],
+        [-1.349, -1.008, -0.858, 0, -0.540, -0.611, -0.293, -0.298],
+        [-1.443, -1.412, -1.291, -1.387, 0, -0.843, -0.432, -0.224],
+        [-1.434, -1.577, -1.542, -1.513, -0.897, 0, -0.581, -0.613],
+        [-1.758, -1.941, -1.766, -1.706, -0.997, -1.092, 0, -0.610],
+        [-1.814, -1.826, -1.715, -1.788, -0.866, -1.201, -0.687, 0],
+    ]
+)
 
 RNG = np.random.default_rng(7)
 M = pd.DataFrame(RNG.beta(2, 4, size=(8, 30)), index=RUNS, columns=[f"t{j}" for j in range(30)])
@@ -46,8 +56,9 @@ def test_bias_study_structure_and_friedman():
     assert sorted(study.ranks.loc[RUNS[0]].dropna()) == list(range(1, 8))
     ref = stats.friedmanchisquare(*study.urisk.loc[RUNS].to_numpy().T)
     assert study.friedman.pvalue == pytest.approx(ref.pvalue)
-    np.testing.assert_allclose(study.correlation.loc["qutwb", "MEAN"],
-                               stats.pearsonr(M.loc["qutwb"], M.mean())[0])
+    np.testing.assert_allclose(
+        study.correlation.loc["qutwb", "MEAN"], stats.pearsonr(M.loc["qutwb"], M.mean())[0]
+    )
 
 
 def test_pca_explained_variance_and_coordinates():
@@ -58,8 +69,9 @@ def test_pca_explained_variance_and_coordinates():
     runs = pd.concat([M, M.mean().to_frame("MEAN").T])
     centred = runs - runs.mean()
     # coordinates are the projections of the centred runs on the loadings
-    np.testing.assert_allclose(p.coordinates.to_numpy(), centred.to_numpy() @ p.loadings.to_numpy(),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        p.coordinates.to_numpy(), centred.to_numpy() @ p.loadings.to_numpy(), atol=1e-12
+    )
     # the MEAN virtual run sits near the origin only when it is the sole virtual run
     assert np.abs(p.coordinates.loc["MEAN"]).max() < np.abs(p.coordinates).max().max()
     # % variance of PC1 equals the top eigenvalue of the covariance of the runs

@@ -49,8 +49,9 @@ def test_georisk_display_holds_georisk_per_alpha(X):
 
 
 def test_trisk_display_band_and_critical_lines(X):
-    d = plot_trisk(X, baseline="mean", alphas=np.linspace(0, 15, 31), systems=["p_bert", "UNH_bm25"],
-                   level=0.05)
+    d = plot_trisk(
+        X, baseline="mean", alphas=np.linspace(0, 15, 31), systems=["p_bert", "UNH_bm25"], level=0.05
+    )
     critical = stats.t.ppf(0.975, 42)  # 43 topics
     assert d.critical == pytest.approx(critical, rel=1e-12)
     assert [line.get_ydata()[0] for line in d.critical_lines_] == pytest.approx([-critical, critical])
@@ -62,8 +63,9 @@ def test_trisk_display_band_and_critical_lines(X):
     t0 = stats.ttest_rel(X.loc["p_bert"], mean).statistic
     assert d.trisk.loc[0.0, "p_bert"] == pytest.approx(t0, rel=1e-10)
     table = rk.risk_table(X, baseline="mean", alphas=[7.5])
-    np.testing.assert_allclose(d.trisk.loc[7.5], table.set_index("system").loc[["p_bert", "UNH_bm25"],
-                                                                                "trisk"])
+    np.testing.assert_allclose(
+        d.trisk.loc[7.5], table.set_index("system").loc[["p_bert", "UNH_bm25"], "trisk"]
+    )
 
 
 def test_topic_risk_bars_are_topic_risk_values(X):
@@ -77,8 +79,7 @@ def test_topic_risk_bars_are_topic_risk_values(X):
     critical = stats.t.ppf(0.975, 42)
     assert [line.get_ydata()[0] for line in d.critical_lines_] == pytest.approx([-critical, critical])
     # Significant losses are the bars below −critical, and they are drawn red.
-    red = np.array([bar.get_facecolor() for bar in d.bars_]) == np.array(
-        matplotlib.colors.to_rgba("tab:red"))
+    red = np.array([bar.get_facecolor() for bar in d.bars_]) == np.array(matplotlib.colors.to_rgba("tab:red"))
     assert (red.all(axis=1) == (heights < -critical)).all() and (heights < -critical).any()
     assert [t.get_text() for t in ax.get_xticklabels()] == list(X.columns)
 
@@ -117,7 +118,8 @@ def test_sorted_urisk_display(X):
     assert (np.diff(d.scores.to_numpy(), axis=0) <= 0).all()  # best topic first
     for name in names:  # the mean of the per-topic scores is URisk (SPEC §1)
         assert d.scores[name].mean() == pytest.approx(
-            rk.urisk(X.loc[name], rk.baseline(X, "mean"), alpha=1.0), rel=1e-12)
+            rk.urisk(X.loc[name], rk.baseline(X, "mean"), alpha=1.0), rel=1e-12
+        )
     np.testing.assert_allclose(d.lines_[1].get_ydata(), d.scores["UNH_bm25"])
 
 

@@ -16,8 +16,10 @@ def blocks(language: str) -> list[str]:
 
 def test_setup_is_two_commands_and_ci_runs_the_second():
     setup = blocks("sh")[0].strip().splitlines()
-    assert setup == ['pip install -e ".[dev]" && riskeval report --example -o riskeval-report.html',
-                     "python -m pytest"]
+    assert setup == [
+        'pip install -e ".[dev]" && riskeval report --example -o riskeval-report.html',
+        "python -m pytest",
+    ]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci[-1] == "python -m pytest"
 
@@ -29,7 +31,10 @@ def test_python_examples_run(tmp_path, monkeypatch):
 
 
 def test_issue_2_acceptance_examples_are_verbatim():
-    assert """rk.risk_table(X, baseline="mean", alphas=[0, 1, 5, 10])              # tidy pd.DataFrame""" in README
+    assert (
+        """rk.risk_table(X, baseline="mean", alphas=[0, 1, 5, 10])              # tidy pd.DataFrame"""
+        in README
+    )
     assert """r = rk.trisk(X.loc["s2"], X.loc["s1"], alpha=1.0, se="jackknife")   # r.statistic""" in README
 
 

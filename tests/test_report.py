@@ -69,15 +69,22 @@ def example(X, tmp_path_factory):
 @pytest.fixture(scope="module")
 def small() -> pd.DataFrame:
     rng = np.random.default_rng(7)
-    return pd.DataFrame(rng.uniform(0, 1, (5, 12)), index=[f"s{i}" for i in range(5)],
-                        columns=[str(100 + j) for j in range(12)])
+    return pd.DataFrame(
+        rng.uniform(0, 1, (5, 12)),
+        index=[f"s{i}" for i in range(5)],
+        columns=[str(100 + j) for j in range(12)],
+    )
 
 
 def test_written_file_is_the_returned_page(example):
     assert isinstance(example.path, Path) and example.path.exists()
     assert example.path.read_text(encoding="utf-8") == example.html
-    assert example.sections == ("Risk per α", "Significant topics of the riskiest systems",
-                                "GeoRisk and TRisk as α grows", "Baseline bias")
+    assert example.sections == (
+        "Risk per α",
+        "Significant topics of the riskiest systems",
+        "GeoRisk and TRisk as α grows",
+        "Baseline bias",
+    )
 
 
 def test_self_contained_no_external_resource_no_script(example):
@@ -94,12 +101,25 @@ def test_settings_are_recorded(example):
     s = example.settings
     assert s["measure"] == "nDCG@10" and s["inputs"] == ["dl19-passage-ndcg10.csv"]
     assert (s["baseline"], s["alphas"], s["level"], s["correction"], s["se"]) == (
-        "MEAN", [0.0, 1.0, 5.0, 10.0], 0.05, None, "parametric")
+        "MEAN",
+        [0.0, 1.0, 5.0, 10.0],
+        0.05,
+        None,
+        "parametric",
+    )
     assert s["riskeval"] and s["systems"] == 37 and s["topics"] == 43
     text = example.html
-    for shown in ("nDCG@10", "dl19-passage-ndcg10.csv", "<td>MEAN</td>", "<td>0, 1, 5, 10</td>",
-                  "<td>0.05</td>", "<td>none</td>", "<td>parametric</td>",
-                  f"riskeval {s['riskeval']}", dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d")):
+    for shown in (
+        "nDCG@10",
+        "dl19-passage-ndcg10.csv",
+        "<td>MEAN</td>",
+        "<td>0, 1, 5, 10</td>",
+        "<td>0.05</td>",
+        "<td>none</td>",
+        "<td>parametric</td>",
+        f"riskeval {s['riskeval']}",
+        dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
+    ):
         assert shown in text, shown
 
 
@@ -149,8 +169,15 @@ def test_bias_section_reports_friedman_and_pca(example, X):
 
 
 def test_named_baseline_correction_and_no_path(small):
-    r = rk.report(small, baseline="s0", alphas=[0, 2], correction="holm", level=0.1, n_risky=1,
-                  sections=[summary_section, risky_topics_section])
+    r = rk.report(
+        small,
+        baseline="s0",
+        alphas=[0, 2],
+        correction="holm",
+        level=0.1,
+        n_risky=1,
+        sections=[summary_section, risky_topics_section],
+    )
     assert r.path is None and r.settings["correction"] == "holm"
     assert "T*Risk" in r.html and "holm-adjusted" in r.html
     assert r.settings["baseline"] == "s0" and r.settings["bias_alpha"] == 2.0
@@ -216,9 +243,12 @@ def test_report_is_the_function_whatever_was_imported_first():
     import subprocess
     import sys
 
-    code = ("import riskeval as rk; from riskeval.reporting.sections import DEFAULT_SECTIONS; "
-            "print(callable(rk.report), rk.report.__module__)")
+    code = (
+        "import riskeval as rk; from riskeval.reporting.sections import DEFAULT_SECTIONS; "
+        "print(callable(rk.report), rk.report.__module__)"
+    )
     src = Path(__file__).resolve().parents[1] / "src"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={"PYTHONPATH": str(src)}, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(src)}, check=True
+    ).stdout.split()
     assert out == ["True", "riskeval.reporting.build"]

@@ -14,22 +14,42 @@ import pytest
 from riskeval.cli.main import main
 from riskeval.datasets import example_scores
 
-CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"),
-                             "/usr/bin/chromium") if p and Path(p).exists()), None)
+CHROMIUM = next(
+    (
+        p
+        for p in (shutil.which("chromium"), shutil.which("chromium-browser"), "/usr/bin/chromium")
+        if p and Path(p).exists()
+    ),
+    None,
+)
 
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); the browser test "
-                             "of the HTML report cannot run")
+    CHROMIUM is None,
+    reason="Chromium is not installed (apt-get install chromium); the browser test "
+    "of the HTML report cannot run",
+)
 
 # Headless, offline and quiet: no sandbox (containers), no GPU, no network services.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
 
 
 def chromium(tmp: Path, *args: str) -> str:
-    proc = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp / 'profile'}", *args],
-                          capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp / 'profile'}", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -55,8 +75,13 @@ def test_dom_has_the_tables_and_the_plots(page):
     svgs = re.findall(r"<svg\b.*?</svg>", dom, flags=re.S)
     assert len(svgs) == 7
     assert all(len(re.findall(r"<(path|use)\b", s)) > 40 for s in svgs)
-    for heading in ("Inputs and settings", "Risk per α", "Significant topics of the riskiest systems",
-                    "GeoRisk and TRisk as α grows", "Baseline bias"):
+    for heading in (
+        "Inputs and settings",
+        "Risk per α",
+        "Significant topics of the riskiest systems",
+        "GeoRisk and TRisk as α grows",
+        "Baseline bias",
+    ):
         assert f">{heading}</h2>" in dom
 
 
@@ -71,7 +96,7 @@ def test_screenshot_shows_shaded_tables_and_drawn_plots(page):
     assert ink > 0.01
 
     def share(colour: str) -> float:
-        rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+        rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
         return (np.abs(image - rgb).sum(axis=2) <= 6).mean()
 
     # The significant TRisk cells of the summary table (CSS backgrounds) ...

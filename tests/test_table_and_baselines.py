@@ -11,23 +11,31 @@ from statsmodels.stats.multitest import multipletests
 import riskeval as rk
 
 RNG = np.random.default_rng(20140413)
-M = pd.DataFrame(RNG.beta(2, 5, size=(7, 40)), index=[f"run{i}" for i in range(7)],
-                 columns=[str(400 + j) for j in range(40)])
+M = pd.DataFrame(
+    RNG.beta(2, 5, size=(7, 40)),
+    index=[f"run{i}" for i in range(7)],
+    columns=[str(400 + j) for j in range(40)],
+)
 
-matrices = arrays(np.float64, st.tuples(st.integers(2, 7), st.integers(1, 9)),
-                  elements=st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.6, 1.0]))
+matrices = arrays(
+    np.float64,
+    st.tuples(st.integers(2, 7), st.integers(1, 9)),
+    elements=st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.6, 1.0]),
+)
 
 
 def test_acceptance_examples():
-    X = pd.DataFrame([[.05, .15, .30, .45, .55], [.40, .35, .30, .25, .20]], index=["s1", "s2"],
-                     columns=list("abcde"))
+    X = pd.DataFrame(
+        [[0.05, 0.15, 0.30, 0.45, 0.55], [0.40, 0.35, 0.30, 0.25, 0.20]],
+        index=["s1", "s2"],
+        columns=list("abcde"),
+    )
     b = rk.baseline(X, "mean")
     assert isinstance(b, pd.Series) and list(b.index) == list("abcde")
     np.testing.assert_allclose(b, [0.225, 0.25, 0.30, 0.35, 0.375])
     t = rk.risk_table(X, baseline="mean", alphas=[0, 1, 5, 10])
     assert isinstance(t, pd.DataFrame) and len(t) == 8
-    assert list(t[["system", "alpha"]].itertuples(index=False, name=None))[:2] == [("s1", 0.0),
-                                                                                  ("s1", 1.0)]
+    assert list(t[["system", "alpha"]].itertuples(index=False, name=None))[:2] == [("s1", 0.0), ("s1", 1.0)]
 
 
 @settings(max_examples=80, deadline=None)
@@ -79,8 +87,9 @@ def test_risk_table_matches_per_system_functions(baseline, leave_one_out):
         assert row.georisk == pytest.approx(rk.georisk(M, row.alpha)[row.system], rel=1e-12)
 
 
-@pytest.mark.parametrize(("ours", "theirs"), [("holm", "holm"), ("bh", "fdr_bh"),
-                                              ("bonferroni", "bonferroni")])
+@pytest.mark.parametrize(
+    ("ours", "theirs"), [("holm", "holm"), ("bh", "fdr_bh"), ("bonferroni", "bonferroni")]
+)
 def test_corrections_match_statsmodels(ours, theirs):
     p = np.r_[RNG.uniform(0, 0.1, 10), RNG.uniform(0, 1, 20), np.nan]
     got = rk.adjust_pvalues(p, ours)

@@ -12,7 +12,8 @@ import riskeval as rk
 
 X = pd.DataFrame(
     [[0.05, 0.15, 0.30, 0.45, 0.55], [0.40, 0.35, 0.30, 0.25, 0.20]],
-    index=["s1", "s2"], columns=list("abcde"),
+    index=["s1", "s2"],
+    columns=list("abcde"),
 )
 
 scores = st.floats(0.0, 1.0, allow_nan=False, width=64)
@@ -109,8 +110,10 @@ def test_swapping_system_and_baseline_flips_ugain(pair):
 
 
 @settings(max_examples=40, deadline=None)
-@given(arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(2, 12)), elements=scores),
-       st.lists(st.floats(0, 30), min_size=2, max_size=6))
+@given(
+    arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(2, 12)), elements=scores),
+    st.lists(st.floats(0, 30), min_size=2, max_size=6),
+)
 def test_georisk_is_non_increasing_in_alpha(values, alphas):
     M = pd.DataFrame(values)
     alphas = sorted(alphas)
@@ -161,16 +164,37 @@ def test_series_are_aligned_by_topic():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: rk.urisk([0.1, 0.2], [0.1, 0.2], alpha=-1), r"'alpha' parameter of urisk must be a finite number >= 0\. Got -1"),
+        (
+            lambda: rk.urisk([0.1, 0.2], [0.1, 0.2], alpha=-1),
+            r"'alpha' parameter of urisk must be a finite number >= 0\. Got -1",
+        ),
         (lambda: rk.urisk([0.1, 0.2], [0.1, 0.2], alpha="x"), r"'alpha' parameter of urisk"),
-        (lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], se="boot"), r"'se' parameter of trisk must be one of 'parametric', 'jackknife'\. Got 'boot'"),
-        (lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], level=1.5), r"'level' parameter of trisk must be a number strictly between 0 and 1\. Got 1.5"),
+        (
+            lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], se="boot"),
+            r"'se' parameter of trisk must be one of 'parametric', 'jackknife'\. Got 'boot'",
+        ),
+        (
+            lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], level=1.5),
+            r"'level' parameter of trisk must be a number strictly between 0 and 1\. Got 1.5",
+        ),
         (lambda: rk.urisk([0.1, 0.2, 0.3], [0.1, 0.2]), r"system has 3 topic scores and the baseline 2"),
-        (lambda: rk.urisk([0.1, np.nan], [0.1, 0.2]), r"'system' of urisk has a non-finite score \(nan\) at position 1"),
-        (lambda: rk.urisk(X.loc["s1"], X.loc["s2"].drop("c")), r"'baseline' of urisk has no score for 1 topic\(s\) of the system: \['c'\]"),
-        (lambda: rk.urisk(X.loc["s1"].drop("c"), X.loc["s2"]), r"'baseline' of urisk has 1 topic\(s\) the system lacks: \['c'\]"),
+        (
+            lambda: rk.urisk([0.1, np.nan], [0.1, 0.2]),
+            r"'system' of urisk has a non-finite score \(nan\) at position 1",
+        ),
+        (
+            lambda: rk.urisk(X.loc["s1"], X.loc["s2"].drop("c")),
+            r"'baseline' of urisk has no score for 1 topic\(s\) of the system: \['c'\]",
+        ),
+        (
+            lambda: rk.urisk(X.loc["s1"].drop("c"), X.loc["s2"]),
+            r"'baseline' of urisk has 1 topic\(s\) the system lacks: \['c'\]",
+        ),
         (lambda: rk.urisk("abc", [0.1, 0.2]), r"'system' parameter of urisk must be a 1-D vector"),
-        (lambda: rk.topic_risk([0.1, 0.2], [0.2, 0.1], correction="fdr"), r"'correction' parameter of topic_risk must be one of 'holm', 'bh', 'bonferroni'"),
+        (
+            lambda: rk.topic_risk([0.1, 0.2], [0.2, 0.1], correction="fdr"),
+            r"'correction' parameter of topic_risk must be one of 'holm', 'bh', 'bonferroni'",
+        ),
     ],
 )
 def test_bad_parameters(call, message):

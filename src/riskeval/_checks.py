@@ -40,8 +40,7 @@ def check_level(level: Any, func: str, name: str = "level") -> float:
         value = math.nan
     if not 0.0 < value < 1.0:
         raise RiskevalError(
-            f"The '{name}' parameter of {func} must be a number strictly between 0 and 1. "
-            f"Got {level!r}."
+            f"The '{name}' parameter of {func} must be a number strictly between 0 and 1. Got {level!r}."
         )
     return value
 

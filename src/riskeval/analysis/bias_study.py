@@ -64,8 +64,9 @@ def bias_study(X: Any, alpha: float = 1.0, *, virtual: Any = ("mean", "median", 
     kinds = [virtual] if isinstance(virtual, str) else list(virtual or ())
     bad = [k for k in kinds if str(k).lower() not in agg.KINDS]
     if bad:
-        raise RiskevalError(f"The 'virtual' parameter of bias_study must list some of "
-                            f"{agg.KINDS}. Got {virtual!r}.")
+        raise RiskevalError(
+            f"The 'virtual' parameter of bias_study must list some of {agg.KINDS}. Got {virtual!r}."
+        )
     values = M.to_numpy()
     r, c = values.shape
     if r < 3 or c < 2:
@@ -73,7 +74,8 @@ def bias_study(X: Any, alpha: float = 1.0, *, virtual: Any = ("mean", "median", 
     virtual_rows = {k.upper(): agg.aggregate(values, k.lower()) for k in kinds}
     runs = pd.DataFrame(
         np.vstack([values, *virtual_rows.values()]) if virtual_rows else values,
-        index=pd.Index([*M.index, *virtual_rows], name="run"), columns=M.columns,
+        index=pd.Index([*M.index, *virtual_rows], name="run"),
+        columns=M.columns,
     )
     U = np.vstack([paired.urisk_from(paired.paired_sums(values, b), alpha) for b in runs.to_numpy()])
     urisk = pd.DataFrame(U, index=runs.index.rename("baseline"), columns=M.index)
@@ -97,8 +99,9 @@ def pca(runs: pd.DataFrame) -> PCAResult:
     u, vt = u * flip, vt * flip[:, None]
     names = [f"PC{i + 1}" for i in range(s.size)]
     total = float((s**2).sum())
-    explained = pd.Series(100 * s**2 / total if total > 0 else np.zeros_like(s), index=names,
-                          name="explained_%")
+    explained = pd.Series(
+        100 * s**2 / total if total > 0 else np.zeros_like(s), index=names, name="explained_%"
+    )
     coords = pd.DataFrame(u * s, index=runs.index, columns=names)
     loadings = pd.DataFrame(vt.T, index=runs.columns, columns=names)
     return PCAResult(explained, coords, loadings)

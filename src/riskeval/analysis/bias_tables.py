@@ -13,14 +13,19 @@ from riskeval.measures.baselines import baseline
 def bias_overview(study: BiasStudy) -> pd.DataFrame:
     """One row: α, the numbers of systems and topics, the Friedman test, PC1/PC2 % of variance."""
     explained = study.pca.explained
-    return pd.DataFrame([{
-        "alpha": study.alpha, "systems": study.urisk.shape[1],
-        "topics": study.pca.loadings.shape[0],
-        "friedman_statistic": float(study.friedman.statistic),
-        "friedman_pvalue": float(study.friedman.pvalue),
-        "pc1_pct": float(explained.iloc[0]),
-        "pc2_pct": float(explained.iloc[1]) if explained.size > 1 else float("nan"),
-    }])
+    return pd.DataFrame(
+        [
+            {
+                "alpha": study.alpha,
+                "systems": study.urisk.shape[1],
+                "topics": study.pca.loadings.shape[0],
+                "friedman_statistic": float(study.friedman.statistic),
+                "friedman_pvalue": float(study.friedman.pvalue),
+                "pc1_pct": float(explained.iloc[0]),
+                "pc2_pct": float(explained.iloc[1]) if explained.size > 1 else float("nan"),
+            }
+        ]
+    )
 
 
 def bias_summary(study: BiasStudy, X: Any) -> pd.DataFrame:
@@ -34,8 +39,12 @@ def bias_summary(study: BiasStudy, X: Any) -> pd.DataFrame:
     real_ranks = study.ranks.loc[list(systems)]
     out = pd.DataFrame(index=pd.Index(runs, name="run"))
     out["virtual"] = ~runs.isin(systems)
-    out["mean"] = pd.concat([X.loc[systems].mean(axis=1), pd.Series(
-        {v: float(baseline(X, v.lower()).mean()) for v in virtual}, dtype="float64")])
+    out["mean"] = pd.concat(
+        [
+            X.loc[systems].mean(axis=1),
+            pd.Series({v: float(baseline(X, v.lower()).mean()) for v in virtual}, dtype="float64"),
+        ]
+    )
     for v in virtual:
         out[f"rank_vs_{v}"] = study.ranks.loc[v]
     out["best_rank"] = real_ranks.min(axis=0)

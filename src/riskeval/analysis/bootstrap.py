@@ -46,16 +46,20 @@ def bootstrap_ci(
     wanted = [measures] if isinstance(measures, str) else list(measures)
     unknown = [m for m in wanted if m not in MEASURES]
     if unknown or not wanted:
-        raise RiskevalError(f"The 'measures' parameter of bootstrap_ci must list some of "
-                            f"{MEASURES}. Got {measures!r}.")
+        raise RiskevalError(
+            f"The 'measures' parameter of bootstrap_ci must list some of {MEASURES}. Got {measures!r}."
+        )
     if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
-        raise RiskevalError(f"The 'n_resamples' parameter of bootstrap_ci must be an integer >= 2. "
-                            f"Got {n_resamples!r}.")
+        raise RiskevalError(
+            f"The 'n_resamples' parameter of bootstrap_ci must be an integer >= 2. Got {n_resamples!r}."
+        )
     values = M.to_numpy()
     r, c = values.shape
     if "georisk" in wanted and values.min() < 0:
-        raise RiskevalError("bootstrap_ci: GeoRisk needs scores >= 0; leave 'georisk' out of "
-                            "'measures' for a matrix with negative scores.")
+        raise RiskevalError(
+            "bootstrap_ci: GeoRisk needs scores >= 0; leave 'georisk' out of "
+            "'measures' for a matrix with negative scores."
+        )
     base = resolve_baseline(M, baseline, "bootstrap_ci", leave_one_out=leave_one_out).values
     rng = np.random.default_rng(seed)
     counts = rng.multinomial(c, np.full(c, 1.0 / c), size=n_resamples).astype(np.float64)
@@ -81,12 +85,22 @@ def bootstrap_ci(
     for m in wanted:
         stack = np.stack([b[m] for b in boots])  # (B, k, r)
         low, high = np.nanquantile(stack, [tail, 1.0 - tail], axis=0)
-        rows.append(pd.DataFrame({
-            "system": np.repeat(M.index.to_numpy(), A.size), "alpha": np.tile(A, r),
-            "measure": m, "estimate": point[m].T.ravel(), "low": low.T.ravel(),
-            "high": high.T.ravel(),
-        }))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": np.repeat(M.index.to_numpy(), A.size),
+                    "alpha": np.tile(A, r),
+                    "measure": m,
+                    "estimate": point[m].T.ravel(),
+                    "low": low.T.ravel(),
+                    "high": high.T.ravel(),
+                }
+            )
+        )
     out = pd.concat(rows, ignore_index=True)
-    out.attrs.update(n_resamples=int(n_resamples), confidence_level=cl,
-                     seed=seed if not isinstance(seed, np.random.Generator) else None)
+    out.attrs.update(
+        n_resamples=int(n_resamples),
+        confidence_level=cl,
+        seed=seed if not isinstance(seed, np.random.Generator) else None,
+    )
     return out

@@ -27,9 +27,31 @@ from riskeval.measures.paired import SE_METHODS
 from riskeval.measures.results import ratio
 
 COLUMNS = (
-    "system", "alpha", "baseline", "mean", "baseline_mean", "ugain", "freward", "frisk", "urisk",
-    "se", "trisk", "df", "pvalue", "pvalue_adj", "significant", "tstar", "zrisk", "georisk",
-    "wins", "losses", "ties", "loss20", "reward_risk", "win_loss", "reason",
+    "system",
+    "alpha",
+    "baseline",
+    "mean",
+    "baseline_mean",
+    "ugain",
+    "freward",
+    "frisk",
+    "urisk",
+    "se",
+    "trisk",
+    "df",
+    "pvalue",
+    "pvalue_adj",
+    "significant",
+    "tstar",
+    "zrisk",
+    "georisk",
+    "wins",
+    "losses",
+    "ties",
+    "loss20",
+    "reward_risk",
+    "win_loss",
+    "reason",
 )
 
 
@@ -91,11 +113,13 @@ def risk_table(
     err = np.sqrt(paired.variance_from(sums, a) / c)
     t = _t(u, err)
     pvalue = 2 * stdtr(df, -np.abs(t))  # two-sided Student t tail, as scipy.stats.t.sf
-    tstar = _t(paired.urisk_from(mean_sums, a),
-               np.sqrt(paired.variance_from(mean_sums, a) / c))
+    tstar = _t(paired.urisk_from(mean_sums, a), np.sqrt(paired.variance_from(mean_sums, a) / c))
     zr, geo, row_sums = _zrisk_georisk(values, a)
-    pvalue_adj = (np.vstack([adjust_pvalues(row, correction) for row in pvalue])
-                  if correction else np.full_like(pvalue, np.nan))
+    pvalue_adj = (
+        np.vstack([adjust_pvalues(row, correction) for row in pvalue])
+        if correction
+        else np.full_like(pvalue, np.nan)
+    )
     decisive = pvalue_adj if correction else pvalue
     significant = np.nan_to_num(decisive, nan=1.0) < level
 
@@ -104,19 +128,31 @@ def risk_table(
     per_system = {
         "mean": row_sums / c,
         "baseline_mean": np.broadcast_to(base.values.mean(axis=-1), (r,)),
-        "ugain": freward - frisk, "freward": freward, "frisk": frisk,
-        "wins": sums.wins.astype(np.int64), "losses": sums.losses.astype(np.int64),
+        "ugain": freward - frisk,
+        "freward": freward,
+        "frisk": frisk,
+        "wins": sums.wins.astype(np.int64),
+        "losses": sums.losses.astype(np.int64),
         "ties": (c - sums.wins - sums.losses).astype(np.int64),
         "loss20": sums.loss20.astype(np.int64),
-        "reward_risk": ratio(freward, frisk), "win_loss": ratio(sums.wins, sums.losses),
+        "reward_risk": ratio(freward, frisk),
+        "win_loss": ratio(sums.wins, sums.losses),
     }
-    per_alpha = {"urisk": u, "se": err, "trisk": t, "pvalue": pvalue, "pvalue_adj": pvalue_adj,
-                 "significant": significant, "tstar": tstar, "zrisk": zr, "georisk": geo}
+    per_alpha = {
+        "urisk": u,
+        "se": err,
+        "trisk": t,
+        "pvalue": pvalue,
+        "pvalue_adj": pvalue_adj,
+        "significant": significant,
+        "tstar": tstar,
+        "zrisk": zr,
+        "georisk": geo,
+    }
     k = A.size
     # system as a Categorical (codes + one copy of the names) keeps matrix order and is cheap
     system = pd.Categorical.from_codes(np.repeat(np.arange(r), k), categories=M.index)
-    table = {"system": system, "alpha": np.tile(A, r),
-             "baseline": base.name, "df": df}
+    table = {"system": system, "alpha": np.tile(A, r), "baseline": base.name, "df": df}
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})
     table.update({name: v.T.ravel() for name, v in per_alpha.items()})
     table["reason"] = _reasons(base.is_self, sums, err.T.ravel(), k)
@@ -124,8 +160,12 @@ def risk_table(
     if correction is None:
         out = out.drop(columns="pvalue_adj")
     out.attrs.update(
-        baseline=base.name, level=level, se=se, correction=correction,
-        leave_one_out=leave_one_out, critical=float(stats.t.ppf(1 - level / 2, df)),
+        baseline=base.name,
+        level=level,
+        se=se,
+        correction=correction,
+        leave_one_out=leave_one_out,
+        critical=float(stats.t.ppf(1 - level / 2, df)),
         n_topics=c,
     )
     return out
@@ -142,7 +182,10 @@ def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.nd
     if sums.min < 0:
         warnings.warn(
             "risk_table: ZRisk and GeoRisk need scores >= 0; the matrix has negative scores, so "
-            "the zrisk and georisk columns are NaN.", RiskevalWarning, stacklevel=3)
+            "the zrisk and georisk columns are NaN.",
+            RiskevalWarning,
+            stacklevel=3,
+        )
         nan = np.full((a.shape[0], values.shape[0]), np.nan)
         return nan, nan, sums.S
     z = chisq.zsums(values, sums=sums)

@@ -34,7 +34,6 @@ def system_topic_risk(
         raise RiskevalError(f"No system {system!r} in the matrix; it has {shown}.")
     base = resolve_baseline(M, baseline, "topic_risk", leave_one_out=leave_one_out)
     b = base.values if base.values.ndim == 1 else base.values[M.index.get_loc(system)]
-    out = topic_risk(M.loc[system], pd.Series(b, index=M.columns), alpha, level=level,
-                     correction=correction)
+    out = topic_risk(M.loc[system], pd.Series(b, index=M.columns), alpha, level=level, correction=correction)
     out.attrs["baseline"] = base.name
     return out

@@ -32,49 +32,96 @@ def _stack(options: list[Callable]) -> Callable:
     return lambda func: functools.reduce(lambda f, option: option(f), reversed(options), func)
 
 
-scores_options = _stack([
-    click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORES | RUNS...]"),
-    click.option("--example", is_flag=True,
-                 help="Use the shipped example: TREC DL 2019 passage, nDCG@10, 37 runs × 43 topics."),
-    click.option("--qrels", type=click.Path(dir_okay=False),
-                 help="Evaluate the inputs as TREC run files (plain or .gz) against these qrels."),
-    click.option("--measure", "-m", default=None,
-                 help="With --qrels: the measure to evaluate, named as in ir_measures [default: "
-                      "nDCG@10]. With a table that has a 'measure' column: which one to read. "
-                      "Otherwise: the measure's name, for the record."),
-    click.option("--name-from", type=click.Choice(("tag", "file")), default="tag",
-                 show_default=True, help="With --qrels: name systems by run tag or by file name."),
-    click.option("--missing", type=click.Choice(("raise", "zero", "drop")), default=None,
-                 help="Topics scored for some systems only (a table), or judged but absent from a "
-                      "run (--qrels): refuse, score them 0, or drop them. [default: raise for a "
-                      "table, zero for runs, as trec_eval -c]"),
-])
+scores_options = _stack(
+    [
+        click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORES | RUNS...]"),
+        click.option(
+            "--example",
+            is_flag=True,
+            help="Use the shipped example: TREC DL 2019 passage, nDCG@10, 37 runs × 43 topics.",
+        ),
+        click.option(
+            "--qrels",
+            type=click.Path(dir_okay=False),
+            help="Evaluate the inputs as TREC run files (plain or .gz) against these qrels.",
+        ),
+        click.option(
+            "--measure",
+            "-m",
+            default=None,
+            help="With --qrels: the measure to evaluate, named as in ir_measures [default: "
+            "nDCG@10]. With a table that has a 'measure' column: which one to read. "
+            "Otherwise: the measure's name, for the record.",
+        ),
+        click.option(
+            "--name-from",
+            type=click.Choice(("tag", "file")),
+            default="tag",
+            show_default=True,
+            help="With --qrels: name systems by run tag or by file name.",
+        ),
+        click.option(
+            "--missing",
+            type=click.Choice(("raise", "zero", "drop")),
+            default=None,
+            help="Topics scored for some systems only (a table), or judged but absent from a "
+            "run (--qrels): refuse, score them 0, or drop them. [default: raise for a "
+            "table, zero for runs, as trec_eval -c]",
+        ),
+    ]
+)
 
 
 def risk_options(func: Callable) -> Callable:
     """Baseline, α list, level, correction, standard error, leave-one-out."""
-    return _stack([
-        click.option("--baseline", "-b", default="mean", show_default=True,
-                     help="A system name, or mean, median or max (per-topic aggregate of all "
-                          "systems)."),
-        alpha_option(multiple=True, help="Risk aversion α ≥ 0; repeat the option or give a comma "
-                                         "list. [default: 0,1,5,10]"),
-        click.option("--level", type=float, default=0.05, show_default=True,
-                     help="Two-sided significance level."),
-        click.option("--correction", type=click.Choice(CORRECTIONS), default="none",
-                     show_default=True,
-                     help="Multiple-testing correction of the p-values across systems (per α) "
-                          "or, with --topics, across topics."),
-        click.option("--se", type=click.Choice(("parametric", "jackknife")), default="parametric",
-                     show_default=True, help="Standard error of URisk (equal for a mean)."),
-        click.option("--leave-one-out", is_flag=True,
-                     help="Aggregate baselines exclude the evaluated system."),
-    ])(func)
+    return _stack(
+        [
+            click.option(
+                "--baseline",
+                "-b",
+                default="mean",
+                show_default=True,
+                help="A system name, or mean, median or max (per-topic aggregate of all systems).",
+            ),
+            alpha_option(
+                multiple=True,
+                help="Risk aversion α ≥ 0; repeat the option or give a comma list. [default: 0,1,5,10]",
+            ),
+            click.option(
+                "--level", type=float, default=0.05, show_default=True, help="Two-sided significance level."
+            ),
+            click.option(
+                "--correction",
+                type=click.Choice(CORRECTIONS),
+                default="none",
+                show_default=True,
+                help="Multiple-testing correction of the p-values across systems (per α) "
+                "or, with --topics, across topics.",
+            ),
+            click.option(
+                "--se",
+                type=click.Choice(("parametric", "jackknife")),
+                default="parametric",
+                show_default=True,
+                help="Standard error of URisk (equal for a mean).",
+            ),
+            click.option(
+                "--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system."
+            ),
+        ]
+    )(func)
 
 
 def alpha_option(*, multiple: bool, help: str, default: Any = None) -> Callable:
-    return click.option("--alpha", "-a", "alphas", multiple=multiple, default=default, help=help,
-                        metavar="A[,A...]" if multiple else "A")
+    return click.option(
+        "--alpha",
+        "-a",
+        "alphas",
+        multiple=multiple,
+        default=default,
+        help=help,
+        metavar="A[,A...]" if multiple else "A",
+    )
 
 
 def parse_alphas(values: tuple[str, ...]) -> list[float]:
@@ -87,8 +134,9 @@ def parse_alphas(values: tuple[str, ...]) -> list[float]:
             try:
                 out.append(float(part))
             except ValueError:
-                raise click.BadParameter(f"{part.strip()!r} is not a number.",
-                                         param_hint="'--alpha'") from None
+                raise click.BadParameter(
+                    f"{part.strip()!r} is not a number.", param_hint="'--alpha'"
+                ) from None
     return out
 
 
@@ -96,26 +144,45 @@ def correction_arg(correction: str) -> str | None:
     return None if correction == "none" else correction
 
 
-def load_scores(inputs: tuple[str, ...], example: bool, qrels: str | None, measure: str | None,
-                name_from: str, missing: str | None) -> Scores:
+def load_scores(
+    inputs: tuple[str, ...],
+    example: bool,
+    qrels: str | None,
+    measure: str | None,
+    name_from: str,
+    missing: str | None,
+) -> Scores:
     """The score matrix from a table, from runs (``qrels``) or from the shipped example."""
     if example:
         if inputs or qrels:
             raise click.UsageError("--example takes no score table, runs or --qrels.")
         from riskeval.datasets import EXAMPLE_SCORES, example_scores
 
-        return Scores(example_scores(), f"shipped example {EXAMPLE_SCORES}",
-                      [f"{EXAMPLE_SCORES} (shipped with riskeval)"], DEFAULT_MEASURE)
+        return Scores(
+            example_scores(),
+            f"shipped example {EXAMPLE_SCORES}",
+            [f"{EXAMPLE_SCORES} (shipped with riskeval)"],
+            DEFAULT_MEASURE,
+        )
     if qrels is not None:
         if not inputs:
             raise click.UsageError("--qrels needs at least one run file.")
         from riskeval.evaluation import evaluate_runs
 
         measure = measure or DEFAULT_MEASURE
-        matrix = evaluate_runs(qrels, list(inputs), measure, names=None if name_from == "tag"
-                               else "file", missing=missing or "zero")
-        return Scores(matrix, f"{len(inputs)} run(s) evaluated with {measure} against {qrels}",
-                      [qrels, *inputs], measure)
+        matrix = evaluate_runs(
+            qrels,
+            list(inputs),
+            measure,
+            names=None if name_from == "tag" else "file",
+            missing=missing or "zero",
+        )
+        return Scores(
+            matrix,
+            f"{len(inputs)} run(s) evaluated with {measure} against {qrels}",
+            [qrels, *inputs],
+            measure,
+        )
     if len(inputs) != 1:
         raise click.UsageError("Give one score table file, run files with --qrels, or --example.")
     from riskeval.io import score_matrix

@@ -19,17 +19,52 @@ from riskeval.cli.variations import variation_data
 @click.command()
 @scores_options
 @risk_options
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
-              default="riskeval-report.html", show_default=True, help="The HTML file to write.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    default="riskeval-report.html",
+    show_default=True,
+    help="The HTML file to write.",
+)
 @click.option("--title", default=None, help="Page title. [default: Risk report]")
-@click.option("--n-risky", type=click.IntRange(min=0), default=3, show_default=True,
-              help="How many of the riskiest systems get a per-topic analysis.")
-@click.option("--variations", type=click.Path(dir_okay=False),
-              help="Query-variation table (system, topic, variant, score): adds the mean-variance section.")
-@click.option("--bias-variance", "bias_target", metavar="TARGET",
-              help="Adds the bias-variance section against TARGET: perfect, best, a system or a number.")
-def report(inputs, example, qrels, measure, name_from, missing, baseline, alphas, level, correction,
-           se, leave_one_out, output, title, n_risky, variations, bias_target):
+@click.option(
+    "--n-risky",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="How many of the riskiest systems get a per-topic analysis.",
+)
+@click.option(
+    "--variations",
+    type=click.Path(dir_okay=False),
+    help="Query-variation table (system, topic, variant, score): adds the mean-variance section.",
+)
+@click.option(
+    "--bias-variance",
+    "bias_target",
+    metavar="TARGET",
+    help="Adds the bias-variance section against TARGET: perfect, best, a system or a number.",
+)
+def report(
+    inputs,
+    example,
+    qrels,
+    measure,
+    name_from,
+    missing,
+    baseline,
+    alphas,
+    level,
+    correction,
+    se,
+    leave_one_out,
+    output,
+    title,
+    n_risky,
+    variations,
+    bias_target,
+):
     """Write the risk report: one HTML file with the tables, the plots (inline SVG) and the inputs
     and settings, readable in any browser without a server.  Prints the path written.
 
@@ -48,8 +83,19 @@ def report(inputs, example, qrels, measure, name_from, missing, baseline, alphas
         raise click.BadParameter(f"the folder of {output!r} does not exist.", param_hint="'--output'")
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     data, files = variation_data(variations, bias_target)
-    result = rk.report(scores.matrix, baseline=baseline, alphas=parse_alphas(alphas), level=level,
-                       correction=correction_arg(correction), se=se, leave_one_out=leave_one_out,
-                       measure=scores.measure, inputs=[*scores.files, *files], title=title,
-                       n_risky=n_risky, data=data, path=output)
+    result = rk.report(
+        scores.matrix,
+        baseline=baseline,
+        alphas=parse_alphas(alphas),
+        level=level,
+        correction=correction_arg(correction),
+        se=se,
+        leave_one_out=leave_one_out,
+        measure=scores.measure,
+        inputs=[*scores.files, *files],
+        title=title,
+        n_risky=n_risky,
+        data=data,
+        path=output,
+    )
     click.echo(str(Path(result.path).resolve()))

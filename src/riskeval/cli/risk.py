@@ -24,19 +24,51 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: Columns of the human ``risk`` table (csv/json give all of :data:`riskeval.analysis.table.COLUMNS`).
-COMPACT = ("system", "alpha", "mean", "urisk", "trisk", "pvalue", "pvalue_adj", "significant",
-           "tstar", "zrisk", "georisk", "wins", "losses", "loss20")
+COMPACT = (
+    "system",
+    "alpha",
+    "mean",
+    "urisk",
+    "trisk",
+    "pvalue",
+    "pvalue_adj",
+    "significant",
+    "tstar",
+    "zrisk",
+    "georisk",
+    "wins",
+    "losses",
+    "loss20",
+)
 
 
 @click.command()
 @scores_options
 @risk_options
-@click.option("--topics", "topics_of", metavar="SYSTEM",
-              help="Instead of the table of systems: the per-topic analysis (x_j, TR_j, TJ_j) of "
-                   "SYSTEM against the baseline.")
+@click.option(
+    "--topics",
+    "topics_of",
+    metavar="SYSTEM",
+    help="Instead of the table of systems: the per-topic analysis (x_j, TR_j, TJ_j) of "
+    "SYSTEM against the baseline.",
+)
 @format_option
-def risk(inputs, example, qrels, measure, name_from, missing, baseline, alphas, level, correction,
-         se, leave_one_out, topics_of, fmt):
+def risk(
+    inputs,
+    example,
+    qrels,
+    measure,
+    name_from,
+    missing,
+    baseline,
+    alphas,
+    level,
+    correction,
+    se,
+    leave_one_out,
+    topics_of,
+    fmt,
+):
     """Risk of every system against a baseline, for each α.
 
     SCORES is a per-topic score table: CSV, TSV or Parquet, long (columns system, topic, score) or
@@ -57,26 +89,40 @@ def risk(inputs, example, qrels, measure, name_from, missing, baseline, alphas, 
     A = parse_alphas(alphas)
     corr = correction_arg(correction)
     if topics_of is not None:
-        frame = topic_table(X, topics_of, baseline, A, level=level, correction=corr,
-                            leave_one_out=leave_one_out)
+        frame = topic_table(
+            X, topics_of, baseline, A, level=level, correction=corr, leave_one_out=leave_one_out
+        )
         if fmt == "table":
-            click.echo(f"{topics_of} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of "
-                       f"{source}; critical |t| = {frame.attrs['critical']:.3f} at level {level}")
+            click.echo(
+                f"{topics_of} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of "
+                f"{source}; critical |t| = {frame.attrs['critical']:.3f} at level {level}"
+            )
             frame = frame.drop(columns=["system", "baseline"])
         emit(frame, fmt)
         return
-    table = rk.risk_table(X, baseline=baseline, alphas=A, se=se, level=level, correction=corr,
-                          leave_one_out=leave_one_out)
+    table = rk.risk_table(
+        X, baseline=baseline, alphas=A, se=se, level=level, correction=corr, leave_one_out=leave_one_out
+    )
     if fmt == "table":
-        click.echo(f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; baseline "
-                   f"{table.attrs['baseline']}; critical |t| = {table.attrs['critical']:.3f} at "
-                   f"level {level}" + (f", {corr}-adjusted" if corr else ""))
+        click.echo(
+            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; baseline "
+            f"{table.attrs['baseline']}; critical |t| = {table.attrs['critical']:.3f} at "
+            f"level {level}" + (f", {corr}-adjusted" if corr else "")
+        )
         table = table[[c for c in COMPACT if c in table.columns]]
     emit(table, fmt)
 
 
-def topic_table(X: pd.DataFrame, system: str, baseline: str, alphas: list[float], *, level: float,
-                correction: str | None, leave_one_out: bool) -> pd.DataFrame:
+def topic_table(
+    X: pd.DataFrame,
+    system: str,
+    baseline: str,
+    alphas: list[float],
+    *,
+    level: float,
+    correction: str | None,
+    leave_one_out: bool,
+) -> pd.DataFrame:
     """:func:`riskeval.topic_risk` of one system for each α, tidy: one row per (α, topic)."""
     import pandas as pd
 
@@ -84,10 +130,14 @@ def topic_table(X: pd.DataFrame, system: str, baseline: str, alphas: list[float]
 
     parts = []
     for alpha in alphas:
-        t = system_topic_risk(X, system, baseline, alpha, level=level, correction=correction,
-                              leave_one_out=leave_one_out)
-        parts.append(t.rename(columns={"system": "score", "baseline": "baseline_score"})
-                     .reset_index().assign(alpha=alpha))
+        t = system_topic_risk(
+            X, system, baseline, alpha, level=level, correction=correction, leave_one_out=leave_one_out
+        )
+        parts.append(
+            t.rename(columns={"system": "score", "baseline": "baseline_score"})
+            .reset_index()
+            .assign(alpha=alpha)
+        )
     frame = pd.concat(parts, ignore_index=True)
     frame.insert(0, "system", system)
     frame.insert(1, "baseline", parts[0].attrs["baseline"])
@@ -99,12 +149,20 @@ def topic_table(X: pd.DataFrame, system: str, baseline: str, alphas: list[float]
 @click.command("bias-study")
 @scores_options
 @alpha_option(multiple=False, default=1.0, help="Risk aversion α of the URisk rankings. [default: 1]")
-@click.option("--virtual", default="mean,median,max", show_default=True,
-              help="Virtual runs to add as baselines and to the PCA (comma list; 'none' for none).")
-@click.option("--show", type=click.Choice(("summary", "ranks", "pca", "overview")), default="summary",
-              show_default=True,
-              help="summary: one row per run; ranks: URisk and rank of each system under each "
-                   "baseline; pca: run coordinates; overview: Friedman test and PCA variance.")
+@click.option(
+    "--virtual",
+    default="mean,median,max",
+    show_default=True,
+    help="Virtual runs to add as baselines and to the PCA (comma list; 'none' for none).",
+)
+@click.option(
+    "--show",
+    type=click.Choice(("summary", "ranks", "pca", "overview")),
+    default="summary",
+    show_default=True,
+    help="summary: one row per run; ranks: URisk and rank of each system under each "
+    "baseline; pca: run coordinates; overview: Friedman test and PCA variance.",
+)
 @format_option
 def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virtual, show, fmt):
     """Each system in turn as the baseline: how the choice of baseline changes the ranking.
@@ -132,9 +190,14 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
             f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk at α = {study.alpha:g}\n"
             f"Friedman test of the rankings, each of the {row['systems']} systems as the baseline: "
             f"chi² = {row['friedman_statistic']:.2f}, p = {row['friedman_pvalue']:.3g}\n"
-            f"PCA: PC1 {row['pc1_pct']:.1f}%, PC2 {row['pc2_pct']:.1f}% of the variance")
-    frames = {"summary": lambda: bias_summary(study, X), "ranks": lambda: bias_ranks(study),
-              "pca": lambda: study.pca.coordinates.rename_axis("run"), "overview": lambda: overview}
+            f"PCA: PC1 {row['pc1_pct']:.1f}%, PC2 {row['pc2_pct']:.1f}% of the variance"
+        )
+    frames = {
+        "summary": lambda: bias_summary(study, X),
+        "ranks": lambda: bias_ranks(study),
+        "pca": lambda: study.pca.coordinates.rename_axis("run"),
+        "overview": lambda: overview,
+    }
     emit(integral_ranks(frames[show]()), fmt)
 
 

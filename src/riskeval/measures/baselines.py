@@ -74,8 +74,7 @@ def resolve_baseline(
             )
         return ResolvedBaseline(M.loc[spec].to_numpy(), spec, np.asarray(M.index == spec))
     if isinstance(spec, pd.Series):
-        return ResolvedBaseline(align_vector(spec, M.columns, func), str(spec.name or "baseline"),
-                                not_self)
+        return ResolvedBaseline(align_vector(spec, M.columns, func), str(spec.name or "baseline"), not_self)
     arr = np.asarray(spec, dtype=np.float64) if _numeric_like(spec) else None
     if arr is None or arr.ndim != 1 or arr.shape[0] != M.shape[1]:
         raise RiskevalError(
@@ -90,8 +89,10 @@ def align_vector(v: pd.Series, topics: pd.Index, func: str, name: str = "baselin
     """Values of Series ``v`` in the order of ``topics``; every topic must be present."""
     v = pd.Series(v.to_numpy(), index=v.index.map(str))
     if v.index.has_duplicates:
-        raise RiskevalError(f"The '{name}' Series of {func} has duplicate topics: "
-                            f"{v.index[v.index.duplicated()].unique().tolist()[:5]}.")
+        raise RiskevalError(
+            f"The '{name}' Series of {func} has duplicate topics: "
+            f"{v.index[v.index.duplicated()].unique().tolist()[:5]}."
+        )
     missing = topics.difference(v.index)
     if len(missing):
         raise RiskevalError(
@@ -129,8 +130,11 @@ def as_pair(system: Any, base: Any, func: str) -> tuple[np.ndarray, np.ndarray, 
         _same_length(s, b, func)
         return s, b, topics
     s = _vector(system, "system", func)
-    b = align_vector(base, pd.RangeIndex(s.size).map(str), func) if isinstance(
-        base, pd.Series) else _vector(base, "baseline", func)
+    b = (
+        align_vector(base, pd.RangeIndex(s.size).map(str), func)
+        if isinstance(base, pd.Series)
+        else _vector(base, "baseline", func)
+    )
     _same_length(s, b, func)
     return s, b, pd.Index(pd.RangeIndex(s.size).map(str), name="topic")
 

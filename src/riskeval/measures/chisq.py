@@ -35,9 +35,7 @@ def georisk(X: Any, alpha: float = 0.0, *, baseline: Any = None) -> pd.Series:
     Series indexed by system.
     """
     M, z = _zsums(X, baseline, "georisk")
-    return pd.Series(
-        kern.georisk_from(z, check_alpha(alpha, "georisk")), index=M.index, name="georisk"
-    )
+    return pd.Series(kern.georisk_from(z, check_alpha(alpha, "georisk")), index=M.index, name="georisk")
 
 
 def zsums_for(M: pd.DataFrame, baseline: Any, func: str) -> kern.ZSums:

@@ -62,8 +62,11 @@ def trisk(
         t = u / err
         p = float(2 * stats.t.sf(abs(t), df))
         return TRiskResult(t, p, df, u, err, se, alpha, level, critical)
-    reason = ("the system equals the baseline on every topic" if np.all(s == b)
-              else "every topic has the same risk-reward score (zero variance)")
+    reason = (
+        "the system equals the baseline on every topic"
+        if np.all(s == b)
+        else "every topic has the same risk-reward score (zero variance)"
+    )
     return TRiskResult(np.nan, np.nan, df, u, err, se, alpha, level, critical, reason)
 
 
@@ -75,9 +78,15 @@ def risk_reward(system: Any, baseline: Any) -> RiskReward:
     frisk, freward = abs(p.sum_neg[0]) / c, p.sum_pos[0] / c
     wins, losses = int(p.wins[0]), int(p.losses[0])
     return RiskReward(
-        frisk=float(frisk), freward=float(freward), ugain=float(freward - frisk),
-        wins=wins, losses=losses, ties=c - wins - losses, loss20=int(p.loss20[0]),
-        reward_risk=float(ratio(freward, frisk)), win_loss=float(ratio(wins, losses)),
+        frisk=float(frisk),
+        freward=float(freward),
+        ugain=float(freward - frisk),
+        wins=wins,
+        losses=losses,
+        ties=c - wins - losses,
+        loss20=int(p.loss20[0]),
+        reward_risk=float(ratio(freward, frisk)),
+        win_loss=float(ratio(wins, losses)),
         n_topics=c,
     )
 

@@ -28,5 +28,10 @@ def line_styles(n: int) -> list[dict[str, Any]]:
 
 def legend_outside(ax: Any, n: int) -> None:
     """A legend right of the axes, in as many columns as ``n`` entries need."""
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="x-small", frameon=False,
-              ncols=1 + (n - 1) // 25)
+    ax.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize="x-small",
+        frameon=False,
+        ncols=1 + (n - 1) // 25,
+    )

@@ -36,8 +36,10 @@ class _AlphaCurves:
 
     def _draw_lines(self, ax: Any, legend: bool) -> None:
         styles = line_styles(self.values.shape[1])
-        self.lines_ = [ax.plot(self.values.index, self.values[name], label=name, **style)[0]
-                       for name, style in zip(self.values.columns, styles, strict=True)]
+        self.lines_ = [
+            ax.plot(self.values.index, self.values[name], label=name, **style)[0]
+            for name, style in zip(self.values.columns, styles, strict=True)
+        ]
         ax.set_xlabel("α (risk aversion)")
         ax.set_ylabel(self.ylabel)
         ax.set_xlim(self.values.index.min(), self.values.index.max())
@@ -84,10 +86,17 @@ class TRiskDisplay(_AlphaCurves):
     def plot(self, ax: Any = None, *, legend: bool = True) -> TRiskDisplay:
         self.figure_, self.ax_ = axes_for(ax, (8.0, 4.5))
         ax = self.ax_
-        self.band_ = ax.axhspan(-self.critical, self.critical, color="0.85", alpha=0.6, lw=0,
-                                label=f"±{self.critical:.2f} (level {self.level:g})")
-        self.critical_lines_ = [ax.axhline(v, color="0.4", lw=0.8, ls="--")
-                                for v in (-self.critical, self.critical)]
+        self.band_ = ax.axhspan(
+            -self.critical,
+            self.critical,
+            color="0.85",
+            alpha=0.6,
+            lw=0,
+            label=f"±{self.critical:.2f} (level {self.level:g})",
+        )
+        self.critical_lines_ = [
+            ax.axhline(v, color="0.4", lw=0.8, ls="--") for v in (-self.critical, self.critical)
+        ]
         self._draw_lines(ax, legend)
         ax.set_title(f"TRisk against {self.baseline} as α grows")
         return self
@@ -113,20 +122,34 @@ class TopicRiskDisplay:
         pos = np.arange(len(self.topics))
         sig = self.topics["significant"].to_numpy()
         colours = np.where(sig < 0, "tab:red", np.where(sig > 0, "tab:green", "0.6"))
-        self.bars_ = ax.bar(pos, self.topics["tr"].to_numpy(), color=colours, width=0.8,
-                            label="TR (eq. 21)")
-        self.markers_ = (ax.plot(pos, self.topics["tj"].to_numpy(), ls="none", marker="_", ms=7,
-                                 mew=1.5, color="black", label="TJ (jackknife)")[0]
-                         if show_tj else None)
-        self.critical_lines_ = [ax.axhline(v, color="0.3", lw=0.8, ls="--")
-                                for v in (-self.critical, self.critical)]
+        self.bars_ = ax.bar(pos, self.topics["tr"].to_numpy(), color=colours, width=0.8, label="TR (eq. 21)")
+        self.markers_ = (
+            ax.plot(
+                pos,
+                self.topics["tj"].to_numpy(),
+                ls="none",
+                marker="_",
+                ms=7,
+                mew=1.5,
+                color="black",
+                label="TJ (jackknife)",
+            )[0]
+            if show_tj
+            else None
+        )
+        self.critical_lines_ = [
+            ax.axhline(v, color="0.3", lw=0.8, ls="--") for v in (-self.critical, self.critical)
+        ]
         ax.axhline(0.0, color="black", lw=0.6)
         ax.set_xticks(pos, self.topics.index, rotation=90, fontsize="xx-small")
         ax.set_xlim(-0.6, len(pos) - 0.4)
         ax.set_xlabel("topic")
         ax.set_ylabel("standardised risk-reward score")
-        ax.set_title(f"{self.system} against {self.baseline}, α = {self.alpha:g}: per-topic TR "
-                     f"and TJ, critical ±{self.critical:.2f}", fontsize="medium")
+        ax.set_title(
+            f"{self.system} against {self.baseline}, α = {self.alpha:g}: per-topic TR "
+            f"and TJ, critical ±{self.critical:.2f}",
+            fontsize="medium",
+        )
         ax.legend(fontsize="x-small", loc="best")
         return self
 
@@ -142,8 +165,9 @@ class PCADisplay:
 
     def __init__(self, coordinates: pd.DataFrame, explained: pd.Series, virtual: Sequence[str]):
         if coordinates.shape[1] < 2:
-            raise RiskevalError("A PCA scatter needs at least two principal components (two runs "
-                                "and two topics).")
+            raise RiskevalError(
+                "A PCA scatter needs at least two principal components (two runs and two topics)."
+            )
         self.coordinates, self.explained, self.virtual = coordinates, explained, list(virtual)
 
     @classmethod
@@ -158,16 +182,23 @@ class PCADisplay:
         xy = self.coordinates.iloc[:, :2]
         is_virtual = xy.index.isin(self.virtual)
         real, virt = xy[~is_virtual], xy[is_virtual]
-        self.points_ = ax.scatter(real.iloc[:, 0], real.iloc[:, 1], s=18, color="tab:blue",
-                                  label="runs")
-        self.virtual_points_ = ax.scatter(virt.iloc[:, 0], virt.iloc[:, 1], s=40, marker="D",
-                                          color="tab:red", label="virtual baselines")
+        self.points_ = ax.scatter(real.iloc[:, 0], real.iloc[:, 1], s=18, color="tab:blue", label="runs")
+        self.virtual_points_ = ax.scatter(
+            virt.iloc[:, 0], virt.iloc[:, 1], s=40, marker="D", color="tab:red", label="virtual baselines"
+        )
         self.labels_ = []
         if annotate:
             for name, (x, y) in xy.iterrows():
-                self.labels_.append(ax.annotate(
-                    name, (x, y), xytext=(3, 2), textcoords="offset points", fontsize=6,
-                    color="tab:red" if name in self.virtual else "0.2"))
+                self.labels_.append(
+                    ax.annotate(
+                        name,
+                        (x, y),
+                        xytext=(3, 2),
+                        textcoords="offset points",
+                        fontsize=6,
+                        color="tab:red" if name in self.virtual else "0.2",
+                    )
+                )
         ax.axhline(0.0, color="0.6", lw=0.6)
         ax.axvline(0.0, color="0.6", lw=0.6)
         pc1, pc2 = xy.columns
@@ -194,9 +225,10 @@ class SortedURiskDisplay:
         self.figure_, self.ax_ = axes_for(ax, (8.0, 4.5))
         ax = self.ax_
         styles = line_styles(self.scores.shape[1])
-        self.lines_ = [ax.plot(self.scores.index, self.scores[name], label=name, marker=".", ms=3,
-                               **style)[0]
-                       for name, style in zip(self.scores.columns, styles, strict=True)]
+        self.lines_ = [
+            ax.plot(self.scores.index, self.scores[name], label=name, marker=".", ms=3, **style)[0]
+            for name, style in zip(self.scores.columns, styles, strict=True)
+        ]
         ax.axhline(0.0, color="black", lw=0.6)
         ax.set_xlabel("topics, sorted by risk-reward score")
         ax.set_ylabel("per-topic URisk score x_j")
@@ -207,57 +239,95 @@ class SortedURiskDisplay:
         return self
 
 
-def plot_georisk(X: Any, alphas: Any = ALPHA_GRID, *, systems: Sequence[str] | None = None,
-                 baseline: Any = None, ax: Any = None, legend: bool = True) -> GeoRiskDisplay:
+def plot_georisk(
+    X: Any,
+    alphas: Any = ALPHA_GRID,
+    *,
+    systems: Sequence[str] | None = None,
+    baseline: Any = None,
+    ax: Any = None,
+    legend: bool = True,
+) -> GeoRiskDisplay:
     """GeoRisk of the systems of ``X`` over ``alphas`` (every system a baseline unless ``baseline``
     names one, as in :func:`riskeval.georisk`); ``systems`` picks the lines drawn."""
     M = as_matrix(X)
     A = check_alphas(alphas, "plot_georisk")
     z = zsums_for(M, baseline, "plot_georisk")
-    frame = pd.DataFrame(chisq.georisk_from(z, A[:, None]), index=pd.Index(A, name="alpha"),
-                         columns=M.index)
+    frame = pd.DataFrame(chisq.georisk_from(z, A[:, None]), index=pd.Index(A, name="alpha"), columns=M.index)
     return GeoRiskDisplay(frame[_systems(M, systems, "plot_georisk")]).plot(ax, legend=legend)
 
 
-def plot_trisk(X: Any, baseline: Any = "mean", alphas: Any = ALPHA_GRID, *,
-               systems: Sequence[str] | None = None, level: float = 0.05, se: str = "parametric",
-               leave_one_out: bool = False, ax: Any = None, legend: bool = True) -> TRiskDisplay:
+def plot_trisk(
+    X: Any,
+    baseline: Any = "mean",
+    alphas: Any = ALPHA_GRID,
+    *,
+    systems: Sequence[str] | None = None,
+    level: float = 0.05,
+    se: str = "parametric",
+    leave_one_out: bool = False,
+    ax: Any = None,
+    legend: bool = True,
+) -> TRiskDisplay:
     """TRisk of the systems of ``X`` against ``baseline`` over ``alphas``, with the ±critical band."""
     from riskeval.analysis.table import risk_table
 
     M = as_matrix(X)
-    table = risk_table(M, baseline=baseline, alphas=check_alphas(alphas, "plot_trisk"), se=se,
-                       level=level, leave_one_out=leave_one_out)
+    table = risk_table(
+        M,
+        baseline=baseline,
+        alphas=check_alphas(alphas, "plot_trisk"),
+        se=se,
+        level=level,
+        leave_one_out=leave_one_out,
+    )
     wide = table.pivot(index="alpha", columns="system", values="trisk")
     wide = wide[_systems(M, systems, "plot_trisk")]
     display = TRiskDisplay(wide, table.attrs["critical"], table.attrs["baseline"], level)
     return display.plot(ax, legend=legend)
 
 
-def plot_topic_risk(X: Any, system: str, baseline: Any = "mean", alpha: float = 1.0, *,
-                    level: float = 0.05, correction: str | None = None, leave_one_out: bool = False,
-                    show_tj: bool = True, ax: Any = None) -> TopicRiskDisplay:
+def plot_topic_risk(
+    X: Any,
+    system: str,
+    baseline: Any = "mean",
+    alpha: float = 1.0,
+    *,
+    level: float = 0.05,
+    correction: str | None = None,
+    leave_one_out: bool = False,
+    show_tj: bool = True,
+    ax: Any = None,
+) -> TopicRiskDisplay:
     """Per-topic TR_j/TJ_j of ``system`` (a row of ``X``) against ``baseline``, topics in the
     matrix's order."""
     from riskeval.analysis.topics import system_topic_risk
 
-    topics = system_topic_risk(X, system, baseline, alpha, level=level, correction=correction,
-                               leave_one_out=leave_one_out)
-    return TopicRiskDisplay(topics, system, topics.attrs["baseline"], float(alpha)).plot(
-        ax, show_tj=show_tj)
+    topics = system_topic_risk(
+        X, system, baseline, alpha, level=level, correction=correction, leave_one_out=leave_one_out
+    )
+    return TopicRiskDisplay(topics, system, topics.attrs["baseline"], float(alpha)).plot(ax, show_tj=show_tj)
 
 
-def plot_pca(X: Any, *, virtual: Any = ("mean", "median", "max"), annotate: bool = True,
-             ax: Any = None) -> PCADisplay:
+def plot_pca(
+    X: Any, *, virtual: Any = ("mean", "median", "max"), annotate: bool = True, ax: Any = None
+) -> PCADisplay:
     """PCA scatter of the runs of ``X``, with the per-topic aggregates as virtual runs."""
     from riskeval.analysis.bias_study import bias_study
 
     return PCADisplay.from_study(bias_study(X, virtual=virtual)).plot(ax, annotate=annotate)
 
 
-def plot_sorted_urisk(X: Any, systems: Sequence[str] | None = None, baseline: Any = "mean",
-                      alpha: float = 1.0, *, leave_one_out: bool = False, ax: Any = None,
-                      legend: bool = True) -> SortedURiskDisplay:
+def plot_sorted_urisk(
+    X: Any,
+    systems: Sequence[str] | None = None,
+    baseline: Any = "mean",
+    alpha: float = 1.0,
+    *,
+    leave_one_out: bool = False,
+    ax: Any = None,
+    legend: bool = True,
+) -> SortedURiskDisplay:
     """Sorted per-topic URisk scores x_j of ``systems`` (all by default) against ``baseline``."""
     M = as_matrix(X)
     alpha = check_alpha(alpha, "plot_sorted_urisk")
@@ -266,8 +336,11 @@ def plot_sorted_urisk(X: Any, systems: Sequence[str] | None = None, baseline: An
     rows = M.index.get_indexer(names)
     b = base.values if base.values.ndim == 1 else base.values[rows]
     x = paired.risk_scores(M.to_numpy()[rows] - b, alpha)
-    scores = pd.DataFrame(-np.sort(-x, axis=1).T, columns=pd.Index(names, name="system"),
-                          index=pd.RangeIndex(1, M.shape[1] + 1, name="position"))
+    scores = pd.DataFrame(
+        -np.sort(-x, axis=1).T,
+        columns=pd.Index(names, name="system"),
+        index=pd.RangeIndex(1, M.shape[1] + 1, name="position"),
+    )
     return SortedURiskDisplay(scores, base.name, alpha).plot(ax, legend=legend)
 
 
@@ -277,13 +350,22 @@ def _systems(M: pd.DataFrame, systems: Sequence[str] | None, func: str) -> list[
     names = [systems] if isinstance(systems, str) else list(systems)
     unknown = [s for s in names if s not in M.index]
     if unknown or not names:
-        raise RiskevalError(f"The 'systems' of {func} must name systems of the matrix; unknown: "
-                            f"{unknown or names!r}.")
+        raise RiskevalError(
+            f"The 'systems' of {func} must name systems of the matrix; unknown: {unknown or names!r}."
+        )
     return names
 
 
 __all__ = [
-    "ALPHA_GRID", "GeoRiskDisplay", "PCADisplay", "SortedURiskDisplay", "TRiskDisplay",
-    "TopicRiskDisplay", "plot_georisk", "plot_pca", "plot_sorted_urisk", "plot_topic_risk",
+    "ALPHA_GRID",
+    "GeoRiskDisplay",
+    "PCADisplay",
+    "SortedURiskDisplay",
+    "TRiskDisplay",
+    "TopicRiskDisplay",
+    "plot_georisk",
+    "plot_pca",
+    "plot_sorted_urisk",
+    "plot_topic_risk",
     "plot_trisk",
 ]

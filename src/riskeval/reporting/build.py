@@ -61,9 +61,15 @@ class ReportContext:
         from riskeval.analysis.table import risk_table
 
         s = self.settings
-        return risk_table(self.matrix, baseline=self.baseline, alphas=s["alphas"], se=s["se"],
-                          level=s["level"], correction=s["correction"],
-                          leave_one_out=s["leave_one_out"])
+        return risk_table(
+            self.matrix,
+            baseline=self.baseline,
+            alphas=s["alphas"],
+            se=s["se"],
+            level=s["level"],
+            correction=s["correction"],
+            leave_one_out=s["leave_one_out"],
+        )
 
     @functools.cached_property
     def bias_study(self) -> Any:
@@ -144,11 +150,12 @@ def report(
     M = as_matrix(X)
     A = check_alphas(alphas, "report")
     if M.shape[0] < 3 or M.shape[1] < 2:
-        raise RiskevalError(f"report needs at least 3 systems and 2 topics (the bias study compares "
-                            f"systems); got {M.shape[0]} × {M.shape[1]}.")
+        raise RiskevalError(
+            f"report needs at least 3 systems and 2 topics (the bias study compares "
+            f"systems); got {M.shape[0]} × {M.shape[1]}."
+        )
     if not isinstance(n_risky, (int, np.integer)) or n_risky < 0:
-        raise RiskevalError(f"The 'n_risky' parameter of report must be an integer >= 0. Got "
-                            f"{n_risky!r}.")
+        raise RiskevalError(f"The 'n_risky' parameter of report must be an integer >= 0. Got {n_risky!r}.")
     positive = A[A > 0]
     settings = {
         "title": title or "Risk report",
@@ -159,8 +166,9 @@ def report(
         "baseline": baseline if isinstance(baseline, str) else "a given per-topic vector",
         "alphas": [float(a) for a in A],
         "level": check_level(level, "report"),
-        "correction": (check_choice(correction, METHODS, "report", "correction")
-                       if correction is not None else None),
+        "correction": (
+            check_choice(correction, METHODS, "report", "correction") if correction is not None else None
+        ),
         "se": check_choice(se, SE_METHODS, "report", "se"),
         "leave_one_out": bool(leave_one_out),
         # The per-topic analysis uses the largest α of the list, the bias study the smallest
@@ -188,9 +196,12 @@ def _render(settings: dict[str, Any], sections: list[Section]) -> str:
 
     from riskeval.reporting.html import slug
 
-    env = Environment(loader=PackageLoader("riskeval.reporting", "templates"),
-                      autoescape=select_autoescape(default=True), trim_blocks=True,
-                      lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("riskeval.reporting", "templates"),
+        autoescape=select_autoescape(default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["g"] = lambda v: f"{v:g}"
     ids: set[str] = set()
     entries = []

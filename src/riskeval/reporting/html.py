@@ -60,11 +60,20 @@ def table(
         top = ["<tr>", *(f'<th rowspan="2">{escape(n)}</th>' for n in index_names)]
         for label, span in _runs(cols.get_level_values(0)):
             top.append(f'<th colspan="{span}" class="group">{escape(label)}</th>')
-        head += [*top, "</tr>", "<tr>",
-                 *(f"<th>{escape(c)}</th>" for c in cols.get_level_values(-1)), "</tr>"]
+        head += [
+            *top,
+            "</tr>",
+            "<tr>",
+            *(f"<th>{escape(c)}</th>" for c in cols.get_level_values(-1)),
+            "</tr>",
+        ]
     else:
-        head += ["<tr>", *(f"<th>{escape(n)}</th>" for n in index_names),
-                 *(f"<th>{escape(c)}</th>" for c in cols), "</tr>"]
+        head += [
+            "<tr>",
+            *(f"<th>{escape(n)}</th>" for n in index_names),
+            *(f"<th>{escape(c)}</th>" for c in cols),
+            "</tr>",
+        ]
     leaf = list(cols.get_level_values(-1)) if multi else list(cols)
     fmts = [formats.get(c, formats.get(leaf[j], _default)) for j, c in enumerate(cols)]
     classes = None if cell_class is None else cell_class.to_numpy(dtype=object)
@@ -78,8 +87,10 @@ def table(
             cells.append(f"<td{attr}>{escape(fmts[j](value))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return Markup(f'<div class="scroll"><table class="{escape(css_class)}">{cap}'
-                  f'<thead>{"".join(head)}</thead><tbody>{"".join(body)}</tbody></table></div>')
+    return Markup(
+        f'<div class="scroll"><table class="{escape(css_class)}">{cap}'
+        f"<thead>{''.join(head)}</thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def figure(display_or_figure: Any, caption: str | None = None, *, prefix: str = "f1-") -> Markup:
@@ -103,10 +114,9 @@ def svg(fig: Any, prefix: str) -> str:
     buf = io.StringIO()
     # A fixed hash salt keeps the output the same from run to run.
     with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "riskeval"}):
-        fig.savefig(buf, format="svg",
-                    metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
+        fig.savefig(buf, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
     text = buf.getvalue()
-    return _ID_REF.sub(lambda m: m.group(1) + prefix + m.group(2), text[text.index("<svg"):])
+    return _ID_REF.sub(lambda m: m.group(1) + prefix + m.group(2), text[text.index("<svg") :])
 
 
 def paragraph(text: str) -> Markup:

@@ -27,8 +27,7 @@ def summary_section(ctx: ReportContext) -> Section:
         per_alpha.insert(2, "tstar")
     names = {"urisk": "URisk", "trisk": "TRisk", "tstar": "T*Risk", "georisk": "GeoRisk"}
     order = t.groupby("system", sort=False)["mean"].first().sort_values(ascending=False).index
-    fixed = t.drop_duplicates("system").set_index("system").loc[
-        order, ["mean", "wins", "losses", "loss20"]]
+    fixed = t.drop_duplicates("system").set_index("system").loc[order, ["mean", "wins", "losses", "loss20"]]
     fixed.columns = pd.MultiIndex.from_product([[""], ["mean", "wins", "losses", "loss>20%"]])
     wide = t.pivot(index="system", columns="alpha", values=per_alpha).loc[order]
     wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
@@ -45,14 +44,25 @@ def summary_section(ctx: ReportContext) -> Section:
             f"URisk and TRisk against {t.attrs['baseline']} (SE {s['se']}); GeoRisk with every "
             f"system as a baseline. TRisk is shaded where the risk-reward trade-off is significant "
             f"at level {s['level']:g} (|TRisk| > {crit:.3f}, {t.attrs['n_topics'] - 1} degrees of "
-            "freedom" + (f", p-values {s['correction']}-adjusted across systems" if s["correction"]
-                         else "") + "): red a significant loss, green a significant gain. Loss>20%: "
+            "freedom"
+            + (f", p-values {s['correction']}-adjusted across systems" if s["correction"] else "")
+            + "): red a significant loss, green a significant gain. Loss>20%: "
             "topics where the system loses more than 20% of the baseline's score. The p-values "
-            "and every other measure are in the full table below."),
-        h.table(frame, formats={"wins": h.integer, "losses": h.integer, "loss>20%": h.integer,
-                                "TRisk": h.number(3), "T*Risk": h.number(3)},
-                cell_class=classes, caption="Risk per α, systems by mean score",
-                css_class="data risk"),
+            "and every other measure are in the full table below."
+        ),
+        h.table(
+            frame,
+            formats={
+                "wins": h.integer,
+                "losses": h.integer,
+                "loss>20%": h.integer,
+                "TRisk": h.number(3),
+                "T*Risk": h.number(3),
+            },
+            cell_class=classes,
+            caption="Risk per α, systems by mean score",
+            css_class="data risk",
+        ),
         _full_table(t),
     ]
     return Section("Risk per α", h.join(body), "summary")
@@ -72,41 +82,79 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
     risky = list(ranked.index[: s["n_risky"]])
     if not risky:
         return None
-    body = [h.paragraph(
-        f"The {len(risky)} systems with the lowest TRisk at α = {alpha:g} against "
-        f"{at['baseline'].iloc[0]}. Bars: TR_j = x_j / s_x (eq. 21); markers: TJ_j, the "
-        "standardised jackknife influence of topic j; dashed lines: ±critical. A topic beyond the "
-        "lines is a significant loss (red) or gain (green)"
-        + (f", p-values {s['correction']}-adjusted across topics." if s["correction"] else "."))]
+    body = [
+        h.paragraph(
+            f"The {len(risky)} systems with the lowest TRisk at α = {alpha:g} against "
+            f"{at['baseline'].iloc[0]}. Bars: TR_j = x_j / s_x (eq. 21); markers: TJ_j, the "
+            "standardised jackknife influence of topic j; dashed lines: ±critical. A topic beyond the "
+            "lines is a significant loss (red) or gain (green)"
+            + (f", p-values {s['correction']}-adjusted across topics." if s["correction"] else ".")
+        )
+    ]
     for name in risky:
-        topics = system_topic_risk(ctx.matrix, name, ctx.baseline, alpha, level=s["level"],
-                                   correction=s["correction"], leave_one_out=s["leave_one_out"])
+        topics = system_topic_risk(
+            ctx.matrix,
+            name,
+            ctx.baseline,
+            alpha,
+            level=s["level"],
+            correction=s["correction"],
+            leave_one_out=s["leave_one_out"],
+        )
         losses = int((topics["significant"] < 0).sum())
         wins = int((topics["significant"] > 0).sum())
         row = at.loc[name]
         body.append(h.Markup(f"<h3>{h.escape(name)}</h3>"))
-        body.append(h.paragraph(
-            f"Mean {row['mean']:.4f}; URisk {row['urisk']:.4f}, TRisk {row['trisk']:.3f} "
-            f"(p {h.pvalue(row['pvalue'])}); {losses} significant loss(es), {wins} significant "
-            f"gain(s) over {len(topics)} topics."))
+        body.append(
+            h.paragraph(
+                f"Mean {row['mean']:.4f}; URisk {row['urisk']:.4f}, TRisk {row['trisk']:.3f} "
+                f"(p {h.pvalue(row['pvalue'])}); {losses} significant loss(es), {wins} significant "
+                f"gain(s) over {len(topics)} topics."
+            )
+        )
         width = min(14.0, max(7.0, 0.16 * len(topics) + 2))
         display = TopicRiskDisplay(topics, name, topics.attrs["baseline"], alpha).plot(
-            ctx.new_axes(width, 3.6))
+            ctx.new_axes(width, 3.6)
+        )
         body.append(ctx.figure(display, f"{name}: per-topic TR and TJ at α = {alpha:g}"))
         significant = topics[topics["significant"] != 0].sort_values("tr")
         if len(significant):
-            shown = significant.rename(columns={"system": "score", "baseline": "baseline score",
-                                                "delta": "δ", "x": "x", "tr": "TR", "tj": "TJ",
-                                                "pvalue": "p", "pvalue_adj": "p (adj.)"})
+            shown = significant.rename(
+                columns={
+                    "system": "score",
+                    "baseline": "baseline score",
+                    "delta": "δ",
+                    "x": "x",
+                    "tr": "TR",
+                    "tj": "TJ",
+                    "pvalue": "p",
+                    "pvalue_adj": "p (adj.)",
+                }
+            )
             shown = shown.drop(columns="significant")
-            body.append(h.table(shown, formats={"p": h.pvalue, "p (adj.)": h.pvalue},
-                                caption=f"Significant topics of {name}"))
+            body.append(
+                h.table(
+                    shown,
+                    formats={"p": h.pvalue, "p (adj.)": h.pvalue},
+                    caption=f"Significant topics of {name}",
+                )
+            )
     contrast = [n for n in ranked.index[::-1][:1] if n not in risky]
-    display = plot_sorted_urisk(ctx.matrix, risky + contrast, ctx.baseline, alpha,
-                                leave_one_out=s["leave_one_out"], ax=ctx.new_axes(8.0, 4.0))
-    body.append(ctx.figure(display, "Per-topic URisk scores, sorted (the riskiest systems"
-                           + (f" and, for contrast, {contrast[0]}, the least risky)" if contrast
-                              else ")")))
+    display = plot_sorted_urisk(
+        ctx.matrix,
+        risky + contrast,
+        ctx.baseline,
+        alpha,
+        leave_one_out=s["leave_one_out"],
+        ax=ctx.new_axes(8.0, 4.0),
+    )
+    body.append(
+        ctx.figure(
+            display,
+            "Per-topic URisk scores, sorted (the riskiest systems"
+            + (f" and, for contrast, {contrast[0]}, the least risky)" if contrast else ")"),
+        )
+    )
     return Section("Significant topics of the riskiest systems", h.join(body), "topics")
 
 
@@ -119,18 +167,28 @@ def alpha_curves_section(ctx: ReportContext) -> Section:
     top = max(CURVE_ALPHA_MAX, max(s["alphas"]))
     grid = np.linspace(0.0, top, int(2 * top) + 1)
     height = max(4.5, 0.13 * ctx.matrix.shape[0] / (1 + (ctx.matrix.shape[0] - 1) // 25) + 1)
-    tr = plot_trisk(ctx.matrix, ctx.baseline, grid, level=s["level"], se=s["se"],
-                    leave_one_out=s["leave_one_out"], ax=ctx.new_axes(9.0, height))
-    body = [h.paragraph("GeoRisk (every system a baseline) falls as α grows; a steep fall marks a "
-                        "system that fails badly on some topics. TRisk inside the grey band is a "
-                        "risk-reward trade-off that chance can explain.")]
+    tr = plot_trisk(
+        ctx.matrix,
+        ctx.baseline,
+        grid,
+        level=s["level"],
+        se=s["se"],
+        leave_one_out=s["leave_one_out"],
+        ax=ctx.new_axes(9.0, height),
+    )
+    body = [
+        h.paragraph(
+            "GeoRisk (every system a baseline) falls as α grows; a steep fall marks a "
+            "system that fails badly on some topics. TRisk inside the grey band is a "
+            "risk-reward trade-off that chance can explain."
+        )
+    ]
     if (ctx.matrix.to_numpy() >= 0).all():
         geo = plot_georisk(ctx.matrix, grid, ax=ctx.new_axes(9.0, height))
         body.append(ctx.figure(geo, f"GeoRisk for 0 ≤ α ≤ {top:g}"))
     else:
         body.append(h.paragraph("No GeoRisk plot: GeoRisk needs scores ≥ 0 and some are negative."))
-    body.append(ctx.figure(tr, f"TRisk against {tr.baseline} for 0 ≤ α ≤ {top:g}, band "
-                               f"±{tr.critical:.3f}"))
+    body.append(ctx.figure(tr, f"TRisk against {tr.baseline} for 0 ≤ α ≤ {top:g}, band ±{tr.critical:.3f}"))
     return Section("GeoRisk and TRisk as α grows", h.join(body), "alpha")
 
 
@@ -152,12 +210,17 @@ def bias_section(ctx: ReportContext) -> Section:
             f"{o['friedman_statistic']:.2f}, p = {o['friedman_pvalue']:.3g}; a small p means the "
             "choice of a system as the baseline changes the ranking. The PCA places runs with "
             "similar per-topic profiles together; a baseline favours the runs near it. MEAN, "
-            "MEDIAN and MAX are virtual runs that favour no system."),
-        ctx.figure(display, f"PCA of the runs: PC1 {o['pc1_pct']:.1f}%, PC2 {o['pc2_pct']:.1f}% "
-                            "of the variance"),
-        h.table(summary, formats={"virtual": lambda v: "virtual" if v else "", **rank_cols},
-                caption="Rank (by URisk) of each system under the virtual baselines, and its best "
-                        "and worst rank with each other system as the baseline"),
+            "MEDIAN and MAX are virtual runs that favour no system."
+        ),
+        ctx.figure(
+            display, f"PCA of the runs: PC1 {o['pc1_pct']:.1f}%, PC2 {o['pc2_pct']:.1f}% of the variance"
+        ),
+        h.table(
+            summary,
+            formats={"virtual": lambda v: "virtual" if v else "", **rank_cols},
+            caption="Rank (by URisk) of each system under the virtual baselines, and its best "
+            "and worst rank with each other system as the baseline",
+        ),
     ]
     return Section("Baseline bias", h.join(body), "bias")
 
@@ -166,11 +229,18 @@ def _full_table(t: pd.DataFrame) -> h.Markup:
     counts = {c: h.integer for c in ("df", "wins", "losses", "ties", "loss20")}
     p = {c: h.pvalue for c in ("pvalue", "pvalue_adj")}
     inner = h.table(t.set_index(["system", "alpha"]), formats={**counts, **p}, css_class="data full")
-    return h.Markup(f"<details><summary>Every measure (the tidy table of "
-                    f"riskeval.risk_table)</summary>{inner}</details>")
+    return h.Markup(
+        f"<details><summary>Every measure (the tidy table of riskeval.risk_table)</summary>{inner}</details>"
+    )
 
 
 #: The sections of the page, in order.  Add a builder to extend the report.
-DEFAULT_SECTIONS = (summary_section, risky_topics_section, alpha_curves_section, bias_section,
-                    # with their inputs in data= only: query variations, bias-variance
-                    mean_variance_section, bias_variance_section)
+DEFAULT_SECTIONS = (
+    summary_section,
+    risky_topics_section,
+    alpha_curves_section,
+    bias_section,
+    # with their inputs in data= only: query variations, bias-variance
+    mean_variance_section,
+    bias_variance_section,
+)
