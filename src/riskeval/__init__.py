@@ -39,8 +39,8 @@ _EXPORTS = {
     "RiskevalError": "riskeval.errors",
     "RiskevalWarning": "riskeval.errors",
     # inputs
-    "apply_missing": "riskeval.io",
-    "as_matrix": "riskeval.io",
+    "apply_missing": "riskeval.model.matrix",
+    "as_matrix": "riskeval.model.matrix",
     "from_ir_measures": "riskeval.io",
     "from_long": "riskeval.io",
     "from_wide": "riskeval.io",
@@ -48,8 +48,8 @@ _EXPORTS = {
     "read_trec_eval": "riskeval.io",
     "score_matrix": "riskeval.io",
     # run files
-    "evaluate_runs": "riskeval.evaluation",
-    "evaluate_runs_long": "riskeval.evaluation",
+    "evaluate_runs": "riskeval.effectiveness",
+    "evaluate_runs_long": "riskeval.effectiveness",
     "example_scores": "riskeval.datasets",
     # report
     "report": "riskeval.reporting",
@@ -67,9 +67,9 @@ _EXPORTS = {
     "read_mapping": "riskeval.io.variations",
     "read_variation_table": "riskeval.io.variations",
     "read_variations": "riskeval.io.variations",
-    "variation_array": "riskeval.io.variations",
-    "variations_from_runs": "riskeval.io.variations",
-    "variations_from_scores": "riskeval.io.variations",
+    "variation_array": "riskeval.model.variations",
+    "variations_from_runs": "riskeval.effectiveness",
+    "variations_from_scores": "riskeval.model.variations",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -6,7 +6,7 @@ from importlib import resources
 
 import pandas as pd
 
-from riskeval.io.matrix import as_matrix
+from riskeval.model.matrix import as_matrix
 
 EXAMPLE_SCORES = "dl19-passage-ndcg10.csv"
 

@@ -10,8 +10,8 @@ import pytest
 import riskeval as rk
 from riskeval.errors import RiskevalError
 from riskeval.ltr import make_ranking
-from riskeval.ltr.evaluation import MEASURES, evaluate, ndcg_per_query, risk_profile
 from riskeval.ltr.experiment import run_experiment
+from riskeval.ltr.model_evaluation import MEASURES, evaluate, ndcg_per_query, risk_profile
 
 PARAMS = {"num_leaves": 7, "min_data_in_leaf": 5, "verbose": -1, "num_threads": 1}
 

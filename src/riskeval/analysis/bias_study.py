@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from riskeval._checks import check_alpha
 from riskeval.core import baselines as agg
 from riskeval.core import paired
 from riskeval.errors import RiskevalError
-from riskeval.io.matrix import as_matrix
+from riskeval.model.matrix import as_matrix
+from riskeval.options import check_alpha
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from riskeval.core import bias_variance as kernels
 from riskeval.errors import RiskevalError
-from riskeval.io.matrix import as_matrix
+from riskeval.model.matrix import as_matrix
 
 FORMS = ("ap", "delta")
 TARGET_KEYWORDS = ("perfect", "best")

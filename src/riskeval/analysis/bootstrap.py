@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval._checks import check_alphas, check_level
 from riskeval.core import chisq, paired
 from riskeval.errors import RiskevalError
-from riskeval.io.matrix import as_matrix
 from riskeval.measures.baselines import resolve_baseline
+from riskeval.model.matrix import as_matrix
+from riskeval.options import check_alphas, check_level
 
 MEASURES = ("urisk", "trisk", "georisk")
 

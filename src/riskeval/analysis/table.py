@@ -16,15 +16,14 @@ import pandas as pd
 from scipy import stats
 from scipy.special import stdtr
 
-from riskeval._checks import check_alphas, check_choice, check_level
 from riskeval.core import baselines as agg
 from riskeval.core import chisq, paired
 from riskeval.core.corrections import METHODS, adjust_pvalues
 from riskeval.errors import RiskevalWarning
-from riskeval.io.matrix import as_matrix
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.paired import SE_METHODS
-from riskeval.measures.results import ratio
+from riskeval.model.matrix import as_matrix
+from riskeval.options import check_alphas, check_level, check_option
 
 COLUMNS = (
     "system",
@@ -89,10 +88,10 @@ def risk_table(
     """
     M = as_matrix(X)
     A = check_alphas(alphas, "risk_table")
-    se = check_choice(se, SE_METHODS, "risk_table", "se")
+    se = check_option(se, SE_METHODS, "risk_table", "se")
     level = check_level(level, "risk_table")
     if correction is not None:
-        correction = check_choice(correction, METHODS, "risk_table", "correction")
+        correction = check_option(correction, METHODS, "risk_table", "correction")
     values = M.to_numpy()
     r, c = values.shape
     if c < 2:
@@ -123,20 +122,11 @@ def risk_table(
     decisive = pvalue_adj if correction else pvalue
     significant = np.nan_to_num(decisive, nan=1.0) < level
 
-    frisk = np.abs(sums.sum_neg) / c
-    freward = sums.sum_pos / c
+    rr = paired.risk_reward_sums(sums)
     per_system = {
         "mean": row_sums / c,
         "baseline_mean": np.broadcast_to(base.values.mean(axis=-1), (r,)),
-        "ugain": freward - frisk,
-        "freward": freward,
-        "frisk": frisk,
-        "wins": sums.wins.astype(np.int64),
-        "losses": sums.losses.astype(np.int64),
-        "ties": (c - sums.wins - sums.losses).astype(np.int64),
-        "loss20": sums.loss20.astype(np.int64),
-        "reward_risk": ratio(freward, frisk),
-        "win_loss": ratio(sums.wins, sums.losses),
+        **rr._asdict(),
     }
     per_alpha = {
         "urisk": u,

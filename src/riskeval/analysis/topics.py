@@ -7,9 +7,9 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import RiskevalError
-from riskeval.io.matrix import as_matrix
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.paired import topic_risk
+from riskeval.model.matrix import as_matrix
 
 
 def system_topic_risk(

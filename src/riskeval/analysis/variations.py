@@ -1,7 +1,7 @@
 """Mean–variance evaluation over query variations: tables, α sweeps and rank comparisons (SPEC §6).
 
 Seed: Zuccon, Palotti & Hanbury (CIKM 2016).  Input is a tidy table with columns ``system``,
-``topic``, ``variant``, ``score`` (see :mod:`riskeval.io.variations`).  Three forms:
+``topic``, ``variant``, ``score`` (see :mod:`riskeval.model.variations`).  Three forms:
 
 ``"general"`` (eq. 2–7)
     ``μ = Σ_i w_i mean_k R[i,k]``, ``σ² = Σ_i Σ_j w_i w_j cov(R_i, R_j)`` (covariances across
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from riskeval._checks import check_alpha, check_alphas
 from riskeval.core import mve
 from riskeval.core.rank_correlation import competition_ranks, rank_correlations
 from riskeval.errors import RiskevalError
-from riskeval.io.variations import as_variations, topic_weights, variation_array
+from riskeval.model.variations import as_variations, topic_weights, variation_array
+from riskeval.options import check_alpha, check_alphas
 
 FORMS = ("general", "intra", "inter")
 
@@ -119,7 +119,7 @@ def mean_variance(
         For ``form="inter"``: the variant that is each topic's only query (e.g. ``"pivot"``).
     unequal, seed, missing :
         Policies for topics with different numbers of variants and for missing cells, see
-        :func:`riskeval.io.variations.variation_array`.
+        :func:`riskeval.model.variations.variation_array`.
     decompose : bool
         General form only: add the columns ``topic_variance`` (``Σ_i w_i² var(R_i)``, the spread
         of each user's queries within topics) and ``covariance`` (``Σ_{i≠j} w_i w_j cov(R_i,

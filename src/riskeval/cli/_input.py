@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
+from riskeval.options import MISSING_POLICIES
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -62,7 +64,7 @@ scores_options = _stack(
         ),
         click.option(
             "--missing",
-            type=click.Choice(("raise", "zero", "drop")),
+            type=click.Choice(MISSING_POLICIES),
             default=None,
             help="Topics scored for some systems only (a table), or judged but absent from a "
             "run (--qrels): refuse, score them 0, or drop them. [default: raise for a "
@@ -167,7 +169,7 @@ def load_scores(
     if qrels is not None:
         if not inputs:
             raise click.UsageError("--qrels needs at least one run file.")
-        from riskeval.evaluation import evaluate_runs
+        from riskeval.effectiveness import evaluate_runs
 
         measure = measure or DEFAULT_MEASURE
         matrix = evaluate_runs(

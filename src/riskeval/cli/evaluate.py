@@ -11,8 +11,7 @@ import warnings
 import click
 
 from riskeval.cli._output import emit, format_option
-
-MISSING_CHOICES = ("zero", "drop", "raise")
+from riskeval.options import MISSING_POLICIES
 
 
 @click.command("evaluate")
@@ -48,7 +47,7 @@ MISSING_CHOICES = ("zero", "drop", "raise")
 )
 @click.option(
     "--missing",
-    type=click.Choice(MISSING_CHOICES),
+    type=click.Choice(MISSING_POLICIES),
     default="zero",
     show_default=True,
     help="Topics judged in the qrels but absent from a run: score 0 (as trec_eval -c), drop the "
@@ -81,8 +80,8 @@ def evaluate(
     Example:
       riskeval evaluate --qrels qrels.txt --measure nDCG@10 --format csv a.run b.run.gz > scores.csv
     """
+    from riskeval.effectiveness import evaluate_runs_long
     from riskeval.errors import RiskevalError
-    from riskeval.evaluation import evaluate_runs_long
 
     if names and name_from == "file":
         raise RiskevalError("Use either --name (once per run) or --name-from file, not both.")

@@ -105,7 +105,7 @@ def _baselines(data, features, model_files, k):
     """Per-query NDCG@k of every baseline on ``data``: name → vector."""
     import lightgbm
 
-    from riskeval.ltr.evaluation import ndcg_per_query
+    from riskeval.ltr.model_evaluation import ndcg_per_query
 
     out = {}
     for j in features:
@@ -200,7 +200,7 @@ def train(
 
     from riskeval.errors import RiskevalError
     from riskeval.ltr import train as fit
-    from riskeval.ltr.evaluation import ndcg_per_query, risk_profile
+    from riskeval.ltr.model_evaluation import ndcg_per_query, risk_profile
 
     lgb_params = _parse_params(params)
     train_set, _ = _read([data], query_file)
@@ -276,7 +276,7 @@ def evaluate(data, query_file, models, features, baseline_models, k, fmt):
     import lightgbm
 
     from riskeval.errors import RiskevalError
-    from riskeval.ltr.evaluation import ndcg_per_query, risk_profile
+    from riskeval.ltr.model_evaluation import ndcg_per_query, risk_profile
 
     if not features and not baseline_models:
         raise RiskevalError("Give at least one --baseline-feature or --baseline-model.")

@@ -11,10 +11,10 @@ import click
 
 from riskeval.cli._input import load_scores, scores_options
 from riskeval.cli._output import emit, format_option
+from riskeval.options import MISSING_POLICIES
 
 FORMS = ("general", "intra", "inter")
 UNEQUAL = ("raise", "drop", "downsample")
-MISSING = ("raise", "zero", "drop")
 
 
 @contextmanager
@@ -131,7 +131,7 @@ _clef = click.option(
 @click.option("--seed", type=int, help="Seed of --unequal downsample.")
 @click.option(
     "--missing",
-    type=click.Choice(MISSING),
+    type=click.Choice(MISSING_POLICIES),
     default="raise",
     show_default=True,
     help="Cells some systems lack: stop, score 0, or drop the cell for every system.",

@@ -15,7 +15,7 @@ a weight ``w_j`` counts topic ``j`` ``w_j`` times.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -169,9 +169,66 @@ def variance_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
         return np.maximum(m2, 0.0) / (s.n - 1.0)
 
 
-def risk_scores(delta: np.ndarray, alpha: float) -> np.ndarray:
-    """Per-topic risk-reward scores x_j = δ_j if δ_j ≥ 0 else (1+α)δ_j (eq. 3)."""
+def risk_scores(delta: Any, alpha: float) -> np.ndarray:
+    """Per-topic risk-reward scores x_j = δ_j if δ_j ≥ 0 else (1+α)δ_j (eq. 3).
+
+    The one definition of x_j; :func:`risk_score` is its compiled scalar twin for numba kernels
+    (the tests tie the two together).
+    """
+    delta = np.asarray(delta, dtype=np.float64)
     return np.where(delta >= 0.0, delta, (1.0 + alpha) * delta)
+
+
+@njit(cache=True)
+def risk_score(d: float, alpha: float) -> float:
+    """:func:`risk_scores` of one δ, for numba kernels."""
+    return d if d >= 0.0 else (1.0 + alpha) * d
+
+
+class RiskRewardSums(NamedTuple):
+    """The risk/reward summary of each system (arrays of length r; Dinçer, Macdonald & Ounis,
+    SIGIR 2014, §3, and SIGIR 2016, Table 7): FRisk, FReward, UGain = FReward − FRisk, wins,
+    losses, ties, Loss>20%, Reward/Risk and W/L."""
+
+    frisk: np.ndarray
+    freward: np.ndarray
+    ugain: np.ndarray
+    wins: np.ndarray
+    losses: np.ndarray
+    ties: np.ndarray
+    loss20: np.ndarray
+    reward_risk: np.ndarray
+    win_loss: np.ndarray
+
+
+def risk_reward_sums(s: PairedSums) -> RiskRewardSums:
+    """The one computation of the risk/reward summary from the paired sufficient statistics.
+
+    FRisk = |Σδ⁻|/c and FReward = Σδ⁺/c; counts are int64; the ratios follow :func:`ratio`.
+    """
+    frisk = np.abs(s.sum_neg) / s.n
+    freward = s.sum_pos / s.n
+    wins = s.wins.astype(np.int64)
+    losses = s.losses.astype(np.int64)
+    return RiskRewardSums(
+        frisk=frisk,
+        freward=freward,
+        ugain=freward - frisk,
+        wins=wins,
+        losses=losses,
+        ties=np.int64(round(s.n)) - wins - losses,
+        loss20=s.loss20.astype(np.int64),
+        reward_risk=ratio(freward, frisk),
+        win_loss=ratio(wins, losses),
+    )
+
+
+def ratio(num: Any, den: Any) -> np.ndarray:
+    """num/den with x/0 = inf for x > 0 and 0/0 = NaN, without warnings."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return num / den
 
 
 def jackknife_se(x: np.ndarray) -> np.ndarray:

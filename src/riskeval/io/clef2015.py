@@ -27,7 +27,7 @@ import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.trec_eval import read_trec_eval
-from riskeval.io.variations import drop_incomplete_topics, variations_from_scores
+from riskeval.model.variations import drop_incomplete_topics, variations_from_scores
 
 QUERIES_FILE = Path("queries") / "clef2015.test_with_narratives.queries-EN.txt"
 EVALS_DIR = Path("pertopic-evals")

@@ -12,7 +12,6 @@ import pandas as pd
 
 from riskeval.errors import RiskevalError
 from riskeval.io.ir_measures_results import from_ir_measures, looks_like_metric
-from riskeval.io.matrix import MissingPolicy, check_missing_policy
 from riskeval.io.measures import check_measure
 from riskeval.io.score_files import read_scores
 from riskeval.io.tables import (
@@ -23,6 +22,7 @@ from riskeval.io.tables import (
     wide_to_matrix,
 )
 from riskeval.io.trec_eval import read_trec_eval
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 TREC_EVAL_FORMAT = "trec_eval"
 _DEFAULT_COLUMNS = {"system": "system", "topic": "topic", "score": "score"}
@@ -90,7 +90,7 @@ def score_matrix(
     RiskevalError
         Bad parameters, unsupported inputs, unknown formats.
     """
-    check_missing_policy(missing)
+    check_option(missing, MISSING_POLICIES, "score_matrix", "missing")
     check_measure(measure)
     columns = {"system": system, "topic": topic, "score": score}
     if isinstance(data, pd.DataFrame):

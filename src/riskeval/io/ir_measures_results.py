@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.matrix import MissingPolicy, check_missing_policy
 from riskeval.io.measures import check_measure
 from riskeval.io.tables import long_to_matrix
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 _FIELDS = ("query_id", "measure", "value")
 
@@ -50,7 +50,7 @@ def from_ir_measures(
         Records without ``query_id``/``measure``/``value``, non-finite values, a query measured
         twice for a system, a measure that is absent (listing those present).
     """
-    check_missing_policy(missing)
+    check_option(missing, MISSING_POLICIES, "from_ir_measures", "missing")
     check_measure(measure)
     if isinstance(results, Mapping):
         if system is not None:

@@ -14,9 +14,9 @@ import pandas as pd
 
 from riskeval.errors import InputFormatError, MissingTopicsWarning, RiskevalError
 from riskeval.io.delimited import COMPRESSION, read_delimited
-from riskeval.io.matrix import MissingPolicy, check_missing_policy
 from riskeval.io.measures import check_measure
 from riskeval.io.tables import MEASURE_COLUMN, Locate, frame_to_matrix, index_to_columns, is_long
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 #: Table formats and the file extensions that select them (after a compression extension).
 TABLE_FORMATS: dict[str, tuple[str, ...]] = {
@@ -60,7 +60,7 @@ def read_scores(
     :func:`riskeval.score_matrix` (an index named ``system`` or ``topic`` counts as a column);
     problems are reported as ``file: row N`` (N from 1).
     """
-    check_missing_policy(missing)
+    check_option(missing, MISSING_POLICIES, "read_scores", "missing")
     check_measure(measure)
     fmt = table_format(path, format)
     names = (system, topic, score)

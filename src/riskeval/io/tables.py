@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.matrix import MissingPolicy, apply_missing, check_missing_policy
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
+from riskeval.model.matrix import apply_missing
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 Locate = Callable[[int], str]
 """Maps a row position of the table to the place it came from (``"file:line"``, ``"row 3"``)."""
@@ -66,7 +67,7 @@ def from_long(
         Listing every bad row: missing columns, empty labels, non-numeric, NaN or infinite scores,
         duplicate (system, topic) pairs.
     """
-    check_missing_policy(missing)
+    check_option(missing, MISSING_POLICIES, "from_long", "missing")
     check_measure(measure)
     frame = index_to_columns(df, (system, topic, score))
     return long_to_matrix(
@@ -97,7 +98,7 @@ def from_wide(
         Systems × topics, float64, ``str`` labels, rows and columns in the table's order (topics
         dropped by ``missing="drop"`` removed).
     """
-    check_missing_policy(missing)
+    check_option(missing, MISSING_POLICIES, "from_wide", "missing")
     return wide_to_matrix(df, system=system, missing=missing, locate=row_labels(df), source="the wide table")
 
 

@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.matrix import MissingPolicy, apply_missing, check_missing_policy
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
 from riskeval.io.tables import assemble
+from riskeval.model.matrix import apply_missing
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 SUMMARY_TOPIC = "all"
 
@@ -77,7 +78,7 @@ def read_trec_eval(
         from an output (listing the measures present), non-numeric or non-finite values,
         duplicate topics within an output, duplicate system names.
     """
-    check_missing_policy(missing)
+    check_option(missing, MISSING_POLICIES, "read_trec_eval", "missing")
     if measure is None:
         raise RiskevalError(
             "read_trec_eval needs measure=, e.g. 'ndcg_cut_10', 'P_10' or 'map' (trec_eval "

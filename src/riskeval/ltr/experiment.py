@@ -7,7 +7,7 @@
    i − 1 and trains on the rest (3/1/1 with five parts: MSLR-Web10K's rotation).
 3. Train every objective at every α on each fold's training queries (early stopping on the
    validation queries when asked) and score its test queries, so that every query is tested once.
-4. Report Table 7 (:mod:`riskeval.ltr.evaluation`): against the feature baseline (e.g. BM25) and,
+4. Report Table 7 (:mod:`riskeval.ltr.model_evaluation`): against the feature baseline (e.g. BM25) and,
    macro-averaged, against the learned baselines.
 
 U-CRO, T-SARO and T-FARO learn against the feature baseline; T*-FARO and GeoRisk against the
@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval._checks import check_alphas
 from riskeval.errors import RiskevalError
 from riskeval.ltr.baselines import feature_column, ranking_ndcg
-from riskeval.ltr.evaluation import RiskProfile, risk_profile
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
+from riskeval.ltr.model_evaluation import RiskProfile, risk_profile
 from riskeval.ltr.objectives import OBJECTIVES
+from riskeval.options import check_alphas
 
 LEARNERS = ("lambdamart", "gbrt", "xendcg", "linear")
 DEFAULT_PARAMS = {"num_leaves": 31, "learning_rate": 0.1, "min_data_in_leaf": 20, "verbose": -1}

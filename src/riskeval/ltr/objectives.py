@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
-from riskeval._checks import check_alpha, check_choice
 from riskeval.errors import RiskevalError
+from riskeval.options import check_alpha, check_option
 
 
 @dataclass(frozen=True)
@@ -217,10 +217,10 @@ class RiskObjective:
     ):
         from riskeval.ltr import kernels
 
-        self.objective = check_choice(objective, tuple(OBJECTIVES), "train", "objective")
+        self.objective = check_option(objective, tuple(OBJECTIVES), "train", "objective")
         self.alpha = check_alpha(alpha, "train")
-        self.se = check_choice(se, SE_POLICIES, "train", "se")
-        self.georisk_update = check_choice(georisk_update, GEORISK_UPDATES, "train", "georisk_update")
+        self.se = check_option(se, SE_POLICIES, "train", "se")
+        self.georisk_update = check_option(georisk_update, GEORISK_UPDATES, "train", "georisk_update")
         if sigmoid <= 0:
             raise RiskevalError(f"The 'sigmoid' parameter must be > 0. Got {sigmoid!r}.")
         self.k = int(k)

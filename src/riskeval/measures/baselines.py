@@ -11,7 +11,7 @@ import pandas as pd
 
 from riskeval.core import baselines as kernels
 from riskeval.errors import RiskevalError
-from riskeval.io.matrix import as_matrix
+from riskeval.model.matrix import as_matrix
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,17 @@ evaluates each system within ``[s; baselines]``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from riskeval._checks import check_alpha, check_nonnegative
 from riskeval.core import chisq as kern
 from riskeval.errors import RiskevalError
-from riskeval.io.matrix import as_matrix
 from riskeval.measures.baselines import resolve_baseline
+from riskeval.model.matrix import as_matrix
+from riskeval.options import check_alpha
 
 
 def zrisk(X: Any, alpha: float = 0.0, *, baseline: Any = None) -> pd.Series:
@@ -63,3 +65,15 @@ def zsums_for(M: pd.DataFrame, baseline: Any, func: str) -> kern.ZSums:
 def _zsums(X: Any, baseline: Any, func: str) -> tuple[pd.DataFrame, kern.ZSums]:
     M = as_matrix(X)
     return M, zsums_for(M, baseline, func)
+
+
+def check_nonnegative(values: np.ndarray, rows: Sequence[Any], cols: Sequence[Any], func: str) -> None:
+    """ZRisk/GeoRisk need effectiveness scores ≥ 0 (expected values of the chi-square statistic,
+    Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4); ``values`` is 2-D (rows × cols)."""
+    bad = np.argwhere(values < 0)
+    if bad.size:
+        i, j = bad[0]
+        raise RiskevalError(
+            f"{func} needs scores >= 0 (chi-square expected values); found {len(bad)} negative "
+            f"score(s), e.g. {values[i, j]!r} for system {rows[i]!r}, topic {cols[j]!r}."
+        )

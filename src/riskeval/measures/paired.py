@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from riskeval._checks import check_alpha, check_choice, check_level
 from riskeval.core import paired as kern
 from riskeval.core.corrections import METHODS, adjust_pvalues
 from riskeval.measures.baselines import as_pair
-from riskeval.measures.results import RiskReward, TRiskResult, ratio
+from riskeval.measures.results import RiskReward, TRiskResult
+from riskeval.options import check_alpha, check_level, check_option
 
 SE_METHODS = ("parametric", "jackknife")
 
@@ -49,7 +49,7 @@ def trisk(
     per-topic score is the same) the statistic and p-value are NaN and ``reason`` says why.
     """
     alpha = check_alpha(alpha, "trisk")
-    se = check_choice(se, SE_METHODS, "trisk", "se")
+    se = check_option(se, SE_METHODS, "trisk", "se")
     level = check_level(level, "trisk")
     s, b, _ = as_pair(system, baseline, "trisk")
     x = kern.risk_scores(s - b, alpha)
@@ -71,23 +71,21 @@ def trisk(
 
 
 def risk_reward(system: Any, baseline: Any) -> RiskReward:
-    """FRisk, FReward, UGain, wins/losses/ties, Loss>20%, Reward/Risk and W/L (SPEC §1)."""
+    """FRisk, FReward, UGain, wins/losses/ties, Loss>20%, Reward/Risk and W/L of one system against
+    a baseline (Dinçer, Macdonald & Ounis, SIGIR 2014, §3; SIGIR 2016, Table 7)."""
     s, b, _ = as_pair(system, baseline, "risk_reward")
-    p = kern.paired_sums(s[None, :], b)
-    c = s.size
-    frisk, freward = abs(p.sum_neg[0]) / c, p.sum_pos[0] / c
-    wins, losses = int(p.wins[0]), int(p.losses[0])
+    rr = kern.risk_reward_sums(kern.paired_sums(s[None, :], b))
     return RiskReward(
-        frisk=float(frisk),
-        freward=float(freward),
-        ugain=float(freward - frisk),
-        wins=wins,
-        losses=losses,
-        ties=c - wins - losses,
-        loss20=int(p.loss20[0]),
-        reward_risk=float(ratio(freward, frisk)),
-        win_loss=float(ratio(wins, losses)),
-        n_topics=c,
+        frisk=float(rr.frisk[0]),
+        freward=float(rr.freward[0]),
+        ugain=float(rr.ugain[0]),
+        wins=int(rr.wins[0]),
+        losses=int(rr.losses[0]),
+        ties=int(rr.ties[0]),
+        loss20=int(rr.loss20[0]),
+        reward_risk=float(rr.reward_risk[0]),
+        win_loss=float(rr.win_loss[0]),
+        n_topics=s.size,
     )
 
 
@@ -117,7 +115,7 @@ def topic_risk(
     alpha = check_alpha(alpha, "topic_risk")
     level = check_level(level, "topic_risk")
     if correction is not None:
-        correction = check_choice(correction, METHODS, "topic_risk", "correction")
+        correction = check_option(correction, METHODS, "topic_risk", "correction")
     s, b, topics = as_pair(system, baseline, "topic_risk")
     x = kern.risk_scores(s - b, alpha)
     c = x.size

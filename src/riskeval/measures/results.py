@@ -1,26 +1,86 @@
-"""Result objects: small, named, scipy.stats-like (attributes; ``statistic, pvalue = result``)."""
+"""Result objects, in the style of :mod:`scipy.stats`.
+
+A test result has the named fields ``statistic`` and ``pvalue`` first and unpacks like a tuple of
+those two (``statistic, pvalue = rk.trisk(s, b)``), as :class:`scipy.stats.TtestResult` does; the
+other fields are attributes only.  Where an interval is defined, ``confidence_interval(level)``
+returns a :class:`ConfidenceInterval` ``(low, high)``.  Every result has ``to_frame()``, a one-row
+DataFrame of its fields.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
 from scipy import stats
 
+from riskeval.options import check_level
+
+
+class ConfidenceInterval(NamedTuple):
+    """A two-sided interval, as :mod:`scipy.stats` returns: ``low, high = ci``."""
+
+    low: float
+    high: float
+
 
 @dataclass(frozen=True)
-class TRiskResult:
-    """TRisk of one system against a baseline (seed dincer2014-trisk-hypothesis-testing, eq. 7–13).
+class TestResult:
+    """Base of the hypothesis-test results: ``statistic`` and ``pvalue``, unpacking as a pair.
 
-    ``statistic`` is TRisk = URisk/SE (TGain at α = 0, the paired t statistic); ``pvalue`` is
-    two-sided from Student's t with ``df = c − 1``; ``critical`` is ``t(1 − level/2, df)``.
-    ``reason`` says why ``statistic`` is NaN (e.g. the system is the baseline), else ``None``.
-    Unpacks as ``statistic, pvalue`` like :class:`scipy.stats.TtestResult`.
+    Subclasses add their own fields (all documented on the subclass) after these two.
     """
+
+    __test__ = False  # not a pytest test class, despite the name
 
     statistic: float
     pvalue: float
+
+    def __iter__(self) -> Iterator[float]:
+        return iter((self.statistic, self.pvalue))
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i: int) -> float:
+        return (self.statistic, self.pvalue)[i]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame of every field."""
+        return pd.DataFrame([asdict(self)])
+
+
+@dataclass(frozen=True)
+class TRiskResult(TestResult):
+    """TRisk of one system against a baseline (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 7–13).
+
+    Attributes
+    ----------
+    statistic : float
+        TRisk = URisk/SE; at α = 0 it is TGain, the paired t statistic of
+        :func:`scipy.stats.ttest_rel`.  NaN when the SE is 0 (see ``reason``).
+    pvalue : float
+        Two-sided p-value from Student's t with ``df`` degrees of freedom.
+    df : int
+        Degrees of freedom, c − 1 for c topics.
+    urisk : float
+        URisk(α), the mean per-topic risk-reward score (eq. 4).
+    se : float
+        Standard error of URisk.
+    se_method : {"parametric", "jackknife"}
+        How ``se`` was computed (eq. 8, or eq. 17–18).
+    alpha : float
+        The risk-aversion parameter α.
+    level : float
+        Two-sided significance level of ``critical`` and ``significant``.
+    critical : float
+        ``t(1 − level/2, df)``: ``|statistic| > critical`` is significant at ``level``.
+    reason : str or None
+        Why ``statistic`` is NaN (e.g. the system is the baseline), else None.
+    """
+
     df: int
     urisk: float
     se: float
@@ -30,33 +90,39 @@ class TRiskResult:
     critical: float
     reason: str | None = None
 
-    def __iter__(self):
-        return iter((self.statistic, self.pvalue))
-
     @property
     def significant(self) -> bool:
-        """``|TRisk| > critical`` (two-sided test at ``level``)."""
+        """``|TRisk| > critical`` (two-sided test at ``level``); False when TRisk is NaN."""
         return bool(abs(self.statistic) > self.critical)
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
-        """Student-t confidence interval for URisk: ``URisk ± t(1 − (1−cl)/2, df) · SE``."""
-        half = stats.t.ppf(0.5 + confidence_level / 2, self.df) * self.se
-        return (self.urisk - half, self.urisk + half)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of every field."""
-        return pd.DataFrame([asdict(self)])
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Student-t interval for URisk: ``URisk ± t(1 − (1 − cl)/2, df) · SE``."""
+        cl = check_level(confidence_level, "confidence_interval", "confidence_level")
+        half = float(stats.t.ppf(0.5 + cl / 2, self.df)) * self.se
+        return ConfidenceInterval(self.urisk - half, self.urisk + half)
 
 
 @dataclass(frozen=True)
 class RiskReward:
-    """Gain/risk summary of one system against a baseline (SPEC §1; dincer2016 Table 7).
+    """Gain/risk summary of one system against a baseline (Dinçer, Macdonald & Ounis, SIGIR 2014,
+    §3; SIGIR 2016, Table 7).
 
-    ``frisk``/``freward`` are the mean per-topic loss/gain, ``ugain = freward − frisk`` the mean
-    difference; ``wins``/``losses``/``ties`` count topics with δ > 0, < 0, = 0; ``loss20`` counts
-    topics where the system loses more than 20% of the baseline's score; ``reward_risk`` is
-    FReward/FRisk and ``win_loss`` wins/losses (inf when the denominator is 0 and the numerator is
-    not, NaN when both are 0).
+    Attributes
+    ----------
+    frisk, freward : float
+        Mean per-topic loss and gain (FRisk, FReward).
+    ugain : float
+        ``freward − frisk``, the mean difference.
+    wins, losses, ties : int
+        Topics with δ > 0, δ < 0, δ = 0.
+    loss20 : int
+        Topics where the system loses more than 20 % of the baseline's score (b − s > 0.2·b).
+    reward_risk : float
+        FReward/FRisk (inf when FRisk = 0 < FReward, NaN when both are 0).
+    win_loss : float
+        wins/losses, with the same conventions.
+    n_topics : int
+        Number of topics c.
     """
 
     frisk: float
@@ -73,11 +139,3 @@ class RiskReward:
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of every field."""
         return pd.DataFrame([asdict(self)])
-
-
-def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num/den with x/0 = inf for x > 0 and 0/0 = NaN, without warnings."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return num / den

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval._checks import check_alpha, check_alphas
 from riskeval.core import chisq, paired
 from riskeval.errors import RiskevalError
-from riskeval.io.matrix import as_matrix
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import zsums_for
+from riskeval.model.matrix import as_matrix
+from riskeval.options import check_alpha, check_alphas
 from riskeval.plots._base import axes_for, legend_outside, line_styles
 
 #: α grid of the "as α grows" plots: 0 to 15 in steps of 0.5 (seed dincer2014-trisk Figure 1).

@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval._checks import check_alphas, check_choice, check_level
 from riskeval.core.corrections import METHODS
 from riskeval.errors import RiskevalError
-from riskeval.io.matrix import as_matrix
 from riskeval.measures.paired import SE_METHODS
+from riskeval.model.matrix import as_matrix
+from riskeval.options import check_alphas, check_level, check_option
 
 
 @dataclass(frozen=True)
@@ -167,9 +167,9 @@ def report(
         "alphas": [float(a) for a in A],
         "level": check_level(level, "report"),
         "correction": (
-            check_choice(correction, METHODS, "report", "correction") if correction is not None else None
+            check_option(correction, METHODS, "report", "correction") if correction is not None else None
         ),
-        "se": check_choice(se, SE_METHODS, "report", "se"),
+        "se": check_option(se, SE_METHODS, "report", "se"),
         "leave_one_out": bool(leave_one_out),
         # The per-topic analysis uses the largest α of the list, the bias study the smallest
         # positive one (URisk at α = 0 is UGain, which no baseline biases in rank).

@@ -14,11 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.core.paired import paired_sums
+from riskeval.core.paired import paired_sums, ratio
 from riskeval.errors import RiskevalError
 from riskeval.ltr.baselines import feature_column, ranking_ndcg
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
-from riskeval.measures.results import ratio
 
 MEASURES = ("NDCG", "Reward", "Risk", "Reward/Risk", "Wins", "Losses", "W/L", "Loss>20%")
 MACRO = "macro"

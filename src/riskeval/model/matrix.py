@@ -12,15 +12,13 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from riskeval.errors import MissingTopicsError, MissingTopicsWarning, RiskevalError
-
-MissingPolicy = Literal["raise", "zero", "drop"]
-MISSING_POLICIES: tuple[str, ...] = ("raise", "zero", "drop")
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 _EXAMPLES = 3  # topics (and systems per topic) quoted in messages
 
@@ -48,14 +46,6 @@ def as_matrix(X: Any, *, name: str = "X") -> pd.DataFrame:
             "how missing topics are handled."
         )
     return frame
-
-
-def check_missing_policy(missing: Any) -> str:
-    """Return ``missing`` if it names a missing-topic policy, else raise a message listing them."""
-    if not isinstance(missing, str) or missing not in MISSING_POLICIES:
-        allowed = ", ".join(repr(p) for p in MISSING_POLICIES)
-        raise RiskevalError(f"The 'missing' parameter must be one of {allowed}; got {missing!r}.")
-    return missing
 
 
 def apply_missing(
@@ -87,7 +77,7 @@ def apply_missing(
         the input's row and column order (dropped topics removed); a new frame that shares no
         memory with ``matrix``.
     """
-    check_missing_policy(missing)
+    check_option(missing, MISSING_POLICIES, "apply_missing", "missing")
     frame, complete = _float_frame(matrix, source)
     if complete:
         return frame.copy()  # the caller's own, writable matrix: never a view of the input

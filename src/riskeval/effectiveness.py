@@ -24,18 +24,20 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from riskeval._checks import check_choice
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
-from riskeval.io.matrix import apply_missing
 from riskeval.io.qrels import read_qrels
 from riskeval.io.runs import read_run
+from riskeval.io.variations import read_mapping
+from riskeval.model.matrix import apply_missing
+from riskeval.model.variations import variations_from_scores
+from riskeval.options import MISSING_POLICIES, check_option
 
-MISSING_POLICIES = ("zero", "drop", "raise")
 # Below this much input (bytes on disk) starting worker processes costs more than it saves.
 _PARALLEL_MIN_BYTES = 8_000_000
 
@@ -161,7 +163,7 @@ def _evaluate(
     progress: bool | None,
     n_jobs: int | None,
 ) -> _Scores:
-    missing = check_choice(missing, MISSING_POLICIES, "evaluate_runs", "missing")
+    missing = check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing")
     paths = [os.fspath(runs)] if isinstance(runs, (str, os.PathLike)) else [os.fspath(r) for r in runs]
     if not paths:
         raise RiskevalError("The 'runs' parameter of evaluate_runs must list at least one run file.")
@@ -418,3 +420,25 @@ def _topic_key(topic: str) -> tuple[int, int, str]:
 
 def _is_sequence(value: Any) -> bool:
     return isinstance(value, (list, tuple, pd.Index, np.ndarray, pd.Series))
+
+
+def variations_from_runs(
+    qrels,
+    runs,
+    mapping: str | Path | pd.DataFrame,
+    *,
+    measure: str = "P@10",
+    names=None,
+    missing: str = "zero",
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
+    """Tidy variation table from TREC runs over the query variants, qrels per query, and a mapping.
+
+    The runs are evaluated per query by :func:`riskeval.evaluate_runs` (``measure``, ``names``,
+    ``missing`` and ``n_jobs`` are its parameters; ``measure`` an ir_measures name such as
+    ``"P@10"`` or ``"AP"``), then mapped as by :func:`riskeval.variations_from_scores`.
+    """
+    matrix = evaluate_runs(qrels, runs, measure, names=names, missing=missing, n_jobs=n_jobs)
+    return variations_from_scores(
+        matrix, mapping if isinstance(mapping, pd.DataFrame) else read_mapping(mapping)
+    )

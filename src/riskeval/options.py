@@ -1,0 +1,90 @@
+"""The options of riskeval's public functions, declared once, and the checks of every parameter.
+
+Each fixed set of choices is a :data:`typing.Literal` type with its tuple of values beside it; the
+functions, the command line (``click.Choice``) and the documentation all take the values from here.
+Option values are lower-case strings and are compared case-sensitively everywhere, as in
+scikit-learn.  A bad value raises :class:`~riskeval.errors.RiskevalError` with a message in
+scikit-learn's form, naming the parameter, the function, the allowed values and what was given::
+
+    The 'missing' parameter of score_matrix must be one of 'zero', 'drop', 'raise'. Got 'Zero'.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from riskeval.errors import RiskevalError
+
+if TYPE_CHECKING:  # numpy is imported on use, so the command line's --help stays fast
+    import numpy as np
+
+#: How topics that are not evaluated for every system are handled: scored 0 (as ``trec_eval -c``),
+#: dropped, or refused.
+MissingPolicy = Literal["zero", "drop", "raise"]
+MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
+
+#: Standard error of URisk: ``s_x/√c`` (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 8) or the
+#: jackknife (eq. 17–18); for a mean the two are the same number.
+SEMethod = Literal["parametric", "jackknife"]
+SE_METHODS: tuple[str, ...] = get_args(SEMethod)
+
+#: Multiple-testing corrections: Holm (1979), Benjamini–Hochberg (1995), Bonferroni.
+Correction = Literal["holm", "bh", "bonferroni"]
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
+
+#: Per-topic aggregate baselines (Dinçer, Ounis & Macdonald, ECIR 2014, eq. 2).
+Aggregate = Literal["mean", "median", "max"]
+AGGREGATES: tuple[str, ...] = get_args(Aggregate)
+
+
+def check_option(value: Any, choices: Sequence[str], func: str, name: str) -> str:
+    """``value`` if it is one of ``choices`` (case-sensitive), else a :class:`RiskevalError`."""
+    if isinstance(value, str) and value in choices:
+        return value
+    allowed = ", ".join(repr(c) for c in choices)
+    hint = ""
+    if isinstance(value, str) and value.lower() in choices:
+        hint = f" Option values are lower case: use {value.lower()!r}."
+    raise RiskevalError(f"The '{name}' parameter of {func} must be one of {allowed}. Got {value!r}.{hint}")
+
+
+def check_correction(value: Any, func: str) -> str | None:
+    """A multiple-testing correction, or ``None`` for none."""
+    return None if value is None else check_option(value, CORRECTIONS, func, "correction")
+
+
+def check_alpha(alpha: Any, func: str, *, negative_ok: bool = False) -> float:
+    """The risk-aversion parameter α: a finite real number, ≥ 0 unless ``negative_ok``."""
+    try:
+        value = float(alpha)
+    except (TypeError, ValueError):
+        value = math.nan
+    if isinstance(alpha, bool) or not math.isfinite(value) or (value < 0 and not negative_ok):
+        want = "a finite real number" if negative_ok else "a finite number >= 0"
+        raise RiskevalError(f"The 'alpha' parameter of {func} must be {want}. Got {alpha!r}.")
+    return value
+
+
+def check_alphas(alphas: Any, func: str, *, negative_ok: bool = False) -> np.ndarray:
+    """A non-empty list of α values, each a finite number ≥ 0 unless ``negative_ok``."""
+    import numpy as np
+
+    seq = [alphas] if np.isscalar(alphas) else list(alphas)
+    if not seq:
+        raise RiskevalError(f"The 'alphas' parameter of {func} must list at least one value.")
+    return np.array([check_alpha(a, func, negative_ok=negative_ok) for a in seq], dtype=np.float64)
+
+
+def check_level(level: Any, func: str, name: str = "level") -> float:
+    """A significance level (or confidence) strictly between 0 and 1."""
+    try:
+        value = float(level)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise RiskevalError(
+            f"The '{name}' parameter of {func} must be a number strictly between 0 and 1. Got {level!r}."
+        )
+    return value
