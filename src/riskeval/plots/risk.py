@@ -22,7 +22,8 @@ from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_alphas
 from riskeval.plots._base import axes_for, legend_outside, line_styles
 
-#: α grid of the "as α grows" plots: 0 to 15 in steps of 0.5 (seed dincer2014-trisk Figure 1).
+#: α grid of the "as α grows" plots: 0 to 15 in steps of 0.5 (Dinçer, Macdonald & Ounis, SIGIR 2014,
+#: Figure 1).
 ALPHA_GRID = np.linspace(0.0, 15.0, 31)
 
 
@@ -49,7 +50,7 @@ class _AlphaCurves:
 
 
 class GeoRiskDisplay(_AlphaCurves):
-    """GeoRisk(α) of each system as α grows (seed dincer2016-zrisk-georisk, Figure 2).
+    """GeoRisk(α) of each system as α grows (Dinçer, Macdonald & Ounis, SIGIR 2016, Figure 2).
 
     ``georisk``: DataFrame, index ``alpha``, one column per system.  A line sloping down steeply
     marks a system with a risk of abject failure on some topics.
@@ -70,7 +71,7 @@ class GeoRiskDisplay(_AlphaCurves):
 
 class TRiskDisplay(_AlphaCurves):
     """TRisk(α) of each system against a baseline, with the band ±critical where the risk-reward
-    trade-off can be attributed to chance (seed dincer2014-trisk, Figure 1).
+    trade-off can be attributed to chance (Dinçer, Macdonald & Ounis, SIGIR 2014, Figure 1).
 
     ``trisk``: DataFrame, index ``alpha``, one column per system; ``critical``: ``t(1 − level/2,
     c − 1)``; ``baseline``: the baseline's name; ``level``.  After ``plot``: ``band_`` (the shaded
@@ -104,7 +105,9 @@ class TRiskDisplay(_AlphaCurves):
 
 class TopicRiskDisplay:
     """Per-topic TR_j (bars) and TJ_j (markers) of one system against a baseline, with the critical
-    lines ±t(1 − level/2, c − 1) (seed dincer2014-trisk, eq. 21–23 and Figure 2; SPEC §2).
+    lines ±t(1 − level/2, c − 1) (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 21–23 and Figure 2).
+    TJ_j is ``(x_j − x̄)/s_x``, so that a loss is negative as in the paper's Figure 2: eq. 23 as
+    printed has the opposite sign and is √c times larger.
 
     ``topics``: the :func:`riskeval.topic_risk` DataFrame (indexed by topic); ``system``,
     ``baseline``: names; ``alpha``; ``critical``.  A bar below −critical is a significant loss
@@ -156,7 +159,7 @@ class TopicRiskDisplay:
 
 class PCADisplay:
     """Runs on the first two principal axes of the topic-centred run × topic matrix, with the
-    virtual MEAN, MEDIAN and MAX runs (seed dincer2014-biased-baselines, Figures 1–2).
+    virtual MEAN, MEDIAN and MAX runs (Dinçer, Ounis & Macdonald, ECIR 2014, Figures 1–2).
 
     ``coordinates``: runs × components; ``explained``: % of the variance per component;
     ``virtual``: names of the virtual runs.  After ``plot``: ``points_`` (real runs),
@@ -212,7 +215,7 @@ class PCADisplay:
 
 class SortedURiskDisplay:
     """Per-topic risk-reward scores x_j of each system, sorted from the largest gain to the largest
-    loss (seed dincer2014-biased-baselines, Figure 4): a steeper fall on the right is more risk.
+    loss (Dinçer, Ounis & Macdonald, ECIR 2014, Figure 4): a steeper fall on the right is more risk.
 
     ``scores``: DataFrame indexed by position (1 = best topic) with one column per system;
     ``baseline``; ``alpha``.

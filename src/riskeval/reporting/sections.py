@@ -13,7 +13,7 @@ from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
 from riskeval.reporting.variations import bias_variance_section, mean_variance_section
 
-#: The "as α grows" plots run from 0 to at least 15 (seed dincer2014-trisk, Figure 1).
+#: The "as α grows" plots run from 0 to at least 15 (Dinçer, Macdonald & Ounis, SIGIR 2014, Figure 1).
 CURVE_ALPHA_MAX = 15.0
 
 
@@ -70,8 +70,8 @@ def summary_section(ctx: ReportContext) -> Section:
 
 def risky_topics_section(ctx: ReportContext) -> Section | None:
     """The riskiest systems (lowest TRisk at the largest α): per-topic TR/TJ and their significant
-    topics (seed dincer2014-trisk §5, Figure 2), and their sorted per-topic URisk scores (seed
-    dincer2014-biased-baselines, Figure 4)."""
+    topics (Dinçer, Macdonald & Ounis, SIGIR 2014, §5 and Figure 2), and their sorted per-topic URisk
+    scores (Dinçer, Ounis & Macdonald, ECIR 2014, Figure 4)."""
     from riskeval.analysis.topics import system_topic_risk
     from riskeval.plots.risk import TopicRiskDisplay, plot_sorted_urisk
 
@@ -159,8 +159,8 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
 
 
 def alpha_curves_section(ctx: ReportContext) -> Section:
-    """GeoRisk and TRisk of every system as α grows (seed dincer2016-zrisk Figure 2, seed
-    dincer2014-trisk Figure 1)."""
+    """GeoRisk and TRisk of every system as α grows (Dinçer, Macdonald & Ounis, SIGIR 2016, Figure 2;
+    SIGIR 2014, Figure 1)."""
     from riskeval.plots.risk import plot_georisk, plot_trisk
 
     s = ctx.settings
@@ -193,7 +193,7 @@ def alpha_curves_section(ctx: ReportContext) -> Section:
 
 
 def bias_section(ctx: ReportContext) -> Section:
-    """The baseline-bias study (seed dincer2014-biased-baselines): Friedman test and PCA."""
+    """The baseline-bias study (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3–2.4): Friedman test and PCA."""
     from riskeval.analysis.bias_tables import bias_overview, bias_summary
     from riskeval.plots.risk import PCADisplay
 
