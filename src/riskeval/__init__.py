@@ -1,9 +1,10 @@
 """riskeval: risk-sensitive and robustness evaluation of search and ranking systems.
 
-Score matrices are pandas DataFrames, systems (rows) × topics (columns).  The measures follow the
-papers listed in SPEC.md: URisk/TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014), unbiased baselines
-(ECIR 2014), ZRisk/GeoRisk (SIGIR 2016), the bias–variance decomposition (Zhang et al., 2013) and
-mean–variance evaluation over query variations (Zuccon et al., 2016).
+Score matrices are pandas DataFrames, systems (rows) × topics (columns).  The measures follow these
+papers: URisk/TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014), unbiased baselines (Dinçer, Ounis &
+Macdonald, ECIR 2014), ZRisk/GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016), the bias–variance
+decomposition (Zhang, Song, Wang & Hou, SIGIR 2013) and mean–variance evaluation over query
+variations (Zuccon, Palotti & Hanbury, CIKM 2016).
 
 Names are imported on first use, so ``import riskeval`` (and ``riskeval --help``) stays fast.
 """

@@ -97,7 +97,8 @@ _clef = click.option(
     "--clef2015",
     "clef_root",
     type=click.Path(exists=True, file_okay=False),
-    help="Use the CLEF eHealth 2015 Task 2 folder (queries/ and pertopic-evals/ inside).",
+    help="Use the CLEF eHealth 2015 Task 2 folder, as published in the CLEFeHealth/CLEFeHealth2015Task2 "
+    "repository on GitHub (queries/ and pertopic-evals/ inside).",
 )
 
 
@@ -165,7 +166,7 @@ def mean_variance(
 
     \b
     Examples:
-      riskeval mean-variance --clef2015 ../shared/data/clef-ehealth-2015-task2 --alpha 5
+      riskeval mean-variance --clef2015 clef-ehealth-2015-task2 --alpha 5
       riskeval mean-variance scores.csv --sweep -20:20:0.1 --format csv
       riskeval mean-variance --mapping map.txt runs/*.eval --form intra
     """
@@ -244,7 +245,7 @@ def bias_variance(
     Examples:
       riskeval bias-variance scores.csv --target best --reference bm25
       riskeval bias-variance --qrels qrels.txt --measure AP a.run b.run --target best
-      riskeval bias-variance --clef2015 ../shared/data/clef-ehealth-2015-task2 --measure map --target best
+      riskeval bias-variance --clef2015 clef-ehealth-2015-task2 --measure map --target best
     """
     from riskeval.analysis.bias_variance import bias_variance as compute
     from riskeval.analysis.bias_variance import gmap, robustness_index

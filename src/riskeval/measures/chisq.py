@@ -1,4 +1,4 @@
-"""ZRisk and GeoRisk of every system of a matrix (seed dincer2016-zrisk-georisk, eq. 4–8; SPEC §4).
+"""ZRisk and GeoRisk of every system of a matrix (Dinçer, Macdonald & Ounis, SIGIR 2016, §3, eq. 4–8).
 
 ``baseline=None`` (default) uses every system of the matrix as a baseline of every other (the
 paper's "multiple baselines", Table 5); a per-topic aggregate, a system name or a vector gives the

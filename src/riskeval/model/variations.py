@@ -1,5 +1,5 @@
 """The query-variation data model: per-query scores plus a mapping query → (topic, variant)
-(Zuccon, Palotti & Hanbury, ICTIR 2016, §3).
+(Zuccon, Palotti & Hanbury, CIKM 2016, §4.1).
 
 The exchange format is a tidy table with one row per system, topic and variant::
 
@@ -8,7 +8,8 @@ The exchange format is a tidy table with one row per system, topic and variant::
 A *variant* is one user's query for a topic (CLEF eHealth 2015: ``pivot``, ``most``, ``least``);
 variant ``k`` of every topic belongs to the same user, which is what gives the covariance across
 topics a meaning.  A query issued by several users appears once per user (same query id and score,
-different variants), so it counts once per user — the query popularity of Zuccon et al. (ICTIR 2016, §3).
+different variants), so it counts once per user — the query popularity ``p(r_k^i)`` of Zuccon et al.
+(CIKM 2016, §4.1, eq. 2).
 
 :func:`variation_array` turns the table into the ``systems × N topics × M variants`` array the
 kernels of :mod:`riskeval.core.mve` use, and applies the explicit policies for missing cells and
@@ -205,7 +206,7 @@ def variation_array(
     seed: int | None = None,
     missing: str = "raise",
 ) -> VariationArray:
-    """The ``systems × N × M`` array of a tidy variation table (SPEC §6).
+    """The ``systems × N × M`` array of a tidy variation table (Zuccon, Palotti & Hanbury, CIKM 2016, §4.1).
 
     Parameters
     ----------
