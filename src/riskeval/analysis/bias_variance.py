@@ -1,6 +1,6 @@
-"""Bias–variance evaluation, robustness index and GMAP of a score matrix (SPEC §5).
+"""Bias–variance evaluation, robustness index and GMAP of a score matrix.
 
-Seed: Zhang, Song, Wang & Hou, "Bias-Variance Decomposition of IR Evaluation" (SIGIR 2013).
+Zhang, Song, Wang & Hou, "Bias-Variance Decomposition of IR Evaluation" (SIGIR 2013), §2.
 The total error ``Bias² + Var`` rates effectiveness (bias against a target) and stability (variance
 over topics) in one number; smaller is better.
 """
@@ -55,7 +55,7 @@ class BiasVarianceResult(NamedTuple):
 
 
 def bias_variance(scores, target="perfect", *, form: str = "ap", best_of=None) -> BiasVarianceResult:
-    """Bias–variance decomposition of each system's per-topic scores (SPEC §5).
+    """Bias–variance decomposition of each system's per-topic scores (Zhang et al., SIGIR 2013, eq. 1–9).
 
     Parameters
     ----------

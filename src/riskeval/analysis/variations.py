@@ -1,6 +1,6 @@
-"""Mean–variance evaluation over query variations: tables, α sweeps and rank comparisons (SPEC §6).
+"""Mean–variance evaluation over query variations: tables, α sweeps and rank comparisons.
 
-Seed: Zuccon, Palotti & Hanbury (CIKM 2016).  Input is a tidy table with columns ``system``,
+Zuccon, Palotti & Hanbury (CIKM 2016), §4–5.  Input is a tidy table with columns ``system``,
 ``topic``, ``variant``, ``score`` (see :mod:`riskeval.model.variations`).  Three forms:
 
 ``"general"`` (eq. 2–7)
@@ -99,7 +99,7 @@ def mean_variance(
     missing: str = "raise",
     decompose: bool = False,
 ) -> pd.DataFrame:
-    """Mean, variance and portfolio value ``O = μ − α σ²`` of every system (SPEC §6).
+    """Mean, variance and portfolio value ``O = μ − α σ²`` of every system (Zuccon et al., eq. 5–9).
 
     Parameters
     ----------
@@ -273,7 +273,7 @@ def rank_changes(
 
 
 def swap_alpha(table: pd.DataFrame, system_a: str, system_b: str) -> float:
-    """The α at which two systems exchange ranks: ``(μ_A − μ_B)/(σ²_A − σ²_B)`` (SPEC §6).
+    """The α at which two systems exchange ranks: ``(μ_A − μ_B)/(σ²_A − σ²_B)`` (from eq. 6).
 
     ``table`` is a :func:`mean_variance` result (any α; columns ``mean`` and ``variance`` indexed by
     system).  For α above the returned value the system with the smaller variance ranks first.

@@ -1,6 +1,6 @@
-"""Bias–variance decomposition of effectiveness, robustness index and GMAP (SPEC §5).
+"""Bias–variance decomposition of effectiveness, robustness index and GMAP.
 
-Seed: Zhang, Song, Wang & Hou, "Bias-Variance Decomposition of IR Evaluation" (SIGIR 2013).
+Zhang, Song, Wang & Hou, "Bias-Variance Decomposition of IR Evaluation" (SIGIR 2013), §2.
 Inputs are ``(r, c)`` arrays of per-topic scores (AP or any measure in [0, 1]): rows systems,
 columns topics; expectations are over topics, uniform, so every variance is the population
 variance (ddof = 0), as in the paper's Table 1 (``[(0.3 − 0.2)² + (0.1 − 0.2)²]/2 = 0.01``).

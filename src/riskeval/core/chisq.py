@@ -1,5 +1,5 @@
-"""ZRisk and GeoRisk from the chi-square standardised residuals (seed dincer2016-zrisk-georisk,
-eq. 4–8; SPEC §4).
+"""ZRisk and GeoRisk from the chi-square standardised residuals (Dinçer, Macdonald & Ounis,
+"Risk-Sensitive Evaluation and Learning to Rank using Multiple Baselines", SIGIR 2016, §3, eq. 4–8).
 
 For a matrix with row sums ``S_i``, column sums ``T_j`` and total ``N``, the expected score is
 ``e_ij = S_i T_j / N`` and ``z_ij = (x_ij − e_ij)/√e_ij``; a cell with ``e_ij = 0`` has ``z_ij = 0``.

@@ -1,6 +1,6 @@
-"""Mean–variance evaluation over query variations: the numeric kernels (SPEC §6).
+"""Mean–variance evaluation over query variations: the numeric kernels.
 
-Seed: Zuccon, Palotti & Hanbury, "Query Variations and their Effect on Comparing Information
+Zuccon, Palotti & Hanbury, "Query Variations and their Effect on Comparing Information
 Retrieval Systems" (CIKM 2016), eq. 2–9.  Effectiveness is held per system as an ``N × M`` array
 ``R[i, k]``: the score of the query that user ``k`` issued for topic ``i``.  Every function here
 works on a stack of such arrays (shape ``(..., N, M)``, typically ``(systems, N, M)``), takes
@@ -74,7 +74,7 @@ def intra_topic_moments(R: np.ndarray, ddof: int = 1):
     ``R`` has shape ``(..., N, M)``; missing variants may be NaN (topics may then have different
     numbers of variants; each topic needs more than ``ddof`` of them).  Returns ``(mean, variance)``
     of shape ``(..., N)``.  Eq. 8 scales the mean by ``w_1`` and the variance by ``w_1²``; with one
-    topic in the comparison that scaling does not change the ranking, so it is left out (SPEC §6).
+    topic in the comparison that scaling does not change the ranking, so it is left out.
     """
     counts = np.sum(~np.isnan(R), axis=-1)
     low = counts.min() if counts.size else 0
@@ -110,7 +110,7 @@ def portfolio_value(mean: np.ndarray, variance: np.ndarray, alpha) -> np.ndarray
 
 
 def swap_alpha(mean_a, variance_a, mean_b, variance_b) -> np.ndarray:
-    """The α at which systems A and B exchange places: ``(μ_A − μ_B) / (σ²_A − σ²_B)`` (SPEC §6).
+    """The α at which systems A and B exchange places: ``(μ_A − μ_B) / (σ²_A − σ²_B)``.
 
     ``O_A − O_B = (μ_A − μ_B) − α (σ²_A − σ²_B)`` changes sign there.  Equal variances give
     ``±inf`` (they never swap) or NaN (identical mean and variance: tied for every α).
