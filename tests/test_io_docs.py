@@ -24,14 +24,14 @@ def shared_dir() -> Path | None:
 def test_inputs_page_examples_run(tmp_path, monkeypatch):
     shared = shared_dir()
     if shared is None:
-        pytest.skip("shared campaign data (../shared/data) is not available")
+        pytest.skip("shared campaign data (shared/data beside the repository) is not available")
     blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(), flags=re.DOTALL)
     runnable = [b for b in blocks if not b.startswith("score_matrix(")]  # skip the signature
     assert len(runnable) >= 8
-    # run from a repository-like folder with ../shared beside it
+    # run from a folder that holds the CLEF eHealth 2015 Task 2 data, as the page says
     repo = tmp_path / "repo"
     repo.mkdir()
-    (tmp_path / "shared").symlink_to(shared)
+    (repo / "clef-ehealth-2015-task2").symlink_to(shared / "data" / "clef-ehealth-2015-task2")
     monkeypatch.chdir(repo)
     namespace: dict = {}
     out = io.StringIO()
