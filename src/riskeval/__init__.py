@@ -25,6 +25,7 @@ _EXPORTS = {
     "risk_table": "riskeval.analysis.table",
     "adjust_pvalues": "riskeval.core.corrections",
     "baseline": "riskeval.measures.baselines",
+    "loo_baseline": "riskeval.measures.baselines",
     "georisk": "riskeval.measures.chisq",
     "zrisk": "riskeval.measures.chisq",
     "risk_reward": "riskeval.measures.paired",

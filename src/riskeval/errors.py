@@ -42,5 +42,9 @@ class MissingTopicsWarning(UserWarning):
     """
 
 
+class MissingDependencyError(RiskevalError, ImportError):
+    """An optional dependency is not installed; the message names the extra that provides it."""
+
+
 class RiskevalWarning(UserWarning):
     """Something was computed with a caveat the user should see (e.g. a measure left NaN)."""

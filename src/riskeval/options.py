@@ -38,6 +38,16 @@ CORRECTIONS: tuple[str, ...] = get_args(Correction)
 Aggregate = Literal["mean", "median", "max"]
 AGGREGATES: tuple[str, ...] = get_args(Aggregate)
 
+#: Bootstrap intervals: percentile, or bias-corrected and accelerated (Efron & Tibshirani, 1993,
+#: ch. 13 and §14.3).
+BootstrapMethod = Literal["percentile", "bca"]
+BOOTSTRAP_METHODS: tuple[str, ...] = get_args(BootstrapMethod)
+
+#: Significance test of URisk: Student's t (TRisk), the sign-flip randomisation test, or the
+#: bootstrap over topics.
+RiskTest = Literal["t", "permutation", "bootstrap"]
+RISK_TESTS: tuple[str, ...] = get_args(RiskTest)
+
 
 def check_option(value: Any, choices: Sequence[str], func: str, name: str) -> str:
     """``value`` if it is one of ``choices`` (case-sensitive), else a :class:`RiskevalError`."""

@@ -1,4 +1,4 @@
-"""The baseline-bias study (seed dincer2014-biased-baselines, §2.3–2.4 and §3; SPEC §3).
+"""The baseline-bias study (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3–2.4 and §3).
 
 Each system in turn is the baseline; the URisk ranking of the others changes with that choice
 (Table 2), which a Friedman test makes formal; the Pearson correlation of each system with the
@@ -20,7 +20,7 @@ from riskeval.core import baselines as agg
 from riskeval.core import paired
 from riskeval.errors import RiskevalError
 from riskeval.model.matrix import as_matrix
-from riskeval.options import check_alpha
+from riskeval.options import AGGREGATES, check_alpha, check_option
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,7 @@ def bias_study(X: Any, alpha: float = 1.0, *, virtual: Any = ("mean", "median", 
     M = as_matrix(X)
     alpha = check_alpha(alpha, "bias_study")
     kinds = [virtual] if isinstance(virtual, str) else list(virtual or ())
-    bad = [k for k in kinds if str(k).lower() not in agg.KINDS]
-    if bad:
-        raise RiskevalError(
-            f"The 'virtual' parameter of bias_study must list some of {agg.KINDS}. Got {virtual!r}."
-        )
+    kinds = [check_option(k, AGGREGATES, "bias_study", "virtual") for k in kinds]
     values = M.to_numpy()
     r, c = values.shape
     if r < 3 or c < 2:
@@ -90,7 +86,7 @@ def bias_study(X: Any, alpha: float = 1.0, *, virtual: Any = ("mean", "median", 
 
 
 def pca(runs: pd.DataFrame) -> PCAResult:
-    """PCA by SVD of the topic-centred run × topic matrix (SPEC §3)."""
+    """PCA by SVD of the topic-centred run × topic matrix (Dinçer, Ounis & Macdonald, ECIR 2014, §2.4)."""
     centred = runs.to_numpy() - runs.to_numpy().mean(axis=0)
     u, s, vt = np.linalg.svd(centred, full_matrices=False)
     # A deterministic sign: each axis points towards its largest loading.

@@ -1,9 +1,10 @@
 """``risk_table``: every risk measure of every system against one baseline, over a grid of α.
 
-One pass over the matrix gathers the sufficient statistics (SPEC "Cheap α sweeps"); each α then
-costs O(r).  The table follows the paper's Table 6 layout (seed dincer2016-zrisk-georisk): URisk and
-TRisk against the chosen baseline, T*Risk against the per-topic MEAN, ZRisk and GeoRisk with every
-system of the matrix as a baseline.
+One pass over the matrix gathers the sufficient statistics (``URisk(α) = UGain − α·FRisk``, the
+variance of ``x(α)`` from those of ``δ⁺``, ``δ⁻`` and their covariance, ``ZRisk(α) = Z⁺ + (1+α) Z⁻``);
+each α then costs O(r).  The table follows the layout of Table 6 of Dinçer, Macdonald & Ounis
+(SIGIR 2016): URisk and TRisk against the chosen baseline, T*Risk against the per-topic MEAN, ZRisk and
+GeoRisk with every system of the matrix as a baseline.
 """
 
 from __future__ import annotations
@@ -18,17 +19,17 @@ from scipy.special import stdtr
 
 from riskeval.core import baselines as agg
 from riskeval.core import chisq, paired
-from riskeval.core.corrections import METHODS, adjust_pvalues
+from riskeval.core.corrections import adjust_pvalues
 from riskeval.errors import RiskevalWarning
 from riskeval.measures.baselines import resolve_baseline
-from riskeval.measures.paired import SE_METHODS
 from riskeval.model.matrix import as_matrix
-from riskeval.options import check_alphas, check_level, check_option
+from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
 
 COLUMNS = (
     "system",
     "alpha",
     "baseline",
+    "leave_one_out",
     "mean",
     "baseline_mean",
     "ugain",
@@ -36,9 +37,13 @@ COLUMNS = (
     "frisk",
     "urisk",
     "se",
+    "se_method",
     "trisk",
     "df",
+    "level",
+    "critical",
     "pvalue",
+    "correction",
     "pvalue_adj",
     "significant",
     "tstar",
@@ -69,29 +74,34 @@ def risk_table(
     Parameters
     ----------
     X : systems × topics score matrix (DataFrame or 2-D array).
-    baseline : ``"mean"``, ``"median"``, ``"max"``, a system name, or a per-topic vector (SPEC §3).
+    baseline : ``"mean"``, ``"median"``, ``"max"``, a system name, or a per-topic vector (Dinçer,
+        Ounis & Macdonald, ECIR 2014, §3).
     alphas : risk-aversion values α ≥ 0.
-    se : ``"parametric"`` or ``"jackknife"``; for URisk, a mean, both are the same number (SPEC §2),
-        so the table uses the closed form; :func:`riskeval.trisk` computes the jackknife from the
-        leave-one-out values.
+    se : ``"parametric"`` (eq. 12 of Dinçer, Macdonald & Ounis, SIGIR 2014) or ``"jackknife"``
+        (eq. 17–18).  For URisk, a mean, the jackknife SE equals ``s_x/√c`` exactly, so the table
+        computes both from the closed form and records the choice in ``se_method``;
+        :func:`riskeval.trisk` computes the jackknife from the leave-one-out values, and the tests
+        check that the two agree.
     level : two-sided significance level of ``significant``.
     correction : ``None``, ``"holm"``, ``"bh"`` or ``"bonferroni"``: adjust the TRisk p-values across
         systems, separately for each α, into ``pvalue_adj`` (used for ``significant``).
     leave_one_out : aggregate baselines (and the MEAN of T*Risk) exclude the evaluated system.
 
-    Columns: ``system, alpha, baseline, mean, baseline_mean, ugain, freward, frisk, urisk, se,
-    trisk, df, pvalue, pvalue_adj, significant, tstar, zrisk, georisk, wins, losses, ties, loss20,
-    reward_risk, win_loss, reason``.  ``trisk``/``pvalue`` are NaN, with ``reason`` set, where the SE
+    Columns: ``system, alpha, baseline, leave_one_out, mean, baseline_mean, ugain, freward, frisk,
+    urisk, se, se_method, trisk, df, level, critical, pvalue, [correction, pvalue_adj], significant,
+    tstar, zrisk, georisk, wins, losses, ties, loss20, reward_risk, win_loss, reason``
+    (``correction`` and ``pvalue_adj`` only with a correction).  The settings are columns, so
+    tables concatenate and merge without losing them.  ``critical`` is ``t(1 − level/2, df)``;
+    ``significant`` (bool) is ``pvalue < level``, or ``pvalue_adj < level`` with a correction.
+    ``trisk``/``pvalue`` are NaN, with ``reason`` set, where the SE
     is 0 (the system is the baseline or its risk-reward scores are constant).  ``zrisk``/``georisk``
     are over the whole matrix (every system a baseline) and NaN, with a warning, if a score is < 0.
-    ``attrs`` records the settings and the critical value.
     """
     M = as_matrix(X)
     A = check_alphas(alphas, "risk_table")
     se = check_option(se, SE_METHODS, "risk_table", "se")
     level = check_level(level, "risk_table")
-    if correction is not None:
-        correction = check_option(correction, METHODS, "risk_table", "correction")
+    correction = check_correction(correction, "risk_table")
     values = M.to_numpy()
     r, c = values.shape
     if c < 2:
@@ -142,22 +152,23 @@ def risk_table(
     k = A.size
     # system as a Categorical (codes + one copy of the names) keeps matrix order and is cheap
     system = pd.Categorical.from_codes(np.repeat(np.arange(r), k), categories=M.index)
-    table = {"system": system, "alpha": np.tile(A, r), "baseline": base.name, "df": df}
+    table = {
+        "system": system,
+        "alpha": np.tile(A, r),
+        "baseline": base.name,
+        "leave_one_out": bool(leave_one_out),
+        "se_method": se,
+        "df": df,
+        "level": level,
+        "critical": float(stats.t.ppf(1 - level / 2, df)),
+        "correction": correction,
+    }
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})
     table.update({name: v.T.ravel() for name, v in per_alpha.items()})
     table["reason"] = _reasons(base.is_self, sums, err.T.ravel(), k)
     out = pd.DataFrame(table, columns=list(COLUMNS))
     if correction is None:
-        out = out.drop(columns="pvalue_adj")
-    out.attrs.update(
-        baseline=base.name,
-        level=level,
-        se=se,
-        correction=correction,
-        leave_one_out=leave_one_out,
-        critical=float(stats.t.ppf(1 - level / 2, df)),
-        n_topics=c,
-    )
+        out = out.drop(columns=["correction", "pvalue_adj"])
     return out
 
 

@@ -26,7 +26,8 @@ def system_topic_risk(
     ``"median"``, ``"max"``, a system name or a per-topic vector, as in :func:`riskeval.risk_table`;
     with ``leave_one_out`` the aggregate excludes ``system``).
 
-    ``attrs["baseline"]`` holds the baseline's name (e.g. ``"MEAN"``), beside ``topic_risk``'s attrs.
+    The ``system`` column holds ``system``, the ``baseline`` column the baseline's name (e.g.
+    ``"MEAN"``).
     """
     M = as_matrix(X)
     if system not in M.index:
@@ -34,6 +35,10 @@ def system_topic_risk(
         raise RiskevalError(f"No system {system!r} in the matrix; it has {shown}.")
     base = resolve_baseline(M, baseline, "topic_risk", leave_one_out=leave_one_out)
     b = base.values if base.values.ndim == 1 else base.values[M.index.get_loc(system)]
-    out = topic_risk(M.loc[system], pd.Series(b, index=M.columns), alpha, level=level, correction=correction)
-    out.attrs["baseline"] = base.name
-    return out
+    return topic_risk(
+        M.loc[system].rename(system),
+        pd.Series(b, index=M.columns, name=base.name),
+        alpha,
+        level=level,
+        correction=correction,
+    )

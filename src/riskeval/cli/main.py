@@ -68,6 +68,14 @@ def main(argv: list[str] | None = None) -> None:
     except RiskevalError as exc:
         click.echo(f"riskeval: error: {exc}", err=True)
         sys.exit(2)
+    except ModuleNotFoundError as exc:
+        from riskeval._optional import EXTRAS, missing_dependency
+
+        if (exc.name or "").split(".")[0] not in EXTRAS:
+            raise
+        command = " ".join(["riskeval", *(argv if argv is not None else sys.argv[1:])[:1]])
+        click.echo(f"riskeval: error: {missing_dependency(exc.name or '', command)}", err=True)
+        sys.exit(2)
     except BrokenPipeError:
         sys.exit(0)
     except OSError as exc:

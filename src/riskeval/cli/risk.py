@@ -95,9 +95,9 @@ def risk(
         if fmt == "table":
             click.echo(
                 f"{topics_of} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of "
-                f"{source}; critical |t| = {frame.attrs['critical']:.3f} at level {level}"
+                f"{source}; critical |t| = {frame['critical'].iloc[0]:.3f} at level {level}"
             )
-            frame = frame.drop(columns=["system", "baseline"])
+            frame = frame.drop(columns=["system", "baseline", "level", "critical"])
         emit(frame, fmt)
         return
     table = rk.risk_table(
@@ -106,7 +106,7 @@ def risk(
     if fmt == "table":
         click.echo(
             f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; baseline "
-            f"{table.attrs['baseline']}; critical |t| = {table.attrs['critical']:.3f} at "
+            f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at "
             f"level {level}" + (f", {corr}-adjusted" if corr else "")
         )
         table = table[[c for c in COMPACT if c in table.columns]]
@@ -128,22 +128,13 @@ def topic_table(
 
     from riskeval.analysis.topics import system_topic_risk
 
-    parts = []
-    for alpha in alphas:
-        t = system_topic_risk(
+    parts = [
+        system_topic_risk(
             X, system, baseline, alpha, level=level, correction=correction, leave_one_out=leave_one_out
-        )
-        parts.append(
-            t.rename(columns={"system": "score", "baseline": "baseline_score"})
-            .reset_index()
-            .assign(alpha=alpha)
-        )
-    frame = pd.concat(parts, ignore_index=True)
-    frame.insert(0, "system", system)
-    frame.insert(1, "baseline", parts[0].attrs["baseline"])
-    frame = frame[["system", "baseline", "alpha", *[c for c in parts[0].columns if c != "alpha"]]]
-    frame.attrs["critical"] = parts[0].attrs["critical"]
-    return frame
+        ).reset_index()
+        for alpha in alphas
+    ]
+    return pd.concat(parts, ignore_index=True)
 
 
 @click.command("bias-study")

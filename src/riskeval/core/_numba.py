@@ -2,7 +2,14 @@
 
 Kernels are compiled on first use and cached on disk (``cache=True``), so later runs do not compile.
 The number of threads is numba's default (``NUMBA_NUM_THREADS``); riskeval never changes it.
+
+A parallel kernel also gets a serial twin compiled from the same Python function
+(:func:`serial_twin`): small inputs, such as one system against its baseline, run serially and do
+not pay for waking the thread pool, which costs far more than the work on a loaded machine.
 """
+
+from collections.abc import Callable
+from typing import Any
 
 from numba import njit, prange
 
@@ -10,4 +17,13 @@ from numba import njit, prange
 # rounding); no assumption about NaN or inf is made, the inputs are validated finite anyway.
 FAST = {"reassoc", "contract", "nsz"}
 
-__all__ = ["FAST", "njit", "prange"]
+#: Below this many matrix cells a kernel runs on one thread.
+SERIAL_CELLS = 1 << 16
+
+
+def serial_twin(kernel: Any) -> Callable[..., Any]:
+    """The serial compilation of a ``parallel=True`` kernel (``prange`` runs as ``range``)."""
+    return njit(cache=True, fastmath=FAST)(kernel.py_func)
+
+
+__all__ = ["FAST", "SERIAL_CELLS", "njit", "prange", "serial_twin"]

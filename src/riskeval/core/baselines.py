@@ -1,4 +1,4 @@
-"""Per-topic aggregate baselines over many systems (seed dincer2014-biased-baselines, eq. 2; SPEC §3).
+"""Per-topic aggregate baselines over many systems (Dinçer, Ounis & Macdonald, ECIR 2014, §3, eq. 2).
 
 ``aggregate(X, kind)`` gives the per-topic MEAN, MEDIAN or MAX over all rows of ``X``;
 ``aggregate_loo(X, kind)`` gives, for each row ``i``, the aggregate over the *other* rows (the
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-KINDS = ("mean", "median", "max")
-
 
 def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
     """Per-topic aggregate (c,) over all r systems."""
@@ -18,23 +16,18 @@ def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
         return X.mean(axis=0)
     if kind == "median":
         return np.median(X, axis=0)
-    if kind == "max":
-        return X.max(axis=0)
-    raise ValueError(f"unknown aggregate {kind!r}; expected one of {KINDS}")
+    return X.max(axis=0)  # "max"; ``kind`` is validated by the callers (riskeval.options.AGGREGATES)
 
 
 def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
-    """Leave-one-out aggregates (r × c): row i is the aggregate over every system but i (r ≥ 2)."""
+    """Leave-one-out aggregates (r × c): row i is the aggregate over every system but i (the
+    callers ensure r ≥ 2)."""
     r = X.shape[0]
-    if r < 2:
-        raise ValueError("a leave-one-out baseline needs at least two systems")
     if kind == "mean":
         return (X.sum(axis=0) - X) / (r - 1)
     if kind == "max":
         return _loo_max(X)
-    if kind == "median":
-        return _loo_median(X)
-    raise ValueError(f"unknown aggregate {kind!r}; expected one of {KINDS}")
+    return _loo_median(X)  # "median"
 
 
 def _loo_max(X: np.ndarray) -> np.ndarray:

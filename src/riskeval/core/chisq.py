@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import ndtr
 
-from riskeval.core._numba import FAST, njit, prange
+from riskeval.core._numba import FAST, SERIAL_CELLS, njit, prange, serial_twin
 from riskeval.core.paired import topic_major
 
 
@@ -87,6 +87,9 @@ def _z_topic_major(Xt, a, inv_a, q, inv_q, T0, S, N, shared, w):
     return zp, zs
 
 
+_z_topic_major_serial = serial_twin(_z_topic_major)
+
+
 class Totals(NamedTuple):
     """One pass over a matrix: weighted row sums ``S`` (r,), column sums ``T`` (c,) and the
     smallest score."""
@@ -123,6 +126,7 @@ def zsums(
     w = np.ones(c) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     S, T, _ = sums if sums is not None else totals(X, w)
     empty = np.zeros(0)
+    kernel = _z_topic_major if Xt.size >= SERIAL_CELLS else _z_topic_major_serial
     if baselines is None:
         N = float(w @ T)
         # square roots and reciprocals outside the fast-math kernel: exact for tiny totals too
@@ -130,11 +134,11 @@ def zsums(
         inv_a = np.divide(1.0, a, out=np.zeros_like(a), where=a > 0)
         q = np.sqrt(T)
         inv_q = np.divide(1.0, q, out=np.zeros_like(q), where=q > 0)
-        zp, zs = _z_topic_major(Xt, a, inv_a, q, inv_q, empty, S, empty, True, w)
+        zp, zs = kernel(Xt, a, inv_a, q, inv_q, empty, S, empty, True, w)
     else:
         T0 = np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
         N = S + float(w @ T0)
-        zp, zs = _z_topic_major(Xt, empty, empty, empty, empty, T0, S, N, False, w)
+        zp, zs = kernel(Xt, empty, empty, empty, empty, T0, S, N, False, w)
     return ZSums(zp, zs - zp, S, float(w.sum()))
 
 

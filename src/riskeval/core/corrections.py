@@ -7,13 +7,19 @@ procedure of Holm (1979), checked against ``statsmodels.stats.multitest.multiple
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-METHODS = ("holm", "bh", "bonferroni")
+from riskeval.options import CORRECTIONS, check_option
 
 
-def adjust_pvalues(pvalues: np.ndarray, method: str) -> np.ndarray:
-    """Adjusted p-values of the finite entries of ``pvalues``; NaN stays NaN."""
+def adjust_pvalues(pvalues: Any, method: str) -> np.ndarray:
+    """Adjusted p-values of the finite entries of ``pvalues``; NaN stays NaN.
+
+    ``method``: ``"holm"``, ``"bh"`` (Benjamini–Hochberg) or ``"bonferroni"``.
+    """
+    method = check_option(method, CORRECTIONS, "adjust_pvalues", "method")
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
@@ -28,11 +34,9 @@ def adjust_pvalues(pvalues: np.ndarray, method: str) -> np.ndarray:
         stepped = np.maximum.accumulate(q[order] * (m - np.arange(m)))
         adj = np.empty(m)
         adj[order] = np.minimum(stepped, 1.0)
-    elif method == "bh":
+    else:  # "bh"
         from scipy.stats import false_discovery_control
 
         adj = false_discovery_control(q, method="bh")
-    else:
-        raise ValueError(f"unknown correction {method!r}; expected one of {METHODS}")
     out[ok] = adj
     return out

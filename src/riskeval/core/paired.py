@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from riskeval.core._numba import FAST, njit, prange
+from riskeval.core._numba import FAST, SERIAL_CELLS, njit, prange, serial_twin
 
 
 class PairedSums(NamedTuple):
@@ -137,6 +137,9 @@ def _paired_topic_major(Xt, Bt, per_system, w):
     return out
 
 
+_paired_topic_major_serial = serial_twin(_paired_topic_major)
+
+
 def topic_major(X: np.ndarray) -> np.ndarray:
     """The c × r C-contiguous view of an r × c matrix: free for pandas' own (column-major)
     layout, one copy otherwise."""
@@ -154,7 +157,8 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     per_system = B.ndim == 2
     Bt = topic_major(B) if per_system else np.ascontiguousarray(B[:, None])  # c × 1
     w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    out = _paired_topic_major(Xt, Bt, per_system, w)
+    kernel = _paired_topic_major if Xt.size >= SERIAL_CELLS else _paired_topic_major_serial
+    out = kernel(Xt, Bt, per_system, w)
     return PairedSums(float(w.sum()), *(out[:, k] for k in range(8)))
 
 

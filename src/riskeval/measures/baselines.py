@@ -1,5 +1,5 @@
 """Baselines: a named system, a per-topic aggregate (MEAN, MEDIAN, MAX) or a given vector
-(seed dincer2014-biased-baselines; SPEC §3), and the alignment of a system with its baseline."""
+(Dinçer, Ounis & Macdonald, ECIR 2014, §3), and the alignment of a system with its baseline."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pandas as pd
 from riskeval.core import baselines as kernels
 from riskeval.errors import RiskevalError
 from riskeval.model.matrix import as_matrix
+from riskeval.options import AGGREGATES, check_option
 
 
 @dataclass(frozen=True)
@@ -24,27 +25,29 @@ class ResolvedBaseline:
     is_self: np.ndarray
 
 
-def baseline(X: Any, kind: str = "mean", *, leave_one_out: bool = False) -> pd.Series | pd.DataFrame:
-    """Per-topic baseline over the systems of ``X``: ``"mean"``, ``"median"`` or ``"max"``.
+def baseline(X: Any, kind: str = "mean") -> pd.Series:
+    """Per-topic baseline over every system of ``X``: ``"mean"``, ``"median"`` or ``"max"``.
 
-    MEAN is eq. 2 of seed dincer2014-biased-baselines (the "unbiased" baseline); MAX is the per-topic
-    best ("loss in state of the art").  Every system of ``X`` takes part unless
-    ``leave_one_out=True``, which returns a systems × topics DataFrame whose row ``i`` is the
-    aggregate over all systems but ``i``.  Without leave-one-out the result is a Series indexed by
-    topic and named ``"MEAN"``, ``"MEDIAN"`` or ``"MAX"``.
+    MEAN is the "unbiased" baseline of Dinçer, Ounis & Macdonald (ECIR 2014, eq. 2); MAX is the
+    per-topic best ("loss in state of the art").  Returns a Series indexed by topic and named
+    ``"MEAN"``, ``"MEDIAN"`` or ``"MAX"``.  :func:`loo_baseline` leaves the evaluated system out.
     """
     M = as_matrix(X)
-    agg_kind = _aggregate_kind(kind)
-    if agg_kind is None:
-        raise RiskevalError(
-            f"The 'kind' parameter of baseline must be one of 'mean', 'median', 'max'. Got {kind!r}."
-        )
-    kind = agg_kind
-    values = M.to_numpy()
-    if leave_one_out:
-        _need_two(M, "baseline")
-        return pd.DataFrame(kernels.aggregate_loo(values, kind), index=M.index, columns=M.columns)
-    return pd.Series(kernels.aggregate(values, kind), index=M.columns, name=kind.upper())
+    kind = check_option(kind, AGGREGATES, "baseline", "kind")
+    return pd.Series(kernels.aggregate(M.to_numpy(), kind), index=M.columns, name=kind.upper())
+
+
+def loo_baseline(X: Any, kind: str = "mean") -> pd.DataFrame:
+    """Leave-one-out baselines: row ``i`` is the per-topic ``kind`` aggregate over every system of
+    ``X`` but ``i`` (``"mean"``, ``"median"`` or ``"max"``; at least two systems).
+
+    Returns a systems × topics DataFrame aligned with ``X``.  Leaving the evaluated system out of
+    its own baseline removes the dependence that Dinçer, Ounis & Macdonald (ECIR 2014, §2.3) discuss.
+    """
+    M = as_matrix(X)
+    kind = check_option(kind, AGGREGATES, "loo_baseline", "kind")
+    _need_two(M, "loo_baseline")
+    return pd.DataFrame(kernels.aggregate_loo(M.to_numpy(), kind), index=M.index, columns=M.columns)
 
 
 def resolve_baseline(
@@ -52,7 +55,7 @@ def resolve_baseline(
 ) -> ResolvedBaseline:
     """Turn a baseline specification into arrays aligned with the topics of matrix ``M``.
 
-    ``spec``: ``"mean"``/``"median"``/``"max"`` (case-insensitive; checked before system names),
+    ``spec``: ``"mean"``/``"median"``/``"max"`` (checked before system names),
     the name of a system (row) of ``M``, a pandas Series indexed by topic (must cover every topic of
     ``M``; extra topics are ignored), or an array-like of length c.
     """
@@ -68,9 +71,14 @@ def resolve_baseline(
             return ResolvedBaseline(kernels.aggregate(values, kind), kind.upper(), not_self)
         if spec not in M.index:
             shown = ", ".join(map(repr, M.index[:10])) + (" ..." if r > 10 else "")
+            hint = (
+                f" Aggregate baselines are lower case: use {spec.lower()!r}."
+                if spec.lower() in AGGREGATES
+                else ""
+            )
             raise RiskevalError(
                 f"The 'baseline' parameter of {func} names no system of the matrix: {spec!r}. "
-                f"Use 'mean', 'median', 'max', a system name ({shown}) or a per-topic vector."
+                f"Use 'mean', 'median', 'max', a system name ({shown}) or a per-topic vector.{hint}"
             )
         return ResolvedBaseline(M.loc[spec].to_numpy(), spec, np.asarray(M.index == spec))
     if isinstance(spec, pd.Series):
@@ -139,9 +147,8 @@ def as_pair(system: Any, base: Any, func: str) -> tuple[np.ndarray, np.ndarray, 
     return s, b, pd.Index(pd.RangeIndex(s.size).map(str), name="topic")
 
 
-def _aggregate_kind(spec: str) -> str | None:
-    low = spec.lower() if isinstance(spec, str) else None
-    return low if low in kernels.KINDS else None
+def _aggregate_kind(spec: Any) -> str | None:
+    return spec if isinstance(spec, str) and spec in AGGREGATES else None
 
 
 def _need_two(M: pd.DataFrame, func: str) -> None:

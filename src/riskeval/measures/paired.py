@@ -1,5 +1,5 @@
 """One system against one baseline: URisk, TRisk, the risk/reward summary and the per-topic
-exploratory analysis (seed dincer2014-trisk-hypothesis-testing; SPEC §1–2).
+exploratory analysis (Dinçer, Macdonald & Ounis, SIGIR 2014, §2–5).
 
 ``system`` and ``baseline`` are per-topic scores: two pandas Series indexed by topic (aligned by
 label; both must cover the same topics) or two 1-D vectors of equal length.
@@ -14,12 +14,10 @@ import pandas as pd
 from scipy import stats
 
 from riskeval.core import paired as kern
-from riskeval.core.corrections import METHODS, adjust_pvalues
+from riskeval.core.corrections import adjust_pvalues
 from riskeval.measures.baselines import as_pair
 from riskeval.measures.results import RiskReward, TRiskResult
-from riskeval.options import check_alpha, check_level, check_option
-
-SE_METHODS = ("parametric", "jackknife")
+from riskeval.options import SE_METHODS, check_alpha, check_correction, check_level, check_option
 
 
 def urisk(system: Any, baseline: Any, alpha: float = 1.0) -> float:
@@ -42,7 +40,7 @@ def trisk(
 ) -> TRiskResult:
     """TRisk = URisk/SE, a Student t statistic with ``df = c − 1`` (eq. 7–13, 16–18).
 
-    ``se="parametric"``: ``s_x/√c`` (eq. 8); ``se="jackknife"``: computed from the leave-one-out
+    ``se="parametric"``: ``s_x/√c`` (eq. 12); ``se="jackknife"``: computed from the leave-one-out
     URisk values (eq. 17–18), which for a mean equals the parametric SE.  At α = 0 the statistic is
     TGain, the paired t statistic of :func:`scipy.stats.ttest_rel`.  ``level`` is the two-sided
     significance level of ``critical``.  When the SE is 0 (the system equals the baseline, or every
@@ -97,25 +95,33 @@ def topic_risk(
     level: float = 0.05,
     correction: str | None = None,
 ) -> pd.DataFrame:
-    """Per-topic exploratory analysis: which topics carry significant risk (eq. 19–23).
+    """Per-topic exploratory analysis: which topics carry significant risk (Dinçer, Macdonald &
+    Ounis, SIGIR 2014, §5, eq. 19–23).
 
-    Returns a DataFrame indexed by topic with columns ``system``, ``baseline``, ``delta`` (δ_j),
-    ``x`` (the risk-reward score), ``tr`` (TR_j = x_j/s_x, eq. 21), ``tj`` (the standardised
-    jackknife influence), ``pvalue`` (two-sided Student t, df = c − 1, from ``tr``), ``pvalue_adj``
-    (when ``correction`` is ``"holm"``, ``"bh"`` or ``"bonferroni"``) and ``significant`` (−1 for a
-    significant loss, +1 for a significant win, 0 otherwise, from ``tr`` against the critical
-    value, or from the adjusted p-value when a correction is given).  ``attrs["critical"]`` holds
-    ``t(1 − level/2, c − 1)``.
+    Returns
+    -------
+    DataFrame
+        Indexed by topic; the settings are columns, so tables of several systems or α values
+        concatenate without losing them:
 
-    ``tj``: eq. 23 as printed divides by SE_J and flips the sign; this project uses
-    ``TJ_j = (c−1)(θ̂ − θ_(j)) / (√c·SE_J) = (x_j − x̄)/s_x`` so that a significant loss is
-    ``TJ_j < −critical`` and TR_j and TJ_j agree as the paper states (SPEC §2).  The per-topic tests
-    are exploratory: c of them are made at once, hence the optional correction.
+        - ``system``, ``baseline``: names (the Series' names, else ``"system"``/``"baseline"``);
+        - ``alpha``, ``level``, ``critical`` (``t(1 − level/2, c − 1)``);
+        - ``score``, ``baseline_score``, ``delta`` (δ_j), ``x`` (the risk-reward score, eq. 11);
+        - ``tr``: TR_j = x_j/s_x (eq. 21); ``tj``: the standardised jackknife influence;
+        - ``pvalue``: two-sided Student t with c − 1 degrees of freedom, from ``tr``;
+        - ``pvalue_adj`` (only with a ``correction``: ``"holm"``, ``"bh"`` or ``"bonferroni"``
+          across the topics);
+        - ``significant`` (bool): ``|tr| > critical``, or ``pvalue_adj < level`` with a
+          correction.  The sign of ``tr`` says whether it is a loss (< 0) or a win (> 0).
+
+    ``tj``: eq. 23 as printed divides by SE_J and flips the sign, which contradicts the paper's
+    statement that TR_j and TJ_j agree; riskeval uses ``TJ_j = (c−1)(θ̂ − θ_(j)) / (√c·SE_J) =
+    (x_j − x̄)/s_x``, so that a significant loss is ``TJ_j < −critical``.  The per-topic tests are
+    exploratory: c of them are made at once, hence the optional correction.
     """
     alpha = check_alpha(alpha, "topic_risk")
     level = check_level(level, "topic_risk")
-    if correction is not None:
-        correction = check_option(correction, METHODS, "topic_risk", "correction")
+    correction = check_correction(correction, "topic_risk")
     s, b, topics = as_pair(system, baseline, "topic_risk")
     x = kern.risk_scores(s - b, alpha)
     c = x.size
@@ -129,14 +135,30 @@ def topic_risk(
     critical = float(stats.t.ppf(1 - level / 2, df))
     pvalue = 2 * stats.t.sf(np.abs(tr), df)
     out = pd.DataFrame(
-        {"system": s, "baseline": b, "delta": s - b, "x": x, "tr": tr, "tj": tj, "pvalue": pvalue},
+        {
+            "system": _name(system, "system"),
+            "baseline": _name(baseline, "baseline"),
+            "alpha": alpha,
+            "level": level,
+            "critical": critical,
+            "score": s,
+            "baseline_score": b,
+            "delta": s - b,
+            "x": x,
+            "tr": tr,
+            "tj": tj,
+            "pvalue": pvalue,
+        },
         index=topics,
     )
     if correction is None:
-        significant = np.where(np.abs(tr) > critical, np.sign(tr), 0)
+        out["significant"] = np.abs(tr) > critical
     else:
         out["pvalue_adj"] = adjust_pvalues(pvalue, correction)
-        significant = np.where(out["pvalue_adj"].to_numpy() < level, np.sign(tr), 0)
-    out["significant"] = np.nan_to_num(significant).astype(int)
-    out.attrs.update(critical=critical, alpha=alpha, level=level, correction=correction)
+        out["significant"] = out["pvalue_adj"].to_numpy() < level
     return out
+
+
+def _name(v: Any, default: str) -> str:
+    name = getattr(v, "name", None)
+    return default if name is None else str(name)

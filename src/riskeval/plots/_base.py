@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from riskeval._optional import require
+
 
 def axes_for(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
     """``(figure, ax)``: the given axes, or a new pyplot figure of ``figsize`` inches."""
     if ax is None:
-        import matplotlib.pyplot as plt
-
+        plt = require("matplotlib.pyplot", "riskeval's plots")
         fig, ax = plt.subplots(figsize=figsize, layout="constrained")
         return fig, ax
     return ax.figure, ax
@@ -18,8 +19,7 @@ def axes_for(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
 def line_styles(n: int) -> list[dict[str, Any]]:
     """``n`` (colour, dash) combinations: tab10 for up to 10 lines, else 20 colours × 3 dashes
     before any repeats."""
-    import matplotlib as mpl
-
+    mpl = require("matplotlib", "riskeval's plots")
     colours = mpl.colormaps["tab10" if n <= 10 else "tab20"].colors
     k = len(colours)
     dashes = ("-", "--", ":")

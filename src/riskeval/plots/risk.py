@@ -117,14 +117,15 @@ class TopicRiskDisplay:
 
     def __init__(self, topics: pd.DataFrame, system: str, baseline: str, alpha: float):
         self.topics, self.system, self.baseline, self.alpha = topics, system, baseline, alpha
-        self.critical = float(topics.attrs["critical"])
+        self.critical = float(topics["critical"].iloc[0])
 
     def plot(self, ax: Any = None, *, show_tj: bool = True) -> TopicRiskDisplay:
         self.figure_, self.ax_ = axes_for(ax, (max(6.0, 0.18 * len(self.topics) + 2), 4.0))
         ax = self.ax_
         pos = np.arange(len(self.topics))
-        sig = self.topics["significant"].to_numpy()
-        colours = np.where(sig < 0, "tab:red", np.where(sig > 0, "tab:green", "0.6"))
+        sig = self.topics["significant"].to_numpy(dtype=bool)
+        tr = self.topics["tr"].to_numpy()
+        colours = np.where(sig & (tr < 0), "tab:red", np.where(sig & (tr > 0), "tab:green", "0.6"))
         self.bars_ = ax.bar(pos, self.topics["tr"].to_numpy(), color=colours, width=0.8, label="TR (eq. 21)")
         self.markers_ = (
             ax.plot(
@@ -286,7 +287,8 @@ def plot_trisk(
     )
     wide = table.pivot(index="alpha", columns="system", values="trisk")
     wide = wide[_systems(M, systems, "plot_trisk")]
-    display = TRiskDisplay(wide, table.attrs["critical"], table.attrs["baseline"], level)
+    first = table.iloc[0]
+    display = TRiskDisplay(wide, float(first["critical"]), str(first["baseline"]), level)
     return display.plot(ax, legend=legend)
 
 
@@ -309,7 +311,8 @@ def plot_topic_risk(
     topics = system_topic_risk(
         X, system, baseline, alpha, level=level, correction=correction, leave_one_out=leave_one_out
     )
-    return TopicRiskDisplay(topics, system, topics.attrs["baseline"], float(alpha)).plot(ax, show_tj=show_tj)
+    baseline_name = str(topics["baseline"].iloc[0])
+    return TopicRiskDisplay(topics, system, baseline_name, float(alpha)).plot(ax, show_tj=show_tj)
 
 
 def plot_pca(

@@ -21,11 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.core.corrections import METHODS
+from riskeval._optional import require
 from riskeval.errors import RiskevalError
-from riskeval.measures.paired import SE_METHODS
 from riskeval.model.matrix import as_matrix
-from riskeval.options import check_alphas, check_level, check_option
+from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
 
 
 @dataclass(frozen=True)
@@ -147,6 +146,8 @@ def report(
     """
     from riskeval.reporting.sections import DEFAULT_SECTIONS
 
+    for module in ("matplotlib", "jinja2"):
+        require(module, "riskeval.report")
     M = as_matrix(X)
     A = check_alphas(alphas, "report")
     if M.shape[0] < 3 or M.shape[1] < 2:
@@ -166,9 +167,7 @@ def report(
         "baseline": baseline if isinstance(baseline, str) else "a given per-topic vector",
         "alphas": [float(a) for a in A],
         "level": check_level(level, "report"),
-        "correction": (
-            check_option(correction, METHODS, "report", "correction") if correction is not None else None
-        ),
+        "correction": (check_correction(correction, "report")),
         "se": check_option(se, SE_METHODS, "report", "se"),
         "leave_one_out": bool(leave_one_out),
         # The per-topic analysis uses the largest α of the list, the bias study the smallest
@@ -182,7 +181,7 @@ def report(
     }
     ctx = ReportContext(M, baseline, settings, data or {})
     # The risk table validates the baseline before any section is drawn.
-    settings["baseline"] = ctx.risk_table.attrs["baseline"]
+    settings["baseline"] = str(ctx.risk_table["baseline"].iloc[0])
     built = [s for s in (b(ctx) for b in (DEFAULT_SECTIONS if sections is None else sections)) if s]
     result = Report(_render(settings, built), None, settings, tuple(s.title for s in built))
     if path is None:

@@ -21,9 +21,10 @@ def summary_section(ctx: ReportContext) -> Section:
     """Risk per α: one row per system (by mean score), URisk/TRisk/GeoRisk for each α."""
     t = ctx.risk_table
     s = ctx.settings
-    crit = t.attrs["critical"]
+    first = t.iloc[0]
+    crit, baseline_name = float(first["critical"]), str(first["baseline"])
     per_alpha = ["urisk", "trisk", "georisk"]
-    if t.attrs["baseline"] != "MEAN":
+    if baseline_name != "MEAN":
         per_alpha.insert(2, "tstar")
     names = {"urisk": "URisk", "trisk": "TRisk", "tstar": "T*Risk", "georisk": "GeoRisk"}
     order = t.groupby("system", sort=False)["mean"].first().sort_values(ascending=False).index
@@ -41,9 +42,9 @@ def summary_section(ctx: ReportContext) -> Section:
         classes[(f"α = {a:g}", "TRisk")] = mark
     body = [
         h.paragraph(
-            f"URisk and TRisk against {t.attrs['baseline']} (SE {s['se']}); GeoRisk with every "
+            f"URisk and TRisk against {baseline_name} (SE {s['se']}); GeoRisk with every "
             f"system as a baseline. TRisk is shaded where the risk-reward trade-off is significant "
-            f"at level {s['level']:g} (|TRisk| > {crit:.3f}, {t.attrs['n_topics'] - 1} degrees of "
+            f"at level {s['level']:g} (|TRisk| > {crit:.3f}, {int(first['df'])} degrees of "
             "freedom"
             + (f", p-values {s['correction']}-adjusted across systems" if s["correction"] else "")
             + "): red a significant loss, green a significant gain. Loss>20%: "
@@ -101,8 +102,8 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
             correction=s["correction"],
             leave_one_out=s["leave_one_out"],
         )
-        losses = int((topics["significant"] < 0).sum())
-        wins = int((topics["significant"] > 0).sum())
+        losses = int((topics["significant"] & (topics["tr"] < 0)).sum())
+        wins = int((topics["significant"] & (topics["tr"] > 0)).sum())
         row = at.loc[name]
         body.append(h.Markup(f"<h3>{h.escape(name)}</h3>"))
         body.append(
@@ -113,16 +114,22 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
             )
         )
         width = min(14.0, max(7.0, 0.16 * len(topics) + 2))
-        display = TopicRiskDisplay(topics, name, topics.attrs["baseline"], alpha).plot(
+        display = TopicRiskDisplay(topics, name, str(topics["baseline"].iloc[0]), alpha).plot(
             ctx.new_axes(width, 3.6)
         )
         body.append(ctx.figure(display, f"{name}: per-topic TR and TJ at α = {alpha:g}"))
-        significant = topics[topics["significant"] != 0].sort_values("tr")
+        significant = topics[topics["significant"]].sort_values("tr")
         if len(significant):
-            shown = significant.rename(
+            shown = significant[
+                [
+                    c
+                    for c in ("score", "baseline_score", "delta", "x", "tr", "tj", "pvalue", "pvalue_adj")
+                    if c in significant.columns
+                ]
+            ].rename(
                 columns={
-                    "system": "score",
-                    "baseline": "baseline score",
+                    "score": "score",
+                    "baseline_score": "baseline score",
                     "delta": "δ",
                     "x": "x",
                     "tr": "TR",
@@ -131,7 +138,6 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
                     "pvalue_adj": "p (adj.)",
                 }
             )
-            shown = shown.drop(columns="significant")
             body.append(
                 h.table(
                     shown,
@@ -228,7 +234,10 @@ def bias_section(ctx: ReportContext) -> Section:
 def _full_table(t: pd.DataFrame) -> h.Markup:
     counts = {c: h.integer for c in ("df", "wins", "losses", "ties", "loss20")}
     p = {c: h.pvalue for c in ("pvalue", "pvalue_adj")}
-    inner = h.table(t.set_index(["system", "alpha"]), formats={**counts, **p}, css_class="data full")
+    # the settings (the same on every row) are stated in the section's text
+    settings = ["baseline", "leave_one_out", "se_method", "level", "critical", "correction"]
+    shown = t.drop(columns=settings, errors="ignore").set_index(["system", "alpha"])
+    inner = h.table(shown, formats={**counts, **p}, css_class="data full")
     return h.Markup(
         f"<details><summary>Every measure (the tidy table of riskeval.risk_table)</summary>{inner}</details>"
     )

@@ -1,0 +1,100 @@
+"""Edges of the kernels that small examples never reach: the tile merge of the paired kernel past
+512 topics and 64 systems, serial and parallel compilations, the Loss>20% threshold, and the
+numeric order of topic ids."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import riskeval as rk
+from riskeval.core import _numba, chisq, paired
+
+
+def _reference_sums(X: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    d = X - b
+    pos, neg = np.maximum(d, 0.0), np.minimum(d, 0.0)
+    cp, cn = pos - pos.mean(1, keepdims=True), neg - neg.mean(1, keepdims=True)
+    return {
+        "sum_pos": pos.sum(1),
+        "sum_neg": neg.sum(1),
+        "m2_pos": (cp * cp).sum(1),
+        "m2_neg": (cn * cn).sum(1),
+        "cross": (cp * cn).sum(1),
+        "wins": (d > 0).sum(1),
+        "losses": (d < 0).sum(1),
+        "loss20": ((b > 0) & (-d > 0.2 * b)).sum(1),
+    }
+
+
+@pytest.mark.parametrize(("r", "c"), [(3, 1500), (130, 1100), (70, 513)])
+def test_paired_sums_merge_tiles_past_512_topics(r, c):
+    """Several 512-topic chunks (and 64-system blocks) are merged with the pairwise update; the
+    moments must equal a direct two-pass computation."""
+    rng = np.random.default_rng(r * c)
+    X = rng.beta(2, 5, (r, c))
+    b = rng.beta(2, 5, c)
+    got = paired.paired_sums(X, b)
+    for name, want in _reference_sums(X, b).items():
+        np.testing.assert_allclose(getattr(got, name), want, rtol=1e-10, atol=1e-10, err_msg=name)
+    t = rk.risk_table(pd.DataFrame(X), baseline=pd.Series(b, index=map(str, range(c))), alphas=[0, 5])
+    x5 = paired.risk_scores(X - b, 5.0)
+    at5 = t[t["alpha"] == 5.0]
+    np.testing.assert_allclose(at5["urisk"], x5.mean(1), rtol=1e-10)
+    np.testing.assert_allclose(at5["se"], x5.std(1, ddof=1) / np.sqrt(c), rtol=1e-9)
+
+
+@pytest.mark.parametrize("per_system", [False, True])
+def test_serial_and_parallel_kernels_agree(per_system):
+    rng = np.random.default_rng(5)
+    X = rng.random((150, 700))
+    B = rng.random((150, 700)) if per_system else rng.random(700)
+    Xt = paired.topic_major(X)
+    Bt = paired.topic_major(B) if per_system else np.ascontiguousarray(B[:, None])
+    w = np.ones(700)
+    assert Xt.size >= _numba.SERIAL_CELLS
+    np.testing.assert_allclose(
+        paired._paired_topic_major(Xt, Bt, per_system, w),
+        paired._paired_topic_major_serial(Xt, Bt, per_system, w),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    big = chisq.zsums(X)
+    small = [chisq.zsums(X[i : i + 1], X[np.arange(150) != i]) for i in range(2)]
+    assert np.isfinite(big.z_pos).all() and all(np.isfinite(z.z_pos).all() for z in small)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-3.0, 3.0, allow_nan=False), st.floats(0.0, 20.0, allow_nan=False))
+def test_compiled_risk_score_is_the_reference(d, alpha):
+    assert paired.risk_score(d, alpha) == paired.risk_scores(np.array([d]), alpha)[0]
+
+
+def test_loss20_threshold_is_strict_and_relative():
+    """Loss>20%: the system loses more than 20 % of the baseline's score, b − s > 0.2·b, b > 0."""
+    b = np.array([2.5, 2.5, 2.5, 1.0, 1.0, 0.0, 0.0])
+    s = np.array([2.0, 1.99, 2.01, 0.79, 0.81, 0.0, 0.5])
+    # 2.5 → 2.0 loses exactly 20 % (not counted); 2.5 → 1.99 and 1.0 → 0.79 lose more (counted)
+    assert rk.risk_reward(s, b).loss20 == 2
+    t = rk.risk_table(pd.DataFrame([s, b], index=["s", "b"]), baseline="b", alphas=[0])
+    assert t.set_index("system").loc["s", "loss20"] == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=40))
+def test_loss20_counts_like_brute_force(pairs):
+    s, b = (np.array(v) for v in zip(*pairs, strict=True))
+    assert rk.risk_reward(s, b).loss20 == sum(bj > 0 and bj - sj > 0.2 * bj for sj, bj in pairs)
+
+
+def test_evaluate_runs_orders_topics_numerically(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 d{t} 1\n" for t in ("10", "2", "1", "b", "a")))
+    run = tmp_path / "a.run"
+    run.write_text("".join(f"{t} Q0 d{t} 1 1.0 tag\n" for t in ("2", "10", "1", "a", "b")))
+    M = rk.evaluate_runs(str(qrels), [str(run)], "P@1")
+    assert list(M.columns) == ["1", "2", "10", "a", "b"]
+    assert (M.to_numpy() == 1.0).all()
