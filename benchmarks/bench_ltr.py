@@ -7,7 +7,7 @@ every booster (in a shuffled order) before tree t + 1, each ``Booster.update`` t
 objective meets the same machine load (the machine may be shared), and a ratio is the total time
 of an objective's updates over the native booster's.  This is repeated and the median ratio
 reported.  The custom objectives' updates include everything ``lightgbm.train`` does per iteration
-for them (reading the scores, the objective, passing gradients back).  Targets (issue 5): plain
+for them (reading the scores, the objective, passing gradients back).  Targets: plain
 ≤ 1.05×, U-CRO/T-SARO/T-FARO/T*-FARO ≤ 1.10×, GeoRisk (3 baselines) ≤ 1.5×.
 
 First, the numba kernels are compiled or loaded once; then a fresh Python process trains every

@@ -1,4 +1,5 @@
-"""Slow, plain-Python reference of the objectives (SPEC §7), written from the definitions.
+"""Slow, plain-Python reference of the objectives, written from the papers' definitions
+(Dinçer, Macdonald & Ounis, SIGIR 2014, §6; SIGIR 2016, §6).
 
 Per query: rank by score (Python's sort is stable), loop over LightGBM's pairs, and give each pair
 the weight ``|ΔM| · |ΔM'| / |Δ|`` where ``Δ`` and ``ΔM'`` are obtained by actually swapping the two
@@ -43,17 +44,17 @@ def model_ndcg(scores, labels, bounds, k, gains):
 
 
 def urisk_term(x, b, alpha):
-    """U(x) of SPEC §7: x − b above the baseline, (1+α)(x − b) below."""
+    """U(x): x − b above the baseline, (1+α)(x − b) below (SIGIR 2014, eq. 3)."""
     return x - b if x >= b else (1.0 + alpha) * (x - b)
 
 
 def georisk_full(row, baselines, alpha):
-    """GeoRisk of ``row`` within [row; baselines], recomputed from scratch (SPEC §4)."""
+    """GeoRisk of ``row`` within [row; baselines], recomputed from scratch (SIGIR 2016, eq. 4–8)."""
     return float(georisk_from(zsums(np.asarray(row)[None, :], baselines), alpha)[0])
 
 
 def query_alphas(m, b, alpha):
-    """T-SARO/T-FARO α'_q = [1 − Φ(x_q / s_x)]·α (dincer2014 eq. 21, 25)."""
+    """T-SARO/T-FARO α'_q = [1 − Φ(x_q / s_x)]·α (SIGIR 2014, eq. 21, 25)."""
     x = [d if d >= 0 else (1 + alpha) * d for d in (m - b)]
     sx = statistics.stdev(x)
     return [(1 - 0.5 * math.erfc(-(v / sx) / math.sqrt(2))) * alpha for v in x]

@@ -1,29 +1,22 @@
-"""Fixtures of the learning-to-rank tests: the shared LETOR set and small random ranking data."""
+"""Fixtures of the learning-to-rank tests: LightGBM's LambdaRank example set, when present."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared-data helper
+from shared_data import shared_data  # noqa: E402
+
 LETOR = "letor-lightgbm-lambdarank"
-
-
-def _shared_data_dir() -> Path | None:
-    root = Path(__file__).resolve().parents[2]
-    for candidate in (root.parent / "shared" / "data", Path("/work/shared/data")):
-        if (candidate / LETOR).is_dir():
-            return candidate
-    return None
 
 
 @pytest.fixture(scope="session")
 def letor_dir() -> Path:
-    """The LightGBM LambdaRank example set (``../shared/data/letor-lightgbm-lambdarank``)."""
-    base = _shared_data_dir()
-    if base is None:
-        pytest.skip(f"shared data {LETOR} not found beside the repository (../shared/data)")
-    return base / LETOR
+    """LightGBM's ``examples/lambdarank`` set (skips, saying so, when the shared data is absent)."""
+    return shared_data(LETOR)
 
 
 @pytest.fixture(scope="session")

@@ -166,6 +166,8 @@ def test_experiment_with_one_part_per_file(files, capsys):
         (["experiment", "{d}/train.txt", "--alphas", "one"], "--alphas"),
         (["experiment", "{d}/train.txt", "{d}/test.txt", "--folds-by-file"], "at least 3 DATA files"),
         (["evaluate", "{d}/test.txt", "--model", "{d}/nope.txt"], "does not exist"),
+        (["train", "{d}/train.txt", "--param", "sigmoid=abc", "-o", "{d}/m.txt"], "'sigmoid' must be"),
+        (["train", "{d}/train.txt", "--param", "num_threads=x", "-o", "{d}/m.txt"], "'num_threads' must"),
     ],
 )
 def test_bad_input_exits_with_status_2(files, capsys, args, message):
@@ -173,3 +175,32 @@ def test_bad_input_exits_with_status_2(files, capsys, args, message):
     code, out, err = run(["ltr", *[a.format(d=files) for a in args]], capsys)
     assert code == 2
     assert message in err and "Traceback" not in err
+
+
+def test_text_table_prints_query_counts_as_integers(files, capsys):
+    model = files / "plain.txt"
+    base = ["ltr", "train", str(files / "train.txt"), "--rounds", "2", "--param", "num_threads=1"]
+    main([*base, "-o", str(model), "--format", "csv"])
+    capsys.readouterr()
+    main(
+        [
+            "ltr",
+            "evaluate",
+            str(files / "test.txt"),
+            "--model",
+            str(model),
+            "--baseline-feature",
+            "0",
+            "--baseline-feature",
+            "1",
+        ]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split()
+    rows = [line.split() for line in lines[1:3]]
+    for column in ("Wins", "Losses", "Loss>20%"):
+        i = header.index(column) - len(header)  # from the right: "feature 0" holds a space
+        assert all(row[i].isdigit() for row in rows), (column, rows)
+    macro = lines[3].split()
+    assert macro[0] == "macro" and "." in macro[header.index("Wins") - len(header)]
+    assert lines[-1].startswith("macro: each measure averaged over the baselines")

@@ -1,4 +1,4 @@
-"""The numba kernels: sorting, NDCG@k, LightGBM's sigmoid table and ideal DCG (SPEC §7)."""
+"""The numba kernels: sorting, NDCG@k, LightGBM's sigmoid table and ideal DCG."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Table 7 of dincer2016 (risk_profile / evaluate), the k-fold experiment and the synthetic set."""
+"""Table 7 of Dinçer, Macdonald & Ounis, SIGIR 2016 (risk_profile / evaluate), the k-fold experiment and the synthetic set."""
 
 import sys
 
@@ -35,7 +35,7 @@ def test_risk_profile_against_one_baseline_matches_the_core():
 
 
 def test_macro_average_is_the_mean_of_the_per_baseline_measures():
-    # dincer2016 Table 7, bottom half: each measure against each learned baseline, then averaged
+    # SIGIR 2016, Table 7, bottom half: each measure against each learned baseline, then averaged
     rng = np.random.default_rng(1)
     models = pd.DataFrame(rng.uniform(size=(2, 20)), index=["m1", "m2"])
     baselines = pd.DataFrame(rng.uniform(size=(3, 20)), index=["b1", "b2", "b3"])
@@ -99,7 +99,7 @@ def test_experiment_parameter_errors():
     X, y, group, _ = make_ranking(12, 5, 3, seed=0)
     with pytest.raises(RiskevalError, match="baseline feature"):
         run_experiment(X, y, group, objectives=["ucro"], learned_baselines=["linear"])
-    with pytest.raises(RiskevalError, match="Unknown learned baseline"):
+    with pytest.raises(RiskevalError, match="'learned_baselines' parameter of run_experiment"):
         run_experiment(X, y, group, baseline_feature=0, learned_baselines=["svm"])
     with pytest.raises(RiskevalError, match="at least 3 parts"):
         run_experiment(X, y, group, baseline_feature=0, folds=np.arange(12) % 2)
@@ -109,7 +109,7 @@ def test_given_parts_rotate_as_mslr_folds(monkeypatch):
     # four parts told apart by their query length (5, 6, 7, 8 documents): the fold that tests part
     # i validates on part i - 1 and trains on the other two (MSLR-Web10K: Fold1 trains S1-S3,
     # validates on S4, tests S5)
-    train_module = sys.modules["riskeval.ltr.train"]
+    train_module = sys.modules["riskeval.ltr.training"]
 
     sets = [make_ranking(6, n, 4, seed=n) for n in (5, 6, 7, 8)]
     X = np.vstack([d.X for d in sets])

@@ -1,5 +1,5 @@
 """The objectives' gradients against a slow plain-Python reference, U-CRO against Wang et al.'s
-swap cases, GeoRisk against a full recompute of the matrix, and thread invariance (SPEC §7)."""
+swap cases, GeoRisk against a full recompute of the matrix, and thread invariance (Dinçer, Macdonald & Ounis, SIGIR 2014 and 2016, §6)."""
 
 import copy
 
@@ -75,12 +75,12 @@ def test_ucro_closed_form_equals_wangs_four_swap_cases(m, b, delta, alpha):
         case = delta - alpha * (m - b)
     ratio = kernels.crossing_ratio(delta, alpha, m - b)
     assert abs(delta) * ratio == pytest.approx(abs(case), rel=1e-9, abs=1e-12)
-    # and SPEC §7's U(M_m + ΔM) − U(M_m)
+    # and the change of the query's risk-reward score, U(M_m + ΔM) − U(M_m)
     u = lambda x: x - b if x >= b else (1 + alpha) * (x - b)  # noqa: E731
     assert abs(delta) * ratio == pytest.approx(abs(u(after) - u(m)), rel=1e-9, abs=1e-12)
 
 
-def test_trisk_alphas_follow_dincer2014_eq_25():
+def test_trisk_alphas_follow_sigir2014_eq_25():
     delta = np.array([0.2, -0.1, 0.0, -0.3, 0.05])
     alpha = 4.0
     x = np.where(delta >= 0, delta, 5.0 * delta)

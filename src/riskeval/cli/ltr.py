@@ -1,4 +1,5 @@
-"""``riskeval ltr``: train, evaluate and compare risk-sensitive LambdaMART models (SPEC §7).
+"""``riskeval ltr``: train, evaluate and compare risk-sensitive LambdaMART models (Dinçer, Macdonald &
+Ounis, SIGIR 2014 and SIGIR 2016, §6).
 
 Data files are SVMlight/LETOR (``riskeval.io.letor``); models are LightGBM model files.  numpy,
 LightGBM and numba are imported inside the commands.
@@ -13,9 +14,7 @@ from typing import Any
 import click
 
 from riskeval.cli._output import emit, format_option
-
-OBJECTIVE_NAMES = ("lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk")
-LEARNER_NAMES = ("lambdamart", "gbrt", "xendcg", "linear")
+from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SE_POLICIES
 
 _data = click.argument("data", type=click.Path(exists=True, dir_okay=False))
 _query_file = click.option(
@@ -118,6 +117,31 @@ def _baselines(data, features, model_files, k):
     return out
 
 
+COUNTS = ("Wins", "Losses", "Loss>20%")
+
+
+def _emit_table7(frame, fmt: str) -> None:
+    """Print a Table 7 frame.  Query counts are integers; in a ``macro`` block they are averages over
+    the baselines, printed with one decimal in the text table, which says so below it."""
+    import numpy as np
+
+    from riskeval.ltr.model_evaluation import MACRO
+
+    flat = frame.reset_index()
+    macro = (flat["baseline"] == MACRO).to_numpy() if "baseline" in flat else np.zeros(len(flat), bool)
+    counts = [c for c in COUNTS if c in flat]
+    for column in counts:
+        if fmt == "table":
+            flat[column] = [
+                f"{v:.1f}" if m else f"{int(v)}" for v, m in zip(flat[column], macro, strict=True)
+            ]
+        elif not macro.any():
+            flat[column] = flat[column].astype(np.int64)
+    emit(flat, fmt)
+    if fmt == "table" and counts and macro.any():
+        click.echo(f"{MACRO}: each measure averaged over the baselines; {', '.join(counts)} are mean counts.")
+
+
 def _progress_callback(total: int):
     from tqdm.auto import tqdm
 
@@ -148,14 +172,14 @@ def ltr() -> None:
 @_k
 @click.option(
     "--se",
-    type=click.Choice(("first", "every")),
+    type=click.Choice(SE_POLICIES),
     default="first",
     show_default=True,
     help="T-SARO/T-FARO: s_x after the first iteration, or at every iteration.",
 )
 @click.option(
     "--georisk-update",
-    type=click.Choice(("first_order", "shortcut")),
+    type=click.Choice(GEORISK_UPDATES),
     default="first_order",
     show_default=True,
 )
@@ -213,7 +237,7 @@ def train(
         baseline = features[0]
     else:
         baseline = np.vstack(list(baselines.values()))
-    kwargs: dict[str, Any] = {"num_boost_round": rounds, "callbacks": [_progress_callback(rounds)]}
+    kwargs = {"num_boost_round": rounds, "callbacks": [_progress_callback(rounds)]}
     report = train_set
     if valid:
         report, _ = _read([valid])
@@ -244,7 +268,7 @@ def train(
     click.echo(f"saved {output} ({booster.current_iteration()} trees)", err=True)
     model = {Path(output).stem: ndcg_per_query(booster.predict(report.X), report.y, report.group, k=k)}
     if baselines:
-        emit(risk_profile(model, _baselines(report, features, baseline_models, k)).to_frame(), fmt)
+        _emit_table7(risk_profile(model, _baselines(report, features, baseline_models, k)).to_frame(), fmt)
     else:
         import pandas as pd
 
@@ -272,7 +296,7 @@ def train(
 @_k
 @format_option
 def evaluate(data, query_file, models, features, baseline_models, k, fmt):
-    """Table 7 of models on DATA against baselines (dincer2016): NDCG@k, Reward, Risk, Wins..."""
+    """Table 7 of models on DATA against baselines (Dinçer et al., SIGIR 2016): NDCG@k, Risk..."""
     import lightgbm
 
     from riskeval.errors import RiskevalError
@@ -286,7 +310,7 @@ def evaluate(data, query_file, models, features, baseline_models, k, fmt):
     scored = {
         name: ndcg_per_query(b.predict(test.X), test.y, test.group, k=k) for name, b in boosters.items()
     }
-    emit(risk_profile(scored, _baselines(test, features, baseline_models, k)).to_frame(), fmt)
+    _emit_table7(risk_profile(scored, _baselines(test, features, baseline_models, k)).to_frame(), fmt)
 
 
 @ltr.command()
@@ -305,7 +329,7 @@ def evaluate(data, query_file, models, features, baseline_models, k, fmt):
     "--learned-baselines",
     default="",
     show_default=True,
-    help=f"Comma-separated learners trained on held-out queries ({', '.join(LEARNER_NAMES)}).",
+    help=f"Comma-separated learners trained on held-out queries ({', '.join(LEARNERS)}).",
 )
 @click.option(
     "--holdout",
@@ -380,4 +404,4 @@ def experiment(
         seed=seed,
         progress=True,
     )
-    emit(result.to_frame(), fmt)
+    _emit_table7(result.to_frame(), fmt)

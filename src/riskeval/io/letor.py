@@ -190,6 +190,7 @@ def read_letor(
         group = sizes
     if problems:
         raise InputFormatError(problems)
+    assert group is not None  # from the qids or the query file, else a problem above
     width = max(indices, default=-1) + 1
     if n_features is not None:
         if n_features < width:

@@ -1,20 +1,36 @@
 """Risk-sensitive learning to rank: LambdaMART with U-CRO, T-SARO, T-FARO, T*-FARO and GeoRisk
-objectives on LightGBM (SPEC §7).
+objectives on LightGBM (Dinçer, Macdonald & Ounis, SIGIR 2014, §6, and SIGIR 2016, §6).
 
-LightGBM and numba are imported when a model is trained or scored, not when this package is.
+Names are imported on first use; LightGBM and numba when a model is trained or scored, so
+``import riskeval.ltr`` (and ``riskeval ltr --help``) stays fast.
 """
 
-from riskeval.ltr.estimator import RiskLambdaMART
-from riskeval.ltr.objectives import OBJECTIVES, RiskObjective
-from riskeval.ltr.synthetic import RankingData, make_ranking
-from riskeval.ltr.train import make_objective, train
+from __future__ import annotations
 
-__all__ = [
-    "OBJECTIVES",
-    "RankingData",
-    "RiskLambdaMART",
-    "RiskObjective",
-    "make_objective",
-    "make_ranking",
-    "train",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "OBJECTIVES": "riskeval.ltr.objectives",
+    "RankingData": "riskeval.ltr.synthetic",
+    "RiskLambdaMART": "riskeval.ltr.estimator",
+    "RiskObjective": "riskeval.ltr.objectives",
+    "make_objective": "riskeval.ltr.training",
+    "make_ranking": "riskeval.ltr.synthetic",
+    "train": "riskeval.ltr.training",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'riskeval.ltr' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

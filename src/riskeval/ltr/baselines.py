@@ -1,4 +1,5 @@
-"""Baselines of the risk-sensitive objectives: per-query NDCG@k of one or several systems (SPEC §7).
+"""Baselines of the risk-sensitive objectives: per-query NDCG@k of one or several systems (Dinçer,
+Macdonald & Ounis, SIGIR 2014, §6; SIGIR 2016, §6).
 
 A baseline is given as
 - a feature index (or a column name when ``X`` is a DataFrame): the ranking of each query's

@@ -70,7 +70,7 @@ class RiskLambdaMART:
     ) -> RiskLambdaMART:
         """Train on ``X``, ``y`` with queries from ``group`` sizes or ``qid``; ``kwargs`` go to
         ``lightgbm.train`` (``valid_sets``, ``callbacks``, ...)."""
-        from riskeval.ltr.train import train
+        from riskeval.ltr.training import train
 
         self.booster_ = train(
             {"verbose": -1, **self.params},
@@ -93,4 +93,4 @@ class RiskLambdaMART:
         """Scores to rank each query's documents by (higher first)."""
         if not hasattr(self, "booster_"):
             raise RiskevalError("This RiskLambdaMART is not fitted yet: call fit(X, y, group).")
-        return self.booster_.predict(X)
+        return np.asarray(self.booster_.predict(X), dtype=np.float64)

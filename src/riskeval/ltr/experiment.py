@@ -1,7 +1,8 @@
-"""A k-fold learning-to-rank experiment in the papers' protocol (dincer2014 §6.4, dincer2016 §6.1).
+"""A k-fold learning-to-rank experiment in the papers' protocol (Dinçer, Macdonald & Ounis, SIGIR 2014,
+§6.4; SIGIR 2016, §6.1).
 
 1. Optionally hold out a share of the queries to pre-train *learned baselines* (two thirds for
-   training, one third for validation), as dincer2016 does with four learners; they never see the
+   training, one third for validation), as the SIGIR 2016 paper does with four learners; they never see the
    other queries.
 2. Split the remaining queries into ``folds`` parts.  Fold i tests on part i, validates on part
    i − 1 and trains on the rest (3/1/1 with five parts: MSLR-Web10K's rotation).
@@ -28,9 +29,9 @@ from riskeval.ltr.baselines import feature_column, ranking_ndcg
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
 from riskeval.ltr.model_evaluation import RiskProfile, risk_profile
 from riskeval.ltr.objectives import OBJECTIVES
-from riskeval.options import check_alphas
+from riskeval.ltr.options import LEARNERS, OBJECTIVE_NAMES
+from riskeval.options import check_alphas, check_option
 
-LEARNERS = ("lambdamart", "gbrt", "xendcg", "linear")
 DEFAULT_PARAMS = {"num_leaves": 31, "learning_rate": 0.1, "min_data_in_leaf": 20, "verbose": -1}
 
 
@@ -139,16 +140,18 @@ def run_experiment(
     """
     from tqdm.auto import tqdm
 
-    from riskeval.ltr.train import train
+    from riskeval.ltr.training import train
 
     params = dict(DEFAULT_PARAMS if params is None else params)
     alphas = [float(a) for a in check_alphas(alphas, "run_experiment")]
-    unknown = [o for o in objectives if o not in OBJECTIVES]
-    if unknown or not objectives:
-        raise RiskevalError(f"Unknown objective(s) {unknown}; choose from {list(OBJECTIVES)}.")
-    bad = [name for name in learned_baselines if name not in LEARNERS]
-    if bad:
-        raise RiskevalError(f"Unknown learned baseline(s) {bad}; choose from {list(LEARNERS)}.")
+    if isinstance(objectives, str) or not objectives:
+        raise RiskevalError("The 'objectives' parameter of run_experiment must list at least one objective.")
+    objectives = [check_option(o, OBJECTIVE_NAMES, "run_experiment", "objectives") for o in objectives]
+    if isinstance(learned_baselines, str):
+        learned_baselines = [learned_baselines]
+    learned_baselines = [
+        check_option(name, LEARNERS, "run_experiment", "learned_baselines") for name in learned_baselines
+    ]
     gains = label_gains(params.get("label_gain"))
     labels = check_labels(y, gains)
     bounds = query_bounds(group, qid, n_docs=labels.shape[0])
@@ -173,7 +176,7 @@ def run_experiment(
     main = np.setdiff1d(np.arange(nq), held)
 
     # 2. folds of the main queries
-    if np.ndim(folds) == 0:
+    if isinstance(folds, (int, np.integer)):
         n_parts = int(folds)
         if n_parts < 3 or main.size < n_parts:
             raise RiskevalError(
@@ -249,6 +252,7 @@ def run_experiment(
             if kind == "none":
                 baseline = None
             elif kind == "single" or learned is None:
+                assert feature_row is not None  # checked above: a feature or learned baselines
                 baseline = feature_row[train_q]
             else:
                 baseline = learned[:, train_q]

@@ -15,15 +15,15 @@ every risk weight equal to 1 the gradients and hessians are bitwise those of the
 - each pair's contribution is rounded to ``float32`` before it is added to the ``float32``
   gradient and hessian of its two documents, in LightGBM's order.
 
-The risk-sensitive objectives (SPEC §7) multiply each pair's ``|ΔM|`` by a *ratio*
-``|ΔM'| / |ΔM|``, where ``ΔM'`` is the change of the query's risk-sensitive term when the two
-documents swap and ``ΔM`` the change of the query's NDCG@k (see :mod:`riskeval.ltr.objectives`).
-Kernels work on whole training sets: parallel tasks of ``CHUNK`` queries, each with its own scratch
-arrays; each query is computed by one thread from its own data only, so the results do not depend
-on the number of threads.  :func:`fused_lambdas` ranks, scores and differentiates each query in one
-pass when its ratio parameters follow from its own NDCG@k; :func:`rank_and_score` then
-:func:`lambdas` is the two-pass route for parameters that need every query first (GeoRisk, a new
-estimate of ``s_x``).
+The risk-sensitive objectives (Dinçer, Macdonald & Ounis, SIGIR 2014 and 2016, §6) multiply each
+pair's ``|ΔM|`` by a *ratio* ``|ΔM'| / |ΔM|``, where ``ΔM'`` is the change of the query's
+risk-sensitive term when the two documents swap and ``ΔM`` the change of the query's NDCG@k (see
+:mod:`riskeval.ltr.objectives`). Kernels work on whole training sets: parallel tasks of ``CHUNK``
+queries, each with its own scratch arrays; each query is computed by one thread from its own data
+only, so the results do not depend on the number of threads. :func:`fused_lambdas` ranks, scores and
+differentiates each query in one pass when its ratio parameters follow from its own NDCG@k;
+:func:`rank_and_score` then :func:`lambdas` is the two-pass route for parameters that need every
+query first (GeoRisk, a new estimate of ``s_x``).
 
 Speed without changing a bit of the result: each query is re-ranked from its previous ranking
 (:func:`rerank`; boosting moves scores little per tree), the pairs of a row are the ranks of a
@@ -38,6 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
+
+from riskeval.core.paired import risk_score
 
 SIGMOID_BINS = 1024 * 1024
 MAX_POSITION = 10000  # LightGBM's DCGCalculator::kMaxPosition: most documents in one query
@@ -271,15 +273,11 @@ def _phi(x):
 
 
 @njit(cache=True)
-def _w(z, alpha):
-    return z if z >= 0.0 else (1.0 + alpha) * z
-
-
-@njit(cache=True)
 def query_alpha(d, alpha, sx):
     """T-SARO/T-FARO's ``α'_q = [1 − Φ(TR_q)]·α``, ``TR_q = x_q / s_x``, ``x_q`` = d above the
-    baseline and ``(1+α)d`` below (dincer2014 eq. 21, 25); ``TR_q = 0`` when ``s_x = 0``."""
-    tr = _w(d, alpha) / sx if sx > 0.0 else 0.0
+    baseline and ``(1+α)d`` below (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 21, 25); ``TR_q = 0``
+    when ``s_x = 0``."""
+    tr = risk_score(d, alpha) / sx if sx > 0.0 else 0.0
     return (1.0 - _phi(tr)) * alpha
 
 
@@ -323,7 +321,7 @@ def georisk_ratio(delta, qp, gp):
     e2 = s2 * (qp[1] + delta) / (gp[1] + delta)
     z2 = (qp[0] + delta - e2) / math.sqrt(e2) if e2 > 0.0 else 0.0
     alpha = gp[3]
-    zr = gp[4] - _w(qp[2], alpha) + _w(z2, alpha) + delta * qp[3]
+    zr = gp[4] - risk_score(qp[2], alpha) + risk_score(z2, alpha) + delta * qp[3]
     c = gp[2]
     g2 = math.sqrt(max(s2, 0.0) / c * _phi(zr / c))
     return abs(g2 - gp[5]) / abs(delta) * gp[6]

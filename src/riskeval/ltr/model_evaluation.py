@@ -1,8 +1,9 @@
-"""Learned models in the papers' terms (dincer2016 Table 7, dincer2014 Table 3; SPEC §1, §7).
+"""Learned models in the papers' terms (Dinçer, Macdonald & Ounis, SIGIR 2016, Table 7; SIGIR 2014,
+Table 3).
 
 Per model: mean NDCG@k, and against each baseline Reward (FReward), Risk (FRisk), Reward/Risk,
 Wins, Losses, W/L and Loss>20%; with several baselines also their macro-average (each measure
-computed against each baseline in turn, then averaged, as the bottom half of dincer2016 Table 7).
+computed against each baseline in turn, then averaged, as the bottom half of SIGIR 2016's Table 7).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.core.paired import paired_sums, ratio
+from riskeval.core.paired import paired_sums, risk_reward_sums
 from riskeval.errors import RiskevalError
 from riskeval.ltr.baselines import feature_column, ranking_ndcg
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
@@ -76,7 +77,8 @@ def _as_systems(systems: Any, what: str) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class RiskProfile:
-    """Table 7 of dincer2016: every model against every baseline, and their macro-average.
+    """Table 7 of Dinçer, Macdonald & Ounis (SIGIR 2016): every model against every baseline, and
+    their macro-average.
 
     ``long`` is tidy: one row per (model, baseline, measure) with ``value``; ``baseline`` is a
     baseline's name or ``"macro"``.  :meth:`to_frame` renders it wide, one block per baseline.
@@ -96,11 +98,12 @@ class RiskProfile:
 
 
 def risk_profile(models: Any, baselines: Any) -> RiskProfile:
-    """Evaluate models' per-query effectiveness against baselines (dincer2016 Table 7).
+    """Evaluate models' per-query effectiveness against baselines (Dinçer, Macdonald & Ounis,
+    SIGIR 2016, Table 7).
 
     ``models`` and ``baselines``: mappings name → per-query NDCG@k vector (same queries, same
     order) or DataFrames (systems × queries, aligned by column label).  Reward = FReward,
-    Risk = FRisk (SPEC §1); Loss>20% counts queries where a model loses more than 20% of the
+    Risk = FRisk (SIGIR 2014, §3); Loss>20% counts queries where a model loses more than 20% of the
     baseline's score.  With more than one baseline the ``"macro"`` block averages each measure
     over the baselines.
     """
@@ -117,20 +120,18 @@ def risk_profile(models: Any, baselines: Any) -> RiskProfile:
     elif M.shape[1] != B.shape[1]:
         raise RiskevalError(f"Models score {M.shape[1]} queries but baselines {B.shape[1]}.")
     values = M.to_numpy()
-    c = values.shape[1]
     blocks = []
     for name, row in B.iterrows():
-        s = paired_sums(values, row.to_numpy())
-        reward, risk = s.sum_pos / c, -s.sum_neg / c
+        s = risk_reward_sums(paired_sums(values, row.to_numpy()))
         blocks.append(
             {
                 "NDCG": values.mean(axis=1),
-                "Reward": reward,
-                "Risk": risk,
-                "Reward/Risk": ratio(reward, risk),
+                "Reward": s.freward,
+                "Risk": s.frisk,
+                "Reward/Risk": s.reward_risk,
                 "Wins": s.wins,
                 "Losses": s.losses,
-                "W/L": ratio(s.wins, s.losses),
+                "W/L": s.win_loss,
                 "Loss>20%": s.loss20,
                 "baseline": str(name),
             }

@@ -1,5 +1,5 @@
-"""Risk-sensitive LambdaMART objectives for LightGBM (SPEC §7; seeds dincer2014-trisk §6,
-dincer2016-zrisk §6).
+"""Risk-sensitive LambdaMART objectives for LightGBM (Dinçer, Macdonald & Ounis, SIGIR 2014, §6;
+Dinçer, Macdonald & Ounis, SIGIR 2016, §6).
 
 Every objective is LambdaMART exactly as LightGBM's ``lambdarank`` computes it
 (:mod:`riskeval.ltr.kernels`), with each pair's ``|ΔM|`` multiplied by a ratio ``|ΔM'|/|ΔM|``.
@@ -7,21 +7,24 @@ Every objective is LambdaMART exactly as LightGBM's ``lambdarank`` computes it
 ``ΔM`` the change of NDCG@k if the pair swapped places:
 
 - ``lambdarank``: ratio 1.
-- ``ucro`` (U-CRO, Wang et al. 2012; dincer2016 eq. 9): ``ΔM' = U(M_m + ΔM) − U(M_m)`` with
-  ``U(x) = x − M_b`` above the baseline and ``(1+α)(x − M_b)`` below it, so the ratio is
-  ``1 + α·φ`` with φ the share of the change that lies below the baseline: 0 or 1 unless the
-  swap crosses the baseline, where it is exact.
-- ``tsaro`` (T-SARO, dincer2014 eq. 24–25): U-CRO with α replaced per query by
-  ``α'_q = [1 − Φ(TR_q)]·α``, ``TR_q = x_q / s_x`` (SPEC §2, eq. 21), ``x_q`` the URisk term of
-  query q and ``s_x`` their sample standard deviation.
-- ``tfaro`` (T-FARO, dincer2014 eq. 26): ratio ``1 + α'_q`` on every pair of query q.
-- ``tstar_faro`` (T*-FARO, dincer2016 §6): T-FARO against the per-query mean of several baselines.
-- ``georisk`` (dincer2016 §6): ``ΔM' = GeoRisk_m(after swap) − GeoRisk_m(before)`` over the matrix
-  (model + baselines) × training queries; see :func:`georisk_parameters`.
+- ``ucro`` (U-CRO, Wang, Bennett & Collins-Thompson, SIGIR 2012, §4.3; SIGIR 2016, eq. 9):
+  ``ΔM' = U(M_m + ΔM) − U(M_m)`` with ``U(x) = x − M_b`` above the baseline and
+  ``(1+α)(x − M_b)`` below it, so the ratio is ``1 + α·φ`` with φ the share of the change that
+  lies below the baseline: 0 or 1 unless the swap crosses the baseline, where it is exact.
+- ``tsaro`` (T-SARO, SIGIR 2014, eq. 24–25): U-CRO with α replaced per query by
+  ``α'_q = [1 − Φ(TR_q)]·α``, ``TR_q = x_q / s_x`` (SIGIR 2014, eq. 21), ``x_q`` the risk-reward
+  score of query q (eq. 3) and ``s_x`` their sample standard deviation.
+- ``tfaro`` (T-FARO, SIGIR 2014, eq. 26): ratio ``1 + α'_q`` on every pair of query q.
+- ``tstar_faro`` (T*-FARO, SIGIR 2016, §6): T-FARO against the per-query mean of several baselines.
+- ``georisk`` (SIGIR 2016, §6): ``ΔM' = GeoRisk_m(after swap) − GeoRisk_m(before)`` over the
+  matrix (model + baselines) × training queries; see :func:`georisk_parameters`.
+
+``variant="jforests"`` gives T-SARO, T-FARO and T*-FARO as the authors' Jforests implementation
+computes them, which is what ran the papers' experiments (see :class:`RiskObjective`).
 
 When the pair is below the truncation level but beyond rank k on both sides, ``ΔM`` is 0 and the
 ratio is its limit (the derivative).  Where ``k`` equals the truncation level and the query has at
-most ``k`` documents, ``|ΔM|·ratio`` is exactly ``|ΔM'|`` of SPEC §7.
+most ``k`` documents, ``|ΔM|·ratio`` is exactly the ``|ΔM'|`` of the papers' definitions.
 """
 
 from __future__ import annotations
@@ -35,7 +38,10 @@ import numpy as np
 from scipy.special import ndtr
 
 from riskeval.errors import RiskevalError
-from riskeval.options import check_alpha, check_option
+from riskeval.ltr.options import GEORISK_UPDATES, SE_POLICIES, VARIANTS, check_ltr_options
+from riskeval.options import check_alpha
+
+__all__ = ["GEORISK_UPDATES", "OBJECTIVES", "SE_POLICIES", "VARIANTS", "ObjectiveInfo", "RiskObjective"]
 
 
 @dataclass(frozen=True)
@@ -52,23 +58,22 @@ OBJECTIVES: dict[str, ObjectiveInfo] = {
     info.name: info
     for info in (
         ObjectiveInfo("lambdarank", "LambdaMART", "LightGBM lambdarank (Burges 2010)", "none"),
-        ObjectiveInfo("ucro", "U-CRO", "Wang et al. 2012; dincer2016 eq. 9", "single"),
-        ObjectiveInfo("tsaro", "T-SARO", "dincer2014 §6.3, eq. 24-25", "single"),
-        ObjectiveInfo("tfaro", "T-FARO", "dincer2014 §6.3, eq. 26", "single"),
-        ObjectiveInfo("tstar_faro", "T*-FARO", "dincer2016 §6", "mean"),
-        ObjectiveInfo("georisk", "GeoRisk", "dincer2016 §6", "systems"),
+        ObjectiveInfo("ucro", "U-CRO", "Wang et al., SIGIR 2012; Dinçer et al., SIGIR 2016, eq. 9", "single"),
+        ObjectiveInfo("tsaro", "T-SARO", "Dinçer et al., SIGIR 2014, §6.3, eq. 24-25", "single"),
+        ObjectiveInfo("tfaro", "T-FARO", "Dinçer et al., SIGIR 2014, §6.3, eq. 26", "single"),
+        ObjectiveInfo("tstar_faro", "T*-FARO", "Dinçer et al., SIGIR 2016, §6", "mean"),
+        ObjectiveInfo("georisk", "GeoRisk", "Dinçer et al., SIGIR 2016, §6", "systems"),
     )
 }
 
-SE_POLICIES = ("first", "every")
-GEORISK_UPDATES = ("first_order", "shortcut")
 
 # LightGBM parameter names (and aliases) that the objective reads.
 _NUM_THREADS = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
 
 
 def trisk_alphas(delta: np.ndarray, alpha: float, sx: float) -> np.ndarray:
-    """Per-query ``α'_q = [1 − Φ(TR_q)]·α`` with ``TR_q = x_q / s_x`` (dincer2014 eq. 21, 24-25).
+    """Per-query ``α'_q = [1 − Φ(TR_q)]·α`` with ``TR_q = x_q / s_x`` (Dinçer, Macdonald & Ounis,
+    SIGIR 2014, eq. 21, 24-25).
 
     ``x_q`` is δ_q above the baseline and ``(1+α)δ_q`` below it.  With ``s_x = 0`` every query has
     ``TR_q = 0`` (no evidence of risk either way), so ``α'_q = α/2``.
@@ -79,9 +84,12 @@ def trisk_alphas(delta: np.ndarray, alpha: float, sx: float) -> np.ndarray:
 
 
 def risk_sd(delta: np.ndarray, alpha: float) -> float:
-    """``s_x``: sample standard deviation (ddof = 1) of the per-query URisk terms (SPEC §2)."""
-    x = np.where(delta >= 0.0, delta, (1.0 + alpha) * delta)
-    return float(np.std(x, ddof=1))
+    """``s_x``: sample standard deviation (ddof = 1) of the per-query risk-reward scores
+    ``x_q`` (:func:`riskeval.core.paired.risk_scores`; Dinçer, Macdonald & Ounis, SIGIR 2014,
+    eq. 3 and 8)."""
+    from riskeval.core.paired import risk_scores  # numba: imported on use
+
+    return float(np.std(risk_scores(delta, alpha), ddof=1))
 
 
 def georisk_parameters(
@@ -89,10 +97,10 @@ def georisk_parameters(
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Per-query and global parameters of the GeoRisk ratio (:func:`kernels.georisk_ratio`).
 
-    Over the matrix ``[m; baselines]`` (SPEC §4): ``S`` the model's total, ``T_q`` the query
-    totals, ``N`` the grand total, ``e_q = S·T_q/N``, ``z_q = (m_q − e_q)/√e_q`` (0 where
-    ``e_q = 0``), ``ZRisk = Σ w(z_q)`` with ``w(z) = z`` for ``z ≥ 0`` and ``(1+α)z`` below, and
-    ``GeoRisk = sqrt(S/c · Φ(ZRisk/c))``.
+    Over the matrix ``[m; baselines]`` (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–8): ``S`` the
+    model's total, ``T_q`` the query totals, ``N`` the grand total, ``e_q = S·T_q/N``,
+    ``z_q = (m_q − e_q)/√e_q`` (0 where ``e_q = 0``), ``ZRisk = Σ w(z_q)`` with ``w(z) = z`` for
+    ``z ≥ 0`` and ``(1+α)z`` below, and ``GeoRisk = sqrt(S/c · Φ(ZRisk/c))``.
 
     A change Δ of ``m_q`` moves ``S``, ``T_q`` and ``N`` and so every ``e_j``.  Query q's z is
     recomputed exactly; the others move to first order: with ``ρ = S/N``,
@@ -106,6 +114,8 @@ def georisk_parameters(
     LightGBM's regularisation parameters keep their meaning.  Returns ``None`` when the model's
     total is 0 (GeoRisk = 0 has no finite derivative); the caller then uses ratio 1.
     """
+    from riskeval.core.paired import risk_scores
+
     c = m.shape[0]
     S = float(m.sum())
     T = m + baselines.sum(axis=0)
@@ -119,7 +129,7 @@ def georisk_parameters(
     z = np.zeros(c)
     np.divide(m - e, root, out=z, where=positive)
     slope = np.where(z < 0.0, 1.0 + alpha, 1.0)  # w'(z)
-    zrisk = float(np.sum(np.where(z >= 0.0, z, (1.0 + alpha) * z)))
+    zrisk = float(np.sum(risk_scores(z, alpha)))  # w(z) is the risk-reward score of z
     phi_c = float(ndtr(zrisk / c))
     geo = float(np.sqrt(S / c * phi_c))
     if update == "first_order":
@@ -159,6 +169,13 @@ def _discounts() -> np.ndarray:
     return disc
 
 
+def _numba_max_threads() -> int:
+    """The size of numba's thread pool (``NUMBA_NUM_THREADS``)."""
+    from numba.np.ufunc.parallel import get_thread_count
+
+    return int(get_thread_count())
+
+
 @contextlib.contextmanager
 def numba_threads(n: int | None, chunk: int = 1) -> Iterator[None]:
     """Run numba's parallel kernels on ``n`` threads (all when ``None``) handing out ``chunk``
@@ -169,7 +186,7 @@ def numba_threads(n: int | None, chunk: int = 1) -> Iterator[None]:
     old_threads = numba.get_num_threads()
     old_chunk = numba.get_parallel_chunksize()
     if n and n > 0:
-        numba.set_num_threads(min(int(n), numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(min(int(n), _numba_max_threads()))
     numba.set_parallel_chunksize(chunk)
     try:
         yield
@@ -182,13 +199,19 @@ def lightgbm_threads(params: dict) -> int | None:
     """LightGBM's ``num_threads`` (any alias) from ``params``; ``None`` when unset or 0."""
     for name in _NUM_THREADS:
         if name in params and params[name] is not None:
-            n = int(params[name])
+            value = params[name]
+            try:
+                n = int(value)
+            except (TypeError, ValueError):
+                raise RiskevalError(
+                    f"The LightGBM parameter '{name}' must be an integer. Got {value!r}."
+                ) from None
             return n if n > 0 else None
     return None
 
 
 class RiskObjective:
-    """A LightGBM custom objective ``fobj(preds, train_data) -> (grad, hess)`` (SPEC §7).
+    """A LightGBM custom objective ``fobj(preds, train_data) -> (grad, hess)``.
 
     Build it with :func:`riskeval.ltr.train` (which resolves baselines and LightGBM parameters)
     rather than directly.  ``baselines`` is a (systems × queries) matrix of NDCG@k values (one row
@@ -217,12 +240,12 @@ class RiskObjective:
     ):
         from riskeval.ltr import kernels
 
-        self.objective = check_option(objective, tuple(OBJECTIVES), "train", "objective")
+        self.objective, self.se, self.georisk_update, _ = check_ltr_options(
+            "train", objective=objective, se=se, georisk_update=georisk_update
+        )
         self.alpha = check_alpha(alpha, "train")
-        self.se = check_option(se, SE_POLICIES, "train", "se")
-        self.georisk_update = check_option(georisk_update, GEORISK_UPDATES, "train", "georisk_update")
-        if sigmoid <= 0:
-            raise RiskevalError(f"The 'sigmoid' parameter must be > 0. Got {sigmoid!r}.")
+        if isinstance(sigmoid, bool) or not isinstance(sigmoid, (int, float)) or not sigmoid > 0:
+            raise RiskevalError(f"The LightGBM parameter 'sigmoid' must be a number > 0. Got {sigmoid!r}.")
         self.k = int(k)
         self.truncation_level = int(truncation_level)
         self.norm = bool(norm)
@@ -334,7 +357,7 @@ class RiskObjective:
 
         name = self.objective
         if name == "lambdarank" or self.alpha == 0.0 and name == "georisk":
-            # α = 0 is LambdaMART for every objective (dincer2014 fn. 6, dincer2016 fn. 5)
+            # α = 0 is LambdaMART for every objective (SIGIR 2014, footnote 6; SIGIR 2016, footnote 5)
             return kernels.PLAIN
         if name == "ucro":
             return kernels.UCRO
@@ -343,7 +366,7 @@ class RiskObjective:
         return kernels.TSARO if name == "tsaro" else kernels.TFARO
 
     def _estimate_sd(self) -> bool:
-        # "first": estimated after the first boosting iteration and kept (dincer2014 §6.3); the
+        # "first": estimated after the first boosting iteration and kept (SIGIR 2014, §6.3); the
         # first iteration uses the starting model's
         return self.risk_sd_ is None or self.se == "every" or self.iteration == 1
 
@@ -351,6 +374,7 @@ class RiskObjective:
         from riskeval.ltr import kernels
 
         if self.objective == "georisk":
+            assert self.baselines is not None  # GeoRisk is built with its baselines
             params = georisk_parameters(m, self.baselines, self.alpha, self.georisk_update)
             if params is None:
                 return kernels.CONSTANT, *self._zeros

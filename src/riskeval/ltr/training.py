@@ -1,7 +1,9 @@
-"""Train a risk-sensitive LambdaMART model with LightGBM (SPEC §7)."""
+"""Train a risk-sensitive LambdaMART model with LightGBM."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -10,6 +12,8 @@ from riskeval.errors import RiskevalError
 from riskeval.ltr.baselines import baseline_matrix
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
 from riskeval.ltr.objectives import OBJECTIVES, RiskObjective, lightgbm_threads
+from riskeval.ltr.options import check_ltr_options
+from riskeval.options import check_alpha
 
 if TYPE_CHECKING:
     import lightgbm
@@ -23,6 +27,19 @@ def _flag(value: Any, name: str) -> bool:
     if isinstance(value, (bool, np.bool_, int)):
         return bool(value)
     raise RiskevalError(f"The LightGBM parameter '{name}' must be true or false. Got {value!r}.")
+
+
+def _number(params: Mapping, name: str, default: float, *, integer: bool = False) -> float:
+    """A numeric LightGBM parameter (a number or its text), else a :class:`RiskevalError`."""
+    value = params.get(name, default)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or (integer and number != int(number)):
+        kind = "an integer" if integer else "a finite number"
+        raise RiskevalError(f"The LightGBM parameter '{name}' must be {kind}. Got {value!r}.")
+    return number
 
 
 def make_objective(
@@ -45,21 +62,24 @@ def make_objective(
     ``lambdarank_truncation_level`` (30), ``lambdarank_norm`` (true), ``sigmoid`` (1.0),
     ``label_gain`` (``2^l − 1``) and ``num_threads`` (used for the objective's kernels too).
     """
-    if objective not in OBJECTIVES:
-        allowed = ", ".join(repr(name) for name in OBJECTIVES)
-        raise RiskevalError(
-            f"The 'objective' parameter of train must be one of {allowed}. Got {objective!r}."
-        )
+    objective, se, georisk_update, _ = check_ltr_options(
+        "train", objective=objective, se=se, georisk_update=georisk_update
+    )
+    alpha = check_alpha(alpha, "train")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise RiskevalError(f"The 'k' parameter of train (NDCG@k) must be an integer >= 1. Got {k!r}.")
+    if not isinstance(params, Mapping):
+        raise RiskevalError(f"params must be a dict of LightGBM parameters; got {type(params).__name__}.")
     gains = label_gains(params.get("label_gain"))
     labels = check_labels(y, gains)
     if X.shape[0] != labels.shape[0]:
         raise RiskevalError(f"X has {X.shape[0]} rows but y has {labels.shape[0]} labels.")
     bounds = query_bounds(group, qid, n_docs=labels.shape[0])
-    truncation = int(params.get("lambdarank_truncation_level", 30))
+    truncation = int(_number(params, "lambdarank_truncation_level", 30, integer=True))
     if truncation < 1:
-        raise RiskevalError(f"lambdarank_truncation_level must be >= 1. Got {truncation}.")
+        raise RiskevalError(
+            f"The LightGBM parameter 'lambdarank_truncation_level' must be >= 1. Got {truncation}."
+        )
     info = OBJECTIVES[objective]
     if info.baseline == "none":
         if baseline is not None:
@@ -78,7 +98,10 @@ def make_objective(
                 f"{baselines.shape[0]}. Use tstar_faro (their per-query mean) or georisk."
             )
         if info.baseline == "systems" and (baselines < 0).any():
-            raise RiskevalError("GeoRisk needs baseline effectiveness values >= 0 (SPEC §4).")
+            raise RiskevalError(
+                "GeoRisk needs baseline effectiveness values >= 0 (its expected values S·T_q/N must be "
+                "non-negative; Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4)."
+            )
     return RiskObjective(
         objective,
         labels,
@@ -88,7 +111,7 @@ def make_objective(
         k=int(k),
         truncation_level=truncation,
         norm=_flag(params.get("lambdarank_norm", True), "lambdarank_norm"),
-        sigmoid=float(params.get("sigmoid", 1.0)),
+        sigmoid=_number(params, "sigmoid", 1.0),
         label_gain=gains,
         se=se,
         georisk_update=georisk_update,
@@ -128,7 +151,7 @@ def train(
         The queries: LightGBM group sizes (documents per query, in order) or one query id per
         document.  Give exactly one.
     objective : {"lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk"}
-        See :mod:`riskeval.ltr.objectives` and SPEC §7.  At ``alpha = 0`` every objective trains
+        See :mod:`riskeval.ltr.objectives`.  At ``alpha = 0`` every objective trains
         the same model as LightGBM's ``lambdarank``.
     alpha : float
         Risk aversion α ≥ 0.

@@ -1,0 +1,56 @@
+"""The options of risk-sensitive LambdaMART, declared once, and their check.
+
+The functions (:func:`riskeval.ltr.train`, :class:`riskeval.ltr.RiskLambdaMART`,
+:func:`riskeval.ltr.experiment.run_experiment`), the objective and the command line take their
+choices from here; a bad value raises :class:`~riskeval.errors.RiskevalError` through
+:func:`riskeval.options.check_option` (case-sensitive, scikit-learn's message).  This module imports
+nothing heavy, so ``riskeval ltr --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from riskeval.options import check_option
+
+#: The objectives: LightGBM's LambdaMART and its risk-sensitive variants (see
+#: :mod:`riskeval.ltr.objectives`).
+Objective = Literal["lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk"]
+OBJECTIVE_NAMES: tuple[str, ...] = get_args(Objective)
+
+#: T-SARO/T-FARO: estimate ``s_x`` once, after the first boosting iteration (the paper), or at
+#: every iteration.
+SEPolicy = Literal["first", "every"]
+SE_POLICIES: tuple[str, ...] = get_args(SEPolicy)
+
+#: GeoRisk: every other query's z moved to first order, or the paper's shortcut.
+GeoRiskUpdate = Literal["first_order", "shortcut"]
+GEORISK_UPDATES: tuple[str, ...] = get_args(GeoRiskUpdate)
+
+#: The papers' equations, or the formulas of the authors' Jforests implementation that ran the
+#: papers' experiments (see :mod:`riskeval.ltr.objectives`).
+Variant = Literal["paper", "jforests"]
+VARIANTS: tuple[str, ...] = get_args(Variant)
+
+#: Learned baselines of :func:`riskeval.ltr.experiment.run_experiment`.
+Learner = Literal["lambdamart", "gbrt", "xendcg", "linear"]
+LEARNERS: tuple[str, ...] = get_args(Learner)
+
+
+def check_ltr_options(
+    func: str,
+    *,
+    objective: Any = None,
+    se: Any = "first",
+    georisk_update: Any = "first_order",
+    variant: Any = "paper",
+) -> tuple[str, str, str, str]:
+    """``(objective, se, georisk_update, variant)`` checked; ``objective=None`` skips it."""
+    if objective is not None:
+        objective = check_option(objective, OBJECTIVE_NAMES, func, "objective")
+    return (
+        objective,
+        check_option(se, SE_POLICIES, func, "se"),
+        check_option(georisk_update, GEORISK_UPDATES, func, "georisk_update"),
+        check_option(variant, VARIANTS, func, "variant"),
+    )
