@@ -1,4 +1,4 @@
-"""The baseline-bias study (seed dincer2014-biased-baselines) and bootstrap intervals."""
+"""The baseline-bias study (Dinçer, Ounis & Macdonald, ECIR 2014) and bootstrap intervals."""
 
 import numpy as np
 import pandas as pd
@@ -8,7 +8,7 @@ from scipy import stats
 import riskeval as rk
 from riskeval.analysis.bias_study import pca
 
-# Table 2 of seed dincer2014-biased-baselines: URisk (α = 10) of the top 8 TREC 2012 runs (rows)
+# Table 2 of Dinçer, Ounis & Macdonald (ECIR 2014): URisk (α = 10) of the top 8 TREC 2012 runs (rows)
 # with each run in turn as the baseline (columns, same order).  The paper reports p = 0.0003 for
 # Friedman's test of these rankings.
 RUNS = [

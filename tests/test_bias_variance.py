@@ -1,4 +1,4 @@
-"""Bias–variance decomposition, robustness index, GMAP (SPEC §5; seed zhang2013-bias-variance)."""
+"""Bias–variance decomposition, robustness index, GMAP (Zhang, Song, Wang & Hou, SIGIR 2013)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ aps = arrays(
 
 
 def test_acceptance_example_table1():
-    # SPEC §5 golden values (Table 1, AP form); Var(B) = 0.0676 and Bias²+Var(C) = 0.1082 are
+    # Golden values of Zhang et al.'s Table 1 (AP form); Var(B) = 0.0676 and Bias²+Var(C) = 0.1082 are
     # the corrected values (the paper prints 0.0646 and 0.182).
     bv = rk.bias_variance([[.3,.1],[.6,.08],[.65,.03],[.7,.2]], target=[.7,.2])  # fmt: skip
     np.testing.assert_allclose(bv.bias, [0.25, 0.11, 0.11, 0.0], atol=1e-12)

@@ -160,7 +160,7 @@ def test_bias_variance_table1(table1_csv, capsys):
     code, out, _ = call(args, capsys)
     assert code == 0
     got = pd.read_csv(io.StringIO(out)).set_index("system")
-    # SPEC §5 golden values (Table 1), sorted by total error
+    # Zhang et al. (SIGIR 2013) Table 1, with its two misprints corrected, sorted by total error
     assert list(got.index) == ["T", "A", "B", "C"]
     np.testing.assert_allclose(got.loc[list("ABCT"), "total"], [0.0725, 0.0797, 0.1082, 0.0625], atol=1e-12)
     np.testing.assert_allclose(got.loc[list("ABCT"), "below_init"], [0, 0.5, 0.5, 0])

@@ -1,4 +1,4 @@
-"""Per-topic evaluation of runs (issue 3, item 1): ir_measures' values, the missing-topic policy,
+"""Per-topic evaluation of runs: ir_measures' values, the missing-topic policy,
 system names, measure names, collected input errors."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def test_matrix_convention_and_hand_computed_err(files):
 
 
 def test_gdeval_style_c_urisk_on_a_hand_made_case(files):
-    """URisk of runB against runA at α = 1 (SPEC §1, eq. 4) with gdeval -c: the missing topic counts
+    """URisk of runB against runA at α = 1 (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4) with gdeval -c: the missing topic counts
     as 0.  δ = (0.09375 − 0.1875, 0.0625 − 0.03125, 0 − 0.9375); x = (2δ₁, δ₂, 2δ₃)."""
     M, _ = evaluate(files)
     by_hand = (2 * (0.09375 - 0.1875) + (0.0625 - 0.03125) + 2 * (0.0 - 0.9375)) / 3

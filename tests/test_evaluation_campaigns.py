@@ -25,7 +25,7 @@ def dl19_run(tag: str):
 
 def test_err20_of_the_trec_web_2012_risk_baseline():
     """indriCASP (rm-results-cata-filtered) has ERR@20 = 0.1947 over the 50 topics of TREC Web 2012
-    (seed dincer2014-trisk-hypothesis-testing, and the TREC 2013/2014 Web track overviews)."""
+    (Dinçer, Macdonald & Ounis, SIGIR 2014, and the TREC 2013/2014 Web track overviews)."""
     web = shared_data("trec-web-2012")
     M = rk.evaluate_runs(
         web / "qrels-topics" / "2012" / "qrels.adhoc.txt",

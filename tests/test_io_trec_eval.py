@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def clef_evals() -> Path:
-    """The CLEF eHealth 2015 Task 2 per-topic trec_eval outputs in ../shared/data."""
+    """The CLEF eHealth 2015 Task 2 per-topic trec_eval outputs of the shared campaign data."""
     for shared in (ROOT.parent / "shared", Path("/work/shared")):
         folder = shared / "data" / "clef-ehealth-2015-task2" / "pertopic-evals"
         if folder.is_dir():

@@ -1,4 +1,4 @@
-"""Mean–variance evaluation (SPEC §6; seed zuccon2016-query-variations-mve)."""
+"""Mean–variance evaluation (Zuccon, Palotti & Hanbury, CIKM 2016, §3–4)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_general_variance_is_the_weighted_covariance_sum(R, ddof, data):
 @settings(max_examples=40, deadline=None)
 @given(cubes(), st.sampled_from([0, 1]), st.floats(-50, 50))
 def test_general_equals_intra_topic_with_one_topic(R, ddof, alpha):
-    # SPEC §6: with N = 1 the covariance terms vanish and eq. 7 reduces to eq. 8.
+    # Zuccon et al. §4.2: with N = 1 the covariance terms vanish and eq. 7 reduces to eq. 8.
     df = tidy(R[:, :1, :])
     general = rk.mean_variance(df, alpha, ddof=ddof)
     intra = rk.mean_variance(df, alpha, ddof=ddof, form="intra").droplevel("topic")

@@ -32,7 +32,7 @@ PAPER = {
 
 
 def test_paper_means_and_sample_variances(clef):
-    # SPEC §6: the sample covariance (ddof = 1) reproduces the printed variances; the population
+    # Zuccon et al. §5.2: the sample covariance (ddof = 1) reproduces the printed variances; the population
     # one (ddof = 0, two thirds of it with M = 3 users) does not.
     mv = rk.mean_variance(clef, alpha=1.0)
     pop = rk.mean_variance(clef, alpha=1.0, ddof=0)

@@ -1,5 +1,6 @@
 """Risk plots: each returns a display holding the data it drew (equal to the library's numbers)
-and the figure; critical lines sit at ±t(1 − level/2, c − 1) (seed dincer2014-trisk Figures 1–2)."""
+and the figure; critical lines sit at ±t(1 − level/2, c − 1) (Dinçer, Macdonald & Ounis, SIGIR 2014,
+Figures 1–2)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def test_georisk_display_holds_georisk_per_alpha(X):
         np.testing.assert_allclose(d.georisk.loc[a], rk.georisk(X, alpha=a), rtol=1e-12)
     assert len(d.lines_) == 37 and d.figure_ is d.ax_.figure
     np.testing.assert_allclose(d.lines_[3].get_ydata(), d.georisk.iloc[:, 3])
-    # GeoRisk is non-increasing in α (SPEC §4).
+    # GeoRisk is non-increasing in α (SIGIR 2016, eq. 6–7: α only weighs the negative z_ij more).
     assert (np.diff(d.georisk.to_numpy(), axis=0) <= 1e-15).all()
 
 
@@ -58,7 +59,7 @@ def test_trisk_display_band_and_critical_lines(X):
     low, height = d.band_.get_y(), d.band_.get_height()  # a Rectangle in data units along y
     assert (low, low + height) == pytest.approx((-critical, critical))
     assert list(d.trisk.columns) == ["p_bert", "UNH_bm25"] and len(d.lines_) == 2
-    # At α = 0 TRisk is the paired t statistic (scipy.stats.ttest_rel), SPEC §2.
+    # At α = 0 TRisk is the paired t statistic (scipy.stats.ttest_rel), SIGIR 2014 eq. 9–10.
     mean = X.mean(axis=0)
     t0 = stats.ttest_rel(X.loc["p_bert"], mean).statistic
     assert d.trisk.loc[0.0, "p_bert"] == pytest.approx(t0, rel=1e-10)
@@ -116,7 +117,7 @@ def test_sorted_urisk_display(X):
     d = plot_sorted_urisk(X, names, baseline="mean", alpha=1.0)
     assert list(d.scores.columns) == names and d.scores.index[0] == 1
     assert (np.diff(d.scores.to_numpy(), axis=0) <= 0).all()  # best topic first
-    for name in names:  # the mean of the per-topic scores is URisk (SPEC §1)
+    for name in names:  # the mean of the per-topic scores is URisk (SIGIR 2014, eq. 4)
         assert d.scores[name].mean() == pytest.approx(
             rk.urisk(X.loc[name], rk.baseline(X, "mean"), alpha=1.0), rel=1e-12
         )

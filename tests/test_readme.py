@@ -1,5 +1,5 @@
 """The README tells the truth: its set-up is the two commands, the second is what .ci/run runs, and
-its Python examples (issue 2's acceptance examples, verbatim) run."""
+its Python examples (the measures' first examples, verbatim) run."""
 
 from __future__ import annotations
 

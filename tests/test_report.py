@@ -224,7 +224,8 @@ def test_bad_settings_raise_before_writing(small, tmp_path, kwargs, match):
 
 
 def test_negative_scores_give_a_report_without_the_georisk_plot():
-    # Score differences (or any measure below 0): GeoRisk is undefined (SPEC §4), the rest holds.
+    # Score differences (or any measure below 0): GeoRisk is undefined (its √e_ij and √(S_i/c) need
+    # scores ≥ 0), the rest holds.
     rng = np.random.default_rng(3)
     X = pd.DataFrame(rng.normal(0, 1, (4, 9)), index=list("abcd"))
     with pytest.warns(rk.RiskevalWarning, match="GeoRisk"):

@@ -1,4 +1,5 @@
-"""Baselines (SPEC §3), risk_table (SPEC "Cheap α sweeps") and multiple-testing corrections."""
+"""Baselines (Dinçer, Ounis & Macdonald, ECIR 2014, §3), risk_table (every α from one pass over the
+matrix) and multiple-testing corrections."""
 
 import numpy as np
 import pandas as pd

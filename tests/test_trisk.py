@@ -1,4 +1,4 @@
-"""URisk/TRisk and the per-topic analysis (SPEC §1–2; seed dincer2014-trisk-hypothesis-testing)."""
+"""URisk/TRisk and the per-topic analysis (Dinçer, Macdonald & Ounis, SIGIR 2014, §2–5)."""
 
 import numpy as np
 import pandas as pd
@@ -56,7 +56,7 @@ def test_risk_reward_summary():
 @settings(max_examples=60, deadline=None)
 @given(pairs())
 def test_trisk_at_alpha_zero_is_paired_t_test(pair):
-    """TRisk(α=0) = TGain = scipy.stats.ttest_rel (SPEC §2)."""
+    """TRisk(α=0) = TGain = scipy.stats.ttest_rel (SIGIR 2014, eq. 7–10)."""
     s, b = pair
     r = rk.trisk(s, b, alpha=0.0)
     d = s - b
@@ -71,7 +71,7 @@ def test_trisk_at_alpha_zero_is_paired_t_test(pair):
 @settings(max_examples=60, deadline=None)
 @given(pairs(), st.floats(0, 20))
 def test_jackknife_se_equals_parametric_se(pair, alpha):
-    """The jackknife SE of a mean equals s_x/√c (SPEC §2, the paper's "RMSE 0.000")."""
+    """The jackknife SE of a mean equals s_x/√c (SIGIR 2014, §3.3: an RMSE of 0.000 between the two)."""
     s, b = pair
     j = rk.trisk(s, b, alpha, se="jackknife")
     p = rk.trisk(s, b, alpha, se="parametric")
@@ -130,7 +130,8 @@ def test_system_against_itself_is_nan_with_reason():
 
 
 def test_topic_risk_tr_and_tj():
-    """TR_j = x_j/s_x (eq. 21); TJ_j = (x_j − x̄)/s_x (SPEC §2's reading of eq. 23)."""
+    """TR_j = x_j/s_x (eq. 21); TJ_j = (x_j − x̄)/s_x: eq. 23 read with the sign and scale under which
+    a loss is negative, as in the paper's Figure 2 (as printed it is the opposite sign, √c larger)."""
     t = rk.topic_risk(X.loc["s2"], X.loc["s1"], alpha=1.0)
     x = np.array([0.35, 0.20, 0.0, -0.40, -0.70])
     sx = x.std(ddof=1)

@@ -1,4 +1,5 @@
-"""ZRisk and GeoRisk against the golden values of seed dincer2016-zrisk-georisk (SPEC §4)."""
+"""ZRisk and GeoRisk against the golden values of Dinçer, Macdonald & Ounis, SIGIR 2016 (eq. 4–8,
+Tables 3–5)."""
 
 import numpy as np
 import pandas as pd
@@ -70,7 +71,7 @@ def test_table4_single_baseline():
 
 
 def test_single_baseline_equals_two_row_matrix():
-    """Single baseline = the 2-row matrix [s; b] (SPEC §4)."""
+    """Single baseline = the 2-row matrix [s; b] (SIGIR 2016, eq. 8 and Table 4)."""
     for name in TABLE3.index[1:]:
         two = rk.zrisk(TABLE3.loc[[name, "s1"]], alpha=3.0)
         assert rk.zrisk(TABLE3, alpha=3.0, baseline="s1")[name] == pytest.approx(two[name], abs=1e-12)
@@ -86,7 +87,8 @@ def test_baseline_systems_matrix_equals_stacked_matrix():
 
 
 def test_zero_cells_have_zero_z():
-    """A cell with e_ij = 0 (all-zero topic or system) has z_ij = 0 (SPEC §4)."""
+    """A cell with e_ij = 0 (all-zero topic or system) has z_ij = 0 (riskeval's convention: eq. 4
+    would divide by zero, and such a cell carries no evidence either way)."""
     X = TABLE3.copy()
     X["t6"] = 0.0
     Y = pd.concat([TABLE3, pd.DataFrame([[0.0] * 5], index=["zero"], columns=TABLE3.columns)])
