@@ -26,8 +26,9 @@ import riskeval as rk
 
 
 def reference_loop(X: np.ndarray, alphas: np.ndarray, n_systems: int) -> list[tuple]:
-    """Straightforward per-system, per-α evaluation of the same measures (SPEC §1–4), for the
-    first ``n_systems`` systems of ``X`` (baseline and chi-square totals over all of ``X``)."""
+    """Straightforward per-system, per-α evaluation of the same measures (URisk, TRisk, ZRisk,
+    GeoRisk), for the first ``n_systems`` systems of ``X`` (baseline and chi-square totals over all
+    of ``X``)."""
     c = X.shape[1]
     b = X.mean(axis=0)
     S, T = X.sum(axis=1), X.sum(axis=0)

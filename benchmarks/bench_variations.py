@@ -1,4 +1,5 @@
-"""Benchmark of the query-variation analyses (mean-variance evaluation, SPEC §6).
+"""Benchmark of the query-variation analyses (mean-variance evaluation: Zuccon, Palotti & Hanbury,
+CIKM 2016).
 
 Two kernels, each against a named reference measured in the same run:
 

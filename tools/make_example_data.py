@@ -1,8 +1,9 @@
 """Rebuild src/riskeval/data/dl19-passage-ndcg10.csv, the example returned by riskeval.example_scores().
 
-Per-topic nDCG@10 of the 37 official TREC DL 2019 passage runs (shared/data/trec-dl-2019-passage:
-the official submissions, qrels from castorini/anserini-tools), computed by riskeval.evaluate_runs
-and written as a long table system,topic,score at full precision.
+Per-topic nDCG@10 of the 37 official TREC DL 2019 passage runs (a trec-dl-2019-passage folder with
+the official submissions in runs/input.*.gz and qrels.dl19-passage.txt from castorini/anserini-tools),
+computed by riskeval.evaluate_runs and written as a long table system,topic,score at full precision.
+Provenance and terms of the data: src/riskeval/data/README.md.
 
 Run from the repository root:  python tools/make_example_data.py [--data DIR]
 """
