@@ -1,0 +1,130 @@
+"""What users read cites the papers and describes the data, never internal planning notes.
+
+Every text file under ``src/`` and ``docs/``, and ``README.md`` and ``CHANGELOG.md``, must not
+mention the internal formula notes (``SPEC``, ``SPEC.md``, ``SPEC §4``), a paper by an internal
+nickname (``seed dincer2014-trisk``, ``dincer2016 Table 7``, ``seeds/``), a tracker item
+(``issue 5``), or a path to the developers' data folder (``../shared/data/...``).  Cite a paper by
+its authors, venue and year and the section, equation or table; say where a user gets the data.
+Random-number options (``seed=``, ``--seed N``, "the seed is recorded") and variables called
+``spec`` are not references and pass.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCANNED = ("src", "docs", "README.md", "CHANGELOG.md")
+SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints"}
+
+#: name → pattern; a line matching any of them is reported.
+PATTERNS: dict[str, re.Pattern[str]] = {
+    # the notes themselves: upper-case SPEC as a word (SPEC, SPEC.md, SPEC §4, SPEC's); ``spec`` is a name
+    "internal notes (SPEC)": re.compile(r"\bSPEC\b"),
+    # "seed dincer2014-trisk", "Seed: zhang2013", "seed *dincer2016-zrisk-georisk*", "seeds/"
+    "paper by internal nickname (seed ...)": re.compile(
+        r"\bseeds?\b[\s:*_`'\"(]*[a-zç]+\d{4}\b|\bseeds/", re.IGNORECASE
+    ),
+    # "dincer2016 Table 7", "zhang2013-bias-variance", "zuccon2016"
+    "paper by internal nickname": re.compile(r"\b(?:din[cç]er|zhang|zuccon)\d{4}", re.IGNORECASE),
+    # "issue 5", "issue #5", "issues 2 and 3"
+    "tracker item (issue N)": re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE),
+    # "../shared/data/clef-ehealth-2015-task2", "/work/shared"
+    "developers' data folder (../shared)": re.compile(r"(?:\.\./|/work/)shared\b"),
+}
+
+
+def scanned_files() -> list[Path]:
+    files: list[Path] = []
+    for name in SCANNED:
+        path = ROOT / name
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            files.extend(
+                p
+                for p in sorted(path.rglob("*"))
+                if p.is_file() and not SKIPPED_DIRS.intersection(p.relative_to(ROOT).parts)
+            )
+    return files
+
+
+def offences(text: str) -> list[tuple[int, str, str]]:
+    """``(line number, pattern name, line)`` of every offending line of ``text``."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for name, pattern in PATTERNS.items():
+            if pattern.search(line):
+                found.append((number, name, line.strip()))
+    return found
+
+
+def test_user_facing_text_cites_papers_not_internal_notes():
+    report = []
+    for path in scanned_files():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # images, compiled caches
+            continue
+        for number, name, line in offences(text):
+            report.append(f"{path.relative_to(ROOT)}:{number}: {name}: {line[:160]}")
+    assert not report, (
+        f"{len(report)} line(s) point readers at internal notes instead of the papers or the data "
+        "(cite authors, venue and year with the section/equation/table; describe where the data "
+        "comes from):\n" + "\n".join(report)
+    )
+
+
+def test_scan_covers_the_package_and_the_docs():
+    files = {p.relative_to(ROOT).as_posix() for p in scanned_files()}
+    assert {"README.md", "CHANGELOG.md", "docs/risk.md", "src/riskeval/__init__.py"} <= files
+    assert any(f.startswith("src/riskeval/ltr/") for f in files)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ZRisk and GeoRisk (SPEC §4).",
+        "Every formula follows `SPEC.md`.",
+        "With the default AP form this reproduces Table 1 with SPEC's corrections:",
+        "(seed dincer2014-trisk-hypothesis-testing; SPEC §1–2)",
+        "The baseline-bias study (seed dincer2014-biased-baselines).",
+        "T-FARO (seed *dincer2014-trisk-hypothesis-testing* §6)",
+        "Seed: zhang2013-bias-variance",
+        "see the papers in seeds/",
+        '"Loss > 20%" (dincer2016 Table 7)',
+        "Table 7 of dincer2016: every model against every baseline",
+        "The acceptance example (issue 5), runnable as is:",
+        "its Python examples (issue #2's acceptance examples)",
+        "riskeval mean-variance --clef2015 ../shared/data/clef-ehealth-2015-task2 --alpha 5",
+        'd = read_letor("../shared/data/letor-lightgbm-lambdarank/rank.train")',
+    ],
+)
+def test_internal_references_are_caught(line):
+    assert offences(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    seed: int | None = None,",
+        "        seed=seed if not isinstance(seed, np.random.Generator) else None,",
+        '@click.option("--seed", type=int, help="Seed of --unequal downsample.")',
+        "[--unequal raise|drop|downsample --seed N]",
+        "keeps a seeded random subset of variants; the seed is recorded in the result",
+        "X, y, group, qid = make_ranking(200, 50, 20, seed=0)",
+        "    M: pd.DataFrame, spec: Any, func: str, *, leave_one_out: bool = False",
+        "    for spec in measures:",
+        "Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 21",
+        "Zhang, Song, Wang & Hou, SIGIR 2013, eq. 7",
+        "Zuccon, Palotti & Hanbury, CIKM 2016, §4.1",
+        "riskeval mean-variance --clef2015 clef-ehealth-2015-task2 --alpha 5",
+        "head -3 web2012-err20.csv",
+        "This is a known issue with ties; see the judgment calls.",
+    ],
+)
+def test_legitimate_text_passes(line):
+    assert not offences(line)
