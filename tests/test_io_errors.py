@@ -514,7 +514,7 @@ def test_trec_eval_names_errors(tmp_path):
 def test_unreadable_files(tmp_path):
     latin = tmp_path / "latin.csv"
     latin.write_bytes("system,topic,score\nbm\xe9,q1,0.5\n".encode("latin-1"))
-    with pytest.raises(InputFormatError, match="latin.csv: is not UTF-8 text"):
+    with pytest.raises(InputFormatError, match=r"latin.csv:2: is not UTF-8 text \(byte 0xe9"):
         rk.score_matrix(latin)
     broken = tmp_path / "broken.parquet"
     broken.write_text("not parquet")

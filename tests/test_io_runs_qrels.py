@@ -32,7 +32,7 @@ def ir_measures_run(path: Path) -> dict[str, dict[str, float]]:
 # --- runs -------------------------------------------------------------------------------------------
 
 TOPIC_IDS = st.sampled_from(
-    ["1", "19335", "q-7", "a" * 15, "b" * 16, "topic-with-a-long-identifier-42", "1\x00x", "1\x01"]
+    ["1", "19335", "q-7", "a" * 15, "b" * 16, "topic-with-a-long-identifier-42", "1\x01"]
 )
 SEPARATORS = st.sampled_from([" ", "\t", "  ", " \t "])
 SCORES = st.floats(-1e6, 1e6, allow_nan=False).map(repr) | st.integers(-5, 5).map(str) | st.just("1e-3")
@@ -65,6 +65,10 @@ def test_read_run_equals_ir_measures_reader(text, gz, subset):
     with tempfile.TemporaryDirectory() as tmp:
         path = write(Path(tmp) / ("run.gz" if gz else "run"), text, gz=gz)
         expected = ir_measures_run(path)
+        if not expected:  # no line at all: not a run
+            with pytest.raises(InputFormatError, match="holds no run line"):
+                read_run(path, topics=subset)
+            return
         run = read_run(path)
         filtered = read_run(path, topics=subset)
     assert run.scores == expected
@@ -72,7 +76,7 @@ def test_read_run_equals_ir_measures_reader(text, gz, subset):
     assert run.skipped_topics == ()
     assert filtered.scores == {q: docs for q, docs in expected.items() if q in subset}
     assert filtered.skipped_topics == tuple(sorted(set(expected) - subset))
-    assert run.tag == ("tag1" if expected else None)
+    assert run.tag == "tag1"
 
 
 def test_run_tag_is_the_sixth_field_of_the_first_line(tmp_path):
@@ -123,7 +127,7 @@ def test_problems_in_unread_topics_are_not_reported(tmp_path):
 def test_unreadable_gzip(tmp_path):
     path = tmp_path / "broken.gz"
     path.write_bytes(gzip.compress(b"1 Q0 d 1 1 t\n" * 100)[:30])
-    with pytest.raises(InputFormatError, match="not a readable gzip file"):
+    with pytest.raises(InputFormatError, match="is a truncated or corrupt gzip file"):
         read_run(path)
 
 
@@ -147,7 +151,10 @@ def test_malformed_qrels_are_all_reported(tmp_path):
         read_qrels(path)
     assert [loc for loc, _ in info.value.problems] == [f"{path}:{n}" for n in (2, 3, 4, 6)]
     message = str(info.value)
-    assert "field 4 (grade) must be an integer (negative allowed); got 'rel'" in message
+    assert (
+        "field 4 (grade) must be an integer from -2147483648 to 2147483647 (negative allowed); got 'rel'"
+        in message
+    )
     assert "expected 4 whitespace-separated fields" in message
     assert "document 'a' is judged twice for topic '1' (first on line 1)\n" in message + "\n"
     assert "subtopic judgments (a diversity qrels file)" in message

@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.io.decoding import read_text
 from riskeval.io.trec_eval import read_trec_eval
 from riskeval.model.variations import drop_incomplete_topics, variations_from_scores
 
@@ -38,7 +39,7 @@ _FIELD = {
     name: re.compile(rf"<{name}>\s*(.*?)\s*</\w*>", re.S)
     for name in ("num", "query", "disease", "type", "query_index")
 }
-_NUM = re.compile(r"(\d+)$")
+_NUM = re.compile(r"(\d+)$", re.ASCII)
 
 
 def read_clef2015_queries(path: str | Path) -> pd.DataFrame:
@@ -50,20 +51,21 @@ def read_clef2015_queries(path: str | Path) -> pd.DataFrame:
     reported together, with the line of each block.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     rows, problems = [], []
     for block in _BLOCK.finditer(text):
         where = f"{path}:{text.count(chr(10), 0, block.start()) + 1}"
-        fields = {k: pat.search(block.group(1)) for k, pat in _FIELD.items()}
-        absent = [k for k in ("num", "type", "query_index") if fields[k] is None]
+        found = {k: pat.search(block.group(1)) for k, pat in _FIELD.items()}
+        fields = {k: m.group(1) for k, m in found.items() if m is not None}
+        absent = [k for k in ("num", "type", "query_index") if k not in fields]
         if absent:
             problems.append((where, f"<top> block without {', '.join(absent)}"))
             continue
-        num = _NUM.search(fields["num"].group(1))
-        variant = fields["type"].group(1).strip().lower()
-        need = fields["query_index"].group(1).strip()
-        if num is None or not need.isdigit():
-            problems.append((where, f"cannot read query number / need from {block.group(1)!r}"))
+        num = _NUM.search(fields["num"])
+        variant = fields["type"].strip().lower()
+        need = fields["query_index"].strip()
+        if num is None or not (need.isascii() and need.isdigit()):
+            problems.append((where, f"cannot read query number / need from {block.group(1)[:200]!r}"))
             continue
         if variant not in VARIANTS:
             problems.append((where, f"variant type {variant!r} is not one of {VARIANTS}"))
@@ -73,8 +75,8 @@ def read_clef2015_queries(path: str | Path) -> pd.DataFrame:
                 "query": f"qtest.{num.group(1)}",
                 "topic": need,
                 "variant": variant,
-                "text": fields["query"].group(1) if fields["query"] else "",
-                "disease": fields["disease"].group(1) if fields["disease"] else "",
+                "text": fields.get("query", ""),
+                "disease": fields.get("disease", ""),
             }
         )
     if not rows and not problems:
@@ -86,11 +88,15 @@ def read_clef2015_queries(path: str | Path) -> pd.DataFrame:
             problems.append((str(path), f"need {r.topic} has variant {r.variant} twice ({r.query})"))
     if problems:
         raise InputFormatError(problems)
-    order = mapping["variant"].map({v: i for i, v in enumerate(VARIANTS)})
-    mapping = mapping.assign(_need=mapping["topic"].astype(int), _variant=order)
-    return (
-        mapping.sort_values(["_need", "_variant"]).drop(columns=["_need", "_variant"]).reset_index(drop=True)
-    )
+    rank = {v: i for i, v in enumerate(VARIANTS)}
+    order = sorted(range(len(rows)), key=lambda i: (_numeric(rows[i]["topic"]), rank[rows[i]["variant"]]))
+    return mapping.iloc[order].reset_index(drop=True)
+
+
+def _numeric(digits: str) -> tuple[int, str]:
+    """Sort key of a string of ASCII digits in numeric order, however many digits it has."""
+    significant = digits.lstrip("0")
+    return len(significant), significant
 
 
 def load_clef2015(root: str | Path, *, measure: str = "P_10", incomplete: str = "drop") -> pd.DataFrame:

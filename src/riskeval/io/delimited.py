@@ -5,6 +5,8 @@ pandas C parser, after numpy has counted the fields of every line, so malformed 
 known beforehand by number and skipped.  A file with quotes (fields may then hold delimiters or
 line breaks) is read by the :mod:`csv` module, which tracks physical line numbers itself.
 
+The bytes come from :mod:`riskeval.io.decoding` (compression, encoding, line breaks: LF, CRLF or a
+lone CR), as for every reader, so both parsers see LF-terminated UTF-8 and count lines alike.
 Blank (empty or whitespace-only) lines are skipped; the first other line is the header; every data
 line must have as many fields as the header.  Label columns are read as text, verbatim; the other
 columns are left to pandas (numbers stay numbers), with the spellings of a missing cell read as NaN.
@@ -12,26 +14,22 @@ columns are left to pandas (numbers stay numbers), with the spellings of a missi
 
 from __future__ import annotations
 
-import bz2
 import csv
-import gzip
 import io
-import lzma
 import os
 from collections.abc import Callable, Hashable, Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError
+from riskeval.io.decoding import read_utf8
 from riskeval.io.tables import MISSING_STRINGS
 
 Problems = list[tuple[str, str]]
 LabelColumns = Callable[[Sequence[Hashable]], set[int]]
 """Given the header, the positions of the columns to keep as text (system and topic labels)."""
 
-COMPRESSION = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _NA = sorted({v for s in MISSING_STRINGS for v in (s, s.upper(), s.title())})
 
 
@@ -40,16 +38,11 @@ def read_delimited(
 ) -> tuple[pd.DataFrame, list[int], Problems]:
     """The table of a CSV/TSV file, the line number of each row, and the malformed lines.
 
-    Raises :class:`InputFormatError` for a file that is not UTF-8, is empty, or has a header and
-    no data line at all.
+    Raises :class:`InputFormatError` for a file that is not text (see :mod:`riskeval.io.decoding`),
+    is empty, or has a header and no data line at all.
     """
-    data = _read_bytes(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputFormatError([(str(path), f"is not UTF-8 text ({exc.reason}).")]) from None
+    data = read_utf8(path)
+    text = data.decode("utf-8")
     if '"' in text:
         frame, lines, problems = _read_quoted(path, text, delimiter)
     else:
@@ -147,11 +140,3 @@ def _field_count(path: str | os.PathLike, line: int, width: int, got: int) -> tu
 
 def _empty(path: str | os.PathLike) -> InputFormatError:
     return InputFormatError([(str(path), "is empty: expected a header line and one line per row.")])
-
-
-def _read_bytes(path: str | os.PathLike) -> bytes:
-    opener = COMPRESSION.get(Path(path).suffix.lower())
-    if opener is None:
-        return Path(path).read_bytes()
-    with opener(path, "rb") as handle:
-        return handle.read()

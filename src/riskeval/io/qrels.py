@@ -1,9 +1,10 @@
-"""Reader of TREC qrels files: ``qid iteration docno grade``, whitespace separated, plain or gzip.
+"""Reader of TREC qrels files: ``qid iteration docno grade``, whitespace separated, plain or compressed.
 
 Grades are integers and may be negative (TREC Web: -2 = spam); how a measure treats them is the
 measure's business (ir_measures follows trec_eval and gdeval: a grade <= 0 gains nothing).  Every
 malformed line and every document judged twice for a topic is reported, all together, as
-``file:line: message``.
+``file:line: message``.  The file goes through :mod:`riskeval.io.decoding` (compression, encoding,
+line breaks), as for every reader.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError
-from riskeval.io.runs import load_bytes
+from riskeval.io.decoding import read_utf8
 
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance", "iteration")
+#: Grades are C ``int`` in the evaluators (pytrec_eval): 32-bit signed.
+GRADE_RANGE = (-(2**31), 2**31 - 1)
 
 
 def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -34,7 +37,7 @@ def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
         document judged twice for one topic (naming both lines), and an empty file.
     """
     location = os.fspath(path)
-    text = load_bytes(location)
+    text = read_utf8(location)
     rows: list[tuple[str, str, int, str]] = []
     first_line: dict[tuple[str, str], tuple[int, str]] = {}
     problems: list[tuple[str, str]] = []
@@ -52,19 +55,15 @@ def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
                 )
             )
             continue
-        try:
-            qid, iteration, docno = (f.decode() for f in fields[:3])
-        except UnicodeDecodeError:
-            problems.append((where, "topic id, iteration or docno is not UTF-8 text"))
-            continue
-        try:
-            grade = int(fields[3])
-        except ValueError:
+        qid, iteration, docno = (f.decode() for f in fields[:3])
+        grade = _grade(fields[3])
+        if grade is None:
+            low, high = GRADE_RANGE
             problems.append(
                 (
                     where,
-                    f"field 4 (grade) must be an integer (negative allowed); "
-                    f"got {fields[3].decode(errors='replace')!r}",
+                    f"field 4 (grade) must be an integer from {low} to {high} (negative allowed); "
+                    f"got {fields[3].decode()!r}",
                 )
             )
             continue
@@ -96,3 +95,11 @@ def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
             "iteration": pd.Series(iterations, dtype=str),
         }
     )
+
+
+def _grade(raw: bytes) -> int | None:
+    """The integer ``raw`` spells in decimal digits (optional sign), within :data:`GRADE_RANGE`."""
+    if not raw.lstrip(b"+-").isdigit() or len(raw) - len(raw.lstrip(b"+-")) > 1:
+        return None
+    grade = int(raw)
+    return grade if GRADE_RANGE[0] <= grade <= GRADE_RANGE[1] else None

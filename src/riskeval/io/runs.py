@@ -1,21 +1,24 @@
-"""Reader of TREC run files: ``qid Q0 docno rank score tag``, whitespace separated, plain or gzip.
+"""Reader of TREC run files: ``qid Q0 docno rank score tag``, whitespace separated, plain or compressed.
 
-A run file is mostly lines of topics nobody judged (TREC DL 2019: 200 topics per run, 43 judged), so
-:func:`read_run` can be told which topics to read.  It then finds each line's topic id with a few
-vectorised operations over the raw bytes and parses only the lines of those topics; the other lines
-are counted by topic and skipped unparsed.  Parsing follows ``ir_measures.read_trec_run``: fields are
-split on whitespace and the score is read with Python's ``float``, so the scores handed to
-ir_measures are the ones its own reader would produce.  (Only ASCII whitespace separates fields here;
-ir_measures also splits on other Unicode whitespace, which TREC files do not use.)
+The file goes through :mod:`riskeval.io.decoding` (compression, encoding and line breaks, as for
+every reader).  A run file is mostly lines of topics nobody judged (TREC DL 2019: 200 topics per
+run, 43 judged), so :func:`read_run` can be told which topics to read.  It then finds each line's
+topic id with a few vectorised operations over the raw bytes and parses only the lines of those
+topics; the other lines are counted by topic, and their structure (six fields) is checked from the
+positions of the whitespace bytes, found in the same pass as the line breaks.  Parsing follows
+``ir_measures.read_trec_run``: fields are split on whitespace and the score is read with Python's
+``float`` (without its ``_`` digit separators), so the scores handed to ir_measures are the ones its
+own reader would produce.  (Only ASCII whitespace separates fields here; ir_measures also splits on
+other Unicode whitespace, which TREC files do not use.)
 
-Checked on every line read: six fields, a finite score, no document twice in a topic.  The rank
-(4th field) and the ``Q0`` field are not used (ir_measures and trec_eval order documents by score).
-Every problem in a file is collected and reported together, as ``file:line: message``.
+Checked on every line: six fields.  On every line read: a finite score, no document twice in a
+topic.  The rank (4th field) and the ``Q0`` field are not used (ir_measures and trec_eval order
+documents by score).  Every problem in a file is collected and reported together, as
+``file:line: message``; a file without any line is an error.
 """
 
 from __future__ import annotations
 
-import gzip
 import math
 import os
 from collections.abc import Collection
@@ -25,8 +28,10 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError
+from riskeval.io.decoding import read_utf8
 
-_GZIP_MAGIC = b"\x1f\x8b"
+_FIELDS = 6
+_RUN_LINE = "qid Q0 docno rank score tag"
 # How many leading bytes of a line are examined, vectorised, to find its topic id.  Lines whose
 # topic id is this long or longer (or that start with whitespace) are split one by one instead.
 _WINDOW = 16
@@ -67,24 +72,26 @@ class Run(NamedTuple):
 
 
 def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = None) -> Run:
-    """Read a TREC run file (plain text or gzip, detected from the content).
+    """Read a TREC run file (plain text or gzip, bzip2, xz, detected from the content).
 
     Parameters
     ----------
     path : the run file, six whitespace-separated fields per line: ``qid Q0 docno rank score tag``.
     topics : read only the lines of these topic ids (e.g. the topics of the qrels); the other lines
-        are not parsed, and their topics are listed in :attr:`Run.skipped_topics`.  ``None`` reads
-        every line.
+        are checked for their six fields but not parsed, and their topics are listed in
+        :attr:`Run.skipped_topics`.  ``None`` reads every line.
 
     Raises
     ------
     InputFormatError
-        Listing every malformed line (wrong number of fields, score that is not a finite number,
-        text that is not UTF-8) and every document repeated within a topic, as ``file:line``.
+        Listing every malformed line (wrong number of fields anywhere in the file; in the lines
+        read, a score that is not a finite decimal number) and every document repeated within a
+        topic, as ``file:line``; a file that is not text (see :mod:`riskeval.io.decoding`) or has
+        no line at all.
     """
     location = os.fspath(path)
-    buf = load_bytes(location)
-    starts, ends = _line_bounds(buf)
+    buf = read_utf8(location)
+    starts, ends, simple = _line_bounds(buf)
     heads, regular = _topic_heads(buf, starts, ends)
     nonblank = heads != b""
     wanted = {t.encode() for t in topics} if topics is not None else set()
@@ -98,36 +105,57 @@ def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = N
         fields = buf[starts[i] : ends[i]].split(None, 1)
         nonblank[i] = bool(fields)
         keep[i] = bool(fields) and (topics is None or fields[0] in wanted)
+    if not nonblank.any():
+        raise InputFormatError([(location, f"holds no run line: expected {_RUN_LINE!r} per line.")])
     skipped = _distinct_topics(buf, starts, ends, heads, regular, nonblank & ~keep)
+    problems = _check_structure(buf, starts, ends, np.flatnonzero(nonblank & ~keep & ~simple))
     rows = np.flatnonzero(keep)
-    scores, problems = _parse_lines(buf, starts[rows], ends[rows], rows + 1, location)
+    scores, parse_problems = _parse_lines(buf, starts[rows], ends[rows], rows + 1)
+    problems += parse_problems
     if problems:
-        raise InputFormatError(problems)
+        problems.sort(key=lambda p: p[0])
+        raise InputFormatError([(f"{location}:{line}", msg) for line, msg in problems])
     first = np.flatnonzero(nonblank)
-    tag = _tag(buf[starts[first[0]] : ends[first[0]]]) if first.size else None
+    tag = _tag(buf[starts[first[0]] : ends[first[0]]])
     return Run(location, tag, scores, skipped)
 
 
 def load_bytes(path: str) -> bytes:
-    """The bytes of a file, gunzipped when it is gzip (recognised by its content, not its name)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:2] == _GZIP_MAGIC:
-        try:
-            return gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputFormatError([(path, f"not a readable gzip file ({exc})")]) from None
-    return data
+    """The text of a file as UTF-8 bytes (decompressed, decoded and with LF line breaks by
+    :func:`riskeval.io.decoding.read_utf8`)."""
+    return read_utf8(path)
 
 
-def _line_bounds(buf: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end (exclusive, before the newline) byte offsets of every line."""
-    newlines = np.flatnonzero(np.frombuffer(buf, dtype=np.uint8) == 0x0A)
+def _line_bounds(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Start and end (exclusive, before the newline) byte offsets of every line, and whether each
+    line is known, without splitting it, to hold six fields.
+
+    A line is *simple* when it holds exactly five whitespace bytes, none next to another or to a
+    line break, and does not start or end with whitespace: it then has six fields.  The whitespace
+    positions come from the same pass over the bytes that finds the line breaks.
+    """
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    space = np.flatnonzero(arr <= 0x20)
+    values = arr[space]
+    is_sep = _SEPARATORS[values]
+    if not is_sep.all():  # control bytes other than whitespace are not separators
+        space, values = space[is_sep], values[is_sep]
+    at_newline = np.flatnonzero(values == 0x0A)
+    newlines = space[at_newline]
     starts = np.concatenate(([0], newlines + 1))
     ends = np.concatenate((newlines, [len(buf)]))
+    counts = np.diff(np.concatenate(([-1], at_newline, [len(space)]))) - 1
     if starts[-1] == len(buf):  # the file ends with a newline: no line after it
-        starts, ends = starts[:-1], ends[:-1]
-    return starts, ends
+        starts, ends, counts = starts[:-1], ends[:-1], counts[:-1]
+    simple = counts == _FIELDS - 1
+    if simple.size:
+        adjacent = np.flatnonzero(np.diff(space) == 1)
+        if adjacent.size:
+            simple[np.searchsorted(at_newline, np.concatenate((adjacent, adjacent + 1)))] = False
+        simple[0] &= not _SEPARATORS[arr[0]]
+        if arr[-1] != 0x0A:
+            simple[-1] &= not _SEPARATORS[arr[-1]]
+    return starts, ends, simple
 
 
 def _topic_heads(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -180,10 +208,23 @@ def _distinct_topics(
     return tuple(sorted(found))
 
 
+def _check_structure(
+    buf: bytes, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray
+) -> list[tuple[int, str]]:
+    """``(line number, message)`` for each of the given lines that does not hold six fields."""
+    problems = []
+    for i in lines.tolist():
+        n = len(buf[starts[i] : ends[i]].split())
+        if n != _FIELDS:
+            problems.append((i + 1, _field_count_message(n)))
+    return problems
+
+
 def _parse_lines(
-    buf: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np.ndarray, location: str
-) -> tuple[dict[str, dict[str, float]], list[tuple[str, str]]]:
-    """Parse the given lines into ``{topic: {docno: score}}``, collecting every problem."""
+    buf: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np.ndarray
+) -> tuple[dict[str, dict[str, float]], list[tuple[int, str]]]:
+    """Parse the given lines into ``{topic: {docno: score}}``, collecting every problem as
+    ``(line number, message)``."""
     lines = [buf[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
     scores: dict[str, dict[str, float]] = {}
     problems: list[tuple[int, str]] = []
@@ -191,31 +232,27 @@ def _parse_lines(
     raw_qid, docs = None, {}
     for i, line in enumerate(lines):
         fields = line.split()
-        if len(fields) != 6:
+        if len(fields) != _FIELDS:
             problems.append((i, _field_count_message(len(fields))))
             continue
+        if fields[0] != raw_qid:  # lines come in blocks of one topic
+            docs = scores.setdefault(fields[0].decode(), {})
+            raw_qid = fields[0]
+        docno = fields[2].decode()
+        raw = fields[4]
         try:
-            if fields[0] != raw_qid:  # lines come in blocks of one topic
-                docs = scores.setdefault(fields[0].decode(), {})
-                raw_qid = fields[0]
-            docno = fields[2].decode()
-        except UnicodeDecodeError:
-            problems.append((i, "topic id or docno is not UTF-8 text"))
-            continue
-        try:
-            score = float(fields[4])
+            score = float(raw) if b"_" not in raw else math.nan
         except ValueError:
             score = math.nan
         if not math.isfinite(score):
-            problems.append((i, f"field 5 (score) must be a finite number; got {_show(fields[4])}"))
+            problems.append((i, f"field 5 (score) must be a finite number; got {_show(raw)}"))
         elif docno in docs:
             repeated.append((i, fields[0], fields[2]))
         else:
             docs[docno] = score
     if repeated:
         problems += _repeated_documents(lines, numbers, repeated)
-    problems.sort(key=lambda p: p[0])
-    return scores, [(f"{location}:{numbers[i]}", msg) for i, msg in problems]
+    return scores, [(int(numbers[i]), msg) for i, msg in problems]
 
 
 def _repeated_documents(
@@ -251,4 +288,4 @@ def _show(raw: bytes) -> str:
 
 def _tag(line: bytes) -> str | None:
     fields = line.split()
-    return fields[5].decode(errors="replace") if len(fields) == 6 else None
+    return fields[5].decode() if len(fields) == _FIELDS else None

@@ -13,7 +13,8 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import InputFormatError, MissingTopicsWarning, RiskevalError
-from riskeval.io.delimited import COMPRESSION, read_delimited
+from riskeval.io.decoding import COMPRESSION
+from riskeval.io.delimited import read_delimited
 from riskeval.io.measures import check_measure
 from riskeval.io.tables import MEASURE_COLUMN, Locate, frame_to_matrix, index_to_columns, is_long
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option

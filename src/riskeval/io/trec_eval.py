@@ -3,7 +3,8 @@
 With ``-q``, trec_eval prints every measure for every evaluated topic, then summary lines whose
 topic is ``all`` (``runid``, ``num_q``, the means...).  A file may hold one such output or several
 concatenated: an output ends with its ``all`` lines, and a per-topic line after them (or a second
-``runid`` line) starts the next one.
+``runid`` line) starts the next one.  Files go through :mod:`riskeval.io.decoding` (compression,
+encoding, line breaks), as for every reader.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.io.decoding import read_text
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
+from riskeval.io.numbers import parse_decimal
 from riskeval.io.tables import assemble
 from riskeval.model.matrix import apply_missing
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
@@ -121,40 +124,41 @@ def _parse_file(path: str, problems: list[tuple[str, str]]) -> list[_Output]:
     """The outputs in one file; malformed lines are added to ``problems``."""
     outputs: list[_Output] = []
     current: _Output | None = None
-    with open(path, encoding="utf-8") as handle:
-        try:
-            for number, line in enumerate(handle, 1):
-                fields = line.split()
-                if not fields:
-                    continue
-                if len(fields) > 3 and fields[0] == "runid":
-                    fields = [fields[0], fields[1], " ".join(fields[2:])]
-                if len(fields) != 3:
-                    problems.append(
-                        (
-                            f"{path}:{number}",
-                            "expected 3 whitespace-separated fields (measure, topic, value) as "
-                            f"printed by trec_eval -q; got {len(fields)}: {line.strip()!r}.",
-                        )
-                    )
-                    continue
-                name, topic, value = fields
-                summary = topic == SUMMARY_TOPIC
-                if (
-                    current is None
-                    or (not summary and current.summary)
-                    or (summary and name == "runid" and current.runid is not None)
-                ):
-                    current = _Output(path, number)
-                    outputs.append(current)
-                if summary:
-                    current.summary.append(name)
-                    if name == "runid":
-                        current.runid, current.runid_line = value, number
-                else:
-                    current.per_topic.setdefault(name, []).append((topic, value, number))
-        except UnicodeDecodeError as exc:
-            problems.append((path, f"is not UTF-8 text ({exc.reason})."))
+    try:
+        text = read_text(path)
+    except InputFormatError as exc:
+        problems += exc.problems
+        return outputs
+    for number, line in enumerate(text.split("\n"), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) > 3 and fields[0] == "runid":
+            fields = [fields[0], fields[1], " ".join(fields[2:])]
+        if len(fields) != 3:
+            problems.append(
+                (
+                    f"{path}:{number}",
+                    "expected 3 whitespace-separated fields (measure, topic, value) as "
+                    f"printed by trec_eval -q; got {len(fields)}: {_clip(line.strip())!r}.",
+                )
+            )
+            continue
+        name, topic, value = fields
+        summary = topic == SUMMARY_TOPIC
+        if (
+            current is None
+            or (not summary and current.summary)
+            or (summary and name == "runid" and current.runid is not None)
+        ):
+            current = _Output(path, number)
+            outputs.append(current)
+        if summary:
+            current.summary.append(name)
+            if name == "runid":
+                current.runid, current.runid_line = value, number
+        else:
+            current.per_topic.setdefault(name, []).append((topic, value, number))
     if not outputs:
         problems.append((path, "is empty: expected trec_eval -q output."))
     for out in outputs:
@@ -206,11 +210,10 @@ def _measure_values(out: _Output, chosen: str, problems: list[tuple[str, str]]) 
             )
             continue
         first[topic] = number
-        try:
-            value = float(text)
-        except ValueError:
+        value = parse_decimal(text)
+        if value is None:
             problems.append(
-                (f"{out.path}:{number}", f"value {text!r} of measure {chosen!r} is not a number.")
+                (f"{out.path}:{number}", f"value {_clip(text)!r} of measure {chosen!r} is not a number.")
             )
             continue
         if not np.isfinite(value):
@@ -293,3 +296,8 @@ def _refuse_duplicate_names(named: list[tuple[str, str, str]], problems: list) -
                     "file, or names=[...] with one name per output.",
                 )
             )
+
+
+def _clip(text: str, width: int = 80) -> str:
+    """``text``, shortened to ``width`` characters for a message."""
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -4,7 +4,6 @@ trec_eval ``-q`` outputs joined with a mapping.  The data model they produce is
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,23 +11,60 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError
+from riskeval.io.decoding import read_text
+from riskeval.io.delimited import read_delimited
+from riskeval.io.score_files import _read_parquet
 from riskeval.io.trec_eval import read_trec_eval
 from riskeval.model.variations import MAPPING_COLUMNS, as_variations, variations_from_scores
+from riskeval.options import MissingPolicy
+
+_DELIMITERS = ("\t", ",", ";", "|")
 
 
 def read_variation_table(path: str | Path) -> pd.DataFrame:
     """A tidy query-variation table from a file: Parquet (``.parquet``/``.pq``), or CSV/TSV (the
-    delimiter is detected) with a header naming the columns ``system``, ``topic``, ``variant``,
-    ``score`` (and optionally ``query``); validated by :func:`as_variations`."""
+    delimiter, comma, tab, semicolon or bar, is detected from the header line) with a header naming
+    the columns ``system``, ``topic``, ``variant``, ``score`` (and optionally ``query``); validated
+    by :func:`as_variations`.
+
+    Text files go through :mod:`riskeval.io.decoding` and the CSV/TSV reader of score tables, so
+    problems are located as ``file:line`` (Parquet: ``file: row N``, N from 1).
+    """
     path = Path(path)
-    if path.suffix in (".parquet", ".pq"):
-        frame = pd.read_parquet(path)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        frame = _read_parquet(path)
+        where = {f"row {label}": f"{path}: row {i + 1}" for i, label in enumerate(frame.index)}
+        malformed: list[tuple[str, str]] = []
     else:
-        try:
-            frame = pd.read_csv(path, sep=None, engine="python", dtype=str, keep_default_na=False)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as exc:
-            raise InputFormatError([(str(path), f"not a CSV/TSV table: {exc}")]) from None
-    return as_variations(frame, name=str(path))
+        delimiter = _delimiter(read_text(path))
+        frame, lines, malformed = read_delimited(path, delimiter, lambda header: set(range(len(header))))
+        repeated = sorted({str(c) for c in frame.columns if int((frame.columns == c).sum()) > 1})
+        if repeated:
+            raise InputFormatError(
+                [
+                    (
+                        str(path),
+                        f"column(s) {repeated} appear more than once in the header.",
+                    )
+                ]
+            )
+        where = {f"row {i}": f"{path}:{line}" for i, line in enumerate(lines)}
+        frame = frame.reset_index(drop=True)
+    try:
+        table = as_variations(frame, name=str(path))
+    except InputFormatError as exc:
+        located = [(where.get(loc, loc), msg) for loc, msg in exc.problems]
+        raise InputFormatError(malformed + located) from None
+    if malformed:
+        raise InputFormatError(malformed)
+    return table
+
+
+def _delimiter(text: str) -> str:
+    """The delimiter of a CSV/TSV table: the first of tab, comma, semicolon, bar in its header."""
+    header = next((line for line in text.split("\n") if line.strip()), "")
+    found = [(header.find(d), d) for d in _DELIMITERS if d in header]
+    return min(found)[1] if found else ","
 
 
 def read_mapping(path: str | Path) -> pd.DataFrame:
@@ -37,34 +73,37 @@ def read_mapping(path: str | Path) -> pd.DataFrame:
     One mapping per line, three whitespace-separated fields ``query topic variant``; blank lines
     and lines starting with ``#`` are skipped, and a first line ``query topic variant`` is a
     header.  A query listed for several variants was issued by several users.  All malformed lines
-    are reported together (``file:line``).
+    are reported together (``file:line``).  The file goes through :mod:`riskeval.io.decoding`.
     """
     path = Path(path)
     rows: list[tuple[str, str, str]] = []
+    lines: list[int] = []
     problems: list[tuple[str, str]] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            if tuple(f.lower() for f in fields) == MAPPING_COLUMNS and not rows:
-                continue
-            if len(fields) != 3:
-                problems.append(
-                    (
-                        f"{path}:{lineno}",
-                        f"expected 3 fields 'query topic variant', found {len(fields)}",
-                    )
+    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if tuple(f.lower() for f in fields) == MAPPING_COLUMNS and not rows:
+            continue
+        if len(fields) != 3:
+            problems.append(
+                (
+                    f"{path}:{lineno}",
+                    f"expected 3 fields 'query topic variant', found {len(fields)}",
                 )
-                continue
-            rows.append((fields[0], fields[1], fields[2]))
+            )
+            continue
+        rows.append((fields[0], fields[1], fields[2]))
+        lines.append(lineno)
     if not rows and not problems:
         problems.append((str(path), "no mappings found (expected lines 'query topic variant')"))
     mapping = pd.DataFrame(rows, columns=list(MAPPING_COLUMNS))
     dup = mapping.duplicated(["topic", "variant"], keep=False)
     for idx in np.flatnonzero(dup.to_numpy()):
         q, t, v = rows[idx]
-        problems.append((str(path), f"topic {t!r}, variant {v!r} is mapped more than once ({q})"))
+        problems.append(
+            (f"{path}:{lines[idx]}", f"topic {t!r}, variant {v!r} is mapped more than once ({q})")
+        )
     if problems:
         raise InputFormatError(problems)
     return mapping
@@ -76,7 +115,7 @@ def read_variations(
     *,
     measure: str = "P_10",
     names: str | Sequence[str] | None = None,
-    missing: str = "raise",
+    missing: MissingPolicy = "raise",
 ) -> pd.DataFrame:
     """Tidy variation table from trec_eval ``-q`` outputs of the systems over the query variants and
     a mapping (a file for :func:`read_mapping`, or a DataFrame with columns query, topic, variant).
