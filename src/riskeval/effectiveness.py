@@ -25,18 +25,19 @@ import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
+from riskeval.io.measures import parameter_problem
 from riskeval.io.qrels import read_qrels
 from riskeval.io.runs import read_run
 from riskeval.io.variations import read_mapping
 from riskeval.model.matrix import apply_missing
 from riskeval.model.variations import variations_from_scores
-from riskeval.options import MISSING_POLICIES, check_option
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 # Below this much input (bytes on disk) starting worker processes costs more than it saves.
 _PARALLEL_MIN_BYTES = 8_000_000
@@ -163,7 +164,7 @@ def _evaluate(
     progress: bool | None,
     n_jobs: int | None,
 ) -> _Scores:
-    missing = check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing")
+    policy = cast(MissingPolicy, check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing"))
     paths = [os.fspath(runs)] if isinstance(runs, (str, os.PathLike)) else [os.fspath(r) for r in runs]
     if not paths:
         raise RiskevalError("The 'runs' parameter of evaluate_runs must list at least one run file.")
@@ -184,7 +185,7 @@ def _evaluate(
         columns=pd.Index(topics, name="topic"),
     )
     presence = present.astype(np.float64).where(present)  # NaN: a judged topic the run lacks
-    kept = apply_missing(presence, missing, source="the runs (judged topics absent from a run)").columns
+    kept = apply_missing(presence, policy, source="the runs (judged topics absent from a run)").columns
     matrices = []
     for m in parsed:
         values = [[r.values.get((str(m), t), m.DEFAULT) for t in kept] for r in results]
@@ -201,6 +202,9 @@ def _evaluate(
 def parse_measures(measures: Sequence[Any]) -> list[Any]:
     """ir_measures ``Measure`` objects for the given names, checked to be computable here.
 
+    The parameters are checked before any evaluator sees them
+    (:func:`riskeval.io.measures.parameter_problem`: a cutoff is a whole number >= 1, ...).
+
     Raises :class:`~riskeval.errors.RiskevalError` naming every measure that cannot be parsed or has
     no available ir_measures provider, with how measures are spelled.
     """
@@ -210,8 +214,20 @@ def parse_measures(measures: Sequence[Any]) -> list[Any]:
     for spec in measures:
         try:
             measure = ir_measures.parse_measure(spec)
+            invalid = parameter_problem(measure)  # before any evaluator sees them
+            if invalid is not None:
+                problems.append(f"unknown or unsupported measure {str(spec)!r}: {invalid}")
+                continue
             ir_measures.evaluator([measure], {"q": {"d": 1}})
-        except (ValueError, NameError, KeyError, TypeError, AssertionError, SyntaxError) as exc:
+        except (
+            ValueError,
+            NameError,
+            KeyError,
+            TypeError,
+            AssertionError,
+            SyntaxError,
+            RecursionError,
+        ) as exc:
             problems.append(_measure_problem(spec, exc, list(ir_measures.measures.registry)))
             continue
         if measure not in parsed:
@@ -413,9 +429,16 @@ def _warn_unjudged(systems: list[str], results: list[_RunScores]) -> None:
     )
 
 
-def _topic_key(topic: str) -> tuple[int, int, str]:
-    """Numeric order for integer topic ids, then the others in string order."""
-    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+def _topic_key(topic: str) -> tuple[int, int, str, str]:
+    """Numeric order for topic ids of ASCII digits (any length), then the others in string order.
+
+    ``str.isdigit`` is also true of superscripts (``'¹'``) and other scripts' digits, which ``int``
+    may refuse: only ASCII digits are numbers here.
+    """
+    if topic.isascii() and topic.isdigit():
+        significant = topic.lstrip("0")
+        return (0, len(significant), significant, topic)
+    return (1, 0, topic, "")
 
 
 def _is_sequence(value: Any) -> bool:

@@ -58,6 +58,13 @@ def _moments(df, *, form, weights, ddof, variant, unequal, seed, missing, decomp
         arr = variation_array(df, unequal="keep", missing=missing)
         mean, var = mve.intra_topic_moments(arr.scores, ddof)
         return _Moments(arr.systems, arr.topics, mean, var)
+    if unequal == "keep":
+        raise RiskevalError(
+            f"unequal='keep' pads topics that have fewer variants with empty cells, which only "
+            f"form='intra' can use (each topic on its own); form={form!r} pairs variant k of every "
+            "topic (the same user) and needs them all. Use unequal='raise', 'drop' or "
+            "'downsample', or form='intra'."
+        )
     arr = variation_array(df, unequal=unequal, seed=seed, missing=missing)
     w = mve.normalise_weights(topic_weights(weights, arr.topics), len(arr.topics))
     if form == "inter":
@@ -119,7 +126,9 @@ def mean_variance(
         For ``form="inter"``: the variant that is each topic's only query (e.g. ``"pivot"``).
     unequal, seed, missing :
         Policies for topics with different numbers of variants and for missing cells, see
-        :func:`riskeval.model.variations.variation_array`.
+        :func:`riskeval.model.variations.variation_array`.  ``unequal="keep"`` (empty cells where
+        a topic has fewer variants) is refused by the general and inter-topic forms, which pair
+        variant ``k`` of every topic; the intra-topic form always keeps every topic's variants.
     decompose : bool
         General form only: add the columns ``topic_variance`` (``Σ_i w_i² var(R_i)``, the spread
         of each user's queries within topics) and ``covariance`` (``Σ_{i≠j} w_i w_j cov(R_i,
@@ -266,7 +275,7 @@ def rank_changes(
     table = mean_variance(df, a0, **options)[["mean", "variance"]]
     v0 = mve.portfolio_value(table["mean"], table["variance"], a0)
     v1 = mve.portfolio_value(table["mean"], table["variance"], a1)
-    out = table.assign(rank_from=competition_ranks(v0.to_numpy()), rank_to=competition_ranks(v1.to_numpy()))
+    out = table.assign(rank_from=competition_ranks(np.asarray(v0)), rank_to=competition_ranks(np.asarray(v1)))
     out["change"] = out["rank_from"] - out["rank_to"]
     order = np.lexsort((out["rank_from"].to_numpy(), -out["change"].abs().to_numpy()))
     return out.iloc[order]
