@@ -35,5 +35,10 @@ def missing_dependency(module: str, feature: str) -> MissingDependencyError:
     """The error for a missing optional ``module`` needed by ``feature``."""
     top = module.split(".")[0]
     extra = EXTRAS.get(top)
-    install = f'pip install "riskeval[{extra}]"' if extra else f"pip install {top}"
-    return MissingDependencyError(f"{feature} needs {top}, which is not installed: {install}")
+    if extra is None:
+        return MissingDependencyError(f"{feature} needs {top}, which is not installed: pip install {top}")
+    parts = ", ".join(m for m, e in EXTRAS.items() if e == extra and m != "markupsafe")
+    return MissingDependencyError(
+        f"{feature} needs riskeval's '{extra}' extra ({parts}), which is not installed: "
+        f'pip install "riskeval[{extra}]"'
+    )

@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from scipy.special import stdtr
+from scipy.special import stdtr, stdtrit
 
 from riskeval.core import baselines as agg
 from riskeval.core import chisq, paired
@@ -160,7 +159,7 @@ def risk_table(
         "se_method": se,
         "df": df,
         "level": level,
-        "critical": float(stats.t.ppf(1 - level / 2, df)),
+        "critical": float(stdtrit(df, 1 - level / 2)),
         "correction": correction,
     }
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})

@@ -8,6 +8,7 @@ A parallel kernel also gets a serial twin compiled from the same Python function
 not pay for waking the thread pool, which costs far more than the work on a loaded machine.
 """
 
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -22,8 +23,19 @@ SERIAL_CELLS = 1 << 16
 
 
 def serial_twin(kernel: Any) -> Callable[..., Any]:
-    """The serial compilation of a ``parallel=True`` kernel (``prange`` runs as ``range``)."""
-    return njit(cache=True, fastmath=FAST)(kernel.py_func)
+    """The serial compilation of a ``parallel=True`` kernel (``prange`` runs as ``range``).
+
+    The twin is a copy of the Python function under its own name, so that numba's on-disk cache
+    keeps the two compilations apart.
+    """
+    f = kernel.py_func
+    twin = types.FunctionType(
+        f.__code__, f.__globals__, f"{f.__name__}_serial", f.__defaults__, f.__closure__
+    )
+    twin.__qualname__ = f"{f.__qualname__}_serial"
+    twin.__module__ = f.__module__
+    twin.__doc__ = f.__doc__
+    return njit(cache=True, fastmath=FAST)(twin)
 
 
 __all__ = ["FAST", "SERIAL_CELLS", "njit", "prange", "serial_twin"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import stdtr, stdtrit
 
 from riskeval.core import paired as kern
 from riskeval.core.corrections import adjust_pvalues
@@ -55,10 +55,10 @@ def trisk(
     u = float(x.mean())
     err = float(kern.jackknife_se(x)) if se == "jackknife" else float(x.std(ddof=1) / np.sqrt(c))
     df = c - 1
-    critical = float(stats.t.ppf(1 - level / 2, df))
+    critical = float(stdtrit(df, 1 - level / 2))
     if err > 0:
         t = u / err
-        p = float(2 * stats.t.sf(abs(t), df))
+        p = float(2 * stdtr(df, -abs(t)))
         return TRiskResult(t, p, df, u, err, se, alpha, level, critical)
     reason = (
         "the system equals the baseline on every topic"
@@ -132,8 +132,8 @@ def topic_risk(
         tr = x / sx
         tj = (c - 1) * (x.mean() - theta) / (np.sqrt(c) * se_j)
     df = c - 1
-    critical = float(stats.t.ppf(1 - level / 2, df))
-    pvalue = 2 * stats.t.sf(np.abs(tr), df)
+    critical = float(stdtrit(df, 1 - level / 2))
+    pvalue = 2 * stdtr(df, -np.abs(tr))
     out = pd.DataFrame(
         {
             "system": _name(system, "system"),

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 import pandas as pd
-from scipy import stats
+from scipy.special import stdtrit
 
 from riskeval.options import check_level
 
@@ -98,7 +98,7 @@ class TRiskResult(TestResult):
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Student-t interval for URisk: ``URisk ± t(1 − (1 − cl)/2, df) · SE``."""
         cl = check_level(confidence_level, "confidence_interval", "confidence_level")
-        half = float(stats.t.ppf(0.5 + cl / 2, self.df)) * self.se
+        half = float(stdtrit(self.df, 0.5 + cl / 2)) * self.se
         return ConfidenceInterval(self.urisk - half, self.urisk + half)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval import __version__
 from riskeval._optional import require
 from riskeval.errors import RiskevalError
 from riskeval.model.matrix import as_matrix
@@ -175,7 +176,7 @@ def report(
         "topic_alpha": float(A.max()),
         "bias_alpha": float(positive.min()) if positive.size else 1.0,
         "n_risky": int(n_risky),
-        "riskeval": _version(),
+        "riskeval": __version__,
         "python": platform.python_version(),
         "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
@@ -211,14 +212,3 @@ def _render(settings: dict[str, Any], sections: list[Section]) -> str:
         ids.add(sid)
         entries.append({"id": sid, "title": s.title, "body": Markup(s.body)})
     return env.get_template("report.html.j2").render(settings=settings, sections=entries)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("riskeval")
-    except PackageNotFoundError:
-        import riskeval
-
-        return riskeval.__version__

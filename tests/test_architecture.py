@@ -1,0 +1,91 @@
+"""The layers import one way: I/O → data model → core maths → measures → analyses → presentation
+and command line.  Every import in the package, at module level or inside a function, is checked
+against the layers a module may use."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "riskeval"
+
+BASE = {"errors", "options", "_optional", "__version__"}
+#: layer -> the layers (besides itself and BASE) it may import
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "options": set(),
+    "_optional": set(),
+    "model": set(),
+    "core": set(),
+    "io": {"model"},
+    "effectiveness": {"io", "model"},
+    "datasets": {"model"},
+    "measures": {"core", "model"},
+    "analysis": {"measures", "core", "model"},
+    "inference": {"analysis", "measures", "core", "model"},
+    "ltr": {"io", "model", "core", "measures", "inference"},
+    "plots": {"analysis", "measures", "core", "model"},
+    "reporting": {"plots", "analysis", "inference", "measures", "core", "model"},
+    "cli": {
+        "__init__",
+        "reporting",
+        "plots",
+        "analysis",
+        "inference",
+        "ltr",
+        "measures",
+        "core",
+        "model",
+        "io",
+        "effectiveness",
+        "datasets",
+    },
+}
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    module = "riskeval." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("riskeval")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative import: resolve against the module's package
+                base = module.split(".")[: -node.level]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == "riskeval":
+                found += [(node.lineno, f"riskeval.{a.name}") for a in node.names]
+            elif target.startswith("riskeval."):
+                found.append((node.lineno, target))
+    return found
+
+
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__main__.py")
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_follow_the_layers(path):
+    own = _layer("riskeval." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts))
+    if own == "__init__":
+        return  # the package root exports names lazily from every layer
+    allowed = ALLOWED[own] | BASE | {own}
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{line} imports {target}"
+        for line, target in _imports(path)
+        if _layer(target) not in allowed
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_layer_is_declared():
+    layers = {_layer("riskeval." + ".".join(p.relative_to(PACKAGE).with_suffix("").parts)) for p in MODULES}
+    assert layers - {"__init__"} <= set(ALLOWED), layers - set(ALLOWED)
