@@ -1,8 +1,16 @@
-"""How every subcommand prints a table: human-readable, CSV or JSON (``--format``)."""
+"""How every subcommand prints a table: human-readable, CSV or JSON (``--format``).
+
+``--format csv`` is safe to open in a spreadsheet: a text cell that a spreadsheet would run as a
+formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, the OWASP rule) is
+written with a leading ``'``, which spreadsheets show as text; numbers, and text that is a plain
+decimal number (``-0.5``), are written as they are.  ``--format csv-raw`` writes every cell
+verbatim, for programs.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -11,7 +19,7 @@ import click
 if TYPE_CHECKING:
     import pandas as pd
 
-FORMATS = ("table", "csv", "json")
+FORMATS = ("table", "csv", "csv-raw", "json")
 
 format_option = click.option(
     "--format",
@@ -19,19 +27,27 @@ format_option = click.option(
     type=click.Choice(FORMATS),
     default="table",
     show_default=True,
-    help="table: aligned text for people; csv and json: full precision for programs.",
+    help="table: aligned text for people; csv and json: full precision for programs (csv: text "
+    "cells a spreadsheet would run as formulas get a leading '; csv-raw: every cell verbatim).",
 )
+
+#: The first characters of a text cell that spreadsheets treat as a formula (OWASP, CSV injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
 def emit(frame: pd.DataFrame, fmt: str, *, out: TextIO | None = None, digits: int = 4) -> None:
     """Write ``frame`` to ``out`` (stdout) in ``fmt``.
 
     Values are rounded only for the human ``table`` format; CSV and JSON keep full precision.  JSON is
-    a list of records (one object per row, the index included as columns).
+    a list of records (one object per row, the index included as columns).  ``csv`` neutralises
+    text cells that a spreadsheet would run (:func:`neutralise_formulas`); ``csv-raw`` does not.
     """
     out = out or sys.stdout
     flat = frame.reset_index() if _has_named_index(frame) else frame
     if fmt == "csv":
+        neutralise_formulas(flat).to_csv(out, index=False)
+    elif fmt == "csv-raw":
         flat.to_csv(out, index=False)
     elif fmt == "json":
         # Not DataFrame.to_json: its double_precision counts decimal places (at most 15), so a
@@ -42,6 +58,26 @@ def emit(frame: pd.DataFrame, fmt: str, *, out: TextIO | None = None, digits: in
     else:
         out.write(flat.to_string(index=False, float_format=lambda v: f"{v:.{digits}f}"))
         out.write("\n")
+
+
+def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a ``'`` before every text cell and column name that starts like a formula
+    (:data:`FORMULA_START`) and is not a plain decimal number; numeric columns are untouched."""
+    import pandas as pd
+
+    out = frame.copy()
+    for j in range(out.shape[1]):
+        column = out.iloc[:, j]
+        if not (pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype)):
+            out.isetitem(j, column.map(_neutral_cell, na_action="ignore"))
+    out.columns = pd.Index([_neutral_cell(c) for c in out.columns], dtype=object)
+    return out
+
+
+def _neutral_cell(value: object) -> object:
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
 
 
 def _plain(value: object) -> object:

@@ -92,11 +92,13 @@ def evaluate(
     chosen = list(names) if names else ("file" if name_from == "file" else None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)  # riskeval's warnings: counts of missing topics
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, about NaN it computes on purpose
         table = evaluate_runs_long(
             qrels, list(runs), list(measures), names=chosen, missing=missing, progress=progress, n_jobs=jobs
         )
     for warning in caught:
-        click.echo(f"riskeval: warning: {warning.message}", err=True)
+        if issubclass(warning.category, UserWarning):
+            click.echo(f"riskeval: warning: {warning.message}", err=True)
     if table["measure"].nunique() == 1:
         table = table.drop(columns="measure")
     emit(table, fmt)

@@ -3,6 +3,7 @@ variations and topics (Zuccon et al. 2016; Zhang et al. 2013)."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,8 @@ from riskeval.options import MISSING_POLICIES
 
 FORMS = ("general", "intra", "inter")
 UNEQUAL = ("raise", "drop", "downsample")
+#: The most α values --sweep computes (the paper's grid -20:20:0.1 has 401).
+MAX_SWEEP_POINTS = 100_001
 
 
 @contextmanager
@@ -22,9 +25,11 @@ def _warnings_to_stderr() -> Iterator[None]:
     """Show riskeval's warnings (counts of dropped or filled cells) as one line each on stderr."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, about NaN it computes on purpose
         yield
     for warning in caught:
-        click.echo(f"riskeval: warning: {warning.message}", err=True)
+        if issubclass(warning.category, UserWarning):
+            click.echo(f"riskeval: warning: {warning.message}", err=True)
 
 
 def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef_root: str | None):
@@ -50,23 +55,35 @@ def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef
 
 
 def _read_weights(path: str | None) -> dict[str, float] | None:
-    """``topic weight`` per line (whitespace separated, ``#`` comments)."""
+    """``topic weight`` per line (whitespace separated, ``#`` comments); the file goes through
+    :mod:`riskeval.io.decoding` like every input."""
     if path is None:
         return None
     from riskeval.errors import InputFormatError
+    from riskeval.io.decoding import read_text
+    from riskeval.io.numbers import parse_decimal
 
-    weights, problems = {}, []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            try:
-                if len(fields) != 2:
-                    raise ValueError(f"expected 2 fields 'topic weight', found {len(fields)}")
-                weights[fields[0]] = float(fields[1])
-            except ValueError as exc:
-                problems.append((f"{path}:{lineno}", str(exc)))
+    weights: dict[str, float] = {}
+    first: dict[str, int] = {}
+    problems = []
+    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        where = f"{path}:{lineno}"
+        if len(fields) != 2:
+            problems.append((where, f"expected 2 fields 'topic weight', found {len(fields)}"))
+            continue
+        value = parse_decimal(fields[1])
+        if value is None or not math.isfinite(value) or value < 0:
+            problems.append((where, f"weight {fields[1][:40]!r} is not a finite number >= 0"))
+        elif fields[0] in first:
+            problems.append((where, f"topic {fields[0]!r} has a weight already (line {first[fields[0]]})"))
+        else:
+            weights[fields[0]] = value
+            first[fields[0]] = lineno
+    if not weights and not problems:
+        problems.append((path, "holds no weights: expected lines 'topic weight'"))
     if problems:
         raise InputFormatError(problems)
     return weights
@@ -76,14 +93,21 @@ def _grid(text: str):
     import numpy as np
 
     from riskeval.errors import RiskevalError
+    from riskeval.io.numbers import parse_decimal
 
-    try:
-        start, stop, step = (float(x) for x in text.split(":"))
-    except ValueError:
-        raise RiskevalError(f"--sweep takes START:STOP:STEP, e.g. -20:20:0.1; got {text!r}.") from None
+    parts = [parse_decimal(x.strip()) for x in text.split(":")]
+    if len(parts) != 3 or any(p is None or not math.isfinite(p) for p in parts):
+        raise RiskevalError(f"--sweep takes START:STOP:STEP (finite numbers), e.g. -20:20:0.1; got {text!r}.")
+    start, stop, step = (float(p) for p in parts)  # type: ignore[arg-type]
     if step <= 0 or stop < start:
         raise RiskevalError(f"--sweep needs STEP > 0 and STOP >= START; got {text!r}.")
-    return np.linspace(start, stop, int(round((stop - start) / step)) + 1)
+    count = (stop - start) / step
+    if not count < MAX_SWEEP_POINTS:  # also catches an infinite count (a huge span, a tiny step)
+        raise RiskevalError(
+            f"--sweep {text} asks for about {count:.3g} values of α; at most {MAX_SWEEP_POINTS} are "
+            "computed: use a larger STEP or a shorter range."
+        )
+    return np.linspace(start, stop, int(round(count)) + 1)
 
 
 _inputs = click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False))
