@@ -197,16 +197,6 @@ def load_scores(
 
 def _columns(path: str) -> list[str]:
     """The header of a score table, to know whether --measure selects rows or only names them."""
-    import pandas as pd
+    from riskeval.io.score_files import table_columns
 
-    from riskeval.io.score_files import table_format
-
-    fmt = table_format(path, None)
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        return list(pq.read_schema(path).names)
-    try:
-        return list(pd.read_csv(path, sep="," if fmt == "csv" else "\t", nrows=0).columns)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
-        return []  # the reader then says what is wrong, with the file and line
+    return table_columns(path)  # read as the reader reads it: a broken file is an error naming it

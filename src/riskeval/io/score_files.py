@@ -3,6 +3,7 @@ long or wide (the rule of :func:`riskeval.io.tables.is_long`)."""
 
 from __future__ import annotations
 
+import csv
 import functools
 import os
 import warnings
@@ -13,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import InputFormatError, MissingTopicsWarning, RiskevalError
-from riskeval.io.decoding import COMPRESSION
+from riskeval.io.decoding import COMPRESSION, read_text
 from riskeval.io.delimited import read_delimited
 from riskeval.io.measures import check_measure
 from riskeval.io.tables import MEASURE_COLUMN, Locate, frame_to_matrix, index_to_columns, is_long
@@ -121,6 +122,36 @@ def table_format(path: str | os.PathLike, format: str | None) -> str:
         "Pass format='csv', 'tsv' or 'parquet' for a score table, or format='trec_eval' (to "
         "riskeval.score_matrix) for trec_eval -q output."
     )
+
+
+def table_columns(path: str | os.PathLike, format: str | None = None) -> list[str]:
+    """The column names of a score table file, as :func:`read_scores` reads them (CSV/TSV: the
+    first non-blank line, through :mod:`riskeval.io.decoding`; Parquet: the schema).
+
+    Raises :class:`InputFormatError` for a CSV/TSV file that is not text (a truncated ``.gz``...);
+    returns ``[]`` for an empty file or an unreadable Parquet file, which the reader then reports.
+    """
+    fmt = table_format(path, format)
+    if fmt == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            return [str(name) for name in pq.read_schema(path).names]
+        except ImportError:
+            raise RiskevalError(
+                "Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'."
+            ) from None
+        except OSError:
+            raise
+        except Exception:  # pyarrow's ArrowInvalid and friends: read_scores says what is wrong
+            return []
+    header = next((line for line in read_text(path).split("\n") if line.strip()), None)
+    if header is None:
+        return []
+    try:
+        return next(csv.reader([header], delimiter=_DELIMITER[fmt]), [])
+    except csv.Error:
+        return header.split(_DELIMITER[fmt])
 
 
 def _label_columns(header: Sequence[Hashable], names: Sequence[Hashable]) -> set[int]:
