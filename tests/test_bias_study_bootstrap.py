@@ -83,36 +83,3 @@ def test_pca_of_identical_profiles_is_one_component():
     base = RNG.uniform(0.1, 0.5, 20)
     runs = pd.DataFrame([base * k for k in (0.5, 1.0, 1.5, 2.0)])
     assert pca(runs).explained.iloc[0] == pytest.approx(100.0)
-
-
-def test_bootstrap_is_seeded_and_brackets_estimates():
-    a = rk.bootstrap_ci(M, baseline="mean", alphas=[0, 5], n_resamples=300, seed=11)
-    b = rk.bootstrap_ci(M, baseline="mean", alphas=[0, 5], n_resamples=300, seed=11)
-    pd.testing.assert_frame_equal(a, b)
-    assert a.attrs["seed"] == 11 and len(a) == 8 * 2 * 3
-    assert (a["low"] <= a["high"]).all()
-    inside = (a["low"] <= a["estimate"]) & (a["estimate"] <= a["high"])
-    assert inside.mean() > 0.9
-
-
-def test_bootstrap_weights_equal_explicit_resample():
-    """A resample as topic counts gives the same URisk/GeoRisk as the duplicated-column matrix."""
-    from riskeval.core import chisq, paired
-
-    counts = RNG.multinomial(30, np.full(30, 1 / 30)).astype(float)
-    idx = np.repeat(np.arange(30), counts.astype(int))
-    values, b = M.to_numpy(), M.mean().to_numpy()
-    w = paired.paired_sums(values, b, counts)
-    e = paired.paired_sums(values[:, idx], b[idx])
-    np.testing.assert_allclose(paired.urisk_from(w, 3.0), paired.urisk_from(e, 3.0), atol=1e-12)
-    np.testing.assert_allclose(paired.variance_from(w, 3.0), paired.variance_from(e, 3.0), rtol=1e-9)
-    gw = chisq.georisk_from(chisq.zsums(values, weights=counts), 3.0)
-    ge = chisq.georisk_from(chisq.zsums(values[:, idx]), 3.0)
-    np.testing.assert_allclose(gw, ge, rtol=1e-12)
-
-
-def test_bootstrap_bad_parameters():
-    with pytest.raises(rk.RiskevalError, match="'measures' parameter of bootstrap_ci"):
-        rk.bootstrap_ci(M, measures=["ndcg"])
-    with pytest.raises(rk.RiskevalError, match="'n_resamples' parameter of bootstrap_ci"):
-        rk.bootstrap_ci(M, n_resamples=1)

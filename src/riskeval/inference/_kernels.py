@@ -1,0 +1,112 @@
+"""numba kernels of the resampling procedures: many resamples at once, in parallel over resamples.
+
+Kernels take arrays and random numbers drawn by the caller (:mod:`riskeval.inference._common`);
+they hold no state and draw nothing, so results do not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from riskeval.core._numba import FAST, njit, prange
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def zsums_batch(Xt, T, q, inv_q, W):
+    """Z⁺, Σz, row totals S and topic counts n of every system for each row of topic weights ``W``.
+
+    ``Xt`` is the c × r topic-major matrix (scores ≥ 0), ``T`` its column sums, ``q = √T`` and
+    ``inv_q = 1/q`` (0 where T = 0); ``W`` is B × c (bootstrap counts, or 0/1 jackknife weights).
+    A weight ``w_j`` counts topic j ``w_j`` times, so for each resample the whole chi-square matrix
+    is recomputed: ``S_i = Σ_j w_j x_ij``, ``N = Σ_j w_j T_j``, ``z_ij = x_ij/(a_i q_j) − a_i q_j``
+    with ``a_i = √(S_i/N)`` (a cell with ``e_ij = 0`` has z = 0), the same arithmetic as
+    :func:`riskeval.core.chisq.zsums`.  Topics with weight 0 (about a third of a bootstrap resample)
+    are skipped.
+    """
+    c, r = Xt.shape
+    B = W.shape[0]
+    zp = np.zeros((B, r))
+    zs = np.zeros((B, r))
+    S = np.zeros((B, r))
+    n = np.zeros(B)
+    for b in prange(B):
+        s = np.zeros(r)
+        N = 0.0
+        nb = 0.0
+        for j in range(c):
+            w = W[b, j]
+            if w != 0.0:
+                nb += w
+                N += w * T[j]
+                x = Xt[j]
+                for i in range(r):
+                    s[i] += w * x[i]
+        a = np.zeros(r)
+        ia = np.zeros(r)
+        if N > 0.0:
+            for i in range(r):
+                if s[i] > 0.0:
+                    a[i] = math.sqrt(s[i] / N)
+                    ia[i] = 1.0 / a[i]
+        lp = np.zeros(r)
+        ls = np.zeros(r)
+        for j in range(c):
+            w = W[b, j]
+            if w != 0.0:
+                qj = q[j]
+                iqj = inv_q[j]
+                x = Xt[j]
+                for i in range(r):
+                    z = x[i] * iqj * ia[i] - a[i] * qj
+                    lp[i] += w * max(z, 0.0)
+                    ls[i] += w * z
+        zp[b] = lp
+        zs[b] = ls
+        S[b] = s
+        n[b] = nb
+    return zp, zs, S, n
+
+
+@njit(parallel=True, cache=True)
+def permuted_sums(Xt, U):
+    """Row sums of the matrix after shuffling, independently within each topic, the scores across
+    systems: one row of sums per resample.
+
+    ``Xt`` is c × r (topic-major); ``U`` is B × c × (r − 1) uniform uint32 draws, consumed by a
+    Fisher–Yates shuffle of each topic (swap position k with ⌊u·(k+1)/2³²⌋, Lemire's
+    multiply-shift; its bias, below r/2³², is negligible).  Returns B × r sums.
+    """
+    c, r = Xt.shape
+    B = U.shape[0]
+    out = np.zeros((B, r))
+    for b in prange(B):
+        acc = np.zeros(r)
+        col = np.empty(r)
+        for j in range(c):
+            col[:] = Xt[j]
+            for k in range(r - 1, 0, -1):
+                m = (np.uint64(U[b, j, r - 1 - k]) * np.uint64(k + 1)) >> np.uint64(32)
+                t = col[k]
+                col[k] = col[m]
+                col[m] = t
+            for i in range(r):
+                acc[i] += col[i]
+        out[b] = acc
+    return out
+
+
+@njit(parallel=True, cache=True)
+def pair_counts(means, observed, tol):
+    """For each pair (i, k), the number of rows of ``means`` (B × r) with
+    ``|means[b, i] − means[b, k]| ≥ observed[i, k] − tol`` (upper triangle filled)."""
+    B, r = means.shape
+    out = np.zeros((r, r))
+    for i in prange(r):
+        for b in range(B):
+            mi = means[b, i]
+            for k in range(i + 1, r):
+                if abs(mi - means[b, k]) >= observed[i, k] - tol:
+                    out[i, k] += 1.0
+    return out

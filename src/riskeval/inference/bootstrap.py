@@ -1,0 +1,531 @@
+"""Bootstrap over topics for URisk, TRisk, ZRisk and GeoRisk: percentile and BCa intervals, the
+difference between two systems with its p-value, and intervals on ranks.
+
+Topics are resampled with replacement (Efron & Tibshirani, *An Introduction to the Bootstrap*,
+1993: the percentile interval of ch. 13, the BCa interval of ch. 14.3 with the jackknife
+acceleration of eq. 14.15).  A resample is a vector of topic counts, drawn exactly as
+:func:`scipy.stats.bootstrap` draws its indices, so each costs one weighted pass of the kernels:
+URisk and TRisk come from four matrix products of the counts with δ⁺, δ⁻ and their squares (every
+α then costs O(r)); ZRisk and GeoRisk recompute the whole chi-square matrix — row totals, the grand
+total and every expected value — for each resample (:func:`riskeval.inference._kernels.zsums_batch`).
+Per-topic aggregate baselines (MEAN, ...) are per-topic values and travel with their topic.
+
+The draws are made block by block; the bootstrap distribution of each reported number is kept,
+since an interval is a pair of its quantiles (B values per system, α and measure).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtr, ndtri
+
+from riskeval.core import chisq
+from riskeval.core.paired import topic_major
+from riskeval.errors import RiskevalError
+from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
+from riskeval.inference._kernels import zsums_batch
+from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.chisq import check_nonnegative
+from riskeval.measures.results import ConfidenceInterval, TestResult
+from riskeval.model.matrix import as_matrix
+from riskeval.options import BOOTSTRAP_METHODS, check_alpha, check_alphas, check_level, check_option
+
+MEASURES = ("urisk", "trisk", "zrisk", "georisk")
+#: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
+_NULL_ZERO = ("urisk", "trisk")
+
+
+class ResampledMeasures:
+    """URisk, TRisk, ZRisk and GeoRisk of every system, at every α, for rows of topic weights.
+
+    ``values`` is r × c (systems × topics), ``base`` the baseline (c,) or (r × c).  ``values_for(W)``
+    returns, for each measure asked for, an array B × k × r (resample, α, system).
+    """
+
+    def __init__(
+        self, values: np.ndarray, base: np.ndarray | None, alphas: np.ndarray, wanted: Sequence[str]
+    ):
+        self.alphas = alphas
+        self.wanted = tuple(wanted)
+        self.c = values.shape[1]
+        if any(m in self.wanted for m in ("urisk", "trisk")):
+            assert base is not None
+            delta = values - base
+            pos = np.maximum(delta, 0.0)
+            neg = np.minimum(delta, 0.0)
+            # c × 4r: one matrix product per block of resamples gives all four weighted sums
+            self.moments = np.ascontiguousarray(np.concatenate([pos, neg, pos * pos, neg * neg]).T)
+        if any(m in self.wanted for m in ("zrisk", "georisk")):
+            self.Xt = topic_major(values)
+            T = self.Xt.sum(axis=1)
+            self.T = T
+            self.q = np.sqrt(T)
+            self.inv_q = np.divide(1.0, self.q, out=np.zeros_like(self.q), where=self.q > 0)
+
+    def values_for(self, W: np.ndarray) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        k = 1.0 + self.alphas[None, :, None]  # 1 × k × 1
+        if "moments" in self.__dict__:
+            n = W.sum(axis=1)[:, None, None]
+            P1, N1, P2, N2 = np.split(W @ self.moments, 4, axis=1)
+            total = P1[:, None, :] + k * N1[:, None, :]
+            sumsq = P2[:, None, :] + k * k * N2[:, None, :]
+            urisk = total / n
+            if "urisk" in self.wanted:
+                out["urisk"] = urisk
+            if "trisk" in self.wanted:
+                var = (sumsq - total * urisk) / (n - 1.0)
+                # a variance at rounding level of the mean square is a zero variance
+                ok = var > 1e-13 * sumsq / n
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out["trisk"] = np.where(ok, urisk / np.sqrt(var / n), np.nan)
+        if "Xt" in self.__dict__:
+            zp, zs, S, n_b = zsums_batch(self.Xt, self.T, self.q, self.inv_q, np.ascontiguousarray(W))
+            z = chisq.ZSums(zp[:, None, :], (zs - zp)[:, None, :], S[:, None, :], n_b[:, None, None])
+            if "zrisk" in self.wanted:
+                out["zrisk"] = chisq.zrisk_from(z, self.alphas[None, :, None])
+            if "georisk" in self.wanted:
+                out["georisk"] = chisq.georisk_from(z, self.alphas[None, :, None])
+        return out
+
+    def point(self) -> dict[str, np.ndarray]:
+        """The estimates (k × r per measure)."""
+        return {m: v[0] for m, v in self.values_for(np.ones((1, self.c))).items()}
+
+    def jackknife(self) -> dict[str, np.ndarray]:
+        """Leave-one-topic-out values (c × k × r per measure), for the BCa acceleration."""
+        return self.values_for(1.0 - np.eye(self.c))
+
+    def resample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+        """The bootstrap distribution (n × k × r per measure)."""
+        parts: dict[str, list[np.ndarray]] = {m: [] for m in self.wanted}
+        for W in bootstrap_counts(rng, self.c, n):
+            for m, v in self.values_for(W).items():
+                parts[m].append(v)
+        return {m: np.concatenate(v) for m, v in parts.items()}
+
+
+def _column_quantiles(boot: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Quantile ``probs[m]`` of column m of ``boot`` (B × m), NaN values left out, with numpy's
+    default (linear) interpolation."""
+    srt = np.sort(boot, axis=0)  # NaN last
+    valid = (~np.isnan(boot)).sum(axis=0)
+    h = (valid - 1) * probs
+    lo = np.floor(h)
+    ok = (valid > 0) & np.isfinite(h)
+    lo_i = np.clip(np.nan_to_num(lo), 0, boot.shape[0] - 1).astype(np.int64)
+    hi_i = np.minimum(lo_i + 1, np.maximum(valid - 1, 0))
+    cols = np.arange(boot.shape[1])
+    a, b = srt[lo_i, cols], srt[hi_i, cols]
+    out = a + (h - lo) * (b - a)
+    out = np.where(h - lo == 0, a, out)  # no inf·0 at the top
+    return np.where(ok, out, np.nan)
+
+
+def _share_below(boot: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Mid-rank share of the bootstrap values below ``value`` (ties count half), NaN left out."""
+    valid = (~np.isnan(boot)).sum(axis=0)
+    below = (boot < value).sum(axis=0) + (boot <= value).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return below / (2.0 * valid)
+
+
+def bca_constants(boot: np.ndarray, estimate: np.ndarray, jack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bias correction ``z0`` and acceleration ``a`` of the BCa interval (Efron & Tibshirani 1993,
+    eq. 14.14–14.15), per column: ``boot`` B × m, ``estimate`` (m,), ``jack`` c × m."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z0 = ndtri(_share_below(boot, estimate))
+        d = jack.mean(axis=0) - jack
+        den = 6.0 * np.sum(d * d, axis=0) ** 1.5
+        a = np.where(den > 0, np.sum(d**3, axis=0) / den, 0.0)
+    return z0, a
+
+
+def interval_probs(z0: Any, a: Any, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Probabilities of the lower and upper bounds: ``(tail, 1 − tail)`` for the percentile
+    interval (z0 = a = 0), adjusted by the BCa constants otherwise."""
+    z_alpha = float(ndtri((1.0 - confidence_level) / 2.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n1 = z0 + z_alpha
+        n2 = z0 - z_alpha
+        return ndtr(z0 + n1 / (1 - a * n1)), ndtr(z0 + n2 / (1 - a * n2))
+
+
+def inverted_pvalue(boot: np.ndarray, z0: Any, a: Any, null: float = 0.0) -> np.ndarray:
+    """Two-sided p-value of H0: θ = ``null`` by inverting the interval: the smallest ``p`` whose
+    ``1 − p`` interval (percentile when z0 = a = 0, else BCa) has ``null`` on its boundary.
+
+    The share of resamples below ``null`` is kept within [1/(B+1), B/(B+1)] and p is at least
+    2/(B+1), the finest the B resamples resolve.
+    """
+    valid = (~np.isnan(boot)).sum(axis=0)
+    F = np.clip(_share_below(boot, np.full(boot.shape[1], null)), 1.0 / (valid + 1), valid / (valid + 1.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = ndtri(F) - z0
+        za = (w * (1.0 - a * z0) - z0) / (1.0 + a * w)
+        p = 2.0 * np.minimum(ndtr(za), 1.0 - ndtr(za))
+    # finer than the resamples can resolve is not claimed
+    return np.clip(p, 2.0 / (valid + 1.0), 1.0)
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """Per-column bootstrap summaries: bounds, p-value of θ = 0, standard error and BCa constants."""
+
+    low: np.ndarray
+    high: np.ndarray
+    pvalue: np.ndarray
+    se: np.ndarray
+    z0: np.ndarray
+    a: np.ndarray
+
+
+def intervals(
+    boot: np.ndarray, estimate: np.ndarray, jack: np.ndarray | None, confidence_level: float, method: str
+) -> Intervals:
+    """Intervals of every column of ``boot`` (B × m) by ``method`` ("percentile" or "bca")."""
+    m = boot.shape[1]
+    if method == "bca":
+        assert jack is not None
+        z0, a = bca_constants(boot, estimate, jack)
+    else:
+        z0, a = np.zeros(m), np.zeros(m)
+    p1, p2 = interval_probs(z0, a, confidence_level)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column has no standard error
+        se = np.nanstd(boot, axis=0, ddof=1)
+    return Intervals(
+        _column_quantiles(boot, p1), _column_quantiles(boot, p2), inverted_pvalue(boot, z0, a), se, z0, a
+    )
+
+
+def _check_measures(measures: Any, func: str) -> list[str]:
+    wanted = [measures] if isinstance(measures, str) else list(measures)
+    unknown = [m for m in wanted if m not in MEASURES]
+    if unknown or not wanted:
+        raise RiskevalError(
+            f"The 'measures' parameter of {func} must list some of {MEASURES}. Got {measures!r}."
+        )
+    return wanted
+
+
+def bootstrap_ci(
+    X: Any,
+    baseline: Any = "mean",
+    alphas: Any = (0.0, 1.0, 5.0, 10.0),
+    *,
+    measures: Any = ("urisk", "trisk", "georisk"),
+    method: str = "percentile",
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    seed: Any = None,
+    leave_one_out: bool = False,
+) -> pd.DataFrame:
+    """Bootstrap intervals over topics, one row per (system, α, measure).
+
+    Parameters
+    ----------
+    X : DataFrame, systems × topics
+        The score matrix.
+    baseline : str, Series or vector, default "mean"
+        Baseline of URisk and TRisk, as in :func:`riskeval.risk_table`.  ZRisk and GeoRisk use
+        every system of the matrix as a baseline (scores must be ≥ 0).
+    alphas : float or list of float
+        The α grid.
+    measures : str or list of str
+        Some of ``"urisk"``, ``"trisk"``, ``"zrisk"``, ``"georisk"``.
+    method : {"percentile", "bca"}
+        Percentile interval, or bias-corrected and accelerated (the acceleration from the
+        leave-one-topic-out values; Efron & Tibshirani 1993, §14.3).
+    n_resamples : int, default 1000
+        Bootstrap resamples (at least 2).
+    confidence_level : float, default 0.95
+    seed : int, None or numpy.random.Generator
+        Seed or generator of the resamples; the seed used is the ``seed`` column.
+    leave_one_out : bool
+        Aggregate baselines leave the evaluated system out.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``system, alpha, measure, estimate, low, high, se`` (the bootstrap standard error),
+        ``pvalue`` (URisk and TRisk: two-sided p of H0 "= 0" by inverting the interval; NaN for
+        ZRisk and GeoRisk, where 0 is no null value), ``method, confidence_level, n_resamples,
+        seed``.  ``attrs`` repeats ``n_resamples``, ``confidence_level`` and ``seed``.
+    """
+    func = "bootstrap_ci"
+    M = as_matrix(X)
+    A = check_alphas(alphas, func)
+    cl = check_level(confidence_level, func, "confidence_level")
+    method = check_option(method, BOOTSTRAP_METHODS, func, "method")
+    wanted = _check_measures(measures, func)
+    n = check_n_resamples(n_resamples, func, minimum=2)
+    gen, used_seed = resolve_rng(seed, func, "seed")
+    values = M.to_numpy()
+    r, c = values.shape
+    if any(m in wanted for m in ("zrisk", "georisk")) and values.min() < 0:
+        raise RiskevalError(
+            f"{func}: ZRisk and GeoRisk need scores >= 0; leave them out of 'measures' for a matrix "
+            "with negative scores."
+        )
+    base = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
+    engine = ResampledMeasures(values, base.values, A, wanted)
+    point = engine.point()
+    boots = engine.resample(gen, n)
+    jack = engine.jackknife() if method == "bca" else None
+    rows = []
+    for m in wanted:
+        est = point[m].T.ravel()  # system-major: all α of system 0, then system 1, ...
+        iv = intervals(
+            boots[m].transpose(0, 2, 1).reshape(n, -1),
+            est,
+            None if jack is None else jack[m].transpose(0, 2, 1).reshape(c, -1),
+            cl,
+            method,
+        )
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": np.repeat(M.index.to_numpy(), A.size),
+                    "alpha": np.tile(A, r),
+                    "measure": m,
+                    "baseline": base.name if m in ("urisk", "trisk") else "all systems",
+                    "estimate": est,
+                    "low": iv.low,
+                    "high": iv.high,
+                    "se": iv.se,
+                    "pvalue": iv.pvalue if m in _NULL_ZERO else np.nan,
+                }
+            )
+        )
+    out = pd.concat(rows, ignore_index=True).assign(
+        method=method, confidence_level=cl, n_resamples=n, seed=used_seed
+    )
+    out.attrs.update(n_resamples=n, confidence_level=cl, seed=used_seed)
+    return out
+
+
+@dataclass(frozen=True)
+class BootstrapDifferenceResult(TestResult):
+    """Bootstrap test of the difference of one measure between two systems, over topics.
+
+    Attributes
+    ----------
+    statistic : float
+        ``measure(system_a) − measure(system_b)`` on all topics.
+    pvalue : float
+        Two-sided p-value of H0: the difference is 0, by inverting the interval (the smallest p
+        whose 1 − p interval of the same ``method`` reaches 0); at least 2/(n_resamples + 1).
+    low, high : float
+        The interval at ``confidence_level``.
+    standard_error : float
+        Standard deviation of the bootstrap differences.
+    effect_size : float
+        ``statistic / (standard_error · √c)``: the difference in units of its per-topic spread; for
+        URisk this is the standardised mean difference of the two systems' risk-reward scores.
+    measure : str
+        ``"urisk"``, ``"trisk"``, ``"zrisk"`` or ``"georisk"``.
+    alpha : float
+        The risk-aversion parameter α.
+    baseline : str
+        URisk/TRisk: the baseline's name; ZRisk/GeoRisk: "all systems" (every system of the matrix).
+    system_a, system_b : str
+        The two systems compared.
+    method : {"percentile", "bca"}
+    confidence_level : float
+    n_resamples : int
+    n_topics : int
+    seed : int
+        Seed of the resamples: ``rng=seed`` reproduces the result.
+    bias_correction, acceleration : float
+        The BCa constants z0 and a (0 for the percentile interval).
+    bootstrap_distribution : ndarray
+        The n_resamples bootstrap differences (not shown in ``repr`` or ``to_frame``).
+    """
+
+    low: float
+    high: float
+    standard_error: float
+    effect_size: float
+    measure: str
+    alpha: float
+    baseline: str
+    system_a: str
+    system_b: str
+    method: str
+    confidence_level: float
+    n_resamples: int
+    n_topics: int
+    seed: int
+    bias_correction: float
+    acceleration: float
+    bootstrap_distribution: np.ndarray = field(repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The interval at ``confidence_level`` (default: the one the test was run at), from the
+        stored bootstrap distribution and BCa constants."""
+        if confidence_level is None:
+            return ConfidenceInterval(self.low, self.high)
+        cl = check_level(confidence_level, "confidence_interval", "confidence_level")
+        p1, p2 = interval_probs(self.bias_correction, self.acceleration, cl)
+        boot = self.bootstrap_distribution[:, None]
+        low = _column_quantiles(boot, np.atleast_1d(p1))[0]
+        high = _column_quantiles(boot, np.atleast_1d(p2))[0]
+        return ConfidenceInterval(float(low), float(high))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame of every field but the bootstrap distribution."""
+        d = asdict(self)
+        d.pop("bootstrap_distribution")
+        return pd.DataFrame([d])
+
+
+def bootstrap_difference(
+    X: Any,
+    system_a: str,
+    system_b: str,
+    *,
+    measure: str = "georisk",
+    alpha: float = 0.0,
+    baseline: Any = "mean",
+    method: str = "bca",
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    rng: Any = None,
+) -> BootstrapDifferenceResult:
+    """Is one system's ZRisk/GeoRisk (or URisk/TRisk) different from another's?  Bootstrap over
+    topics of the difference, with an interval and a p-value.
+
+    Both systems are measured on the same resampled topics; for ZRisk and GeoRisk every resample
+    recomputes the chi-square matrix of all the systems of ``X`` (each one a baseline of the others,
+    as :func:`riskeval.georisk` with ``baseline=None``).  ``baseline`` is used by URisk and TRisk
+    only.  Returns a :class:`BootstrapDifferenceResult` (``statistic, pvalue = result``).
+    """
+    func = "bootstrap_difference"
+    M = as_matrix(X)
+    measure = check_option(measure, MEASURES, func, "measure")
+    alpha = check_alpha(alpha, func)
+    method = check_option(method, BOOTSTRAP_METHODS, func, "method")
+    cl = check_level(confidence_level, func, "confidence_level")
+    n = check_n_resamples(n_resamples, func, minimum=2)
+    gen, seed = resolve_rng(rng, func)
+    idx = []
+    for name, label in (("system_a", system_a), ("system_b", system_b)):
+        if label not in M.index:
+            raise RiskevalError(f"The '{name}' parameter of {func} names no system of the matrix: {label!r}.")
+        idx.append(M.index.get_loc(label))
+    values = M.to_numpy()
+    c = values.shape[1]
+    base_name = "all systems"
+    base_values = None
+    if measure in ("zrisk", "georisk"):
+        check_nonnegative(values, M.index, M.columns, func)
+    else:
+        rb = resolve_baseline(M, baseline, func)
+        base_name, base_values = rb.name, rb.values
+        values = values[idx]  # only the two systems matter for a paired measure
+        idx = [0, 1]
+    engine = ResampledMeasures(values, base_values, np.array([alpha]), [measure])
+
+    def diff(v: dict[str, np.ndarray]) -> np.ndarray:
+        x = v[measure][:, 0, :]
+        return x[:, idx[0]] - x[:, idx[1]]
+
+    est = diff({m: v[None] for m, v in engine.point().items()})
+    boot = diff(engine.resample(gen, n))
+    jack = diff(engine.jackknife()) if method == "bca" else None
+    iv = intervals(boot[:, None], est, None if jack is None else jack[:, None], cl, method)
+    se = float(iv.se[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = float(est[0] / (se * np.sqrt(c))) if se > 0 else np.nan
+    return BootstrapDifferenceResult(
+        statistic=float(est[0]),
+        pvalue=float(iv.pvalue[0]),
+        low=float(iv.low[0]),
+        high=float(iv.high[0]),
+        standard_error=se,
+        effect_size=effect,
+        measure=measure,
+        alpha=alpha,
+        baseline=base_name,
+        system_a=str(system_a),
+        system_b=str(system_b),
+        method=method,
+        confidence_level=cl,
+        n_resamples=n,
+        n_topics=c,
+        seed=seed,
+        bias_correction=float(iv.z0[0]),
+        acceleration=float(iv.a[0]),
+        bootstrap_distribution=boot,
+    )
+
+
+def rank_intervals(
+    X: Any,
+    *,
+    measure: str = "georisk",
+    alpha: float = 0.0,
+    baseline: Any = "mean",
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    rng: Any = None,
+    leave_one_out: bool = False,
+) -> pd.DataFrame:
+    """Each system's rank under URisk, TRisk, ZRisk or GeoRisk, with a bootstrap interval.
+
+    Systems are ranked on every resample of topics (1 = the largest value, ties share the best
+    rank); ``rank_low``–``rank_high`` is the percentile interval of a system's ranks (the lower and
+    upper quantiles, so both are ranks).  ``baseline`` is used by URisk and TRisk; ZRisk and
+    GeoRisk use every system of the matrix as a baseline.
+
+    Returns a DataFrame, one row per system in matrix order: ``system, measure, alpha, baseline,
+    estimate, rank, rank_low, rank_high, rank_mean, confidence_level, n_resamples, seed``.
+    """
+    from scipy.stats import rankdata
+
+    func = "rank_intervals"
+    M = as_matrix(X)
+    measure = check_option(measure, MEASURES, func, "measure")
+    alpha = check_alpha(alpha, func)
+    cl = check_level(confidence_level, func, "confidence_level")
+    n = check_n_resamples(n_resamples, func, minimum=2)
+    gen, seed = resolve_rng(rng, func)
+    values = M.to_numpy()
+    base_name, base_values = "all systems", None
+    if measure in ("zrisk", "georisk"):
+        check_nonnegative(values, M.index, M.columns, func)
+    else:
+        rb = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
+        base_name, base_values = rb.name, rb.values
+    engine = ResampledMeasures(values, base_values, np.array([alpha]), [measure])
+    est = engine.point()[measure][0]
+    boot = engine.resample(gen, n)[measure][:, 0, :]
+
+    def ranks(v: np.ndarray) -> np.ndarray:
+        return rankdata(-np.nan_to_num(v, nan=-np.inf), method="min", axis=-1)
+
+    rk_b = ranks(boot)
+    tail = (1.0 - cl) / 2.0
+    return pd.DataFrame(
+        {
+            "system": M.index.to_numpy(),
+            "measure": measure,
+            "alpha": alpha,
+            "baseline": base_name,
+            "estimate": est,
+            "rank": ranks(est),
+            "rank_low": np.quantile(rk_b, tail, axis=0, method="lower").astype(np.int64),
+            "rank_high": np.quantile(rk_b, 1.0 - tail, axis=0, method="higher").astype(np.int64),
+            "rank_mean": rk_b.mean(axis=0),
+            "confidence_level": cl,
+            "n_resamples": n,
+            "seed": seed,
+        }
+    )

@@ -1,0 +1,216 @@
+"""Randomised Tukey HSD over many systems (Carterette, ACM TOIS 30(1), 2012, §4.2): every pair of
+systems compared at once, the family-wise error rate controlled.
+
+Under H0 the systems are exchangeable within each topic: a resample shuffles, independently in
+every topic, the scores across the systems, and records the range ``max_i m_i − min_i m_i`` of the
+systems' means.  The family-wise p-value of a pair is the share of resamples whose range reaches
+the pair's observed ``|m_a − m_b|``; the pairwise p-value is the share whose own difference
+``|m_a − m_b|`` (the same two positions, the same shuffles) does.  A pair's difference is never
+larger than the range, so the family-wise p-value is never below the pairwise one.
+
+On risk-reward scores (``baseline`` given) the scores shuffled are each system's x_ij(α) against the
+baseline (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 3), and the means compared are URisk(α).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from riskeval.core.paired import risk_scores, topic_major
+from riskeval.errors import RiskevalError
+from riskeval.inference._common import TOL, blocks, check_n_resamples, mc_pvalue, resolve_rng
+from riskeval.inference._kernels import pair_counts, permuted_sums
+from riskeval.measures.baselines import resolve_baseline
+from riskeval.model.matrix import as_matrix
+from riskeval.options import check_alpha, check_level
+
+#: Resamples per block of shuffles (the draws of a block: 256 × c × (r − 1) uint32).
+_BLOCK = 256
+
+
+@dataclass(frozen=True)
+class TukeyHSDResult:
+    """Randomised Tukey HSD of every pair of systems.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per pair (a before b in matrix order): ``system_a, system_b, mean_a, mean_b,
+        difference`` (mean_a − mean_b), ``effect_size`` (the mean per-topic difference over its
+        standard deviation, ddof = 1), ``pvalue`` (pairwise randomisation p-value), ``pvalue_hsd``
+        (family-wise, Tukey HSD), ``significant`` (``pvalue_hsd < level``), ``alpha, baseline,
+        n_resamples, seed``.
+    letters : DataFrame
+        The compact letter display: one row per system, best mean first: ``system, mean,
+        letters``; two systems share a letter exactly when their difference is not significant at
+        ``level`` (family-wise).
+    alpha : float
+        The risk-aversion parameter α (0 on effectiveness scores).
+    baseline : str or None
+        The baseline of the risk-reward scores, None for effectiveness scores.
+    level : float
+        Family-wise significance level of ``significant`` and the letters.
+    n_resamples : int
+    seed : int
+        Seed of the shuffles: ``rng=seed`` reproduces the result.
+    """
+
+    table: pd.DataFrame
+    letters: pd.DataFrame
+    alpha: float
+    baseline: str | None
+    level: float
+    n_resamples: int
+    seed: int
+
+
+def _letter(k: int) -> str:
+    alphabet = string.ascii_lowercase + string.ascii_uppercase
+    return alphabet[k] if k < len(alphabet) else f"{alphabet[k % len(alphabet)]}{k // len(alphabet)}"
+
+
+def compact_letters(means: np.ndarray, significant: np.ndarray) -> list[str]:
+    """Letters per system such that two systems share a letter iff they are not significantly
+    different: Piepho's insert-and-absorb algorithm (J. Comput. Graph. Stat. 13(2), 2004).
+
+    ``significant`` is an r × r boolean matrix (symmetric).  Letters are given in the order of each
+    group's best system (highest mean), so the best system gets "a".
+    """
+    r = means.size
+    groups = [(1 << r) - 1]
+    for i, k in zip(*np.nonzero(np.triu(significant, 1)), strict=True):
+        bi, bk = 1 << int(i), 1 << int(k)
+        split: list[int] = []
+        for g in groups:
+            if g & bi and g & bk:
+                split.extend((g & ~bi, g & ~bk))
+            else:
+                split.append(g)
+        unique = sorted(set(split), key=lambda g: -bin(g).count("1"))
+        kept: list[int] = []
+        for g in unique:
+            if g and not any(g | h == h for h in kept):
+                kept.append(g)
+        groups = kept
+    order = np.argsort(-means, kind="stable")
+    rank = np.empty(r, dtype=np.int64)
+    rank[order] = np.arange(r)
+    groups.sort(key=lambda g: min(int(rank[i]) for i in range(r) if g >> i & 1))
+    out = [""] * r
+    for n, g in enumerate(groups):
+        for i in range(r):
+            if g >> i & 1:
+                out[i] += _letter(n)
+    return out
+
+
+def tukey_hsd(
+    X: Any,
+    *,
+    baseline: Any = None,
+    alpha: float = 0.0,
+    n_resamples: int = 10_000,
+    rng: Any = None,
+    level: float = 0.05,
+    leave_one_out: bool = False,
+) -> TukeyHSDResult:
+    """Randomised Tukey HSD of all pairs of systems (Carterette, TOIS 2012).
+
+    Parameters
+    ----------
+    X : DataFrame, systems × topics
+        The score matrix (at least two systems).
+    baseline : None, str, Series or vector
+        None: compare the systems' effectiveness (mean scores).  Otherwise compare their URisk(α)
+        against this baseline ("mean", "median", "max", a system name or per-topic scores), by
+        shuffling the risk-reward scores x_ij(α).
+    alpha : float, default 0
+        Risk aversion α of the risk-reward scores; needs a ``baseline`` when not 0.
+    n_resamples : int, default 10,000
+        Shuffles of the matrix (each topic shuffled independently).
+    rng : int, None or numpy.random.Generator
+        Seed or generator; the seed used is recorded.
+    level : float, default 0.05
+        Family-wise significance level of ``significant`` and of the letter display.
+    leave_one_out : bool
+        Aggregate baselines leave the evaluated system out.
+
+    Returns
+    -------
+    TukeyHSDResult
+        ``table`` (one row per pair) and ``letters`` (compact letter display).
+    """
+    func = "tukey_hsd"
+    M = as_matrix(X)
+    alpha = check_alpha(alpha, func)
+    level = check_level(level, func)
+    n = check_n_resamples(n_resamples, func)
+    gen, seed = resolve_rng(rng, func)
+    r, c = M.shape
+    if r < 2:
+        raise RiskevalError(f"{func} needs at least two systems; the matrix has {r}.")
+    values = M.to_numpy()
+    name: str | None = None
+    if baseline is None:
+        if alpha != 0.0:
+            raise RiskevalError(
+                f"The 'alpha' parameter of {func} needs a 'baseline': risk-reward scores are against "
+                f"a baseline. Got alpha={alpha!r} with baseline=None."
+            )
+        Y = values
+    else:
+        rb = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
+        name = rb.name
+        Y = risk_scores(values - rb.values, alpha)
+    means = Y.mean(axis=1)
+    observed = np.abs(means[:, None] - means[None, :])
+    tol = TOL * max(1.0, float(np.abs(Y).max()))
+    Yt = np.ascontiguousarray(topic_major(Y))
+    count_pair = np.zeros((r, r))
+    ranges = []
+    for m in blocks(n, _BLOCK):
+        U = gen.integers(0, 2**32, (m, c, r - 1), dtype=np.uint32)
+        boot = permuted_sums(Yt, U) / c
+        count_pair += pair_counts(boot, observed, tol)
+        ranges.append(boot.max(axis=1) - boot.min(axis=1))
+    top = np.sort(np.concatenate(ranges))  # n floats: the one thing kept per resample
+    iu, ku = np.triu_indices(r, 1)
+    count_range = top.size - np.searchsorted(top, observed[iu, ku] - tol, side="left")
+    p_pair = mc_pvalue(count_pair[iu, ku], n)
+    p_hsd = mc_pvalue(count_range, n)
+    d = Y[iu] - Y[ku]
+    sd = d.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = np.where(sd > 0, d.mean(axis=1) / sd, np.nan)
+    labels = M.index.to_numpy()
+    table = pd.DataFrame(
+        {
+            "system_a": labels[iu],
+            "system_b": labels[ku],
+            "mean_a": means[iu],
+            "mean_b": means[ku],
+            "difference": means[iu] - means[ku],
+            "effect_size": effect,
+            "pvalue": p_pair,
+            "pvalue_hsd": p_hsd,
+            "significant": p_hsd < level,
+            "alpha": alpha,
+            "baseline": name,
+            "n_resamples": n,
+            "seed": seed,
+        }
+    )
+    sig = np.zeros((r, r), dtype=bool)
+    sig[iu, ku] = p_hsd < level
+    sig |= sig.T
+    order = np.argsort(-means, kind="stable")
+    letters = compact_letters(means, sig)
+    display = pd.DataFrame(
+        {"system": labels[order], "mean": means[order], "letters": [letters[i] for i in order]}
+    )
+    return TukeyHSDResult(table, display, alpha, name, level, n, seed)

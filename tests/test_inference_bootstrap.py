@@ -1,0 +1,213 @@
+"""Bootstrap over topics: intervals for URisk, TRisk, ZRisk, GeoRisk (percentile and BCa) against
+scipy.stats.bootstrap on the same resamples, the batched chi-square kernel against a recomputation on
+duplicated topics, the difference between two systems and rank intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import riskeval as rk
+from riskeval.core import chisq, paired
+from riskeval.core.paired import risk_scores
+from riskeval.datasets import example_scores
+from riskeval.inference._common import BLOCK
+from riskeval.inference._kernels import zsums_batch
+from riskeval.inference.bootstrap import ResampledMeasures
+
+RNG = np.random.default_rng(7)
+M = pd.DataFrame(
+    RNG.beta(2, 4, size=(8, 30)), index=[f"run{i}" for i in range(8)], columns=[f"t{j}" for j in range(30)]
+)
+
+
+def test_bootstrap_is_seeded_and_brackets_estimates():
+    a = rk.bootstrap_ci(M, baseline="mean", alphas=[0, 5], n_resamples=300, seed=11)
+    b = rk.bootstrap_ci(M, baseline="mean", alphas=[0, 5], n_resamples=300, seed=11)
+    pd.testing.assert_frame_equal(a, b)
+    assert a.attrs["seed"] == 11 and len(a) == 8 * 2 * 3
+    assert (a["seed"] == 11).all() and (a["method"] == "percentile").all()
+    assert (a["low"] <= a["high"]).all()
+    inside = (a["low"] <= a["estimate"]) & (a["estimate"] <= a["high"])
+    assert inside.mean() > 0.9
+
+
+def test_bootstrap_weights_equal_explicit_resample():
+    """A resample as topic counts gives the same URisk/GeoRisk as the duplicated-column matrix."""
+    counts = RNG.multinomial(30, np.full(30, 1 / 30)).astype(float)
+    idx = np.repeat(np.arange(30), counts.astype(int))
+    values, b = M.to_numpy(), M.mean().to_numpy()
+    w = paired.paired_sums(values, b, counts)
+    e = paired.paired_sums(values[:, idx], b[idx])
+    np.testing.assert_allclose(paired.urisk_from(w, 3.0), paired.urisk_from(e, 3.0), atol=1e-12)
+    np.testing.assert_allclose(paired.variance_from(w, 3.0), paired.variance_from(e, 3.0), rtol=1e-9)
+    gw = chisq.georisk_from(chisq.zsums(values, weights=counts), 3.0)
+    ge = chisq.georisk_from(chisq.zsums(values[:, idx]), 3.0)
+    np.testing.assert_allclose(gw, ge, rtol=1e-12)
+
+
+def test_bootstrap_bad_parameters():
+    with pytest.raises(rk.RiskevalError, match="'measures' parameter of bootstrap_ci"):
+        rk.bootstrap_ci(M, measures=["ndcg"])
+    with pytest.raises(rk.RiskevalError, match="'n_resamples' parameter of bootstrap_ci"):
+        rk.bootstrap_ci(M, n_resamples=1)
+    with pytest.raises(rk.RiskevalError, match="'method' parameter of bootstrap_ci"):
+        rk.bootstrap_ci(M, method="BCa")
+    with pytest.raises(rk.RiskevalError, match="ZRisk and GeoRisk need scores >= 0"):
+        rk.bootstrap_ci(M - 0.5, measures=["zrisk"])
+
+
+def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
+    """Every row of weights gives ZRisk/GeoRisk of the matrix with each topic repeated w_j times
+    (weights 0 included: the topic is gone), computed from scratch by riskeval.zrisk/georisk."""
+    values = M.to_numpy()
+    W = np.stack([RNG.multinomial(30, np.full(30, 1 / 30)) for _ in range(4)] + [1 - np.eye(30)[3]]).astype(
+        float
+    )
+    eng = ResampledMeasures(values, None, np.array([0.0, 4.0]), ["zrisk", "georisk"])
+    got = eng.values_for(W)
+    for b, w in enumerate(W):
+        idx = np.repeat(np.arange(30), w.astype(int))
+        dup = pd.DataFrame(values[:, idx], index=M.index)
+        for k, a in enumerate((0.0, 4.0)):
+            np.testing.assert_allclose(got["zrisk"][b, k], rk.zrisk(dup, a), rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(got["georisk"][b, k], rk.georisk(dup, a), rtol=1e-10)
+    # all-zero topic and all-zero system: z = 0 there, nothing NaN
+    Z = values.copy()
+    Z[:, 0] = 0
+    Z[2] = 0
+    T = Z.sum(axis=0)
+    zp, zs, S, n = zsums_batch(
+        np.ascontiguousarray(Z.T),
+        T,
+        np.sqrt(T),
+        np.divide(1, np.sqrt(T), out=np.zeros(30), where=T > 0),
+        np.ones((1, 30)),
+    )
+    ref = chisq.zsums(Z)
+    np.testing.assert_allclose(zp[0], ref.z_pos, atol=1e-12)
+    np.testing.assert_allclose(zs[0] - zp[0], ref.z_neg, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+def test_urisk_interval_equals_scipy_bootstrap(method):
+    """scipy.stats.bootstrap of the mean of x_j with the same seed and batch draws the same resamples."""
+    X = example_scores()
+    s, b = X.loc["p_bert"], X.loc["bm25base_p"]
+    for alpha in (0.0, 5.0):
+        x = risk_scores(s.to_numpy() - b.to_numpy(), alpha)
+        ref = stats.bootstrap(
+            (x,), np.mean, n_resamples=1500, rng=3, batch=BLOCK, method=method, confidence_level=0.9
+        )
+        t = rk.bootstrap_ci(
+            X.loc[["p_bert"]],
+            b,
+            [alpha],
+            measures="urisk",
+            method=method.lower(),
+            n_resamples=1500,
+            confidence_level=0.9,
+            seed=3,
+        )
+        assert t["low"].iloc[0] == pytest.approx(ref.confidence_interval.low, rel=1e-9)
+        assert t["high"].iloc[0] == pytest.approx(ref.confidence_interval.high, rel=1e-9)
+        assert t["se"].iloc[0] == pytest.approx(ref.standard_error, rel=1e-9)
+
+
+def test_bca_of_every_measure_against_scipy_on_the_two_systems_matrix():
+    """GeoRisk of a system within the 2-row matrix [s; b] is a statistic of the paired topic
+    columns: scipy.stats.bootstrap(paired=True) with the same seed gives the same BCa interval."""
+    X = example_scores().loc[["p_bert", "bm25base_p"]]
+    t = rk.bootstrap_ci(
+        X,
+        "bm25base_p",
+        [2.0],
+        measures=["urisk", "trisk", "zrisk", "georisk"],
+        method="bca",
+        n_resamples=800,
+        seed=5,
+    )
+
+    def stat(measure):
+        """The measure of the first row within [s; b], from the formulas (vectorised over resamples)."""
+
+        def f(s, b, axis=-1):
+            c = s.shape[-1]
+            if measure == "trisk":
+                x = risk_scores(s - b, 2.0)
+                return x.mean(axis=-1) / (x.std(axis=-1, ddof=1) / np.sqrt(c))
+            S, N = s.sum(axis=-1, keepdims=True), (s + b).sum(axis=-1, keepdims=True)
+            e = S * (s + b) / N
+            z = np.divide(s - e, np.sqrt(e), out=np.zeros_like(e), where=e > 0)
+            Z = np.maximum(z, 0).sum(axis=-1) + 3.0 * np.minimum(z, 0).sum(axis=-1)
+            return Z if measure == "zrisk" else np.sqrt(S[..., 0] / c * stats.norm.cdf(Z / c))
+
+        return f
+
+    s0, b0 = X.iloc[0].to_numpy(), X.iloc[1].to_numpy()
+    assert stat("georisk")(s0, b0) == pytest.approx(rk.georisk(X, 2.0).iloc[0])
+    assert stat("zrisk")(s0, b0) == pytest.approx(rk.zrisk(X, 2.0).iloc[0])
+    for measure in ("trisk", "zrisk", "georisk"):
+        ref = stats.bootstrap(
+            (s0, b0),
+            stat(measure),
+            paired=True,
+            n_resamples=800,
+            rng=5,
+            batch=BLOCK,
+            method="BCa",
+            vectorized=True,
+        )
+        row = t[(t["measure"] == measure) & (t["system"] == "p_bert")].iloc[0]
+        assert row["low"] == pytest.approx(ref.confidence_interval.low, rel=1e-7)
+        assert row["high"] == pytest.approx(ref.confidence_interval.high, rel=1e-7)
+
+
+def test_bootstrap_pvalue_agrees_with_the_interval():
+    t = rk.bootstrap_ci(
+        example_scores(), "bm25base_p", [0, 5], measures=["urisk"], method="bca", n_resamples=500, seed=2
+    )
+    outside = (t["low"] > 0) | (t["high"] < 0)
+    assert ((t["pvalue"] < 0.05) == outside)[t["system"] != "bm25base_p"].all()
+    assert (t["pvalue"] >= 2 / 501 - 1e-12).all()
+
+
+def test_difference_of_georisk():
+    X = example_scores()
+    res = rk.bootstrap_difference(
+        X, "p_bert", "idst_bert_p1", measure="georisk", alpha=1.0, n_resamples=600, rng=4
+    )
+    g = rk.georisk(X, 1.0)
+    assert res.statistic == pytest.approx(g["p_bert"] - g["idst_bert_p1"])
+    assert res.low <= res.statistic <= res.high
+    assert res.confidence_interval() == (res.low, res.high)
+    lo90, hi90 = res.confidence_interval(0.9)
+    assert res.low <= lo90 <= hi90 <= res.high
+    assert res.seed == 4 and res.bootstrap_distribution.shape == (600,)
+    assert "bootstrap_distribution" not in res.to_frame().columns
+    assert (res.pvalue < 0.05) == (res.low > 0 or res.high < 0)
+    assert res.effect_size == pytest.approx(res.statistic / (res.standard_error * np.sqrt(43)))
+    same = rk.bootstrap_difference(
+        X, "p_bert", "p_bert", measure="zrisk", n_resamples=50, rng=1, method="percentile"
+    )
+    assert same.statistic == 0 and same.pvalue == 1.0
+    u = rk.bootstrap_difference(
+        X, "p_bert", "runid3", measure="urisk", baseline="bm25base_p", n_resamples=300, rng=1
+    )
+    assert u.statistic == pytest.approx(rk.urisk(X.loc["p_bert"], X.loc["runid3"], 0.0))
+    with pytest.raises(rk.RiskevalError, match="'system_b' parameter of bootstrap_difference"):
+        rk.bootstrap_difference(X, "p_bert", "nope")
+
+
+def test_rank_intervals():
+    X = example_scores()
+    t = rk.rank_intervals(X, measure="urisk", alpha=5.0, baseline="mean", n_resamples=300, rng=6)
+    u = X.apply(lambda s: rk.urisk(s, X.mean(), 5.0), axis=1)
+    assert list(t["rank"]) == list(u.rank(ascending=False, method="min").astype(int))
+    assert ((t["rank_low"] <= t["rank"]) & (t["rank"] <= t["rank_high"])).mean() > 0.9
+    assert (t["rank_low"] >= 1).all() and (t["rank_high"] <= 37).all()
+    g = rk.rank_intervals(X, measure="georisk", n_resamples=200, rng=6)
+    assert g["estimate"].to_numpy() == pytest.approx(rk.georisk(X).to_numpy())
+    assert g["rank"].min() == 1 and (g["seed"] == 6).all()

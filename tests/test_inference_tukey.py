@@ -1,0 +1,101 @@
+"""Randomised Tukey HSD: family-wise p never below the pairwise p, the shuffles keep each topic's
+scores, two systems reduce to Fisher's randomisation test, and the compact letter display."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import riskeval as rk
+from riskeval.core.paired import risk_scores
+from riskeval.datasets import example_scores
+from riskeval.inference._kernels import permuted_sums
+from riskeval.inference.tukey import compact_letters
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 6), st.integers(2, 15), st.integers(0, 2**16), st.sampled_from([None, 0.0, 2.0]))
+def test_familywise_never_below_pairwise(r, c, seed, alpha):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 10, size=(r, c)) / 10, index=[f"s{i}" for i in range(r)])
+    kw = {} if alpha is None else {"baseline": "mean", "alpha": alpha}
+    res = rk.tukey_hsd(X, n_resamples=200, rng=seed, **kw)
+    t = res.table
+    assert len(t) == r * (r - 1) // 2
+    assert (t["pvalue_hsd"] >= t["pvalue"]).all()
+    assert ((t["pvalue"] >= 1 / 201) & (t["pvalue_hsd"] <= 1)).all()
+
+
+def test_shuffles_keep_every_topics_scores():
+    """Each resample is a within-topic permutation: the grand total is unchanged, and with one topic
+    the sums are a permutation of that topic's scores; every position is reached."""
+    rng = np.random.default_rng(0)
+    Y = rng.uniform(size=(5, 7))
+    U = rng.integers(0, 2**32, (400, 7, 4), dtype=np.uint32)
+    sums = permuted_sums(np.ascontiguousarray(Y.T), U)
+    np.testing.assert_allclose(sums.sum(axis=1), Y.sum(), rtol=1e-12)
+    one = permuted_sums(np.ascontiguousarray(Y[:, :1].T), U[:, :1])
+    assert all(sorted(row) == sorted(Y[:, 0]) for row in one)
+    # uniform over positions: each score lands in each position about 1/5 of the time
+    share = (one == Y[0, 0]).mean(axis=0)
+    assert np.all(np.abs(share - 0.2) < 0.08)
+
+
+def test_two_systems_is_fisher_randomisation_test():
+    """With two systems, shuffling a topic swaps them or not: the Tukey HSD p-values equal the
+    sign-flip p of their difference, up to Monte Carlo error."""
+    X = example_scores().loc[["idst_bert_p1", "p_bert"]]
+    res = rk.tukey_hsd(X, n_resamples=20_000, rng=3)
+    row = res.table.iloc[0]
+    assert row["pvalue"] == row["pvalue_hsd"]
+    ref = rk.permutation_test(X.iloc[0], X.iloc[1], n_resamples=20_000, rng=4).pvalue
+    assert abs(row["pvalue"] - ref) < 5 * np.sqrt(ref * (1 - ref) / 20_000) + 1e-3
+    d = X.iloc[0] - X.iloc[1]
+    assert row["difference"] == pytest.approx(d.mean())
+    assert row["effect_size"] == pytest.approx(d.mean() / d.std(ddof=1))
+
+
+def test_risk_reward_scores_against_a_baseline():
+    X = example_scores().loc[["ICT-BERT2", "TUA1-1", "p_bert", "runid3", "UNH_bm25", "bm25base_p"]]
+    res = rk.tukey_hsd(X, baseline="bm25base_p", alpha=5.0, n_resamples=300, rng=1)
+    t = res.table
+    u = {s: rk.urisk(X.loc[s], X.loc["bm25base_p"], 5.0) for s in X.index}
+    np.testing.assert_allclose(t["mean_a"], [u[s] for s in t["system_a"]])
+    np.testing.assert_allclose(
+        t["difference"], [u[a] - u[b] for a, b in zip(t["system_a"], t["system_b"], strict=True)]
+    )
+    assert (t["baseline"] == "bm25base_p").all() and (t["alpha"] == 5.0).all() and res.seed == 1
+    x = risk_scores(X.iloc[0] - X.iloc[1], 0.0)  # the shared definition of x_j is used
+    assert x.mean() == pytest.approx(X.iloc[0].mean() - X.iloc[1].mean())
+    with pytest.raises(rk.RiskevalError, match="'alpha' parameter of tukey_hsd needs a 'baseline'"):
+        rk.tukey_hsd(X, alpha=1.0)
+    with pytest.raises(rk.RiskevalError, match="at least two systems"):
+        rk.tukey_hsd(X.iloc[:1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 9), st.integers(0, 2**16), st.floats(0.0, 1.0))
+def test_letters_share_a_letter_iff_not_significant(r, seed, density):
+    rng = np.random.default_rng(seed)
+    means = rng.uniform(size=r)
+    sig = np.triu(rng.uniform(size=(r, r)) < density, 1)
+    sig |= sig.T
+    letters = compact_letters(means, sig)
+    for i, k in itertools.combinations(range(r), 2):
+        assert bool(set(letters[i]) & set(letters[k])) == (not sig[i, k])
+    assert all(letters)
+    assert "a" in letters[int(np.argmax(means))]
+
+
+def test_letter_display_of_the_example():
+    res = rk.tukey_hsd(example_scores(), n_resamples=500, rng=2)
+    d = res.letters
+    assert list(d.columns) == ["system", "mean", "letters"]
+    assert d["mean"].is_monotonic_decreasing and "a" in d["letters"].iloc[0]
+    # the weakest run (UNH_exDL_bm25, nDCG@10 0.08) differs from every other run
+    assert len(set(d["letters"].iloc[-1]) & set("".join(d["letters"].iloc[:-1]))) == 0
