@@ -60,6 +60,43 @@ def query_alphas(m, b, alpha):
     return [(1 - 0.5 * math.erfc(-(v / sx) / math.sqrt(2))) * alpha for v in x]
 
 
+def jforests_estimates(baseline, model, alpha):
+    """URisk and the paired variance of x, as Jforests' ``TRiskAwareSAROEval.getEstimates``."""
+    c = len(baseline)
+    total = ssqr = 0.0
+    for b, m in zip(baseline, model, strict=True):
+        d = m - b if m > b else (1 + alpha) * (m - b)
+        total += d
+        ssqr += d * d
+    sqrs = total * total
+    return total / c, 0.0 if ssqr == sqrs else (ssqr - sqrs / c) / (c - 1)
+
+
+def jforests_delta_t(objective, delta_m, m_m, m_b, better_above, alpha, sx):
+    """Jforests' swap score ``delta_T`` of a pair (``URiskAwareEval``, ``TRiskAwareSAROEval``,
+    ``TRiskAwareFAROEval``): Wang et al.'s scenarios, ``beta = (1 − Φ((M_m − M_b)/s_x))·α``.
+    ``delta_m`` is the signed change of the pair's |ΔM| if the two swapped; ``better_above`` says
+    whether the better document is ranked above the worse one."""
+    if objective == "ucro":
+        beta = alpha
+    else:
+        tr = (m_m - m_b) / sx if sx > 0 else 0.0
+        beta = (1 - 0.5 * math.erfc(-tr / math.sqrt(2))) * alpha
+    if objective in ("tfaro", "tstar_faro"):
+        return (1 + beta) * delta_m
+    if m_m <= m_b:  # scenario A
+        if better_above:
+            return (1 + beta) * delta_m
+        if m_b > m_m + delta_m:
+            return (1 + beta) * delta_m
+        return beta * (m_b - m_m) + delta_m
+    if better_above:  # scenario B
+        if m_b > m_m - abs(delta_m):
+            return beta * (m_m - m_b) - (1 + beta) * abs(delta_m)
+        return delta_m
+    return delta_m
+
+
 def reference_gradients(
     scores,
     labels,
@@ -75,8 +112,14 @@ def reference_gradients(
     gains=None,
     sx=None,
     shortcut=False,
+    variant="paper",
+    first=False,
 ):
-    """Gradients and hessians of one LightGBM iteration of ``objective`` (float64)."""
+    """Gradients and hessians of one LightGBM iteration of ``objective`` (float64).
+
+    ``variant="jforests"``: the pair weights of Jforests' swap scorers (:func:`jforests_delta_t`),
+    with ``s_x`` from ``jforests_estimates(M_b, 0)`` unless given, and the model's NDCG@k taken as
+    0 when ``first`` (the first tree)."""
     gains = gains or gains_default()
     n = len(scores)
     grad = np.zeros(n)
@@ -87,6 +130,11 @@ def reference_gradients(
         x = [d if d >= 0 else (1 + alpha) * d for d in (m - b)]
         s = statistics.stdev(x) if sx is None else sx
         a_q = [(1 - 0.5 * math.erfc(-(v / s) / math.sqrt(2))) * alpha for v in x]
+    if variant == "jforests":
+        relevant = np.array([max(labels[sl]) > 0 for sl in query_slices(bounds)])
+        if sx is None:  # Jforests scores a query without relevant documents NDCG 1
+            sx = math.sqrt(jforests_estimates(np.where(relevant, b, 1.0), np.zeros(len(b)), alpha)[1])
+        m_jf = np.zeros(len(b)) if first else m
     if objective == "georisk":
         g0 = georisk_full(m, baselines, alpha)
         scale = 2.0 * m.sum() / g0
@@ -129,6 +177,26 @@ def reference_gradients(
                     * abs(1 / math.log2(hr + 2) - 1 / math.log2(lr + 2))
                     * inv
                 )
+                if variant == "jforests":
+                    # |delta_T| replaces |ΔM|; ΔM signed as Jforests': (g_better − g_worse)(D(r_worse) −
+                    # D(r_better)) / maxDCG@truncation, discounts untruncated
+                    signed = (
+                        (gains[lab[hi_]] - gains[lab[lo_]])
+                        * (1 / math.log2(lr + 2) - 1 / math.log2(hr + 2))
+                        * inv
+                    )
+                    dm = abs(jforests_delta_t(objective, signed, m_jf[q], b[q], hr < lr, alpha, sx))
+                    ds = s[hi_] - s[lo_]
+                    if norm and best != worst:
+                        dm /= 0.01 + abs(ds)
+                    p = 1.0 / (1.0 + math.exp(sigmoid * ds))
+                    lam = sigmoid * dm * p
+                    g[lo_] += lam
+                    g[hi_] -= lam
+                    h[lo_] += sigmoid * sigmoid * dm * p * (1 - p)
+                    h[hi_] += sigmoid * sigmoid * dm * p * (1 - p)
+                    total += 2 * lam
+                    continue
                 swapped = [lab[d] for d in order]
                 swapped[hr], swapped[lr] = swapped[lr], swapped[hr]
                 new = ndcg(swapped, k, gains)

@@ -22,7 +22,7 @@ def _baselines(X, y, group):
 
 @pytest.mark.parametrize("norm", [True, False])
 @pytest.mark.parametrize("tied", [False, True])
-def test_alpha_zero_is_lightgbm_lambdarank_for_every_objective(letor_train, norm, tied):
+def test_alpha_zero_is_lightgbm_lambdarank_for_every_objective_and_variant(letor_train, norm, tied):
     X, y, group = letor_train.X, letor_train.y, letor_train.group
     if tied:
         # four binary features: many documents share a score, at every iteration
@@ -42,11 +42,22 @@ def test_alpha_zero_is_lightgbm_lambdarank_for_every_objective(letor_train, norm
         "tstar_faro": systems,
         "georisk": systems,
     }
-    for objective, baseline in baselines.items():
+    jobs = [(o, "paper") for o in baselines] + [
+        (o, "jforests") for o in ("ucro", "tsaro", "tfaro", "tstar_faro")
+    ]
+    for objective, variant in jobs:
         booster = train(
-            params, X, y, group, objective=objective, alpha=0.0, baseline=baseline, num_boost_round=ROUNDS
+            params,
+            X,
+            y,
+            group,
+            objective=objective,
+            alpha=0.0,
+            baseline=baselines[objective],
+            variant=variant,
+            num_boost_round=ROUNDS,
         )
-        np.testing.assert_array_equal(booster.predict(X), native, err_msg=objective)
+        np.testing.assert_array_equal(booster.predict(X), native, err_msg=f"{objective} {variant}")
 
 
 def test_alpha_changes_the_model(letor_train):

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from riskeval.cli._output import emit, format_option
-from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SE_POLICIES
+from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SE_POLICIES, VARIANTS
 
 _data = click.argument("data", type=click.Path(exists=True, dir_okay=False))
 _query_file = click.option(
@@ -38,6 +38,13 @@ _baseline_models = click.option(
     multiple=True,
     type=click.Path(exists=True, dir_okay=False),
     help="A LightGBM model file used as a baseline system (repeatable).",
+)
+_variant = click.option(
+    "--variant",
+    type=click.Choice(VARIANTS),
+    default="paper",
+    show_default=True,
+    help="U-CRO/T-SARO/T-FARO/T*-FARO by the papers' equations, or as the Jforests code computes them.",
 )
 _params = click.option(
     "--param",
@@ -183,6 +190,7 @@ def ltr() -> None:
     default="first_order",
     show_default=True,
 )
+@_variant
 @_params
 @click.option(
     "--rounds", type=click.IntRange(min=1), default=100, show_default=True, help="Boosting rounds (trees)."
@@ -211,6 +219,7 @@ def train(
     k,
     se,
     georisk_update,
+    variant,
     params,
     rounds,
     valid,
@@ -262,6 +271,7 @@ def train(
         k=k,
         se=se,
         georisk_update=georisk_update,
+        variant=variant,
         **kwargs,
     )
     booster.save_model(output)

@@ -8,12 +8,14 @@ import numpy as np
 
 from riskeval.errors import RiskevalError
 
+_OWN = ("objective", "alpha", "k", "se", "georisk_update", "variant", "num_boost_round")
+
 
 class RiskLambdaMART:
     """LambdaMART or a risk-sensitive variant as an estimator: ``fit`` / ``predict``.
 
     Constructor arguments are those of :func:`riskeval.ltr.train` (``objective``, ``alpha``, ``k``,
-    ``se``, ``georisk_update``), ``num_boost_round``, and LightGBM parameters as keywords
+    ``se``, ``georisk_update``, ``variant``), ``num_boost_round``, and LightGBM parameters as keywords
     (``num_leaves=31``, ...).  The baseline depends on the training queries, so it is given to
     :meth:`fit`.  After fitting, ``booster_`` is the ``lightgbm.Booster``.
     """
@@ -26,6 +28,7 @@ class RiskLambdaMART:
         k: int = 10,
         se: str = "first",
         georisk_update: str = "first_order",
+        variant: str = "paper",
         num_boost_round: int = 100,
         **params: Any,
     ):
@@ -34,6 +37,7 @@ class RiskLambdaMART:
         self.k = k
         self.se = se
         self.georisk_update = georisk_update
+        self.variant = variant
         self.num_boost_round = num_boost_round
         self.params = params
 
@@ -45,6 +49,7 @@ class RiskLambdaMART:
             "k": self.k,
             "se": self.se,
             "georisk_update": self.georisk_update,
+            "variant": self.variant,
             "num_boost_round": self.num_boost_round,
             **self.params,
         }
@@ -52,7 +57,7 @@ class RiskLambdaMART:
     def set_params(self, **params: Any) -> RiskLambdaMART:
         """Change constructor arguments (scikit-learn convention); returns ``self``."""
         for key, value in params.items():
-            if key in ("objective", "alpha", "k", "se", "georisk_update", "num_boost_round"):
+            if key in _OWN:
                 setattr(self, key, value)
             else:
                 self.params[key] = value
@@ -84,6 +89,7 @@ class RiskLambdaMART:
             k=self.k,
             se=self.se,
             georisk_update=self.georisk_update,
+            variant=self.variant,
             num_boost_round=self.num_boost_round,
             **kwargs,
         )

@@ -50,6 +50,9 @@ NORM_EPS = float(np.float32(0.01))  # LightGBM writes ``0.01f``
 CONSTANT = 0  # ratio = 1 + a_q for every pair: LambdaMART (a_q = 0), T-FARO, T*-FARO
 CROSSING = 1  # ratio = 1 + a_q·φ: U-CRO, T-SARO (φ: share of the swap's change below the baseline)
 GEORISK = 2  # ratio = |ΔGeoRisk| / |ΔM| in NDCG units
+# ratio = 1 + a_q·φ with φ measured on the pair's own |ΔM| (untruncated discounts, ideal DCG at the
+# truncation level) instead of the change of NDCG@k: Jforests' U-CRO and T-SARO
+CROSSING_UNTRUNCATED = 3
 
 # Per-query parameters of :func:`fused_lambdas`, from the query's own NDCG@k.
 PLAIN = 0  # CONSTANT, a_q = 0
@@ -71,7 +74,7 @@ class PairLoop(NamedTuple):
     trunc: int  # lambdarank_truncation_level
     norm: bool  # lambdarank_norm
     k: int  # NDCG@k of the risk terms
-    mode: int  # CONSTANT, CROSSING or GEORISK
+    mode: int  # CONSTANT, CROSSING, GEORISK or CROSSING_UNTRUNCATED
 
 
 @njit(cache=True)
@@ -273,20 +276,21 @@ def _phi(x):
 
 
 @njit(cache=True)
-def query_alpha(d, alpha, sx):
+def query_alpha(d, alpha, sx, raw=False):
     """T-SARO/T-FARO's ``α'_q = [1 − Φ(TR_q)]·α``, ``TR_q = x_q / s_x``, ``x_q`` = d above the
     baseline and ``(1+α)d`` below (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 21, 25); ``TR_q = 0``
-    when ``s_x = 0``."""
-    tr = risk_score(d, alpha) / sx if sx > 0.0 else 0.0
+    when ``s_x = 0``.  ``raw``: ``TR_q = d / s_x``, as the Jforests implementation computes it."""
+    x = d if raw else risk_score(d, alpha)
+    tr = x / sx if sx > 0.0 else 0.0
     return (1.0 - _phi(tr)) * alpha
 
 
 @njit(cache=True)
-def query_alphas(delta, alpha, sx):
+def query_alphas(delta, alpha, sx, raw=False):
     """:func:`query_alpha` of every query."""
     out = np.empty_like(delta)
     for q in range(delta.shape[0]):
-        out[q] = query_alpha(delta[q], alpha, sx)
+        out[q] = query_alpha(delta[q], alpha, sx, raw)
     return out
 
 
@@ -329,7 +333,7 @@ def georisk_ratio(delta, qp, gp):
 
 @njit(cache=True)
 def _pair_ratio(mode, delta, qp, gp):
-    if mode == CROSSING:
+    if mode == CROSSING or mode == CROSSING_UNTRUNCATED:
         return crossing_ratio(delta, qp[0], qp[1])
     return georisk_ratio(delta, qp, gp)
 
@@ -389,8 +393,9 @@ def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp
         l_i = lab[i]
         g_i = gains[l_i]
         disc_i = disc[i]
-        row_constant = mode == CONSTANT or i >= k
-        if not row_constant:
+        untruncated = mode == CROSSING_UNTRUNCATED
+        row_constant = mode == CONSTANT or (i >= k and not untruncated)
+        if not row_constant and not untruncated:
             dk_i = disc_i  # i < k
             for l_j in range(top_label + 1):
                 if l_j != l_i:
@@ -419,6 +424,9 @@ def _lambdas_one_query(scores, labels, ranked, cnt, inv_maxdcg, inv_maxdcg_k, qp
             delta_pair = dcg_gap * disc_gap * inv_maxdcg
             if row_constant:
                 delta_pair *= at_zero
+            elif untruncated:
+                # the crossing decided on this |ΔM| itself, signed: its change if they swapped
+                delta_pair *= crossing_ratio(-sign * delta_pair, qp[0], qp[1])
             elif j >= k:
                 delta_pair *= by_label[l_j]
             else:
@@ -489,11 +497,12 @@ def lambdas(scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, qparams, gp
 
 @njit(cache=True, parallel=True)
 def fused_lambdas(
-    scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, rule, reference, alpha, sx, cfg, grad, hess
+    scores, labels, bounds, order, inv_maxdcg, inv_maxdcg_k, rule, reference, alpha, sx, raw, cfg, grad, hess
 ):
     """One pass per query: rank (in ``order``, as :func:`rank_and_score`), NDCG@k, the query's
     ratio parameters by ``rule`` (PLAIN, UCRO against ``reference``, or TSARO/TFARO with ``α'_q``
-    from a known ``s_x``), then :func:`lambdas`' pair loop.  Returns every query's NDCG@k."""
+    from a known ``s_x``; ``raw``: ``TR_q`` from δ_q, see :func:`query_alpha`), then
+    :func:`lambdas`' pair loop.  Returns every query's NDCG@k."""
     nq = bounds.shape[0] - 1
     width = _largest_query(bounds)
     out = np.zeros(nq, dtype=np.float64)
@@ -511,7 +520,7 @@ def fused_lambdas(
             out[q] = m
             if rule != PLAIN:
                 d = m - reference[q]
-                qp[0] = alpha if rule == UCRO else query_alpha(d, alpha, sx)
+                qp[0] = alpha if rule == UCRO else query_alpha(d, alpha, sx, raw)
                 qp[1] = d
             _lambdas_one_query(
                 scores,

@@ -41,7 +41,19 @@ from riskeval.errors import RiskevalError
 from riskeval.ltr.options import GEORISK_UPDATES, SE_POLICIES, VARIANTS, check_ltr_options
 from riskeval.options import check_alpha
 
-__all__ = ["GEORISK_UPDATES", "OBJECTIVES", "SE_POLICIES", "VARIANTS", "ObjectiveInfo", "RiskObjective"]
+__all__ = [
+    "GEORISK_UPDATES",
+    "JFORESTS_OBJECTIVES",
+    "OBJECTIVES",
+    "SE_POLICIES",
+    "VARIANTS",
+    "ObjectiveInfo",
+    "RiskObjective",
+    "georisk_parameters",
+    "jforests_risk_sd",
+    "risk_sd",
+    "trisk_alphas",
+]
 
 
 @dataclass(frozen=True)
@@ -67,20 +79,26 @@ OBJECTIVES: dict[str, ObjectiveInfo] = {
 }
 
 
+#: The objectives that ``variant="jforests"`` changes (Jforests has no GeoRisk; LambdaMART has no
+#: risk term).
+JFORESTS_OBJECTIVES = ("ucro", "tsaro", "tfaro", "tstar_faro")
+_FARO = ("tfaro", "tstar_faro")
+
 # LightGBM parameter names (and aliases) that the objective reads.
 _NUM_THREADS = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
 
 
-def trisk_alphas(delta: np.ndarray, alpha: float, sx: float) -> np.ndarray:
+def trisk_alphas(delta: np.ndarray, alpha: float, sx: float, *, raw: bool = False) -> np.ndarray:
     """Per-query ``α'_q = [1 − Φ(TR_q)]·α`` with ``TR_q = x_q / s_x`` (Dinçer, Macdonald & Ounis,
     SIGIR 2014, eq. 21, 24-25).
 
-    ``x_q`` is δ_q above the baseline and ``(1+α)δ_q`` below it.  With ``s_x = 0`` every query has
-    ``TR_q = 0`` (no evidence of risk either way), so ``α'_q = α/2``.
+    ``x_q`` is δ_q above the baseline and ``(1+α)δ_q`` below it (``raw``: ``TR_q = δ_q / s_x``, as
+    Jforests computes it).  With ``s_x = 0`` every query has ``TR_q = 0`` (no evidence of risk
+    either way), so ``α'_q = α/2``.
     """
     from riskeval.ltr import kernels
 
-    return kernels.query_alphas(np.ascontiguousarray(delta, dtype=np.float64), float(alpha), float(sx))
+    return kernels.query_alphas(np.ascontiguousarray(delta, dtype=np.float64), float(alpha), float(sx), raw)
 
 
 def risk_sd(delta: np.ndarray, alpha: float) -> float:
@@ -90,6 +108,15 @@ def risk_sd(delta: np.ndarray, alpha: float) -> float:
     from riskeval.core.paired import risk_scores  # numba: imported on use
 
     return float(np.std(risk_scores(delta, alpha), ddof=1))
+
+
+def jforests_risk_sd(baseline: np.ndarray, relevant: np.ndarray, alpha: float) -> float:
+    """``s_x`` as Jforests estimates it, once, before the first tree: against a model whose NDCG@k is
+    0 on every query, so ``x_q = (1+α)(0 − M_b(q))`` and ``s_x = (1+α)·sd(M_b)`` (ddof = 1).  Jforests
+    scores a query without relevant documents (``relevant`` False) NDCG 1, so its ``M_b`` is 1 here.
+    """
+    b = np.where(relevant, baseline, 1.0)
+    return risk_sd(-b, alpha)
 
 
 def georisk_parameters(
@@ -236,14 +263,21 @@ class RiskObjective:
         label_gain: np.ndarray,
         se: str = "first",
         georisk_update: str = "first_order",
+        variant: str = "paper",
         num_threads: int | None = None,
     ):
         from riskeval.ltr import kernels
 
-        self.objective, self.se, self.georisk_update, _ = check_ltr_options(
-            "train", objective=objective, se=se, georisk_update=georisk_update
+        self.objective, self.se, self.georisk_update, self.variant = check_ltr_options(
+            "train", objective=objective, se=se, georisk_update=georisk_update, variant=variant
         )
         self.alpha = check_alpha(alpha, "train")
+        self.jforests = self.variant == "jforests" and self.objective in JFORESTS_OBJECTIVES
+        if self.jforests and self.se != "first":
+            raise RiskevalError(
+                "variant='jforests' estimates s_x once, before the first tree, as Jforests does; "
+                "it takes se='first'."
+            )
         if isinstance(sigmoid, bool) or not isinstance(sigmoid, (int, float)) or not sigmoid > 0:
             raise RiskevalError(f"The LightGBM parameter 'sigmoid' must be a number > 0. Got {sigmoid!r}.")
         self.k = int(k)
@@ -281,6 +315,8 @@ class RiskObjective:
             kernels.CONSTANT,
         )
         self._reference = np.zeros(nq) if baselines is None else baselines.mean(axis=0)
+        if self.jforests and self.objective != "ucro":
+            self.risk_sd_ = jforests_risk_sd(self._reference, self._inv_k > 0.0, self.alpha)
         # each query's ranking by the latest scores (re-sorted from there at the next call)
         self._order = np.arange(labels.shape[0])
         # returned to LightGBM, which uses them during its update only: reused at every call
@@ -307,6 +343,8 @@ class RiskObjective:
         with numba_threads(self.num_threads):
             if rule is not None:
                 mode = kernels.CROSSING if rule in (kernels.UCRO, kernels.TSARO) else kernels.CONSTANT
+                if self.jforests and mode == kernels.CROSSING:
+                    mode = kernels.CROSSING_UNTRUNCATED
                 kernels.fused_lambdas(
                     scores,
                     self.labels,
@@ -318,6 +356,7 @@ class RiskObjective:
                     self._reference,
                     self.alpha,
                     self.risk_sd_ or 0.0,
+                    self.jforests,
                     loop._replace(mode=mode),
                     grad,
                     hess,
@@ -359,6 +398,11 @@ class RiskObjective:
         if name == "lambdarank" or self.alpha == 0.0 and name == "georisk":
             # α = 0 is LambdaMART for every objective (SIGIR 2014, footnote 6; SIGIR 2016, footnote 5)
             return kernels.PLAIN
+        if self.jforests:
+            # the first tree takes the model's NDCG@k as 0 on every query: parameters apart
+            if self.iteration == 0:
+                return None
+            return kernels.UCRO if name == "ucro" else kernels.TFARO if name in _FARO else kernels.TSARO
         if name == "ucro":
             return kernels.UCRO
         if name == "georisk" or self._estimate_sd():
@@ -379,9 +423,19 @@ class RiskObjective:
             if params is None:
                 return kernels.CONSTANT, *self._zeros
             return kernels.GEORISK, params[0], params[1]
+        qp = np.zeros((m.shape[0], 5))
+        if self.jforests:  # the first tree: the model's NDCG@k taken as 0
+            delta = -self._reference
+            if self.objective == "ucro":
+                qp[:, 0] = self.alpha
+            else:
+                qp[:, 0] = trisk_alphas(delta, self.alpha, self.risk_sd_ or 0.0, raw=True)
+            if self.objective in _FARO:
+                return kernels.CONSTANT, qp, self._zeros[1]
+            qp[:, 1] = delta
+            return kernels.CROSSING_UNTRUNCATED, qp, self._zeros[1]
         delta = m - self._reference
         self.risk_sd_ = risk_sd(delta, self.alpha)
-        qp = np.zeros((m.shape[0], 5))
         qp[:, 0] = trisk_alphas(delta, self.alpha, self.risk_sd_)
         if self.objective == "tsaro":
             qp[:, 1] = delta

@@ -55,6 +55,7 @@ def make_objective(
     k: int = 10,
     se: str = "first",
     georisk_update: str = "first_order",
+    variant: str = "paper",
 ) -> RiskObjective:
     """The custom objective :func:`train` passes to LightGBM, built from the same arguments.
 
@@ -62,8 +63,8 @@ def make_objective(
     ``lambdarank_truncation_level`` (30), ``lambdarank_norm`` (true), ``sigmoid`` (1.0),
     ``label_gain`` (``2^l − 1``) and ``num_threads`` (used for the objective's kernels too).
     """
-    objective, se, georisk_update, _ = check_ltr_options(
-        "train", objective=objective, se=se, georisk_update=georisk_update
+    objective, se, georisk_update, variant = check_ltr_options(
+        "train", objective=objective, se=se, georisk_update=georisk_update, variant=variant
     )
     alpha = check_alpha(alpha, "train")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -115,6 +116,7 @@ def make_objective(
         label_gain=gains,
         se=se,
         georisk_update=georisk_update,
+        variant=variant,
         num_threads=lightgbm_threads(params),
     )
 
@@ -132,6 +134,7 @@ def train(
     k: int = 10,
     se: str = "first",
     georisk_update: str = "first_order",
+    variant: str = "paper",
     **kwargs: Any,
 ) -> lightgbm.Booster:
     """Train LambdaMART or one of its risk-sensitive variants with ``lightgbm.train``.
@@ -167,6 +170,13 @@ def train(
     georisk_update : {"first_order", "shortcut"}
         GeoRisk: the swapped query exact and every other query to first order, or the paper's
         shortcut (only the swapped query's z recomputed).
+    variant : {"paper", "jforests"}
+        ``"paper"``: the papers' equations.  ``"jforests"``: U-CRO, T-SARO, T-FARO and T*-FARO as
+        the authors' Jforests implementation (which ran the papers' experiments) computes them:
+        ``TR_q = δ_q / s_x``; ``s_x`` estimated once, before the first tree, against a model scoring
+        0 on every query; the model's NDCG@k taken as 0 during the first tree; the baseline crossing
+        decided on the pair's own ``|ΔM|`` (untruncated discounts).  No effect on ``lambdarank``
+        and ``georisk``; needs ``se="first"``.  See docs/ltr.md.
     **kwargs
         Passed to ``lightgbm.train`` (``num_boost_round``, ``valid_sets``, ``callbacks``, ...).
 
@@ -189,6 +199,7 @@ def train(
         k=k,
         se=se,
         georisk_update=georisk_update,
+        variant=variant,
     )
     params["objective"] = fobj
     dataset = lightgbm.Dataset(X, label=fobj.labels, group=np.diff(fobj.bounds))
