@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
+            # numpy's RuntimeWarnings (NaN it computes on purpose) are not messages for the user:
+            # riskeval's own caveats are RiskevalWarning and MissingTopicsWarning.
+            warnings.simplefilter("ignore", RuntimeWarning)
             cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)

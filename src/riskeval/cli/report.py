@@ -81,6 +81,9 @@ def report(
 
     if not Path(output).resolve().parent.is_dir():
         raise click.BadParameter(f"the folder of {output!r} does not exist.", param_hint="'--output'")
+    from riskeval.io.atomic import refuse_inputs
+
+    refuse_inputs(output, [*inputs, qrels, variations])  # before any work: never write over an input
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     data, files = variation_data(variations, bias_target)
     result = rk.report(

@@ -102,10 +102,12 @@ class Report:
     sections: tuple[str, ...]
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write the page to ``path`` (UTF-8) and return the path."""
-        out = Path(path)
-        out.write_text(self.html, encoding="utf-8")
-        return out
+        """Write the page to ``path`` (UTF-8) and return the path.  The file is written atomically
+        (:func:`riskeval.io.atomic.write_atomic`): a failed write leaves any previous file intact,
+        and a path that is one of the report's input files is refused."""
+        from riskeval.io.atomic import write_atomic
+
+        return write_atomic(path, self.html, inputs=self.settings.get("inputs", ()))
 
 
 def report(

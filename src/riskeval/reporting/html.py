@@ -112,8 +112,12 @@ def svg(fig: Any, prefix: str) -> str:
     import matplotlib as mpl
 
     buf = io.StringIO()
+    # Labels are user text (system names, topic ids): '$' is a character, never mathtext, both in
+    # the texts already drawn and in the tick labels made while saving.
+    for text in fig.findobj(mpl.text.Text):
+        text.set_parse_math(False)
     # A fixed hash salt keeps the output the same from run to run.
-    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "riskeval"}):
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "riskeval", "text.parse_math": False}):
         fig.savefig(buf, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
     text = buf.getvalue()
     return _ID_REF.sub(lambda m: m.group(1) + prefix + m.group(2), text[text.index("<svg") :])

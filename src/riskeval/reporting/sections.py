@@ -171,7 +171,7 @@ def alpha_curves_section(ctx: ReportContext) -> Section:
 
     s = ctx.settings
     top = max(CURVE_ALPHA_MAX, max(s["alphas"]))
-    grid = np.linspace(0.0, top, int(2 * top) + 1)
+    grid = np.linspace(0.0, top, int(min(2 * top, 400)) + 1)  # at most 401 α values, however large α
     height = max(4.5, 0.13 * ctx.matrix.shape[0] / (1 + (ctx.matrix.shape[0] - 1) // 25) + 1)
     tr = plot_trisk(
         ctx.matrix,
