@@ -19,6 +19,7 @@ from riskeval.cli._input import (
     scores_options,
 )
 from riskeval.cli._output import emit, format_option
+from riskeval.options import RISK_TESTS, check_option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,6 +32,7 @@ COMPACT = (
     "urisk",
     "trisk",
     "pvalue",
+    "pvalue_maxt",
     "pvalue_adj",
     "significant",
     "tstar",
@@ -42,6 +44,13 @@ COMPACT = (
 )
 
 
+#: How the human table names the test behind its p-values (--test).
+TEST_NAMES = {
+    "permutation": "sign-flip randomisation test of URisk (pvalue_maxt: max-T over systems and α)",
+    "bootstrap": "BCa bootstrap of URisk over topics",
+}
+
+
 @click.command()
 @scores_options
 @risk_options
@@ -51,6 +60,21 @@ COMPACT = (
     metavar="SYSTEM",
     help="Instead of the table of systems: the per-topic analysis (x_j, TR_j, TJ_j) of "
     "SYSTEM against the baseline.",
+)
+@click.option(
+    "--test",
+    default="t",
+    show_default=True,
+    metavar="t|permutation|bootstrap",
+    help="p-values of URisk: Student's t (TRisk), the sign-flip randomisation test (adds the "
+    "max-T p-value over all systems and α, pvalue_maxt) or the BCa bootstrap over topics.",
+)
+@click.option(
+    "--n-resamples", default="10000", show_default=True, metavar="N", help="Resamples of --test and --tukey."
+)
+@click.option("--seed", default=None, metavar="S", help="Seed of the resamples (recorded in the output).")
+@click.option(
+    "--tukey", is_flag=True, help="Instead: randomised Tukey HSD of all pairs of systems' URisk, per α."
 )
 @format_option
 def risk(
@@ -67,6 +91,10 @@ def risk(
     se,
     leave_one_out,
     topics_of,
+    test,
+    n_resamples,
+    seed,
+    tukey,
     fmt,
 ):
     """Risk of every system against a baseline, for each α.
@@ -81,6 +109,8 @@ def risk(
       riskeval risk --example
       riskeval risk scores.csv --baseline bm25 --alpha 0,1,5 --correction holm --format csv
       riskeval risk --example --topics p_bert --alpha 5
+      riskeval risk --example --baseline bm25base_p --test permutation --seed 1
+      riskeval risk --example --baseline bm25base_p --alpha 0,5 --tukey --seed 1
       riskeval risk --qrels qrels.txt --measure ERR@20 --baseline bm25 bm25.run bert.run.gz
     """
     import riskeval as rk
@@ -88,6 +118,22 @@ def risk(
     X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
     A = parse_alphas(alphas)
     corr = correction_arg(correction)
+    n_res, seed = _integer(n_resamples, "--n-resamples", 1), _integer(seed, "--seed", 0)
+    test = check_option(test, RISK_TESTS, "riskeval risk", "--test")
+    if tukey:
+        from riskeval.inference.tables import tukey_tables
+
+        pairs, letters = tukey_tables(
+            X, baseline, A, n_resamples=n_res, rng=seed, level=level, leave_one_out=leave_one_out
+        )
+        if fmt == "table":
+            click.echo(
+                f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
+                f"systems × {X.shape[1]} topics, {n_res} resamples, seed {letters['seed'].iloc[0]}; "
+                f"systems sharing a letter do not differ at level {level} (--format csv: every pair)"
+            )
+        emit(letters if fmt == "table" else pairs, fmt)
+        return
     if topics_of is not None:
         frame = topic_table(
             X, topics_of, baseline, A, level=level, correction=corr, leave_one_out=leave_one_out
@@ -103,14 +149,37 @@ def risk(
     table = rk.risk_table(
         X, baseline=baseline, alphas=A, se=se, level=level, correction=corr, leave_one_out=leave_one_out
     )
+    if test != "t":
+        from riskeval.inference.tables import with_test
+
+        table = with_test(
+            table, X, test=test, baseline=baseline, n_resamples=n_res, rng=seed, leave_one_out=leave_one_out
+        )
     if fmt == "table":
         click.echo(
             f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; baseline "
             f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at "
             f"level {level}" + (f", {corr}-adjusted" if corr else "")
         )
+        if test != "t":
+            click.echo(f"p-values: {TEST_NAMES[test]}, {n_res} resamples, seed {table['seed'].iloc[0]}")
         table = table[[c for c in COMPACT if c in table.columns]]
     emit(table, fmt)
+
+
+def _integer(value: str | None, name: str, minimum: int) -> int | None:
+    """An integer option given as text (None stays None); a bad value is a one-line error."""
+    from riskeval.errors import RiskevalError
+
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        number = minimum - 1
+    if number < minimum:
+        raise RiskevalError(f"The '{name}' option must be an integer >= {minimum}. Got {value!r}.")
+    return number
 
 
 def topic_table(

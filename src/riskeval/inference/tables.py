@@ -1,0 +1,124 @@
+"""Tables that put the resampling tests beside :func:`riskeval.risk_table`: its TRisk p-values
+replaced by the randomisation or bootstrap test of URisk, and the Tukey HSD of every α."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from riskeval.core.corrections import adjust_pvalues
+from riskeval.inference._common import check_n_resamples, resolve_rng
+from riskeval.inference.bootstrap import bootstrap_ci
+from riskeval.inference.maxt import risk_permutation_table
+from riskeval.inference.tukey import tukey_hsd
+from riskeval.model.matrix import as_matrix
+from riskeval.options import RISK_TESTS, check_option
+
+
+def with_test(
+    table: pd.DataFrame,
+    X: Any,
+    *,
+    test: str,
+    baseline: Any,
+    n_resamples: int = 10_000,
+    rng: Any = None,
+    leave_one_out: bool = False,
+) -> pd.DataFrame:
+    """``table`` (a :func:`riskeval.risk_table` of ``X``) with its p-values from ``test``.
+
+    ``test="t"`` returns the table unchanged (Student's t, TRisk).  ``"permutation"``: ``pvalue`` is
+    the sign-flip randomisation p-value of URisk and ``pvalue_maxt`` its max-T adjustment over
+    every system and α (:func:`riskeval.risk_permutation_table`).  ``"bootstrap"``: ``pvalue``
+    inverts the BCa interval of URisk (:func:`riskeval.bootstrap_ci`) and ``low``/``high`` are that
+    interval at confidence ``1 − level``.  Both add ``effect_size`` (x̄/s_x; for the bootstrap,
+    URisk over its bootstrap standard error and √c), ``test``, ``n_resamples`` and ``seed``, and
+    recompute ``pvalue_adj`` (with the table's correction, per α) and ``significant``.  Rows whose
+    TRisk is undefined (the system is the baseline) keep NaN p-values, as in the table.
+    """
+    func = "riskeval risk"
+    test = check_option(test, RISK_TESTS, func, "test")
+    if test == "t":
+        return table
+    n = check_n_resamples(n_resamples, func)
+    _, seed = resolve_rng(rng, func, "seed")
+    M = as_matrix(X)
+    alphas = pd.unique(table["alpha"])
+    level = float(table["level"].iloc[0])
+    out = table.copy()
+    if test == "permutation":
+        t = risk_permutation_table(
+            M, baseline, alphas, n_resamples=n, rng=seed, leave_one_out=leave_one_out
+        ).set_index(["system", "alpha"])
+        extra = {"pvalue_maxt": "pvalue_maxt", "effect_size": "effect_size"}
+    else:
+        t = bootstrap_ci(
+            M,
+            baseline,
+            alphas,
+            measures="urisk",
+            method="bca",
+            n_resamples=n,
+            confidence_level=1.0 - level,
+            seed=seed,
+            leave_one_out=leave_one_out,
+        )
+        c = M.shape[1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t["effect_size"] = t["estimate"] / (t["se"] * np.sqrt(c))
+        t = t.set_index(["system", "alpha"])
+        extra = {"low": "low", "high": "high", "effect_size": "effect_size"}
+    key = pd.MultiIndex.from_arrays([out["system"].astype(str), out["alpha"]])
+    undefined = out["pvalue"].isna().to_numpy()
+    p = np.where(undefined, np.nan, t["pvalue"].reindex(key).to_numpy())
+    out["pvalue"] = p
+    for col, src in extra.items():
+        values = t[src].reindex(key).to_numpy()
+        out[col] = np.where(undefined, np.nan, values) if col.startswith("pvalue") else values
+    decisive = p
+    if "pvalue_adj" in out.columns and "correction" in out.columns:
+        correction = str(out["correction"].iloc[0])
+        adj = np.full(p.size, np.nan)
+        for a in alphas:
+            rows = (out["alpha"] == a).to_numpy()
+            adj[rows] = adjust_pvalues(p[rows], correction)
+        out["pvalue_adj"] = adj
+        decisive = adj
+    out["significant"] = np.nan_to_num(decisive, nan=1.0) < level
+    out["test"] = test
+    out["n_resamples"] = n
+    out["seed"] = seed
+    return out
+
+
+def tukey_tables(
+    X: Any,
+    baseline: Any,
+    alphas: Any,
+    *,
+    n_resamples: int = 10_000,
+    rng: Any = None,
+    level: float = 0.05,
+    leave_one_out: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Randomised Tukey HSD of URisk(α) against ``baseline`` for each α: the pairwise tables and the
+    compact letter displays, concatenated (one seed for all α, recorded in both)."""
+    _, seed = resolve_rng(rng, "tukey_hsd")
+    pairs, letters = [], []
+    for a in alphas:
+        res = tukey_hsd(
+            X,
+            baseline=baseline,
+            alpha=a,
+            n_resamples=n_resamples,
+            rng=seed,
+            level=level,
+            leave_one_out=leave_one_out,
+        )
+        pairs.append(res.table)
+        letters.append(res.letters.assign(alpha=res.alpha, baseline=res.baseline, seed=seed))
+    display = pd.concat(letters, ignore_index=True)
+    display = display[["system", "alpha", "baseline", "mean", "letters", "seed"]]
+    return pd.concat(pairs, ignore_index=True), display
