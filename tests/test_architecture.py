@@ -21,6 +21,7 @@ ALLOWED: dict[str, set[str]] = {
     "_optional": set(),
     "model": set(),
     "core": set(),
+    "core._numba": set(),
     "io": {"model"},
     "effectiveness": {"io", "model"},
     "datasets": {"model"},
