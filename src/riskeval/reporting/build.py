@@ -147,10 +147,10 @@ def report(
     data : further inputs for custom section builders (``ctx.data``).
     path : where to write the page; ``None`` writes nothing (``Report.html`` holds it).
     """
+    for module in ("matplotlib", "jinja2", "markupsafe"):
+        require(module, "riskeval.report")
     from riskeval.reporting.sections import DEFAULT_SECTIONS
 
-    for module in ("matplotlib", "jinja2"):
-        require(module, "riskeval.report")
     M = as_matrix(X)
     A = check_alphas(alphas, "report")
     if M.shape[0] < 3 or M.shape[1] < 2:
