@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"  # the one place of the version (pyproject.toml reads it)
 
 # public name -> module that defines it
 _EXPORTS = {
@@ -44,6 +44,7 @@ _EXPORTS = {
     "TRiskResult": "riskeval.measures.results",
     # errors and warnings
     "InputFormatError": "riskeval.errors",
+    "MissingDependencyError": "riskeval.errors",
     "MissingTopicsError": "riskeval.errors",
     "MissingTopicsWarning": "riskeval.errors",
     "RiskevalError": "riskeval.errors",
