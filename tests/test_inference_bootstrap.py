@@ -72,8 +72,8 @@ def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
         idx = np.repeat(np.arange(30), w.astype(int))
         dup = pd.DataFrame(values[:, idx], index=M.index)
         for k, a in enumerate((0.0, 4.0)):
-            np.testing.assert_allclose(got["zrisk"][b, k], rk.zrisk(dup, a), rtol=1e-10, atol=1e-12)
-            np.testing.assert_allclose(got["georisk"][b, k], rk.georisk(dup, a), rtol=1e-10)
+            np.testing.assert_allclose(got["zrisk"][:, k, b], rk.zrisk(dup, a), rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(got["georisk"][:, k, b], rk.georisk(dup, a), rtol=1e-10)
     # all-zero topic and all-zero system: z = 0 there, nothing NaN
     Z = values.copy()
     Z[:, 0] = 0

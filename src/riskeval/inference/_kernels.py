@@ -110,3 +110,41 @@ def pair_counts(means, observed, tol):
                 if abs(mi - means[b, k]) >= observed[i, k] - tol:
                     out[i, k] += 1.0
     return out
+
+
+@njit(parallel=True, cache=True)
+def row_summaries(A, estimate, null):
+    """Per row of ``A`` (m × B, NaN = undefined resample): the number of defined values, their
+    standard deviation (ddof = 1), and twice the mid-rank count below ``estimate[i]`` and below
+    ``null`` (``#(a < v) + #(a ≤ v)``)."""
+    m, B = A.shape
+    valid = np.zeros(m)
+    sd = np.full(m, np.nan)
+    below_est = np.zeros(m)
+    below_null = np.zeros(m)
+    for i in prange(m):
+        row = A[i]
+        v = 0.0
+        s = 0.0
+        be = 0.0
+        bn = 0.0
+        e = estimate[i]
+        for b in range(B):
+            x = row[b]
+            if not np.isnan(x):
+                v += 1.0
+                s += x
+                be += (x < e) + (x <= e)
+                bn += (x < null) + (x <= null)
+        valid[i] = v
+        below_est[i] = be
+        below_null[i] = bn
+        if v > 1.0:
+            mean = s / v
+            ss = 0.0
+            for b in range(B):
+                x = row[b]
+                if not np.isnan(x):
+                    ss += (x - mean) * (x - mean)
+            sd[i] = math.sqrt(ss / (v - 1.0))
+    return valid, sd, below_est, below_null

@@ -16,7 +16,6 @@ since an interval is a pair of its quantiles (B values per system, α and measur
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -29,7 +28,7 @@ from riskeval.core import chisq
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
-from riskeval.inference._kernels import zsums_batch
+from riskeval.inference._kernels import row_summaries, zsums_batch
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import check_nonnegative
 from riskeval.measures.results import ConfidenceInterval, TestResult
@@ -53,7 +52,7 @@ class ResampledMeasures:
     ):
         self.alphas = alphas
         self.wanted = tuple(wanted)
-        self.c = values.shape[1]
+        self.r, self.c = values.shape
         if any(m in self.wanted for m in ("urisk", "trisk")):
             assert base is not None
             delta = values - base
@@ -69,114 +68,95 @@ class ResampledMeasures:
             self.inv_q = np.divide(1.0, self.q, out=np.zeros_like(self.q), where=self.q > 0)
 
     def values_for(self, W: np.ndarray) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        k = 1.0 + self.alphas[None, :, None]  # 1 × k × 1
-        if "moments" in self.__dict__:
-            n = W.sum(axis=1)[:, None, None]
-            P1, N1, P2, N2 = np.split(W @ self.moments, 4, axis=1)
-            total = P1[:, None, :] + k * N1[:, None, :]
-            sumsq = P2[:, None, :] + k * k * N2[:, None, :]
-            urisk = total / n
-            if "urisk" in self.wanted:
-                out["urisk"] = urisk
-            if "trisk" in self.wanted:
-                var = (sumsq - total * urisk) / (n - 1.0)
-                # a variance at rounding level of the mean square is a zero variance
-                ok = var > 1e-13 * sumsq / n
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    out["trisk"] = np.where(ok, urisk / np.sqrt(var / n), np.nan)
-        if "Xt" in self.__dict__:
-            zp, zs, S, n_b = zsums_batch(self.Xt, self.T, self.q, self.inv_q, np.ascontiguousarray(W))
-            z = chisq.ZSums(zp[:, None, :], (zs - zp)[:, None, :], S[:, None, :], n_b[:, None, None])
-            if "zrisk" in self.wanted:
-                out["zrisk"] = chisq.zrisk_from(z, self.alphas[None, :, None])
-            if "georisk" in self.wanted:
-                out["georisk"] = chisq.georisk_from(z, self.alphas[None, :, None])
+        """Every measure for each row of topic weights ``W`` (B × c): r × k × B per measure."""
+        out = {m: np.empty((self.r, self.alphas.size, W.shape[0])) for m in self.wanted}
+        self.fill(W, out, 0)
         return out
 
+    def fill(self, W: np.ndarray, out: dict[str, np.ndarray], start: int) -> None:
+        """Write the measures for the weights ``W`` into ``out[m][:, :, start:start + B]``."""
+        stop = start + W.shape[0]
+        n = W.sum(axis=1)
+        if "moments" in self.__dict__:
+            P1, N1, P2, N2 = np.split(np.ascontiguousarray((W @ self.moments).T), 4)  # r × B each
+            for i, alpha in enumerate(self.alphas):
+                k = 1.0 + alpha
+                total = P1 + k * N1
+                urisk = total / n
+                if "urisk" in out:
+                    out["urisk"][:, i, start:stop] = urisk
+                if "trisk" in out:
+                    sumsq = P2 + (k * k) * N2
+                    var = (sumsq - total * urisk) / (n - 1.0)
+                    # a variance at rounding level of the mean square is a zero variance
+                    ok = var > 1e-13 * sumsq / n
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        out["trisk"][:, i, start:stop] = np.where(ok, urisk / np.sqrt(var / n), np.nan)
+        if "Xt" in self.__dict__:
+            zp, zs, S, n_b = zsums_batch(self.Xt, self.T, self.q, self.inv_q, np.ascontiguousarray(W))
+            z = chisq.ZSums(zp.T, (zs - zp).T, S.T, n_b)  # r × B, topic counts broadcast over B
+            for i, alpha in enumerate(self.alphas):
+                if "zrisk" in out:
+                    out["zrisk"][:, i, start:stop] = chisq.zrisk_from(z, alpha)
+                if "georisk" in out:
+                    out["georisk"][:, i, start:stop] = chisq.georisk_from(z, alpha)
+
     def point(self) -> dict[str, np.ndarray]:
-        """The estimates (k × r per measure)."""
-        return {m: v[0] for m, v in self.values_for(np.ones((1, self.c))).items()}
+        """The estimates (r × k per measure)."""
+        return {m: v[:, :, 0] for m, v in self.values_for(np.ones((1, self.c))).items()}
 
     def jackknife(self) -> dict[str, np.ndarray]:
-        """Leave-one-topic-out values (c × k × r per measure), for the BCa acceleration."""
+        """Leave-one-topic-out values (r × k × c per measure), for the BCa acceleration."""
         return self.values_for(1.0 - np.eye(self.c))
 
     def resample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
-        """The bootstrap distribution (n × k × r per measure)."""
-        parts: dict[str, list[np.ndarray]] = {m: [] for m in self.wanted}
+        """The bootstrap distribution (r × k × n per measure: each cell's resamples contiguous)."""
+        out = {m: np.empty((self.r, self.alphas.size, n)) for m in self.wanted}
+        start = 0
         for W in bootstrap_counts(rng, self.c, n):
-            for m, v in self.values_for(W).items():
-                parts[m].append(v)
-        return {m: np.concatenate(v) for m, v in parts.items()}
+            self.fill(W, out, start)
+            start += W.shape[0]
+        return out
 
 
-def _column_quantiles(boot: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Quantile ``probs[m]`` of column m of ``boot`` (B × m), NaN values left out, with numpy's
-    default (linear) interpolation."""
-    srt = np.sort(boot, axis=0)  # NaN last
-    valid = (~np.isnan(boot)).sum(axis=0)
-    h = (valid - 1) * probs
-    lo = np.floor(h)
-    ok = (valid > 0) & np.isfinite(h)
-    lo_i = np.clip(np.nan_to_num(lo), 0, boot.shape[0] - 1).astype(np.int64)
-    hi_i = np.minimum(lo_i + 1, np.maximum(valid - 1, 0))
-    cols = np.arange(boot.shape[1])
-    a, b = srt[lo_i, cols], srt[hi_i, cols]
-    out = a + (h - lo) * (b - a)
-    out = np.where(h - lo == 0, a, out)  # no inf·0 at the top
-    return np.where(ok, out, np.nan)
-
-
-def _share_below(boot: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """Mid-rank share of the bootstrap values below ``value`` (ties count half), NaN left out."""
-    valid = (~np.isnan(boot)).sum(axis=0)
-    below = (boot < value).sum(axis=0) + (boot <= value).sum(axis=0)
+def bca_acceleration(jack: np.ndarray) -> np.ndarray:
+    """Acceleration ``a`` of the BCa interval from the leave-one-out values (rows of ``jack``,
+    m × c): ``Σd³ / (6 (Σd²)^{3/2})`` with ``d = θ̄₍.₎ − θ₍ⱼ₎`` (Efron & Tibshirani 1993, eq. 14.15);
+    0 where every leave-one-out value is the same."""
+    d = jack.mean(axis=1, keepdims=True) - jack
+    den = 6.0 * np.sum(d * d, axis=1) ** 1.5
     with np.errstate(divide="ignore", invalid="ignore"):
-        return below / (2.0 * valid)
-
-
-def bca_constants(boot: np.ndarray, estimate: np.ndarray, jack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bias correction ``z0`` and acceleration ``a`` of the BCa interval (Efron & Tibshirani 1993,
-    eq. 14.14–14.15), per column: ``boot`` B × m, ``estimate`` (m,), ``jack`` c × m."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z0 = ndtri(_share_below(boot, estimate))
-        d = jack.mean(axis=0) - jack
-        den = 6.0 * np.sum(d * d, axis=0) ** 1.5
-        a = np.where(den > 0, np.sum(d**3, axis=0) / den, 0.0)
-    return z0, a
+        return np.where(den > 0, np.sum(d**3, axis=1) / den, 0.0)
 
 
 def interval_probs(z0: Any, a: Any, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
     """Probabilities of the lower and upper bounds: ``(tail, 1 − tail)`` for the percentile
-    interval (z0 = a = 0), adjusted by the BCa constants otherwise."""
+    interval (z0 = a = 0), adjusted by the BCa constants otherwise (eq. 14.10)."""
     z_alpha = float(ndtri((1.0 - confidence_level) / 2.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         n1 = z0 + z_alpha
         n2 = z0 - z_alpha
-        return ndtr(z0 + n1 / (1 - a * n1)), ndtr(z0 + n2 / (1 - a * n2))
+        return np.atleast_1d(ndtr(z0 + n1 / (1 - a * n1))), np.atleast_1d(ndtr(z0 + n2 / (1 - a * n2)))
 
 
-def inverted_pvalue(boot: np.ndarray, z0: Any, a: Any, null: float = 0.0) -> np.ndarray:
-    """Two-sided p-value of H0: θ = ``null`` by inverting the interval: the smallest ``p`` whose
-    ``1 − p`` interval (percentile when z0 = a = 0, else BCa) has ``null`` on its boundary.
+def inverted_pvalue(below_null: np.ndarray, valid: np.ndarray, z0: Any, a: Any) -> np.ndarray:
+    """Two-sided p-value of H0: θ = 0 by inverting the interval: the smallest ``p`` whose ``1 − p``
+    interval (percentile when z0 = a = 0, else BCa) has 0 on its boundary.
 
-    The share of resamples below ``null`` is kept within [1/(B+1), B/(B+1)] and p is at least
-    2/(B+1), the finest the B resamples resolve.
+    ``below_null/(2·valid)`` is the mid-rank share of resamples below 0.  It is kept within
+    [1/(B+1), B/(B+1)] and p is at least 2/(B+1), the finest the B resamples resolve.
     """
-    valid = (~np.isnan(boot)).sum(axis=0)
-    F = np.clip(_share_below(boot, np.full(boot.shape[1], null)), 1.0 / (valid + 1), valid / (valid + 1.0))
     with np.errstate(divide="ignore", invalid="ignore"):
+        F = np.clip(below_null / (2.0 * valid), 1.0 / (valid + 1), valid / (valid + 1.0))
         w = ndtri(F) - z0
         za = (w * (1.0 - a * z0) - z0) / (1.0 + a * w)
         p = 2.0 * np.minimum(ndtr(za), 1.0 - ndtr(za))
-    # finer than the resamples can resolve is not claimed
-    return np.clip(p, 2.0 / (valid + 1.0), 1.0)
+        return np.clip(p, 2.0 / (valid + 1.0), 1.0)
 
 
 @dataclass(frozen=True)
 class Intervals:
-    """Per-column bootstrap summaries: bounds, p-value of θ = 0, standard error and BCa constants."""
+    """Per-row bootstrap summaries: bounds, p-value of θ = 0, standard error and BCa constants."""
 
     low: np.ndarray
     high: np.ndarray
@@ -186,23 +166,43 @@ class Intervals:
     a: np.ndarray
 
 
+def sorted_quantiles(srt: np.ndarray, valid: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Quantile ``probs[i]`` of row i of ``srt`` (m × B, each row sorted, NaN last, ``valid[i]``
+    defined values), with numpy's default (linear) interpolation; NaN where undefined."""
+    v = valid.astype(np.int64)
+    ok = (v > 0) & np.isfinite(probs)
+    h = (np.maximum(v, 1) - 1) * np.clip(np.nan_to_num(probs), 0.0, 1.0)
+    lo = np.floor(h).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(v - 1, 0))
+    rows = np.arange(srt.shape[0])
+    a, b = srt[rows, lo], srt[rows, hi]
+    t = h - lo
+    with np.errstate(invalid="ignore"):
+        out = np.where(t >= 0.5, b - (b - a) * (1.0 - t), a + (b - a) * t)  # numpy's lerp
+    return np.where(ok, out, np.nan)
+
+
 def intervals(
     boot: np.ndarray, estimate: np.ndarray, jack: np.ndarray | None, confidence_level: float, method: str
 ) -> Intervals:
-    """Intervals of every column of ``boot`` (B × m) by ``method`` ("percentile" or "bca")."""
-    m = boot.shape[1]
+    """Intervals of every row of ``boot`` (m × B; NaN marks a resample where the measure is
+    undefined) by ``method``: "percentile", or "bca" with the leave-one-out values ``jack`` (m × c).
+    The bias correction is ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties counting half
+    (eq. 14.14, as :func:`scipy.stats.bootstrap` counts them).  ``boot`` is sorted in place."""
+    estimate = np.ascontiguousarray(estimate, dtype=np.float64)
+    valid, se, below_est, below_null = row_summaries(boot, estimate, 0.0)
+    m = boot.shape[0]
     if method == "bca":
         assert jack is not None
-        z0, a = bca_constants(boot, estimate, jack)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z0 = ndtri(below_est / (2.0 * valid))
+        a = bca_acceleration(jack)
     else:
         z0, a = np.zeros(m), np.zeros(m)
     p1, p2 = interval_probs(z0, a, confidence_level)
-    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column has no standard error
-        se = np.nanstd(boot, axis=0, ddof=1)
-    return Intervals(
-        _column_quantiles(boot, p1), _column_quantiles(boot, p2), inverted_pvalue(boot, z0, a), se, z0, a
-    )
+    boot.sort(axis=1)
+    low, high = sorted_quantiles(boot, valid, p1), sorted_quantiles(boot, valid, p2)
+    return Intervals(low, high, inverted_pvalue(below_null, valid, z0, a), se, z0, a)
 
 
 def _check_measures(measures: Any, func: str) -> list[str]:
@@ -281,11 +281,12 @@ def bootstrap_ci(
     jack = engine.jackknife() if method == "bca" else None
     rows = []
     for m in wanted:
-        est = point[m].T.ravel()  # system-major: all α of system 0, then system 1, ...
+        # one row per cell, system-major: all α of system 0, then system 1, ...
+        est = point[m].ravel()
         iv = intervals(
-            boots[m].transpose(0, 2, 1).reshape(n, -1),
+            boots.pop(m).reshape(r * A.size, n),
             est,
-            None if jack is None else jack[m].transpose(0, 2, 1).reshape(c, -1),
+            None if jack is None else jack[m].reshape(r * A.size, c),
             cl,
             method,
         )
@@ -374,10 +375,10 @@ class BootstrapDifferenceResult(TestResult):
             return ConfidenceInterval(self.low, self.high)
         cl = check_level(confidence_level, "confidence_interval", "confidence_level")
         p1, p2 = interval_probs(self.bias_correction, self.acceleration, cl)
-        boot = self.bootstrap_distribution[:, None]
-        low = _column_quantiles(boot, np.atleast_1d(p1))[0]
-        high = _column_quantiles(boot, np.atleast_1d(p2))[0]
-        return ConfidenceInterval(float(low), float(high))
+        srt = np.sort(self.bootstrap_distribution)[None, :]
+        valid = np.array([float(np.isfinite(srt).sum())])
+        low, high = sorted_quantiles(srt, valid, p1), sorted_quantiles(srt, valid, p2)
+        return ConfidenceInterval(float(low[0]), float(high[0]))
 
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of every field but the bootstrap distribution."""
@@ -434,13 +435,13 @@ def bootstrap_difference(
     engine = ResampledMeasures(values, base_values, np.array([alpha]), [measure])
 
     def diff(v: dict[str, np.ndarray]) -> np.ndarray:
-        x = v[measure][:, 0, :]
-        return x[:, idx[0]] - x[:, idx[1]]
+        x = v[measure][:, 0]  # r × (1 or resamples)
+        return np.atleast_1d(x[idx[0]] - x[idx[1]])
 
-    est = diff({m: v[None] for m, v in engine.point().items()})
+    est = diff(engine.point())
     boot = diff(engine.resample(gen, n))
     jack = diff(engine.jackknife()) if method == "bca" else None
-    iv = intervals(boot[:, None], est, None if jack is None else jack[:, None], cl, method)
+    iv = intervals(boot[None, :].copy(), est, None if jack is None else jack[None, :], cl, method)
     se = float(iv.se[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = float(est[0] / (se * np.sqrt(c))) if se > 0 else np.nan
@@ -505,8 +506,8 @@ def rank_intervals(
         rb = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
         base_name, base_values = rb.name, rb.values
     engine = ResampledMeasures(values, base_values, np.array([alpha]), [measure])
-    est = engine.point()[measure][0]
-    boot = engine.resample(gen, n)[measure][:, 0, :]
+    est = engine.point()[measure][:, 0]
+    boot = engine.resample(gen, n)[measure][:, 0, :].T  # resamples × systems
 
     def ranks(v: np.ndarray) -> np.ndarray:
         return rankdata(-np.nan_to_num(v, nan=-np.inf), method="min", axis=-1)
