@@ -253,7 +253,13 @@ def _measure_problem(spec: Any, exc: Exception, known: list[str]) -> str:
 
 
 def _qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
-    """Qrels as ir_measures' dict of dicts, with Python ints as grades."""
+    """Qrels as ir_measures' dict of dicts, with Python ints as grades.
+
+    Negative grades (TREC Web's -2 for spam) are handed to the evaluators as 0, judged not
+    relevant: pytrec_eval, which computes trec_eval's measures, corrupts memory (and crashes the
+    process) on negative grades, and every measure already treats grades <= 0 as not relevant
+    (gdeval's ERR and nDCG give the same values either way).
+    """
     if isinstance(qrels, (str, os.PathLike)):
         frame = read_qrels(qrels)
     elif isinstance(qrels, pd.DataFrame):
@@ -288,7 +294,7 @@ def _qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
         frame["relevance"].astype(np.int64).tolist(),
         strict=True,
     ):
-        result.setdefault(qid, {})[doc] = grade
+        result.setdefault(qid, {})[doc] = grade if grade > 0 else 0
     if not result:
         raise RiskevalError("The qrels hold no judgments.")
     return result

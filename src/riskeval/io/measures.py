@@ -55,8 +55,9 @@ def parameter_problem(measure: Any) -> str | None:
     """What is wrong with the parameters of an ir_measures measure, or ``None``.
 
     Checked before any evaluator sees them (pytrec_eval aborts the interpreter on a cutoff of 0):
-    required parameters are given; a cutoff is a whole number from 1 to 2³¹−1; other integers
-    (``rel``, ``min_rel``...) fit in 32 bits; real numbers (``p``, ``alpha``...) are finite; gains
+    required parameters are given; a cutoff and a relevance level ``rel`` are whole numbers from 1
+    to 2³¹−1 (negative grades are judged not relevant, see :mod:`riskeval.effectiveness`); other
+    integers (``min_rel``...) fit in 32 bits; real numbers (``p``, ``alpha``...) are finite; gains
     map 32-bit integers to finite numbers; the rest as ir_measures declares (type, choices).
     """
     name = getattr(measure, "NAME", str(measure))
@@ -78,9 +79,11 @@ def parameter_problem(measure: Any) -> str | None:
 def _value_problem(key: str, value: Any, info: Any) -> str | None:
     low, high = INT_RANGE
     if info.dtype is int:
-        lowest = 1 if key == "cutoff" else low
+        lowest = 1 if key in ("cutoff", "rel") else low
         if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= high:
-            what = "the cutoff" if key == "cutoff" else f"the parameter {key!r}"
+            what = {"cutoff": "the cutoff", "rel": "the relevance level 'rel'"}.get(
+                key, f"the parameter {key!r}"
+            )
             return f"{what} must be a whole number from {lowest} to {high}; got {value!r}"
         return None
     if info.dtype is float:
