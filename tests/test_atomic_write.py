@@ -1,0 +1,139 @@
+"""Output files are written all or nothing: a write that fails part-way (a full disk) leaves the
+previous file intact and no temporary file behind, and the error names the file."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import riskeval as rk
+from riskeval.cli.main import main
+from riskeval.errors import RiskevalError
+from riskeval.io import atomic
+from riskeval.io.atomic import OutputError, atomic_open, refuse_inputs, write_atomic
+
+
+class DiskFull:
+    """A file object that writes ``budget`` bytes, then fails as a full disk does."""
+
+    def __init__(self, handle, budget: int):
+        self.handle, self.budget = handle, budget
+
+    def write(self, data):
+        if len(data) > self.budget:
+            self.handle.write(data[: self.budget])
+            self.handle.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.budget -= len(data)
+        return self.handle.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self.handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.handle.close()
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """Every file the atomic writer opens fails after 10 bytes."""
+    real = os.fdopen
+    monkeypatch.setattr(atomic.os, "fdopen", lambda *a, **k: DiskFull(real(*a, **k), 10))
+
+
+def leftovers(folder) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_write_atomic_writes_and_replaces(tmp_path):
+    path = tmp_path / "out.txt"
+    assert write_atomic(path, "first\n") == path
+    os.chmod(path, 0o640)
+    write_atomic(path, b"second\n")
+    assert path.read_bytes() == b"second\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640  # the permissions of the file replaced
+    assert leftovers(tmp_path) == []
+
+
+def test_failing_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, full_disk):
+    path = tmp_path / "report.html"
+    path.write_text("the good report")
+    with pytest.raises(OutputError, match=r"cannot write .*report\.html: No space left on device"):
+        write_atomic(path, "x" * 1000)
+    assert path.read_text() == "the good report"
+    assert leftovers(tmp_path) == []
+
+
+def test_failing_write_of_a_new_file_leaves_nothing(tmp_path, full_disk):
+    with pytest.raises(OutputError, match="new.csv"):
+        write_atomic(tmp_path / "new.csv", "a,b\n" * 100)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_exception_inside_the_block_keeps_the_old_file(tmp_path):
+    path = tmp_path / "table.csv"
+    path.write_text("old")
+    with pytest.raises(KeyboardInterrupt), atomic_open(path) as handle:
+        handle.write("half of the new")
+        raise KeyboardInterrupt
+    assert path.read_text() == "old"
+    assert leftovers(tmp_path) == []
+
+
+def test_unwritable_folder_names_the_file(tmp_path):
+    with pytest.raises(OutputError, match=r"cannot write .*absent.*out\.html"):
+        write_atomic(tmp_path / "absent" / "out.html", "x")
+    assert isinstance(OutputError("x"), RiskevalError)
+
+
+def test_an_input_is_never_overwritten(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("data")
+    with pytest.raises(OutputError, match="refusing to write the output over an input file"):
+        write_atomic(tmp_path / "." / "in.csv", "report", inputs=[source])
+    os.symlink(source, tmp_path / "link.csv")
+    with pytest.raises(OutputError):
+        refuse_inputs(tmp_path / "link.csv", [str(source)])
+    refuse_inputs(tmp_path / "other.csv", [source, None])  # another file is fine
+    assert source.read_text() == "data"
+
+
+def matrix() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(rng.random((4, 6)), index=list("abcd"), columns=[str(t) for t in range(6)])
+
+
+def test_report_save_is_atomic(tmp_path, monkeypatch):
+    path = tmp_path / "report.html"
+    path.write_text("the good report")
+    result = rk.report(matrix(), alphas=[0, 1])
+    real = os.fdopen
+    monkeypatch.setattr(atomic.os, "fdopen", lambda *a, **k: DiskFull(real(*a, **k), 100))
+    with pytest.raises(OutputError, match="report.html"):
+        result.save(path)
+    assert path.read_text() == "the good report"
+    assert leftovers(tmp_path) == []
+
+
+def test_command_line_report_on_a_full_disk(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    matrix().rename_axis("system").to_csv("scores.csv")
+    (tmp_path / "report.html").write_text("the good report")
+    real = os.fdopen
+    monkeypatch.setattr(atomic.os, "fdopen", lambda *a, **k: DiskFull(real(*a, **k), 100))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", "scores.csv", "-o", "report.html"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert err.startswith("riskeval: error: cannot write report.html: No space left on device")
+    assert "Traceback" not in err
+    assert (tmp_path / "report.html").read_text() == "the good report"
+    assert leftovers(tmp_path) == []

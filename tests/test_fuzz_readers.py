@@ -1,0 +1,281 @@
+"""Fuzzing every reader: whatever the bytes, a clean result or a riskeval error, nothing else.
+
+Each reader gets two kinds of input: arbitrary bytes, and a valid file whose lines are mutated
+(characters deleted, inserted or replaced by troublesome ones: CR, NUL, BOM, ``_``, ``$``, quotes,
+delimiters, huge or non-ASCII numbers...), then encoded (UTF-8 with or without BOM, UTF-16, Latin-1)
+and possibly compressed or truncated.  The only exceptions allowed out are
+:class:`riskeval.errors.RiskevalError` and its subclasses.
+
+The normal suite runs a short profile (a few seconds in all).  A longer run:
+
+    RISKEVAL_FUZZ=long python -m pytest -q tests/test_fuzz_readers.py --hypothesis-show-statistics
+
+``RISKEVAL_FUZZ_STATS=FILE`` appends one line per test: inputs tried, clean results, riskeval errors.
+"""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import gzip
+import lzma
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import riskeval as rk
+from riskeval.errors import RiskevalError
+from riskeval.io.clef2015 import read_clef2015_queries
+from riskeval.io.qrels import read_qrels
+from riskeval.io.runs import read_run
+from riskeval.io.variations import read_mapping, read_variation_table
+
+settings.register_profile(
+    "riskeval-fuzz",
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    database=None,
+)
+settings.register_profile(
+    "riskeval-fuzz-long",
+    max_examples=4000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    database=None,
+)
+FUZZ = settings.get_profile(
+    "riskeval-fuzz-long" if os.environ.get("RISKEVAL_FUZZ") == "long" else "riskeval-fuzz"
+)
+
+TMP = Path(tempfile.mkdtemp(prefix="riskeval-fuzz-"))
+OUTCOMES: dict[str, Counter] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_outcomes():
+    yield
+    stats = os.environ.get("RISKEVAL_FUZZ_STATS")
+    if stats:
+        with open(stats, "a", encoding="utf-8") as out:
+            for name, counts in OUTCOMES.items():
+                total = sum(counts.values())
+                out.write(
+                    f"{name}: {total} inputs, {counts['clean']} clean, {counts['error']} riskeval errors\n"
+                )
+
+
+def only_riskeval_errors(name: str, read: Callable[[], object]) -> None:
+    """Call ``read``: a result or a RiskevalError are fine; any other exception fails the test."""
+    counts = OUTCOMES.setdefault(name, Counter())
+    try:
+        read()
+    except RiskevalError as exc:
+        counts["error"] += 1
+        assert str(exc)  # a message, never an empty one
+    else:
+        counts["clean"] += 1
+
+
+# --- inputs ----------------------------------------------------------------------------------------
+
+NASTY = [
+    "\r", "\n", "\r\n", "\x00", "\ufeff", "\t", " ", "_", "$", '"', ",", ";", "|", "#", "'", "=",
+    "-", "+", "@", "e", ".", "0", "1", "¹", "١", "１", "é", "\u2028", "\x85", "nan", "inf", "-inf",
+    "1_0", "1e309", "99999999999999999999999", "-2147483649", "all", "runid", "<top>", "</top>",
+    "<num>", "<type>", "<query_index>", "pivot", "\udcff",
+]  # fmt: skip
+
+
+@st.composite
+def mutated(draw, seed: str) -> str:
+    """``seed`` with a few characters deleted, inserted or replaced."""
+    text = seed
+    for _ in range(draw(st.integers(0, 6))):
+        i = draw(st.integers(0, len(text)))
+        piece = draw(st.sampled_from(NASTY) | st.text(max_size=3))
+        action = draw(st.sampled_from(["insert", "replace", "delete", "duplicate"]))
+        if action == "insert":
+            text = text[:i] + piece + text[i:]
+        elif action == "replace":
+            text = text[:i] + piece + text[i + len(piece) :]
+        elif action == "delete":
+            text = text[:i] + text[i + draw(st.integers(1, 8)) :]
+        else:
+            lines = text.split("\n")
+            k = draw(st.integers(0, len(lines) - 1))
+            text = "\n".join(lines[: k + 1] + lines[k:])
+    return text
+
+
+def encode(text: str, how: str) -> bytes:
+    if how == "utf-8":
+        return text.encode("utf-8", errors="surrogatepass")
+    if how == "utf-8-bom":
+        return codecs.BOM_UTF8 + text.encode("utf-8", errors="surrogatepass")
+    if how == "utf-16":
+        return text.encode("utf-16", errors="surrogatepass")
+    if how == "utf-16-le":
+        return text.encode("utf-16-le", errors="surrogatepass")
+    return text.encode("latin-1", errors="replace")
+
+
+def pack(data: bytes, how: str) -> bytes:
+    if how == "gzip":
+        return gzip.compress(data)
+    if how == "bzip2":
+        return bz2.compress(data)
+    if how == "xz":
+        return lzma.compress(data)
+    if how == "truncated-gzip":
+        packed = gzip.compress(data)
+        return packed[: max(2, len(packed) // 2)]
+    if how == "corrupt-xz":
+        packed = bytearray(lzma.compress(data))
+        packed[len(packed) // 2] ^= 0xFF
+        return bytes(packed)
+    return data
+
+
+ENCODINGS = st.sampled_from(["utf-8", "utf-8", "utf-8", "utf-8-bom", "utf-16", "utf-16-le", "latin-1"])
+PACKING = st.sampled_from(["plain", "plain", "plain", "gzip", "bzip2", "xz", "truncated-gzip", "corrupt-xz"])
+
+
+def contents(seed: str):
+    """Bytes for a reader: arbitrary, or ``seed`` mutated, encoded and perhaps compressed."""
+    structured = st.builds(
+        lambda text, enc, packing: pack(encode(text, enc), packing), mutated(seed), ENCODINGS, PACKING
+    )
+    return st.binary(max_size=300) | structured | structured
+
+
+def write(name: str, data: bytes) -> Path:
+    path = TMP / name
+    path.write_bytes(data)
+    return path
+
+
+# --- seeds: one valid file per format ---------------------------------------------------------------
+
+RUN = "301 Q0 d1 1 2.5 bm25\n301 Q0 d2 2 1.5 bm25\n302 Q0 d1 1 0.5 bm25\n303 Q0 d9 1 -1e-3 bm25\n"
+QRELS = "301 0 d1 1\n301 0 d2 0\n302 0 d1 2\n302 0 d3 -2\n"
+TREC_EVAL = "map\t301\t0.5000\nmap\t302\t0.2500\nP_10\t301\t0.1\nrunid\tall\tbm25\nmap\tall\t0.3750\n"
+LONG_CSV = "system,topic,score\nbm25,301,0.42\nbm25,302,0.10\ndph,301,0.38\ndph,302,0.31\n"
+WIDE_CSV = "system,301,302\nbm25,0.42,0.10\ndph,0.38,\n"
+QUOTED_CSV = 'system,topic,score\n"bm,25",301,0.42\n"bm,25",302,"0.10"\ndph,301,0.38\ndph,302,0.31\n'
+MAPPING = "query topic variant\nq1 1 a\nq2 1 b\n# comment\nq3 2 a\nq4 2 b\n"
+VARIATIONS = "system,topic,variant,score\ns1,1,a,0.5\ns1,1,b,0.25\ns2,1,a,0.1\ns2,1,b,0.0\n"
+CLEF = (
+    "<topics>\n<top>\n<num>clef2015.test.1</num>\n<query>sores</query>\n<disease>x</disease>\n"
+    "<type>pivot</disease>\n<query_index>1</query_index>\n</top>\n<top>\n<num>clef2015.test.2</num>\n"
+    "<query>red</query>\n<type>most</type>\n<query_index>1</query_index>\n</top>\n</topics>\n"
+)
+
+
+# --- one test per reader ---------------------------------------------------------------------------
+
+
+@FUZZ
+@given(data=contents(RUN), topics=st.none() | st.sets(st.sampled_from(["301", "302", "1", "¹"])))
+def test_read_run(data, topics):
+    path = write("fuzz.run", data)
+    only_riskeval_errors("read_run", lambda: read_run(path, topics=topics))
+
+
+@FUZZ
+@given(data=contents(QRELS))
+def test_read_qrels(data):
+    path = write("fuzz.qrels", data)
+    only_riskeval_errors("read_qrels", lambda: read_qrels(path))
+
+
+@FUZZ
+@given(data=contents(QRELS), run=contents(RUN), measure=st.sampled_from(["nDCG@10", "P@5", "AP(rel=2)"]))
+def test_evaluate_runs(data, run, measure):
+    qrels, path = write("fuzz-e.qrels", data), write("fuzz-e.run", run)
+    only_riskeval_errors(
+        "evaluate_runs", lambda: rk.evaluate_runs(qrels, [path], measure, names=["x"], n_jobs=1)
+    )
+
+
+@FUZZ
+@given(data=contents(TREC_EVAL), measure=st.sampled_from(["map", "AP", "P_10", "ndcg_cut_10"]))
+def test_read_trec_eval(data, measure):
+    path = write("fuzz.eval", data)
+    only_riskeval_errors("read_trec_eval", lambda: rk.read_trec_eval(path, measure, missing="zero"))
+
+
+@FUZZ
+@given(
+    data=st.one_of(contents(LONG_CSV), contents(WIDE_CSV), contents(QUOTED_CSV)),
+    name=st.sampled_from(["fuzz.csv", "fuzz.tsv", "fuzz.csv.gz", "fuzz.tab"]),
+    missing=st.sampled_from(["raise", "zero", "drop"]),
+)
+def test_read_scores(data, name, missing):
+    path = write(name, data.replace(b",", b"\t") if ".t" in name else data)
+    only_riskeval_errors("read_scores", lambda: rk.read_scores(path, missing=missing))
+
+
+@FUZZ
+@given(data=contents(MAPPING))
+def test_read_mapping(data):
+    path = write("fuzz.map", data)
+    only_riskeval_errors("read_mapping", lambda: read_mapping(path))
+
+
+@FUZZ
+@given(data=contents(VARIATIONS), name=st.sampled_from(["fuzz-v.csv", "fuzz-v.tsv", "fuzz-v.txt"]))
+def test_read_variation_table(data, name):
+    path = write(name, data.replace(b",", b"\t") if name.endswith(".tsv") else data)
+    only_riskeval_errors("read_variation_table", lambda: read_variation_table(path))
+
+
+@FUZZ
+@given(data=contents(CLEF))
+def test_read_clef2015_queries(data):
+    path = write("fuzz-queries.txt", data)
+    only_riskeval_errors("read_clef2015_queries", lambda: read_clef2015_queries(path))
+
+
+class Metric:
+    def __init__(self, query_id, measure, value):
+        self.query_id, self.measure, self.value = query_id, measure, value
+
+
+ODD_VALUES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(2**70), 2**70),
+    st.text(max_size=5),
+    st.none(),
+    st.booleans(),
+    st.sampled_from(["0.5", "1_0", "nan", b"0.5", (1, 2), object()]),
+)
+IDS = st.one_of(st.text(max_size=4), st.integers(-5, 5), st.none(), st.floats(), st.sampled_from(["¹", ""]))
+
+
+@FUZZ
+@given(
+    records=st.lists(
+        st.one_of(
+            st.builds(Metric, IDS, st.sampled_from(["nDCG@10", "AP", "P@0", "", None, 5]), ODD_VALUES),
+            st.tuples(IDS, ODD_VALUES),
+            ODD_VALUES,
+        ),
+        max_size=12,
+    ),
+    as_dict=st.booleans(),
+    measure=st.sampled_from([None, "nDCG@10", "AP", "nDCG@0", "ndcg_cut_10"]),
+    missing=st.sampled_from(["raise", "zero", "drop"]),
+)
+def test_from_ir_measures(records, as_dict, measure, missing):
+    results = {"a": records[::2], "b": records[1::2]} if as_dict else records
+    system = None if as_dict else "a"
+    only_riskeval_errors(
+        "from_ir_measures", lambda: rk.from_ir_measures(results, measure, system=system, missing=missing)
+    )
