@@ -168,13 +168,34 @@ def test_experiment_with_one_part_per_file(files, capsys):
         (["evaluate", "{d}/test.txt", "--model", "{d}/nope.txt"], "does not exist"),
         (["train", "{d}/train.txt", "--param", "sigmoid=abc", "-o", "{d}/m.txt"], "'sigmoid' must be"),
         (["train", "{d}/train.txt", "--param", "num_threads=x", "-o", "{d}/m.txt"], "'num_threads' must"),
+        (["train", "{d}/train.txt", "-o", "{d}/no/such/folder/m.txt"], "does not exist"),
+        (
+            [
+                "train",
+                "{d}/train.txt",
+                "--objective",
+                "ucro",
+                "--baseline-model",
+                "{d}/bad.txt",
+                "-o",
+                "{d}/m.txt",
+            ],
+            "bad.txt: not a LightGBM model file",
+        ),
+        (
+            ["evaluate", "{d}/test.txt", "--model", "{d}/bad.txt", "--baseline-feature", "0"],
+            "not a LightGBM model",
+        ),
+        (["train", "{d}/latin1.txt", "-o", "{d}/m.txt"], "latin1.txt:2: is not UTF-8 text"),
     ],
 )
 def test_bad_input_exits_with_status_2(files, capsys, args, message):
     (files / "bad.txt").write_text("one qid:1 1:1\n")
+    (files / "latin1.txt").write_bytes(b"1 qid:1 1:1\n0 qid:1 1:2 # caf\xe9\n")
     code, out, err = run(["ltr", *[a.format(d=files) for a in args]], capsys)
     assert code == 2
     assert message in err and "Traceback" not in err
+    assert "boosting" not in err  # failed before any training
 
 
 def test_text_table_prints_query_counts_as_integers(files, capsys):

@@ -1,11 +1,17 @@
-"""The SVMlight/LETOR reader and LightGBM ``.query`` files: content as LightGBM reads it, and every
-bad line reported with file:line."""
+"""The SVMlight/LETOR reader and LightGBM ``.query`` files: content as LightGBM and scikit-learn read
+it, values exactly as Python's float, and every bad line reported with file:line."""
+
+import gzip
 
 import lightgbm as lgb
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from riskeval.errors import InputFormatError
+from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.io import letor
 from riskeval.io.letor import read_letor, read_query_file
 
 
@@ -81,3 +87,115 @@ def test_missing_or_inconsistent_query_file(tmp_path):
     with pytest.raises(InputFormatError) as info:
         read_query_file(tmp_path / "q")
     assert info.value.problems[0][0] == f"{tmp_path / 'q'}:2"
+
+
+def test_same_values_as_scikit_learns_reader(letor_dir):
+    # scikit-learn's load_svmlight_file reads the same labels, query groups and features
+    sklearn_datasets = pytest.importorskip("sklearn.datasets", reason="scikit-learn is not installed")
+    for name in ("rank.train", "rank.test"):
+        ours = read_letor(letor_dir / name)
+        X, y = sklearn_datasets.load_svmlight_file(str(letor_dir / name), zero_based=True)
+        width = max(X.shape[1], ours.X.shape[1])
+        np.testing.assert_array_equal(ours.y, y)
+        assert (sp.csr_matrix(X, shape=(X.shape[0], width)) != ours.X).nnz == 0
+
+
+def test_same_values_and_qids_as_scikit_learns_reader(tmp_path):
+    sklearn_datasets = pytest.importorskip("sklearn.datasets", reason="scikit-learn is not installed")
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(300):
+        values = " ".join(
+            f"{j}:{float(v)!r}"
+            for j, v in enumerate(rng.normal(size=6) * 10.0 ** rng.integers(-30, 30, 6), 1)
+        )
+        lines.append(f"{rng.integers(0, 5)} qid:{i // 7} {values} # doc {i}")
+    path = tmp_path / "svm.txt"
+    path.write_text("\n".join(lines) + "\n")
+    ours = read_letor(path)
+    X, y, qid = sklearn_datasets.load_svmlight_file(str(path), query_id=True, zero_based=True)
+    np.testing.assert_array_equal(ours.y, y)
+    np.testing.assert_array_equal(ours.qid, qid)
+    assert (sp.csr_matrix(X) != ours.X).nnz == 0
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(
+        st.floats(allow_nan=False, allow_infinity=False).map(repr),
+        st.decimals(allow_nan=False, allow_infinity=False).map(str),
+        st.from_regex(r"\A[+-]?([0-9]{0,25}\.?[0-9]{0,25})([eE][+-]?[0-9]{1,3})?\Z"),
+    )
+)
+def test_values_are_read_exactly_as_pythons_float(text):
+    # the compiled parser's own conversion (status 0) or Python's float (status 1); decimal
+    # notation in ASCII only (float also reads '1_0' and non-ASCII digits: refused)
+    buf = np.frombuffer(text.encode(), dtype=np.uint8)
+    status, value = letor._decimal(buf, 0, buf.size)
+    try:
+        expected = float(text)
+    except ValueError:
+        assert status == 2
+        return
+    assert status in (0, 1)
+    if status == 0:
+        assert value == expected and np.signbit(value) == np.signbit(expected)
+
+
+@pytest.mark.parametrize("text", ["1_0", "\u0661", "0x10", "nan", "inf", "1e", ".", "+", "--1"])
+def test_only_decimal_notation_is_a_number(text):
+    buf = np.frombuffer(text.encode(), dtype=np.uint8)
+    assert letor._decimal(buf, 0, buf.size)[0] == 2
+
+
+def test_one_query_id_written_two_ways_is_refused(tmp_path):
+    # qid:1 and qid:01 are the same number: not silently one query, nor two
+    path = tmp_path / "q.txt"
+    path.write_text("1 qid:1 1:1\n0 qid:1 1:2\n1 qid:01 1:3\n0 qid:2 1:1\n")
+    with pytest.raises(InputFormatError) as info:
+        read_letor(path)
+    assert info.value.problems == [
+        (
+            f"{path}:3",
+            "qid 01 is the number of qid 1 (line 1) written another way; write each query id one way",
+        )
+    ]
+
+
+def test_bytes_that_are_not_utf8_are_named_with_file_and_line(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(b"1 qid:1 1:1 # ok\n0 qid:1 1:2 # caf\xe9\n")
+    with pytest.raises(RiskevalError) as info:
+        read_letor(path)
+    assert f"{path}:2" in str(info.value) and "not UTF-8" in str(info.value)
+
+
+def test_labels_and_feature_indices_beyond_32_bits_are_refused(tmp_path):
+    path = tmp_path / "big.txt"
+    path.write_text(
+        "99999999999999999999 qid:1 1:1\n"
+        "3000000000 qid:1 1:1\n"
+        "1e30 qid:1 1:1\n"
+        "1 qid:1 100000000000:1\n"
+        "1 qid:1 99999999999999999999999999:1\n"
+        "1 qid:99999999999999999999 1:1\n"
+        "2.0 qid:2 2147483646:1\n"
+    )
+    with pytest.raises(InputFormatError) as info:
+        read_letor(path)
+    problems = dict(info.value.problems)
+    for line in (1, 2, 3):
+        assert "too large: LightGBM's labels are 32-bit integers" in problems[f"{path}:{line}"]
+    for line in (4, 5):
+        assert "feature index of" in problems[f"{path}:{line}"]
+    assert "qid '99999999999999999999' is too large" in problems[f"{path}:6"]
+    assert f"{path}:7" not in problems  # the largest index LightGBM takes, and a label written 2.0
+
+
+def test_compressed_files_and_crlf_line_breaks(tmp_path):
+    text = "2 qid:10 1:0.5 3:1.5 # a\r\n0 qid:10 2:0.25\r\n1 qid:7 1:1\r\n"
+    (tmp_path / "plain.txt").write_text(text, newline="")
+    (tmp_path / "packed.txt.gz").write_bytes(gzip.compress(text.encode()))
+    plain, packed = read_letor(tmp_path / "plain.txt"), read_letor(tmp_path / "packed.txt.gz")
+    np.testing.assert_array_equal(plain.X.toarray(), packed.X.toarray())
+    np.testing.assert_array_equal(plain.group, [2, 1])

@@ -107,9 +107,30 @@ def _widen(X, width: int):
     return sp.csr_matrix(X, shape=(X.shape[0], width))
 
 
+def _booster(path: str):
+    """A LightGBM model file, or a :class:`RiskevalError` naming it."""
+    import lightgbm
+
+    from riskeval.errors import RiskevalError
+
+    try:
+        return lightgbm.Booster(model_file=path)
+    except lightgbm.basic.LightGBMError as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise RiskevalError(f"{path}: not a LightGBM model file ({reason}).") from None
+
+
+def _check_output(path: str) -> None:
+    """Refuse, before any training, a model path whose folder does not exist."""
+    from riskeval.errors import RiskevalError
+
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise RiskevalError(f"Cannot save the model to {path}: the folder {folder} does not exist.")
+
+
 def _baselines(data, features, model_files, k):
     """Per-query NDCG@k of every baseline on ``data``: name → vector."""
-    import lightgbm
 
     from riskeval.ltr.model_evaluation import ndcg_per_query
 
@@ -119,7 +140,7 @@ def _baselines(data, features, model_files, k):
 
         out[f"feature {j}"] = ndcg_per_query(feature_column(data.X, j), data.y, data.group, k=k)
     for path in model_files:
-        booster = lightgbm.Booster(model_file=path)
+        booster = _booster(path)
         out[Path(path).stem] = ndcg_per_query(booster.predict(data.X), data.y, data.group, k=k)
     return out
 
@@ -150,14 +171,17 @@ def _emit_table7(frame, fmt: str) -> None:
 
 
 def _progress_callback(total: int):
+    """A progress bar on stderr, shown from the first tree (not for input that fails before)."""
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=total, desc="boosting", unit="tree", file=sys.stderr)
+    bars = []
 
     def callback(env) -> None:
-        bar.update()
+        if not bars:
+            bars.append(tqdm(total=total, desc="boosting", unit="tree", file=sys.stderr))
+        bars[0].update()
         if env.iteration + 1 >= env.end_iteration:
-            bar.close()
+            bars[0].close()
 
     return callback
 
@@ -236,6 +260,9 @@ def train(
     from riskeval.ltr.model_evaluation import ndcg_per_query, risk_profile
 
     lgb_params = _parse_params(params)
+    _check_output(output)
+    for path in baseline_models:
+        _booster(path)  # a bad model file fails before the data is read and the model trained
     train_set, _ = _read([data], query_file)
     baselines = _baselines(train_set, features, baseline_models, k)
     if objective == "lambdarank":
@@ -307,14 +334,13 @@ def train(
 @format_option
 def evaluate(data, query_file, models, features, baseline_models, k, fmt):
     """Table 7 of models on DATA against baselines (Dinçer et al., SIGIR 2016): NDCG@k, Risk..."""
-    import lightgbm
 
     from riskeval.errors import RiskevalError
     from riskeval.ltr.model_evaluation import ndcg_per_query, risk_profile
 
     if not features and not baseline_models:
         raise RiskevalError("Give at least one --baseline-feature or --baseline-model.")
-    boosters = {Path(p).stem: lightgbm.Booster(model_file=p) for p in models}
+    boosters = {Path(p).stem: _booster(p) for p in models}
     width = max(b.num_feature() for b in boosters.values())
     test, _ = _read([data], query_file, n_features=width)
     scored = {
