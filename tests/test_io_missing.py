@@ -143,7 +143,7 @@ def test_complete_matrix_passes_without_warning(policy):
 
 @pytest.mark.parametrize("policy", ["raise", "zero", "drop"])
 def test_infinite_is_an_error_under_every_policy(policy):
-    with pytest.raises(RiskevalError, match="1 infinite cell.*system 's2', topic 'a'"):
+    with pytest.raises(RiskevalError, match="1 infinite or huge cell.*system 's2', topic 'a'"):
         rk.apply_missing(frame([[0.1, nan], [np.inf, 0.4]]), policy)
 
 
@@ -234,10 +234,22 @@ def test_every_input_path_applies_the_policy(kind, tmp_path):
     assert list(dropped.index) == ["s1", "s2"]
 
 
-def test_huge_finite_scores_are_complete_without_warnings():
-    # their total overflows to inf, which must not be mistaken for an infinite or missing cell
-    huge = frame([[1e308, 1e308], [1e308, 1e308]])
+def test_large_finite_scores_are_complete_without_warnings():
+    # their sum of squares is large but finite: no cell is mistaken for an infinite or missing one
+    large = frame([[9e99, -9e99], [1e99, 1e99]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert rk.as_matrix(huge).equals(huge.rename_axis(index="system", columns="topic"))
-        assert rk.apply_missing(huge).to_numpy().max() == 1e308
+        assert rk.as_matrix(large).equals(large.rename_axis(index="system", columns="topic"))
+        assert rk.apply_missing(large).to_numpy().max() == 9e99
+
+
+@pytest.mark.parametrize("value", [1e100, -1e300, 1.7e308])
+def test_scores_beyond_the_magnitude_bound_are_refused(value):
+    """Squares and chi-square products of such scores overflow float64: refused, not mis-computed."""
+    huge = frame([[value, 0.5], [0.25, 0.5]])
+    with pytest.raises(
+        RiskevalError, match=r"1 infinite or huge cell.*system 's1', topic 'a'.*below 1e\+100"
+    ):
+        rk.as_matrix(huge)
+    with pytest.raises(RiskevalError, match="magnitude"):
+        rk.trisk([value, 0.1, 0.2], [0.3, 0.2, 0.1])

@@ -98,3 +98,37 @@ def test_evaluate_runs_orders_topics_numerically(tmp_path):
     M = rk.evaluate_runs(str(qrels), [str(run)], "P@1")
     assert list(M.columns) == ["1", "2", "10", "a", "b"]
     assert (M.to_numpy() == 1.0).all()
+
+
+@pytest.mark.filterwarnings("ignore:risk_table. ZRisk and GeoRisk need scores")
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=3, max_size=60),
+    st.floats(-0.9, 0.9).filter(lambda v: abs(v) > 1e-6),
+    st.floats(0.0, 20.0),
+)
+def test_a_constant_difference_has_no_trisk_whatever_the_rounding(b, shift, alpha):
+    """s = b + shift: the differences are one number up to rounding, so TRisk is undefined (NaN with
+    a reason) instead of a huge statistic made of rounding noise."""
+    b = np.array(b)
+    s = b + shift
+    r = rk.trisk(s, b, alpha=alpha)
+    assert np.isnan(r.statistic) and np.isnan(r.pvalue) and "zero variance" in r.reason
+    t = rk.risk_table(pd.DataFrame([s, b], index=["s", "b"]), baseline="b", alphas=[alpha])
+    assert np.isnan(t.set_index("system").loc["s", "trisk"])
+    assert not rk.topic_risk(s, b, alpha=alpha)["significant"].any()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), min_size=3, max_size=50),
+    st.integers(-200, 200),
+)
+def test_trisk_is_scale_invariant_and_agrees_with_the_table(pairs, power):
+    s, b = (np.array(v) for v in zip(*pairs, strict=True))
+    k = 2.0**power  # exact scaling: every rounding is scaled alike
+    r, rk_ = rk.trisk(s, b, alpha=1.0), rk.trisk(k * s, k * b, alpha=1.0)
+    assert (np.isnan(r.statistic) and np.isnan(rk_.statistic)) or r.statistic == pytest.approx(rk_.statistic)
+    t = rk.risk_table(pd.DataFrame([s, b], index=["s", "b"]), baseline="b", alphas=[1.0])
+    got = t.set_index("system").loc["s", "trisk"]
+    assert (np.isnan(got) and np.isnan(r.statistic)) or got == pytest.approx(r.statistic, rel=1e-9)

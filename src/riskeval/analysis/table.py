@@ -119,9 +119,15 @@ def risk_table(
     df = c - 1
     u = paired.urisk_from(sums, a)
     err = np.sqrt(paired.variance_from(sums, a) / c)
-    t = _t(u, err)
+    constant = paired.zero_spread(err * np.sqrt(c), sums.scale, a)
+    t = _t(u, err, constant)
     pvalue = 2 * stdtr(df, -np.abs(t))  # two-sided Student t tail, as scipy.stats.t.sf
-    tstar = _t(paired.urisk_from(mean_sums, a), np.sqrt(paired.variance_from(mean_sums, a) / c))
+    mean_err = np.sqrt(paired.variance_from(mean_sums, a) / c)
+    tstar = _t(
+        paired.urisk_from(mean_sums, a),
+        mean_err,
+        paired.zero_spread(mean_err * np.sqrt(c), mean_sums.scale, a),
+    )
     zr, geo, row_sums = _zrisk_georisk(values, a)
     pvalue_adj = (
         np.vstack([adjust_pvalues(row, correction) for row in pvalue])
@@ -164,16 +170,17 @@ def risk_table(
     }
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})
     table.update({name: v.T.ravel() for name, v in per_alpha.items()})
-    table["reason"] = _reasons(base.is_self, sums, err.T.ravel(), k)
+    table["reason"] = _reasons(base.is_self, sums, constant.T.ravel(), k)
     out = pd.DataFrame(table, columns=list(COLUMNS))
     if correction is None:
         out = out.drop(columns=["correction", "pvalue_adj"])
     return out
 
 
-def _t(u: np.ndarray, err: np.ndarray) -> np.ndarray:
+def _t(u: np.ndarray, err: np.ndarray, constant: np.ndarray) -> np.ndarray:
+    """u/err, NaN where the risk-reward scores are constant up to rounding (:func:`paired.zero_spread`)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(err > 0, u / np.where(err > 0, err, 1.0), np.nan)
+        return np.where(constant, np.nan, u / np.where(constant, 1.0, err))
 
 
 def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -192,11 +199,10 @@ def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.nd
     return chisq.zrisk_from(z, a), chisq.georisk_from(z, a), z.S
 
 
-def _reasons(is_self: np.ndarray, sums: paired.PairedSums, err: np.ndarray, k: int) -> np.ndarray:
+def _reasons(is_self: np.ndarray, sums: paired.PairedSums, zero: np.ndarray, k: int) -> np.ndarray:
     identical = np.repeat((sums.wins == 0) & (sums.losses == 0), k)
-    reason = np.full(err.shape, None, dtype=object)
-    zero = ~(err > 0)
-    reason[zero] = "zero variance of the per-topic risk-reward scores"
+    reason = np.full(zero.shape, None, dtype=object)
+    reason[zero] = "zero variance of the per-topic risk-reward scores (up to rounding)"
     reason[zero & identical] = "the system equals the baseline on every topic"
     reason[zero & np.repeat(is_self, k)] = "the system is the baseline"
     return reason

@@ -35,6 +35,7 @@ class PairedSums(NamedTuple):
     wins: np.ndarray
     losses: np.ndarray
     loss20: np.ndarray
+    scale: np.ndarray  # largest |score| of the system or its baseline
 
 
 # Systems per parallel block and topics per chunk: a block × chunk tile (64 × 512 doubles, 256 KiB)
@@ -62,13 +63,13 @@ def _paired_topic_major(Xt, Bt, per_system, w):
     block-local accumulators, which LLVM vectorises.
     """
     c, r = Xt.shape
-    out = np.zeros((r, 8))
+    out = np.zeros((r, 9))
     n_blocks = (r + _BLOCK - 1) // _BLOCK
     for blk in prange(n_blocks):
         i0 = blk * _BLOCK
         i1 = min(r, i0 + _BLOCK)
         m = i1 - i0
-        acc = np.zeros((8, m))  # sum⁺, sum⁻, M2⁺, M2⁻, cross, wins, losses, loss>20%
+        acc = np.zeros((9, m))  # sum⁺, sum⁻, M2⁺, M2⁻, cross, wins, losses, loss>20%, scale
         mp_a = np.zeros(m)
         mn_a = np.zeros(m)
         csp = np.empty(m)
@@ -86,6 +87,7 @@ def _paired_topic_major(Xt, Bt, per_system, w):
             wins = acc[5]
             losses = acc[6]
             loss20 = acc[7]
+            scale = acc[8]
             for j in range(j0, j1):
                 wj = w[j]
                 n_b += wj
@@ -100,6 +102,7 @@ def _paired_topic_major(Xt, Bt, per_system, w):
                     # "Loss > 20%" (Dinçer, Macdonald & Ounis, SIGIR 2016, Table 7): (b − s)/b > 0.2
                     # with b > 0, evaluated as b − s > 0.2·b so that no division by b is needed
                     loss20[k] += wj * ((brow[k] > 0.0) & (-d > 0.2 * brow[k]))
+                    scale[k] = max(scale[k], abs(x[k]), abs(brow[k]))
             if n_b <= 0.0:
                 continue
             cm2p[:] = 0.0
@@ -159,7 +162,7 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     kernel = _paired_topic_major if Xt.size >= SERIAL_CELLS else _paired_topic_major_serial
     out = kernel(Xt, Bt, per_system, w)
-    return PairedSums(float(w.sum()), *(out[:, k] for k in range(8)))
+    return PairedSums(float(w.sum()), *(out[:, k] for k in range(9)))
 
 
 def urisk_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
@@ -173,6 +176,19 @@ def variance_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
     m2 = s.m2_pos + k * k * s.m2_neg + 2.0 * k * s.cross
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.maximum(m2, 0.0) / (s.n - 1.0)
+
+
+#: Relative tolerance below which the spread of the per-topic risk-reward scores is rounding noise.
+#: A difference s_j − b_j carries a rounding error up to eps·max(|s_j|, |b_j|), and x_j up to (1+α)
+#: times that; a standard deviation within 1024 times this bound is treated as 0, so that e.g. the
+#: differences 0.1 − 0.3, 0.2 − 0.4, 0.3 − 0.5 count as constant rather than giving TRisk ≈ −7e15.
+ZERO_SPREAD_RTOL = 1024 * float(np.finfo(np.float64).eps)
+
+
+def zero_spread(sd: Any, scale: Any, alpha: Any) -> np.ndarray:
+    """Whether a standard deviation ``sd`` of risk-reward scores is rounding noise: ``sd ≤
+    ZERO_SPREAD_RTOL · (1 + α) · scale``, ``scale`` the largest |score| of system and baseline."""
+    return np.asarray(sd) <= ZERO_SPREAD_RTOL * (1.0 + np.asarray(alpha)) * np.asarray(scale)
 
 
 def risk_scores(delta: Any, alpha: float) -> np.ndarray:

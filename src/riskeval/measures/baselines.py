@@ -11,7 +11,7 @@ import pandas as pd
 
 from riskeval.core import baselines as kernels
 from riskeval.errors import RiskevalError
-from riskeval.model.matrix import as_matrix
+from riskeval.model.matrix import MAX_MAGNITUDE, as_matrix
 from riskeval.options import AGGREGATES, check_option
 
 
@@ -181,6 +181,13 @@ def _check_finite(arr: np.ndarray, name: str, func: str) -> None:
         raise RiskevalError(
             f"The '{name}' of {func} has a non-finite score ({float(arr[j])}) at position {j}; "
             "missing topics need a policy (riskeval.score_matrix(..., missing=...))."
+        )
+    if arr.size and np.abs(arr).max() >= MAX_MAGNITUDE:
+        j = int(np.argmax(np.abs(arr)))
+        raise RiskevalError(
+            f"The '{name}' of {func} has a score of magnitude {float(arr[j]):g} at position {j}; "
+            f"scores must be below {MAX_MAGNITUDE:g} in magnitude (rescale them, which changes no "
+            "ranking)."
         )
 
 

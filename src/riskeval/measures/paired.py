@@ -56,14 +56,15 @@ def trisk(
     err = float(kern.jackknife_se(x)) if se == "jackknife" else float(x.std(ddof=1) / np.sqrt(c))
     df = c - 1
     critical = float(stdtrit(df, 1 - level / 2))
-    if err > 0:
+    scale = float(max(np.abs(s).max(), np.abs(b).max()))
+    if not kern.zero_spread(err * np.sqrt(c), scale, alpha):
         t = u / err
         p = float(2 * stdtr(df, -abs(t)))
         return TRiskResult(t, p, df, u, err, se, alpha, level, critical)
     reason = (
         "the system equals the baseline on every topic"
         if np.all(s == b)
-        else "every topic has the same risk-reward score (zero variance)"
+        else "every topic has the same risk-reward score (zero variance, up to rounding)"
     )
     return TRiskResult(np.nan, np.nan, df, u, err, se, alpha, level, critical, reason)
 
@@ -131,6 +132,9 @@ def topic_risk(
     with np.errstate(divide="ignore", invalid="ignore"):
         tr = x / sx
         tj = (c - 1) * (x.mean() - theta) / (np.sqrt(c) * se_j)
+    if kern.zero_spread(sx, max(np.abs(s).max(), np.abs(b).max()), alpha):
+        tr = np.full(c, np.nan)  # no spread beyond rounding: nothing to standardise by
+        tj = np.full(c, np.nan)
     df = c - 1
     critical = float(stdtrit(df, 1 - level / 2))
     pvalue = 2 * stdtr(df, -np.abs(tr))

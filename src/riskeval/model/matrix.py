@@ -20,6 +20,10 @@ import pandas as pd
 from riskeval.errors import MissingTopicsError, MissingTopicsWarning, RiskevalError
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
+#: Largest magnitude of a score: far beyond any effectiveness measure, and small enough that sums
+#: of squares, chi-square expected values and their products stay finite in float64.
+MAX_MAGNITUDE = 1e100
+
 _EXAMPLES = 3  # topics (and systems per topic) quoted in messages
 
 
@@ -156,17 +160,23 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
         if labels.has_duplicates:
             dup = labels[labels.duplicated()].unique().tolist()[:5]
             raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
-    # A finite total implies finite cells (NaN and inf propagate); only then scan cell by cell.
-    with np.errstate(over="ignore", invalid="ignore"):  # a huge finite total only costs the scan
-        total = values.sum()
-    complete = bool(np.isfinite(total)) or bool(np.isfinite(values).all())
-    if not complete:
-        infinite = np.isinf(values)
-        if infinite.any():
-            rows, cols = np.nonzero(infinite)
+    # One pass: a sum of squares below MAX_MAGNITUDE² implies finite cells of magnitude below
+    # MAX_MAGNITUDE (NaN and inf propagate); only otherwise scan cell by cell.
+    flat = values.ravel(order="K")
+    with np.errstate(over="ignore", invalid="ignore"):
+        square = float(flat @ flat)
+    complete = True
+    if not square < MAX_MAGNITUDE * MAX_MAGNITUDE:
+        complete = not np.isnan(values).any()
+        with np.errstate(invalid="ignore"):
+            bad = np.abs(values) >= MAX_MAGNITUDE  # inf too; NaN compares False
+        if bad.any():
+            rows, cols = np.nonzero(bad)
+            example = float(values[rows[0], cols[0]])
             raise RiskevalError(
-                f"{name} has {rows.size} infinite cell(s), e.g. system {index[rows[0]]!r}, topic "
-                f"{columns[cols[0]]!r}: scores must be finite numbers."
+                f"{name} has {rows.size} infinite or huge cell(s), e.g. {example!r} for "
+                f"system {index[rows[0]]!r}, topic {columns[cols[0]]!r}: scores must be finite numbers "
+                f"of magnitude below {MAX_MAGNITUDE:g} (rescale them, which changes no ranking)."
             )
     return pd.DataFrame(values, index=index, columns=columns, copy=False), complete
 
