@@ -70,17 +70,18 @@ def bootstrap_counts(rng: np.random.Generator, c: int, n: int, size: int = BLOCK
 
 
 def random_signs(rng: np.random.Generator, c: int, n: int, size: int = BLOCK) -> Iterator[np.ndarray]:
-    """Blocks of random sign vectors (rows of ±1.0, each sign +1 with probability 1/2)."""
+    """Blocks of random sign vectors (rows of ±1 as int8, each sign +1 with probability 1/2)."""
     for m in blocks(n, size):
-        yield 2.0 * rng.integers(0, 2, (m, c), dtype=np.int8) - 1.0
+        yield (2 * rng.integers(0, 2, (m, c), dtype=np.int8) - 1).astype(np.int8)
 
 
 def all_signs(c: int, size: int = BLOCK) -> Iterator[np.ndarray]:
-    """Every one of the 2^c sign vectors, in blocks; the first row is all +1 (the identity)."""
+    """Every one of the 2^c sign vectors (int8 ±1), in blocks; the first row is all +1 (the
+    identity)."""
     bits = np.arange(c, dtype=np.int64)
     for start in range(0, 2**c, size):
         k = np.arange(start, min(2**c, start + size), dtype=np.int64)
-        yield 1.0 - 2.0 * ((k[:, None] >> bits) & 1)
+        yield (1 - 2 * ((k[:, None] >> bits) & 1)).astype(np.int8)
 
 
 def mc_pvalue(count: Any, n: int) -> np.ndarray:

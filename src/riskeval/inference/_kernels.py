@@ -69,6 +69,22 @@ def zsums_batch(Xt, T, q, inv_q, W):
     return zp, zs, S, n
 
 
+@njit(inline="always")
+def _shuffled_sums(Xt, U, b, col, acc):
+    """Row sums of Xt (c × r) after a Fisher–Yates shuffle of each topic by the draws ``U[b]``."""
+    c, r = Xt.shape
+    acc[:] = 0.0
+    for j in range(c):
+        col[:] = Xt[j]
+        for k in range(r - 1, 0, -1):
+            m = (np.uint64(U[b, j, r - 1 - k]) * np.uint64(k + 1)) >> np.uint64(32)
+            t = col[k]
+            col[k] = col[m]
+            col[m] = t
+        for i in range(r):
+            acc[i] += col[i]
+
+
 @njit(parallel=True, cache=True)
 def permuted_sums(Xt, U):
     """Row sums of the matrix after shuffling, independently within each topic, the scores across
@@ -82,34 +98,47 @@ def permuted_sums(Xt, U):
     B = U.shape[0]
     out = np.zeros((B, r))
     for b in prange(B):
-        acc = np.zeros(r)
         col = np.empty(r)
-        for j in range(c):
-            col[:] = Xt[j]
-            for k in range(r - 1, 0, -1):
-                m = (np.uint64(U[b, j, r - 1 - k]) * np.uint64(k + 1)) >> np.uint64(32)
-                t = col[k]
-                col[k] = col[m]
-                col[m] = t
-            for i in range(r):
-                acc[i] += col[i]
+        acc = np.empty(r)
+        _shuffled_sums(Xt, U, b, col, acc)
         out[b] = acc
     return out
 
 
 @njit(parallel=True, cache=True)
-def pair_counts(means, observed, tol):
-    """For each pair (i, k), the number of rows of ``means`` (B × r) with
-    ``|means[b, i] − means[b, k]| ≥ observed[i, k] − tol`` (upper triangle filled)."""
-    B, r = means.shape
-    out = np.zeros((r, r))
-    for i in prange(r):
-        for b in range(B):
-            mi = means[b, i]
-            for k in range(i + 1, r):
-                if abs(mi - means[b, k]) >= observed[i, k] - tol:
-                    out[i, k] += 1.0
-    return out
+def tukey_block(Xt, U, observed, tol, chunks):
+    """One block of randomised Tukey HSD resamples, in one parallel region.
+
+    For each resample (draws ``U[b]``, see :func:`permuted_sums`): the systems' means after the
+    shuffle, their range ``max − min`` (returned, B values), and for every pair (i, k) whether
+    ``|m_i − m_k| ≥ observed[i, k] − tol`` (counted; upper triangle of the returned r × r).
+    Resamples are split into ``chunks`` contiguous runs, each with its own counts, summed at the
+    end: no two threads write the same memory.
+    """
+    c, r = Xt.shape
+    B = U.shape[0]
+    ranges = np.empty(B)
+    counts = np.zeros((chunks, r, r))
+    per = (B + chunks - 1) // chunks
+    for ch in prange(chunks):
+        col = np.empty(r)
+        acc = np.empty(r)
+        cnt = counts[ch]
+        for b in range(ch * per, min(B, (ch + 1) * per)):
+            _shuffled_sums(Xt, U, b, col, acc)
+            lo = np.inf
+            hi = -np.inf
+            for i in range(r):
+                acc[i] /= c
+                lo = min(lo, acc[i])
+                hi = max(hi, acc[i])
+            ranges[b] = hi - lo
+            for i in range(r):
+                mi = acc[i]
+                for k in range(i + 1, r):
+                    if abs(mi - acc[k]) >= observed[i, k] - tol:
+                        cnt[i, k] += 1.0
+    return ranges, counts.sum(axis=0)
 
 
 @njit(parallel=True, cache=True)
@@ -148,3 +177,64 @@ def row_summaries(A, estimate, null):
                     ss += (x - mean) * (x - mean)
             sd[i] = math.sqrt(ss / (v - 1.0))
     return valid, sd, below_est, below_null
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def flip_hits(E, pos_t, neg_t, factors, scale, threshold, hits, maxima, chunks):
+    """One block of sign vectors ``E`` (B × c, int8 ±1) for every (system i, α) cell.
+
+    ``P = Σ_j ε_j δ⁺_ij`` and ``N = Σ_j ε_j δ⁻_ij`` (``pos_t``, ``neg_t``: c × r), so the flipped sum of
+    the cell (i, α) is ``P + (1+α) N`` (``factors`` holds 1+α).  Its statistic
+    ``u = |P + (1+α) N|·scale`` is compared with the cell's ``threshold`` (``hits``, r × k,
+    accumulated) and the maximum of u over all cells is written to ``maxima[b]``.  One parallel
+    region: ``chunks`` runs of sign vectors, each counted apart; the sums are formed here rather than
+    by a BLAS product, whose threads would compete with these.
+    """
+    B, c = E.shape
+    r = pos_t.shape[1]
+    k = factors.size
+    counts = np.zeros((chunks, r, k))
+    per = (B + chunks - 1) // chunks
+    for ch in prange(chunks):
+        P = np.empty(r)
+        N = np.empty(r)
+        cnt = counts[ch]
+        for b in range(ch * per, min(B, (ch + 1) * per)):
+            P[:] = 0.0
+            N[:] = 0.0
+            for j in range(c):
+                if E[b, j] > 0:
+                    for i in range(r):
+                        P[i] += pos_t[j, i]
+                        N[i] += neg_t[j, i]
+                else:
+                    for i in range(r):
+                        P[i] -= pos_t[j, i]
+                        N[i] -= neg_t[j, i]
+            top = 0.0
+            for i in range(r):
+                for a in range(k):
+                    u = abs(P[i] + factors[a] * N[i]) * scale[i, a]
+                    top = max(top, u)
+                    if u >= threshold[i, a]:
+                        cnt[i, a] += 1.0
+            maxima[b] = top
+    hits += counts.sum(axis=0)
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def weighted_sums(W, Vt):
+    """``W @ Vt`` (B × c times c × m) for non-negative topic weights, skipping zero weights, in
+    parallel over rows of ``W`` (no BLAS threads competing with the kernels' own)."""
+    B, c = W.shape
+    m = Vt.shape[1]
+    out = np.zeros((B, m))
+    for b in prange(B):
+        acc = np.zeros(m)
+        for j in range(c):
+            w = W[b, j]
+            if w != 0.0:
+                for i in range(m):
+                    acc[i] += w * Vt[j, i]
+        out[b] = acc
+    return out

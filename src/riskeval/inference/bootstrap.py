@@ -5,7 +5,7 @@ Topics are resampled with replacement (Efron & Tibshirani, *An Introduction to t
 1993: the percentile interval of ch. 13, the BCa interval of ch. 14.3 with the jackknife
 acceleration of eq. 14.15).  A resample is a vector of topic counts, drawn exactly as
 :func:`scipy.stats.bootstrap` draws its indices, so each costs one weighted pass of the kernels:
-URisk and TRisk come from four matrix products of the counts with δ⁺, δ⁻ and their squares (every
+URisk and TRisk come from the counts' weighted sums of δ⁺, δ⁻ and their squares (every
 α then costs O(r)); ZRisk and GeoRisk recompute the whole chi-square matrix — row totals, the grand
 total and every expected value — for each resample (:func:`riskeval.inference._kernels.zsums_batch`).
 Per-topic aggregate baselines (MEAN, ...) are per-topic values and travel with their topic.
@@ -28,7 +28,7 @@ from riskeval.core import chisq
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
-from riskeval.inference._kernels import row_summaries, zsums_batch
+from riskeval.inference._kernels import row_summaries, weighted_sums, zsums_batch
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import check_nonnegative
 from riskeval.measures.results import ConfidenceInterval, TestResult
@@ -58,7 +58,7 @@ class ResampledMeasures:
             delta = values - base
             pos = np.maximum(delta, 0.0)
             neg = np.minimum(delta, 0.0)
-            # c × 4r: one matrix product per block of resamples gives all four weighted sums
+            # c × 4r: one weighted pass per block of resamples gives all four sums
             self.moments = np.ascontiguousarray(np.concatenate([pos, neg, pos * pos, neg * neg]).T)
         if any(m in self.wanted for m in ("zrisk", "georisk")):
             self.Xt = topic_major(values)
@@ -78,7 +78,7 @@ class ResampledMeasures:
         stop = start + W.shape[0]
         n = W.sum(axis=1)
         if "moments" in self.__dict__:
-            P1, N1, P2, N2 = np.split(np.ascontiguousarray((W @ self.moments).T), 4)  # r × B each
+            P1, N1, P2, N2 = np.split(np.ascontiguousarray(weighted_sums(W, self.moments).T), 4)  # r × B
             for i, alpha in enumerate(self.alphas):
                 k = 1.0 + alpha
                 total = P1 + k * N1

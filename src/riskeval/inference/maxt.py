@@ -88,9 +88,10 @@ def risk_permutation_table(
     n = check_n_resamples(n_resamples, func)
     gen, seed = resolve_rng(rng, func)
     rb = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
+    delta = M.to_numpy() - rb.values
     cells = risk_cells(M.to_numpy(), rb.values, A)
-    flips = sign_flip_counts(cells, n, gen)
-    p, p_max = flips.pvalues()
+    flips = sign_flip_counts(np.maximum(delta, 0.0), np.minimum(delta, 0.0), A, n, gen)
+    p, p_max = (q.ravel() for q in flips.pvalues())  # r × k, system-major like the cells
     r, k = M.shape[0], A.size
     return pd.DataFrame(
         {

@@ -29,6 +29,7 @@ from riskeval.inference._common import (
     random_signs,
     resolve_rng,
 )
+from riskeval.inference._kernels import flip_hits
 from riskeval.measures.baselines import as_pair
 from riskeval.measures.results import TestResult
 from riskeval.options import check_alpha
@@ -85,7 +86,7 @@ class FlipCounts(NamedTuple):
         return mc_pvalue(self.hits, self.n), mc_pvalue(self.hits_max, self.n)
 
 
-def flip_scale(cells: np.ndarray) -> np.ndarray:
+def flip_scale(sumsq: np.ndarray, c: int) -> np.ndarray:
     """``1/√(c Σx²)`` per cell (0 for an all-zero cell): ``|Σ ε x|`` times this is ``|m|/√q`` with
     ``m`` the mean and ``q`` the mean square, a number in [0, 1] that sign flips leave comparable.
 
@@ -94,34 +95,37 @@ def flip_scale(cells: np.ndarray) -> np.ndarray:
     cell, or taking the maximum of ``u`` over cells, gives the same p-values as the studentised
     statistic does (the max-T of Westfall & Young, 1993, §2.6).
     """
-    c = cells.shape[1]
-    ss = np.einsum("ij,ij->i", cells, cells)
-    return np.divide(1.0, np.sqrt(c * ss), out=np.zeros_like(ss), where=ss > 0)
+    return np.divide(1.0, np.sqrt(c * sumsq), out=np.zeros_like(sumsq), where=sumsq > 0)
 
 
-def sign_flip_counts(cells: np.ndarray, n_resamples: int, rng: np.random.Generator) -> FlipCounts:
-    """Sign-flip counts of every row of ``cells`` (m × c), all rows flipped by the same sign vectors.
+def sign_flip_counts(
+    pos: np.ndarray, neg: np.ndarray, alphas: np.ndarray, n_resamples: int, rng: np.random.Generator
+) -> FlipCounts:
+    """Sign-flip counts of every cell (system i, α): the scores ``x = δ⁺ + (1+α) δ⁻`` of row i of
+    ``pos`` (δ⁺, r × c) and ``neg`` (δ⁻), all cells flipped by the same sign vectors.
 
     Exact (every sign vector, the identity among them) when 2^c ≤ ``n_resamples``; otherwise
-    ``n_resamples`` random sign vectors.  Blocks of sign vectors are multiplied into the cells (one
-    matrix product per block), so memory does not depend on ``n_resamples``.
+    ``n_resamples`` random sign vectors.  Per block of sign vectors a compiled kernel forms
+    ``Σ ε δ⁺`` and ``Σ ε δ⁻`` of every system, and every α follows at O(1) per cell (δ⁺δ⁻ = 0, so
+    ``Σx² = Σδ⁺² + (1+α)² Σδ⁻²``); memory does not depend on ``n_resamples``.  Counts are r × k.
     """
-    m, c = cells.shape
-    scale = flip_scale(cells)
-    u_obs = np.abs(cells.sum(axis=1)) * scale
+    r, c = pos.shape
+    factors = 1.0 + np.asarray(alphas, dtype=np.float64)
+    sumsq = np.einsum("ij,ij->i", pos, pos)[:, None] + factors**2 * np.einsum("ij,ij->i", neg, neg)[:, None]
+    scale = flip_scale(sumsq, c)
+    u_obs = np.abs(pos.sum(axis=1)[:, None] + factors * neg.sum(axis=1)[:, None]) * scale
     threshold = u_obs - TOL
     exact = c < 63 and 2**c <= n_resamples
-    count = np.zeros(m)
-    count_max = np.zeros(m)
+    hits = np.zeros((r, factors.size))
+    hits_max = np.zeros((r, factors.size))
     source = all_signs(c) if exact else random_signs(rng, c, n_resamples)
-    cells_t = np.ascontiguousarray(cells.T)
+    pos_t, neg_t = np.ascontiguousarray(pos.T), np.ascontiguousarray(neg.T)
     for E in source:
-        U = np.abs(E @ cells_t)
-        U *= scale
-        count += (U >= threshold).sum(axis=0)
-        top = np.sort(U.max(axis=1))
-        count_max += top.size - np.searchsorted(top, threshold, side="left")
-    return FlipCounts(count, count_max, 2**c if exact else n_resamples, exact)
+        maxima = np.empty(E.shape[0])
+        flip_hits(E, pos_t, neg_t, factors, scale, threshold, hits, maxima, 16)
+        maxima.sort()
+        hits_max += maxima.size - np.searchsorted(maxima, threshold, side="left")
+    return FlipCounts(hits, hits_max, 2**c if exact else n_resamples, exact)
 
 
 def effect_sizes(cells: np.ndarray) -> np.ndarray:
@@ -171,12 +175,13 @@ def permutation_test(
     n = check_n_resamples(n_resamples, func)
     gen, seed = resolve_rng(rng, func)
     s, b, _ = as_pair(system, baseline, func)
-    x = risk_scores(s - b, alpha)[None, :]
-    flips = sign_flip_counts(x, n, gen)
+    delta = (s - b)[None, :]
+    x = risk_scores(delta, alpha)
+    flips = sign_flip_counts(np.maximum(delta, 0.0), np.minimum(delta, 0.0), np.array([alpha]), n, gen)
     p, _ = flips.pvalues()
     return PermutationResult(
         statistic=float(x.mean()),
-        pvalue=float(p[0]),
+        pvalue=float(p[0, 0]),
         n_resamples=flips.n,
         exact=flips.exact,
         alpha=alpha,

@@ -24,13 +24,15 @@ import pandas as pd
 from riskeval.core.paired import risk_scores, topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import TOL, blocks, check_n_resamples, mc_pvalue, resolve_rng
-from riskeval.inference._kernels import pair_counts, permuted_sums
+from riskeval.inference._kernels import tukey_block
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_level
 
-#: Resamples per block of shuffles (the draws of a block: 256 × c × (r − 1) uint32).
-_BLOCK = 256
+#: Random draws per block of shuffles (uint32, 16 MiB): a block holds 2^22 / (c·(r − 1)) resamples.
+_DRAWS = 2**22
+#: Runs of resamples per block, each counted apart (parallel work units).
+_CHUNKS = 16
 
 
 @dataclass(frozen=True)
@@ -173,11 +175,12 @@ def tukey_hsd(
     Yt = np.ascontiguousarray(topic_major(Y))
     count_pair = np.zeros((r, r))
     ranges = []
-    for m in blocks(n, _BLOCK):
+    size = max(16, min(4096, _DRAWS // max(1, c * (r - 1))))
+    for m in blocks(n, size):
         U = gen.integers(0, 2**32, (m, c, r - 1), dtype=np.uint32)
-        boot = permuted_sums(Yt, U) / c
-        count_pair += pair_counts(boot, observed, tol)
-        ranges.append(boot.max(axis=1) - boot.min(axis=1))
+        block_ranges, counts = tukey_block(Yt, U, observed, tol, _CHUNKS)
+        count_pair += counts
+        ranges.append(block_ranges)
     top = np.sort(np.concatenate(ranges))  # n floats: the one thing kept per resample
     iu, ku = np.triu_indices(r, 1)
     count_range = top.size - np.searchsorted(top, observed[iu, ku] - tol, side="left")

@@ -1,0 +1,194 @@
+"""Time the resampling procedures of riskeval.inference against plain numpy loops, in the same run.
+
+Workloads (``--shape``):
+
+- ``beta``: 100 systems × 50 topics, scores Beta(2, 5) (nDCG-like), 10,000 resamples;
+- ``ties``: 30 systems × 500 topics, scores on a 0.1 grid with 40 % zeros (many ties), 10,000 resamples;
+- ``example``: the shipped TREC DL 2019 example (37 runs × 43 topics, nDCG@10), 10,000 resamples.
+
+For each procedure the "loop" is what one writes first: a Python loop over resamples, each resample
+vectorised with numpy over systems and topics (same statistic, same kind of draws).  Printed per
+procedure: riskeval's time, the loop's time, their ratio, and the peak memory of riskeval's call at
+1,000 and at 10,000 resamples (tracemalloc).  Targets on ``beta``: ≥ 20× the loop and ≤ 2 s.  The
+load average is printed first and last: the machine may be shared.
+
+    python benchmarks/bench_inference.py [--shape beta|ties|example|all] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtr
+
+import riskeval as rk
+
+ALPHAS = np.array([0.0, 1.0, 5.0, 10.0])
+
+
+def shape_data(name: str) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    if name == "beta":
+        v = rng.beta(2, 5, size=(100, 50))
+    elif name == "ties":
+        v = np.round(rng.beta(2, 3, size=(30, 500)), 1) * (rng.uniform(size=(30, 500)) > 0.4)
+    else:
+        return rk.example_scores()
+    return pd.DataFrame(
+        v, index=[f"s{i}" for i in range(v.shape[0])], columns=[f"t{j}" for j in range(v.shape[1])]
+    )
+
+
+# --- plain numpy loops: one resample at a time -----------------------------------------------
+
+
+def loop_permutation(X: pd.DataFrame, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    v = X.to_numpy()
+    b = v.mean(axis=0)
+    d = v - b
+    cells = np.concatenate([np.where(d >= 0, d, (1 + a) * d) for a in ALPHAS])  # (k·r) × c
+    c = cells.shape[1]
+    scale = 1 / np.sqrt(c * (cells**2).sum(axis=1))
+    obs = np.abs(cells.sum(axis=1)) * scale
+    count = np.zeros(len(cells))
+    count_max = np.zeros(len(cells))
+    for _ in range(n):
+        eps = rng.integers(0, 2, c) * 2.0 - 1.0
+        u = np.abs(cells @ eps) * scale
+        count += u >= obs - 1e-12
+        count_max += u.max() >= obs - 1e-12
+    return (1 + count) / (1 + n), (1 + count_max) / (1 + n)
+
+
+def loop_bootstrap(X: pd.DataFrame, n: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    v = X.to_numpy()
+    r, c = v.shape
+    b = v.mean(axis=0)
+    T = v.sum(axis=0)
+    out: dict[str, list[np.ndarray]] = {m: [] for m in ("urisk", "trisk", "zrisk", "georisk")}
+    for _ in range(n):
+        idx = rng.integers(0, c, c)
+        x, bb, TT = v[:, idx], b[idx], T[idx]
+        d = x - bb
+        xs = np.stack([np.where(d >= 0, d, (1 + a) * d) for a in ALPHAS])  # k × r × c
+        u = xs.mean(axis=2)
+        out["urisk"].append(u)
+        out["trisk"].append(u / (xs.std(axis=2, ddof=1) / np.sqrt(c)))
+        S = x.sum(axis=1)
+        e = np.outer(S, TT) / S.sum()
+        z = np.divide(x - e, np.sqrt(e), out=np.zeros_like(e), where=e > 0)
+        zp, zn = np.maximum(z, 0).sum(axis=1), np.minimum(z, 0).sum(axis=1)
+        zr = zp + (1 + ALPHAS[:, None]) * zn
+        out["zrisk"].append(zr)
+        out["georisk"].append(np.sqrt(S / c * ndtr(zr / c)))
+    tail = 0.025
+    return {m: np.quantile(np.stack(v), [tail, 1 - tail], axis=0) for m, v in out.items()}
+
+
+def loop_tukey(X: pd.DataFrame, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    v = X.to_numpy()
+    m = v.mean(axis=1)
+    obs = np.abs(m[:, None] - m[None, :])
+    count = np.zeros_like(obs)
+    ranges = np.empty(n)
+    for i in range(n):
+        mb = rng.permuted(v, axis=0).mean(axis=1)
+        count += np.abs(mb[:, None] - mb[None, :]) >= obs - 1e-12
+        ranges[i] = mb.max() - mb.min()
+    return (1 + (ranges[:, None, None] >= obs - 1e-12).sum(axis=0)) / (1 + n)
+
+
+# --- riskeval -----------------------------------------------------------------------------------
+
+
+def ours(name: str, X: pd.DataFrame, n: int, seed: int) -> object:
+    if name == "permutation + max-T":
+        return rk.risk_permutation_table(X, "mean", ALPHAS, n_resamples=n, rng=seed)
+    if name == "bootstrap (4 measures)":
+        return rk.bootstrap_ci(
+            X, "mean", ALPHAS, measures=["urisk", "trisk", "zrisk", "georisk"], n_resamples=n, seed=seed
+        )
+    if name == "Tukey HSD":
+        return rk.tukey_hsd(X, n_resamples=n, rng=seed)
+    raise ValueError(name)
+
+
+LOOPS: dict[str, Callable[[pd.DataFrame, int, int], object]] = {
+    "permutation + max-T": loop_permutation,
+    "bootstrap (4 measures)": loop_bootstrap,
+    "Tukey HSD": loop_tukey,
+}
+
+
+def best_time(f: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def peak_mib(f: Callable[[], object]) -> float:
+    tracemalloc.start()
+    f()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def bench(shape: str, n: int, repeat: int) -> list[dict[str, object]]:
+    X = shape_data(shape)
+    rows = []
+    for name, loop in LOOPS.items():
+        ours(name, X, 200, 1)  # compile (numba caches on disk) and warm up
+        t_ours = best_time(lambda name=name: ours(name, X, n, 1), repeat)
+        t_loop = best_time(lambda loop=loop: loop(X, n, 1), 1)
+        rows.append(
+            {
+                "shape": f"{shape} {X.shape[0]}×{X.shape[1]}",
+                "procedure": name,
+                "resamples": n,
+                "riskeval_s": round(t_ours, 3),
+                "loop_s": round(t_loop, 3),
+                "speed-up": round(t_loop / t_ours, 1),
+                "peak_MiB_1k": round(peak_mib(lambda name=name: ours(name, X, 1000, 1)), 1),
+                "peak_MiB_10k": round(peak_mib(lambda name=name: ours(name, X, 10_000, 1)), 1),
+            }
+        )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", choices=("beta", "ties", "example", "all"), default="all")
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load {os.getloadavg()}")
+    shapes = ("beta", "ties", "example") if args.shape == "all" else (args.shape,)
+    rows = [row for s in shapes for row in bench(s, args.resamples, args.repeat)]
+    table = pd.DataFrame(rows)
+    print(table.to_string(index=False))
+    print(f"load {os.getloadavg()}")
+    main_shape = table[table["shape"].str.startswith("beta")]
+    if len(main_shape):
+        ok = (main_shape["speed-up"] >= 20) & (main_shape["riskeval_s"] <= 2)
+        for _, row in main_shape[~ok].iterrows():
+            print(f"target missed on beta: {row['procedure']} ({row['speed-up']}×, {row['riskeval_s']} s)")
+        return 0 if ok.all() else 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
