@@ -63,8 +63,6 @@ def main() -> int:
                 best["riskeval"] = min(best["riskeval"], time.perf_counter() - start)
                 start = time.perf_counter()
                 X, y, *_ = load_svmlight_file(str(path), zero_based=True, query_id=True)
-                    str(path), zero_based=True, query_id=path != files[0] or not args.letor
-                )
                 best["scikit-learn"] = min(best["scikit-learn"], time.perf_counter() - start)
             width = max(X.shape[1], ours.X.shape[1])
             same = (

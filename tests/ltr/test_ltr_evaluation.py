@@ -89,7 +89,11 @@ def test_experiment_tests_every_query_once_and_reports_table7():
     assert result.ndcg.shape == (3 + 3, 60 - held)
     assert not result.ndcg.isna().any().any()
     table = result.to_frame()
-    assert list(table.columns) == list(MEASURES)
+    assert list(table.columns) == ["NDCG@1", "NDCG@10", *MEASURES[1:]]
+    assert table.loc[("feature 0", "U-CRO", 1.0), "NDCG@10"] == pytest.approx(
+        result.ndcg.loc["ucro a=1"].mean()
+    )
+    assert (result.ndcg_at[1].loc["ucro a=1"] <= 1).all() and (result.ndcg_at[1] >= 0).all().all()
     assert set(table.index.get_level_values("baseline")) == {"feature 0", "macro"}
     assert ("feature 0", "U-CRO", 1.0) in table.index
     assert ("macro", "LambdaMART", 0.0) in table.index
@@ -109,22 +113,20 @@ def test_given_parts_rotate_as_mslr_folds(monkeypatch):
     # four parts told apart by their query length (5, 6, 7, 8 documents): the fold that tests part
     # i validates on part i - 1 and trains on the other two (MSLR-Web10K: Fold1 trains S1-S3,
     # validates on S4, tests S5)
-    train_module = sys.modules["riskeval.ltr.training"]
-
+    experiment = sys.modules["riskeval.ltr.experiment"]
     sets = [make_ranking(6, n, 4, seed=n) for n in (5, 6, 7, 8)]
     X = np.vstack([d.X for d in sets])
     y = np.concatenate([d.y for d in sets])
     group = np.concatenate([d.group for d in sets])
     parts = np.repeat(np.arange(4), 6)
     seen = []
-    real_train = train_module.train
+    real_fit = experiment._fit
 
-    def recording_train(params, X_, y_, group_, **kwargs):
-        (valid,) = kwargs["valid_sets"]
-        seen.append((np.unique(group_).tolist(), np.unique(valid.group).tolist()))
-        return real_train(params, X_, y_, group_, **kwargs)
+    def recording_fit(params, train_set, fobj, rounds, valid_set, stopping):
+        seen.append((np.unique(train_set.group).tolist(), np.unique(valid_set.group).tolist()))
+        return real_fit(params, train_set, fobj, rounds, valid_set, stopping)
 
-    monkeypatch.setattr(train_module, "train", recording_train)
+    monkeypatch.setattr(experiment, "_fit", recording_fit)
     result = run_experiment(
         X,
         y,
@@ -138,3 +140,45 @@ def test_given_parts_rotate_as_mslr_folds(monkeypatch):
     )
     assert not result.ndcg.isna().any().any()
     assert seen == [([6, 7], [8]), ([7, 8], [5]), ([5, 8], [6]), ([5, 6], [7])]
+
+
+def test_experiment_selects_each_model_on_validation_and_tests_it(monkeypatch):
+    X, y, group, _ = make_ranking(45, 12, 5, seed=2)
+    result = run_experiment(
+        X,
+        y,
+        group,
+        objectives=["lambdarank", "tfaro"],
+        alphas=[2.0],
+        folds=3,
+        baseline_feature=0,
+        params=PARAMS,
+        num_boost_round=30,
+        early_stopping_rounds=3,
+        grid={"learning_rate": [0.05, 0.3], "num_leaves": [3, 7]},
+        k=5,
+        n_resamples=200,
+    )
+    # per model and fold: the grid point of best validation NDCG@5, early-stopped
+    selected = result.selected
+    assert selected.shape[0] == 2 * 3
+    assert set(selected["learning_rate"]) <= {0.05, 0.3} and set(selected["num_leaves"]) <= {3, 7}
+    assert (selected["rounds"] <= 30).all() and selected["valid_ndcg"].between(0, 1).all()
+    # NDCG@1 and @10 reported besides the objectives' NDCG@5
+    table = result.to_frame()
+    assert list(table.columns[:3]) == ["NDCG@1", "NDCG@5", "NDCG@10"]
+    # significance: T-FARO against LambdaMART and the feature, LambdaMART against the feature
+    tests = result.tests
+    assert list(tests.index) == [
+        ("lambdarank a=0", "feature 0"),
+        ("tfaro a=2", "lambdarank a=0"),
+        ("tfaro a=2", "feature 0"),
+    ]
+    s, b = result.ndcg.loc["tfaro a=2"], result.ndcg.loc["feature 0"]
+    t = rk.trisk(s.to_numpy(), b.to_numpy(), 1.0)
+    row = tests.loc[("tfaro a=2", "feature 0")]
+    assert row["TRisk"] == pytest.approx(t.statistic) and row["p"] == pytest.approx(t.pvalue)
+    np.testing.assert_allclose(tests["p_adj"], rk.adjust_pvalues(tests["p"].to_numpy(), "holm"))
+    perm = rk.permutation_test(s.to_numpy(), b.to_numpy(), alpha=1.0, n_resamples=200, rng=0)
+    assert row["p_perm"] == pytest.approx(perm.pvalue)
+    assert (tests["p_perm_adj"] >= tests["p_perm"]).all()

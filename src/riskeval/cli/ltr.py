@@ -174,7 +174,7 @@ def _progress_callback(total: int):
     """A progress bar on stderr, shown from the first tree (not for input that fails before)."""
     from tqdm.auto import tqdm
 
-    bars = []
+    bars: list[Any] = []
 
     def callback(env) -> None:
         if not bars:
@@ -349,8 +349,31 @@ def evaluate(data, query_file, models, features, baseline_models, k, fmt):
     _emit_table7(risk_profile(scored, _baselines(test, features, baseline_models, k)).to_frame(), fmt)
 
 
+def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
+    """``--grid KEY=V1,V2`` (repeatable) or ``--grid default`` as a grid of LightGBM parameters."""
+    from riskeval.errors import RiskevalError
+    from riskeval.ltr.experiment import DEFAULT_GRID
+
+    grid: dict[str, list[Any]] = {}
+    for item in items:
+        if item == "default":
+            grid.update({key: list(values) for key, values in DEFAULT_GRID.items()})
+            continue
+        key, sep, values = item.partition("=")
+        if not sep or not key.strip() or not values.strip():
+            raise RiskevalError(f"--grid must be KEY=V1,V2,... or 'default'; got {item!r}.")
+        name = key.strip()
+        grid[name] = [_parse_params((f"{name}={v}",))[name] for v in values.split(",") if v.strip()]
+    return grid or None
+
+
 @ltr.command()
-@click.argument("data", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("data", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--folds-dir",
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder with Fold1..FoldK/{train,vali,test}.txt rotating as MSLR-Web10K's (instead of DATA).",
+)
 @click.option(
     "--objectives", default=",".join(OBJECTIVE_NAMES), show_default=True, help="Comma-separated objectives."
 )
@@ -381,6 +404,14 @@ def evaluate(data, query_file, models, features, baseline_models, k, fmt):
     help="Each DATA file is one part (e.g. MSLR's S1..S5), instead of random parts.",
 )
 @_params
+@click.option(
+    "--grid",
+    "grid",
+    multiple=True,
+    metavar="KEY=V1,V2",
+    help="LightGBM parameter values tried per fold and model, the best on validation kept "
+    "(repeatable); 'default': learning_rate=0.05,0.1 and num_leaves=15,50.",
+)
 @click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option(
     "--early-stopping",
@@ -388,10 +419,39 @@ def evaluate(data, query_file, models, features, baseline_models, k, fmt):
     help="Early stopping on each fold's validation part (NDCG@k).",
 )
 @_k
+@_variant
+@click.option(
+    "--test-alpha",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="α of the TRisk and randomisation tests.",
+)
+@click.option(
+    "--correction",
+    type=click.Choice(("holm", "bh", "bonferroni", "none")),
+    default="holm",
+    show_default=True,
+    help="Multiple-testing correction over all the tests.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=0),
+    default=10000,
+    show_default=True,
+    help="Sign flips of the randomisation test (0: TRisk only).",
+)
+@click.option(
+    "--tests",
+    "show_tests",
+    is_flag=True,
+    help="Print the significance tests instead of Table 7 (the text format prints both).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @format_option
 def experiment(
     data,
+    folds_dir,
     objectives,
     alphas,
     feature,
@@ -400,13 +460,20 @@ def experiment(
     folds,
     folds_by_file,
     params,
+    grid,
     rounds,
     early_stopping,
     k,
+    variant,
+    test_alpha,
+    correction,
+    resamples,
+    show_tests,
     seed,
     fmt,
 ):
-    """k-fold train/validate/test of several objectives and α values; prints Table 7."""
+    """k-fold train/validate/test of several objectives and α values; prints Table 7 and the tests
+    of every model against LambdaMART and the baselines."""
     import numpy as np
 
     from riskeval.errors import RiskevalError
@@ -416,13 +483,24 @@ def experiment(
         alpha_values = [float(a) for a in alphas.split(",") if a.strip()]
     except ValueError:
         raise RiskevalError(f"--alphas must be comma-separated numbers; got {alphas!r}.") from None
-    dataset, sizes = _read(list(data))
-    if folds_by_file:
-        if len(data) < 3:
-            raise RiskevalError("--folds-by-file needs at least 3 DATA files.")
-        parts = np.repeat(np.arange(len(sizes)), sizes)
+    grid_values = _parse_grid(grid)
+    if folds_dir:
+        if data or folds_by_file:
+            raise RiskevalError("Give either --folds-dir or DATA files, not both.")
+        from riskeval.ltr.folds import read_folds
+
+        layout = read_folds(folds_dir)
+        dataset, parts = layout.data, layout.part
     else:
-        parts = folds
+        if not data:
+            raise RiskevalError("Give DATA files or --folds-dir.")
+        dataset, sizes = _read(list(data))
+        if folds_by_file:
+            if len(data) < 3:
+                raise RiskevalError("--folds-by-file needs at least 3 DATA files.")
+            parts = np.repeat(np.arange(len(sizes)), sizes)
+        else:
+            parts = folds
     result = run_experiment(
         dataset.X,
         dataset.y,
@@ -436,8 +514,21 @@ def experiment(
         params=_parse_params(params),
         num_boost_round=rounds,
         early_stopping_rounds=early_stopping,
+        grid=grid_values,
         k=k,
+        variant=variant,
+        test_alpha=test_alpha,
+        correction=None if correction == "none" else correction,
+        n_resamples=resamples,
         seed=seed,
         progress=True,
     )
-    _emit_table7(result.to_frame(), fmt)
+    if fmt == "table" or not show_tests:
+        _emit_table7(result.to_frame(), fmt)
+    if fmt == "table" or show_tests:
+        if fmt == "table":
+            click.echo(
+                f"\nSignificance on NDCG@{k}, α = {test_alpha:g} (p_adj: {correction}"
+                f"{' over all rows' if correction != 'none' else ''}):"
+            )
+        emit(result.tests, fmt)
