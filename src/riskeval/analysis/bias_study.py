@@ -9,15 +9,17 @@ can join as virtual runs.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+from tqdm import tqdm
 
 from riskeval.core import baselines as agg
-from riskeval.core import paired
+from riskeval.core import paired, pairwise
 from riskeval.errors import RiskevalError
 from riskeval.model.matrix import as_matrix
 from riskeval.options import AGGREGATES, check_alpha, check_option
@@ -57,8 +59,19 @@ class BiasStudy:
     pca: PCAResult
 
 
-def bias_study(X: Any, alpha: float = 1.0, *, virtual: Any = ("mean", "median", "max")) -> BiasStudy:
-    """Run the baseline-bias study on score matrix ``X`` at risk level ``alpha``."""
+def bias_study(
+    X: Any,
+    alpha: float = 1.0,
+    *,
+    virtual: Any = ("mean", "median", "max"),
+    progress: bool | None = None,
+) -> BiasStudy:
+    """Run the baseline-bias study on score matrix ``X`` at risk level ``alpha``.
+
+    Every system is every other's baseline: r²·c cell visits by nature, halved by symmetry
+    (:mod:`riskeval.core.pairwise`).  ``progress``: a progress bar on stderr (default: when stderr
+    is a terminal and the matrix has more than 10⁹ cell visits to make).
+    """
     M = as_matrix(X)
     alpha = check_alpha(alpha, "bias_study")
     kinds = [virtual] if isinstance(virtual, str) else list(virtual or ())
@@ -73,7 +86,7 @@ def bias_study(X: Any, alpha: float = 1.0, *, virtual: Any = ("mean", "median", 
         index=pd.Index([*M.index, *virtual_rows], name="run"),
         columns=M.columns,
     )
-    U = np.vstack([paired.urisk_from(paired.paired_sums(values, b), alpha) for b in runs.to_numpy()])
+    U = _urisk_against_every_run(values, list(virtual_rows.values()), alpha, progress)
     urisk = pd.DataFrame(U, index=runs.index.rename("baseline"), columns=M.index)
     others = U.copy()
     others[np.arange(r), np.arange(r)] = np.nan  # a baseline does not rank itself
@@ -85,16 +98,52 @@ def bias_study(X: Any, alpha: float = 1.0, *, virtual: Any = ("mean", "median", 
     return BiasStudy(alpha, urisk, ranks, friedman, corr, pca(runs))
 
 
+def _urisk_against_every_run(
+    values: np.ndarray, virtual: list[np.ndarray], alpha: float, progress: bool | None
+) -> np.ndarray:
+    """URisk(α) of every system (columns) against every system, then every virtual run (rows)."""
+    r, c = values.shape
+    S = values.sum(axis=1)
+    visits = r * r * c // 2
+    show = sys.stderr.isatty() and visits > 10**9 if progress is None else bool(progress)
+    bar = tqdm(total=r, desc="bias study: baselines", unit="run", disable=not show, file=sys.stderr)
+    with bar:
+        N = pairwise.negative_part_sums(values, progress=bar.update)
+    own = ((S[None, :] - S[:, None]) + alpha * N) / c
+    others = [paired.urisk_from(paired.paired_sums(values, b), alpha) for b in virtual]
+    return np.vstack([own, *others]) if others else own
+
+
+#: Beyond this many cells of the run × topic matrix the PCA keeps the leading components only.
+PCA_FULL_CELLS = 4_000_000
+#: Components kept beyond :data:`PCA_FULL_CELLS`.
+PCA_COMPONENTS = 10
+
+
 def pca(runs: pd.DataFrame) -> PCAResult:
-    """PCA by SVD of the topic-centred run × topic matrix (Dinçer, Ounis & Macdonald, ECIR 2014, §2.4)."""
+    """PCA by SVD of the topic-centred run × topic matrix (Dinçer, Ounis & Macdonald, ECIR 2014, §2.4).
+
+    Up to :data:`PCA_FULL_CELLS` cells every component is kept; beyond, the leading
+    :data:`PCA_COMPONENTS` (a truncated SVD, ARPACK), whose ``explained`` shares are still of the
+    total sum of squares, so that they keep their meaning.
+    """
     centred = runs.to_numpy() - runs.to_numpy().mean(axis=0)
-    u, s, vt = np.linalg.svd(centred, full_matrices=False)
+    if centred.size > PCA_FULL_CELLS and min(centred.shape) > PCA_COMPONENTS + 1:
+        from scipy.sparse.linalg import svds
+
+        v0 = np.full(min(centred.shape), 1.0 / np.sqrt(min(centred.shape)))  # deterministic start
+        u, s, vt = svds(centred, k=PCA_COMPONENTS, v0=v0)
+        order = np.argsort(s)[::-1]
+        u, s, vt = u[:, order], s[order], vt[order]
+        total = float(np.einsum("ij,ij->", centred, centred))
+    else:
+        u, s, vt = np.linalg.svd(centred, full_matrices=False)
+        total = float((s**2).sum())
     # A deterministic sign: each axis points towards its largest loading.
     flip = np.sign(vt[np.arange(vt.shape[0]), np.abs(vt).argmax(axis=1)])
     flip[flip == 0] = 1.0
     u, vt = u * flip, vt * flip[:, None]
     names = [f"PC{i + 1}" for i in range(s.size)]
-    total = float((s**2).sum())
     explained = pd.Series(
         100 * s**2 / total if total > 0 else np.zeros_like(s), index=names, name="explained_%"
     )

@@ -242,6 +242,13 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
 
     X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
     kinds = [] if virtual.strip().lower() == "none" else [v.strip() for v in virtual.split(",")]
+    r, c = X.shape
+    if r * r * c // 2 > 10**9:
+        click.echo(
+            f"riskeval: bias study of {r} systems × {c} topics: every system is every other's "
+            f"baseline, {r * r * c // 2:.2e} cell visits.",
+            err=True,
+        )
     study = rk.bias_study(X, float(alphas), virtual=kinds)
     overview = bias_overview(study)
     if fmt == "table":
