@@ -47,8 +47,9 @@ class BiasStudy:
     each baseline (1 = highest URisk; NaN for the baseline itself).  ``friedman``: scipy's
     Friedman test with systems as treatments and real-system baselines as blocks on the URisk
     values (the paper's Table 2 test, p = 0.0003).  ``correlation``: Pearson correlation across
-    topics between every pair of runs.  ``pca``: :class:`PCAResult`.  Virtual runs (``"MEAN"``,
-    ``"MEDIAN"``, ``"MAX"``) appear as extra baselines, in the correlations and in the PCA.
+    topics between every pair of runs (NaN for a run with the same score on every topic).
+    ``pca``: :class:`PCAResult`.  Virtual runs (``"MEAN"``, ``"MEDIAN"``, ``"MAX"``) appear as
+    extra baselines, in the correlations and in the PCA.
     """
 
     alpha: float
@@ -94,7 +95,8 @@ def bias_study(
         axis=1, ascending=False, method="average"
     )
     friedman = stats.friedmanchisquare(*U[:r].T)
-    corr = pd.DataFrame(np.corrcoef(runs.to_numpy()), index=runs.index, columns=runs.index)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a constant run correlates with nothing: NaN
+        corr = pd.DataFrame(np.corrcoef(runs.to_numpy()), index=runs.index, columns=runs.index)
     return BiasStudy(alpha, urisk, ranks, friedman, corr, pca(runs))
 
 
