@@ -228,6 +228,6 @@ def test_numpy_runtime_warnings_are_not_printed(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     same = "system,topic,score\n" + "".join(f"{s},{t},0.5\n" for s in "abc" for t in (1, 2, 3))
     make_files(tmp_path, {"s.csv": same})
-    code, out, err = call("risk s.csv --format csv".split(), capsys)
+    code, out, err = call("bias-study s.csv --format csv".split(), capsys)  # 0/0 in the PCA
     assert code == 0, err
     assert "RuntimeWarning" not in err and "invalid value" not in err and "Degrees of freedom" not in err
