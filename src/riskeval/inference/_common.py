@@ -70,18 +70,34 @@ def bootstrap_counts(rng: np.random.Generator, c: int, n: int, size: int = BLOCK
 
 
 def random_signs(rng: np.random.Generator, c: int, n: int, size: int = BLOCK) -> Iterator[np.ndarray]:
-    """Blocks of random sign vectors (rows of ±1 as int8, each sign +1 with probability 1/2)."""
+    """Blocks of random sign vectors as bytes (B × ⌈c/8⌉ uint8, bit t of byte g set: topic 8g+t
+    flipped); every sign is +1 or −1 with probability 1/2, independently."""
+    groups = (c + 7) // 8
     for m in blocks(n, size):
-        yield (2 * rng.integers(0, 2, (m, c), dtype=np.int8) - 1).astype(np.int8)
+        yield rng.integers(0, 256, (m, groups), dtype=np.uint8)
 
 
 def all_signs(c: int, size: int = BLOCK) -> Iterator[np.ndarray]:
-    """Every one of the 2^c sign vectors (int8 ±1), in blocks; the first row is all +1 (the
-    identity)."""
-    bits = np.arange(c, dtype=np.int64)
+    """Every one of the 2^c sign vectors, in blocks, coded as :func:`random_signs` codes them (the
+    bits of 0 … 2^c − 1); the first is the identity (no topic flipped)."""
+    groups = (c + 7) // 8
+    shifts = 8 * np.arange(groups, dtype=np.int64)
     for start in range(0, 2**c, size):
         k = np.arange(start, min(2**c, start + size), dtype=np.int64)
-        yield (1 - 2 * ((k[:, None] >> bits) & 1)).astype(np.int8)
+        yield ((k[:, None] >> shifts) & 255).astype(np.uint8)
+
+
+def sign_tables(v: np.ndarray) -> np.ndarray:
+    """For rows of ``v`` (r × c): ``T[g, s, i] = Σ_t ε_t(s) v[i, 8g+t]`` over the topics of group g,
+    with ``ε_t(s) = −1`` where bit t of s is set, else +1 — every signed sum of each group of 8
+    topics (⌈c/8⌉ × 256 × r)."""
+    r, c = v.shape
+    groups = (c + 7) // 8
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
+    signs = 1.0 - 2.0 * bits  # 256 × 8
+    padded = np.zeros((r, 8 * groups))
+    padded[:, :c] = v
+    return np.ascontiguousarray(np.einsum("st,rgt->gsr", signs, padded.reshape(r, groups, 8)))
 
 
 def mc_pvalue(count: Any, n: int) -> np.ndarray:

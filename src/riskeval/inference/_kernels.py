@@ -180,20 +180,22 @@ def row_summaries(A, estimate, null):
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def flip_hits(E, pos_t, neg_t, factors, scale, threshold, hits, maxima, chunks):
-    """One block of sign vectors ``E`` (B × c, int8 ±1) for every (system i, α) cell.
+def flip_hits(codes, Tp, Tn, factors, scale, threshold, hits, maxima, chunks):
+    """One block of sign vectors for every (system i, α) cell.
 
-    ``P = Σ_j ε_j δ⁺_ij`` and ``N = Σ_j ε_j δ⁻_ij`` (``pos_t``, ``neg_t``: c × r), so the flipped sum of
-    the cell (i, α) is ``P + (1+α) N`` (``factors`` holds 1+α).  Its statistic
-    ``u = |P + (1+α) N|·scale`` is compared with the cell's ``threshold`` (``hits``, r × k,
-    accumulated) and the maximum of u over all cells is written to ``maxima[b]``.  One parallel
-    region: ``chunks`` runs of sign vectors, each counted apart; the sums are formed here rather than
-    by a BLAS product, whose threads would compete with these.
+    A sign vector is given as bytes, ``codes[b, g]`` holding the signs of topics 8g … 8g+7 (bit t
+    set: topic 8g+t flipped).  ``Tp[g, s]`` is the signed sum over group g of δ⁺ for code s (and
+    ``Tn`` of δ⁻), one 256-row table per group of 8 topics built once, so a sign vector costs c/8
+    row additions instead of c ("four Russians" tables).  With ``P = Σ ε δ⁺`` and ``N = Σ ε δ⁻`` the
+    flipped sum of cell (i, α) is ``P + (1+α) N`` (``factors`` holds 1+α); its statistic
+    ``u = |P + (1+α) N|·scale`` is compared with the cell's ``threshold`` (``scale``, ``threshold``
+    and ``hits`` are k × r; ``hits`` accumulates) and the maximum of u over all cells is written to
+    ``maxima[b]``.  One parallel region: ``chunks`` runs of sign vectors, each counted apart.
     """
-    B, c = E.shape
-    r = pos_t.shape[1]
+    B, G = codes.shape
+    r = Tp.shape[2]
     k = factors.size
-    counts = np.zeros((chunks, r, k))
+    counts = np.zeros((chunks, k, r))
     per = (B + chunks - 1) // chunks
     for ch in prange(chunks):
         P = np.empty(r)
@@ -202,22 +204,18 @@ def flip_hits(E, pos_t, neg_t, factors, scale, threshold, hits, maxima, chunks):
         for b in range(ch * per, min(B, (ch + 1) * per)):
             P[:] = 0.0
             N[:] = 0.0
-            for j in range(c):
-                if E[b, j] > 0:
-                    for i in range(r):
-                        P[i] += pos_t[j, i]
-                        N[i] += neg_t[j, i]
-                else:
-                    for i in range(r):
-                        P[i] -= pos_t[j, i]
-                        N[i] -= neg_t[j, i]
+            for g in range(G):
+                s = codes[b, g]
+                for i in range(r):
+                    P[i] += Tp[g, s, i]
+                    N[i] += Tn[g, s, i]
             top = 0.0
-            for i in range(r):
-                for a in range(k):
-                    u = abs(P[i] + factors[a] * N[i]) * scale[i, a]
+            for a in range(k):  # inner loops over contiguous systems, branch-free: vectorised
+                f = factors[a]
+                for i in range(r):
+                    u = abs(P[i] + f * N[i]) * scale[a, i]
                     top = max(top, u)
-                    if u >= threshold[i, a]:
-                        cnt[i, a] += 1.0
+                    cnt[a, i] += u >= threshold[a, i]
             maxima[b] = top
     hits += counts.sum(axis=0)
 

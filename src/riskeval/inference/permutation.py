@@ -28,6 +28,7 @@ from riskeval.inference._common import (
     mc_pvalue,
     random_signs,
     resolve_rng,
+    sign_tables,
 )
 from riskeval.inference._kernels import flip_hits
 from riskeval.measures.baselines import as_pair
@@ -105,9 +106,10 @@ def sign_flip_counts(
     ``pos`` (δ⁺, r × c) and ``neg`` (δ⁻), all cells flipped by the same sign vectors.
 
     Exact (every sign vector, the identity among them) when 2^c ≤ ``n_resamples``; otherwise
-    ``n_resamples`` random sign vectors.  Per block of sign vectors a compiled kernel forms
-    ``Σ ε δ⁺`` and ``Σ ε δ⁻`` of every system, and every α follows at O(1) per cell (δ⁺δ⁻ = 0, so
-    ``Σx² = Σδ⁺² + (1+α)² Σδ⁻²``); memory does not depend on ``n_resamples``.  Counts are r × k.
+    ``n_resamples`` random sign vectors.  A compiled kernel forms ``Σ ε δ⁺`` and ``Σ ε δ⁻`` of every
+    system from tables of the signed sums of each group of 8 topics, and every α follows at O(1)
+    per cell (δ⁺δ⁻ = 0, so ``Σx² = Σδ⁺² + (1+α)² Σδ⁻²``); memory does not depend on
+    ``n_resamples``.  Counts are r × k.
     """
     r, c = pos.shape
     factors = 1.0 + np.asarray(alphas, dtype=np.float64)
@@ -116,16 +118,17 @@ def sign_flip_counts(
     u_obs = np.abs(pos.sum(axis=1)[:, None] + factors * neg.sum(axis=1)[:, None]) * scale
     threshold = u_obs - TOL
     exact = c < 63 and 2**c <= n_resamples
-    hits = np.zeros((r, factors.size))
     hits_max = np.zeros((r, factors.size))
     source = all_signs(c) if exact else random_signs(rng, c, n_resamples)
-    pos_t, neg_t = np.ascontiguousarray(pos.T), np.ascontiguousarray(neg.T)
-    for E in source:
-        maxima = np.empty(E.shape[0])
-        flip_hits(E, pos_t, neg_t, factors, scale, threshold, hits, maxima, 16)
+    Tp, Tn = sign_tables(pos), sign_tables(neg)
+    hits_t = np.zeros((factors.size, r))
+    scale_t, threshold_t = np.ascontiguousarray(scale.T), np.ascontiguousarray(threshold.T)
+    for codes in source:
+        maxima = np.empty(codes.shape[0])
+        flip_hits(codes, Tp, Tn, factors, scale_t, threshold_t, hits_t, maxima, 16)
         maxima.sort()
         hits_max += maxima.size - np.searchsorted(maxima, threshold, side="left")
-    return FlipCounts(hits, hits_max, 2**c if exact else n_resamples, exact)
+    return FlipCounts(hits_t.T.copy(), hits_max, 2**c if exact else n_resamples, exact)
 
 
 def effect_sizes(cells: np.ndarray) -> np.ndarray:
