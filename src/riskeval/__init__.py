@@ -34,6 +34,8 @@ _EXPORTS = {
     "adjust_pvalues": "riskeval.core.corrections",
     "baseline": "riskeval.measures.baselines",
     "loo_baseline": "riskeval.measures.baselines",
+    "baseline_runs": "riskeval.measures.baselines",
+    "read_baseline_map": "riskeval.io.baseline_map",
     "georisk": "riskeval.measures.chisq",
     "zrisk": "riskeval.measures.chisq",
     "risk_reward": "riskeval.measures.paired",

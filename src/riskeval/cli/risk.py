@@ -76,6 +76,14 @@ TEST_NAMES = {
 @click.option(
     "--tukey", is_flag=True, help="Instead: randomised Tukey HSD of all pairs of systems' URisk, per α."
 )
+@click.option(
+    "--baseline-map",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Each system against its own baseline run: FILE has two columns, system and baseline "
+    "(a system of the table), comma, tab or space separated (ECIR 2014, §5). Replaces --baseline.",
+)
 @format_option
 def risk(
     inputs,
@@ -95,6 +103,7 @@ def risk(
     n_resamples,
     seed,
     tukey,
+    baseline_map,
     fmt,
 ):
     """Risk of every system against a baseline, for each α.
@@ -112,6 +121,7 @@ def risk(
       riskeval risk --example --baseline bm25base_p --test permutation --seed 1
       riskeval risk --example --baseline bm25base_p --alpha 0,5 --tukey --seed 1
       riskeval risk --qrels qrels.txt --measure ERR@20 --baseline bm25 bm25.run bert.run.gz
+      riskeval risk scores.csv --baseline-map own-baselines.csv --alpha 5
     """
     import riskeval as rk
 
@@ -120,6 +130,13 @@ def risk(
     corr = correction_arg(correction)
     n_res, seed = _integer(n_resamples, "--n-resamples", 1), _integer(seed, "--seed", 0)
     test = check_option(test, RISK_TESTS, "riskeval risk", "--test")
+    mapping = None
+    if baseline_map is not None:
+        from riskeval.io.baseline_map import read_baseline_map
+        from riskeval.measures.baselines import baseline_runs
+
+        mapping = read_baseline_map(baseline_map)
+        baseline = baseline_runs(X, mapping)
     if tukey:
         from riskeval.inference.tables import tukey_tables
 
@@ -135,6 +152,8 @@ def risk(
         emit(letters if fmt == "table" else pairs, fmt)
         return
     if topics_of is not None:
+        if mapping is not None:  # the system's own baseline run, by name
+            baseline = mapping.get(topics_of, baseline)
         frame = topic_table(
             X, topics_of, baseline, A, level=level, correction=corr, leave_one_out=leave_one_out
         )
@@ -149,6 +168,8 @@ def risk(
     table = rk.risk_table(
         X, baseline=baseline, alphas=A, se=se, level=level, correction=corr, leave_one_out=leave_one_out
     )
+    if mapping is not None:
+        table["baseline"] = table["system"].map(mapping).astype(object)
     if test != "t":
         from riskeval.inference.tables import with_test
 
@@ -158,7 +179,8 @@ def risk(
     if fmt == "table":
         click.echo(
             f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; baseline "
-            f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at "
+            f"{table['baseline'].iloc[0] if mapping is None else 'of each system: ' + baseline_map}; "
+            f"critical |t| = {table['critical'].iloc[0]:.3f} at "
             f"level {level}" + (f", {corr}-adjusted" if corr else "")
         )
         if test != "t":

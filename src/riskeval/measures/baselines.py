@@ -57,10 +57,13 @@ def resolve_baseline(
 
     ``spec``: ``"mean"``/``"median"``/``"max"`` (checked before system names),
     the name of a system (row) of ``M``, a pandas Series indexed by topic (must cover every topic of
-    ``M``; extra topics are ignored), or an array-like of length c.
+    ``M``; extra topics are ignored), an array-like of length c, or a systems × topics DataFrame
+    holding each system's own baseline run (:func:`per_system_baseline`).
     """
     r = M.shape[0]
     not_self = np.zeros(r, dtype=bool)
+    if isinstance(spec, pd.DataFrame):
+        return ResolvedBaseline(per_system_baseline(M, spec, func), "per-system", not_self)
     if isinstance(spec, str):
         kind = _aggregate_kind(spec)
         if kind is not None:
@@ -91,6 +94,69 @@ def resolve_baseline(
         )
     _check_finite(arr, "baseline", func)
     return ResolvedBaseline(arr, "baseline", not_self)
+
+
+def baseline_runs(X: Any, mapping: Any) -> pd.DataFrame:
+    """Each system's own baseline run, as the systems × topics DataFrame that ``baseline=`` accepts.
+
+    ``mapping`` (a dict or a Series) names, for every system of ``X``, the system of ``X`` that is
+    its baseline, as in §5 of Dinçer, Ounis & Macdonald (ECIR 2014), where each group's runs are
+    evaluated against the group's own baseline run.  A baseline run maps to itself (URisk 0, TRisk
+    NaN with its reason).  Systems of the mapping absent from ``X`` are ignored; a system of ``X``
+    without a baseline, or a baseline that is not a system of ``X``, is an error.
+    """
+    M = as_matrix(X)
+    if isinstance(mapping, pd.Series):
+        mapping = dict(zip(mapping.index.map(str), mapping.map(str), strict=True))
+    if not isinstance(mapping, dict):
+        raise RiskevalError(
+            f"The 'mapping' parameter of baseline_runs must be a dict or a Series (system -> "
+            f"baseline). Got {type(mapping).__name__}."
+        )
+    mapping = {str(k): str(v) for k, v in mapping.items()}
+    unmapped = [s for s in M.index if s not in mapping]
+    if unmapped:
+        raise RiskevalError(
+            f"baseline_runs: {len(unmapped)} system(s) have no baseline: {unmapped[:10]}. Map every "
+            "system (a baseline run to itself)."
+        )
+    targets = pd.Index([mapping[s] for s in M.index])
+    unknown = targets.difference(M.index)
+    if len(unknown):
+        raise RiskevalError(
+            f"baseline_runs: {len(unknown)} baseline(s) are not systems of the matrix: "
+            f"{unknown.tolist()[:10]}."
+        )
+    return pd.DataFrame(M.loc[targets].to_numpy(), index=M.index, columns=M.columns)
+
+
+def per_system_baseline(M: pd.DataFrame, B: pd.DataFrame, func: str) -> np.ndarray:
+    """Each system against its own baseline run (Dinçer, Ounis & Macdonald, ECIR 2014, §5): row ``i``
+    of the (r × c) result is the row of ``B`` labelled like system ``i`` of ``M``, its topics in the
+    order of ``M``.  ``B`` must have one row per system of ``M`` (extra rows and topics are ignored)."""
+    rows = pd.Index(B.index.map(str))
+    cols = pd.Index(B.columns.map(str))
+    for what, labels in (("system", rows), ("topic", cols)):
+        if labels.has_duplicates:
+            raise RiskevalError(
+                f"The per-system 'baseline' DataFrame of {func} has duplicate {what} labels: "
+                f"{labels[labels.duplicated()].unique().tolist()[:5]}."
+            )
+    for what, want, have in (("system", M.index, rows), ("topic", M.columns, cols)):
+        missing = want.difference(have, sort=False)
+        if len(missing):
+            raise RiskevalError(
+                f"The per-system 'baseline' DataFrame of {func} has no {what} "
+                f"{missing.tolist()[:10]} ({len(missing)} missing): it needs one row per system of "
+                "the matrix (labelled like it) and a column for each of its topics."
+            )
+    frame = pd.DataFrame(B.to_numpy(), index=rows, columns=cols)
+    try:
+        values = frame.reindex(index=M.index, columns=M.columns).to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        raise RiskevalError(f"The per-system 'baseline' DataFrame of {func} must hold numbers.") from None
+    _check_finite(values.ravel(), "per-system baseline", func)
+    return np.ascontiguousarray(values)
 
 
 def align_vector(v: pd.Series, topics: pd.Index, func: str, name: str = "baseline") -> np.ndarray:
