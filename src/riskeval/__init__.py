@@ -36,6 +36,8 @@ _EXPORTS = {
     "loo_baseline": "riskeval.measures.baselines",
     "baseline_runs": "riskeval.measures.baselines",
     "read_baseline_map": "riskeval.io.baseline_map",
+    "baseline_correlation": "riskeval.analysis.baseline_correlation",
+    "BaselineCorrelation": "riskeval.analysis.baseline_correlation",
     "georisk": "riskeval.measures.chisq",
     "zrisk": "riskeval.measures.chisq",
     "risk_reward": "riskeval.measures.paired",

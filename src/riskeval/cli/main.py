@@ -24,6 +24,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "mean-variance": ("riskeval.cli.variations", "mean_variance", "Mean-variance over query variations."),
     "bias-variance": ("riskeval.cli.variations", "bias_variance", "Bias-variance decomposition of scores."),
     "ltr": ("riskeval.cli.ltr", "ltr", "Risk-sensitive LambdaMART: train, evaluate, experiment."),
+    "baseline-correlation": (
+        "riskeval.cli.paper",
+        "baseline_correlation",
+        "Correlation with the baseline beside URisk (ECIR 2014).",
+    ),
 }
 
 
