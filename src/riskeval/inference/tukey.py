@@ -179,6 +179,7 @@ def tukey_hsd(
     for m in blocks(n, size):
         U = gen.integers(0, 2**32, (m, c, r - 1), dtype=np.uint32)
         block_ranges, counts = tukey_block(Yt, U, observed, tol, _CHUNKS)
+        del U  # one block of draws alive at a time
         count_pair += counts
         ranges.append(block_ranges)
     top = np.sort(np.concatenate(ranges))  # n floats: the one thing kept per resample
