@@ -211,3 +211,12 @@ def test_rank_intervals():
     g = rk.rank_intervals(X, measure="georisk", n_resamples=200, rng=6)
     assert g["estimate"].to_numpy() == pytest.approx(rk.georisk(X).to_numpy())
     assert g["rank"].min() == 1 and (g["seed"] == 6).all()
+
+
+def test_effect_size_is_standardised_urisk():
+    X = example_scores()
+    t = rk.bootstrap_ci(X, "bm25base_p", [0, 5], measures=["urisk", "georisk"], n_resamples=50, seed=1)
+    row = t[(t["system"] == "p_bert") & (t["alpha"] == 5) & (t["measure"] == "urisk")].iloc[0]
+    x = risk_scores(X.loc["p_bert"].to_numpy() - X.loc["bm25base_p"].to_numpy(), 5.0)
+    assert row["effect_size"] == pytest.approx(x.mean() / x.std(ddof=1))
+    assert t.loc[t["measure"] == "georisk", "effect_size"].isna().all()

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from riskeval.core import chisq
+from riskeval.core import chisq, paired
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
@@ -254,9 +254,10 @@ def bootstrap_ci(
     Returns
     -------
     DataFrame
-        Columns ``system, alpha, measure, estimate, low, high, se`` (the bootstrap standard error),
-        ``pvalue`` (URisk and TRisk: two-sided p of H0 "= 0" by inverting the interval; NaN for
-        ZRisk and GeoRisk, where 0 is no null value), ``method, confidence_level, n_resamples,
+        Columns ``system, alpha, measure, baseline, estimate, low, high, se`` (the bootstrap
+        standard error), ``pvalue`` (URisk and TRisk: two-sided p of H0 "= 0" by inverting the
+        interval; NaN for ZRisk and GeoRisk, where 0 is no null value), ``effect_size`` (URisk and
+        TRisk rows: the standardised URisk x̄/s_x), ``method, confidence_level, n_resamples,
         seed``.  ``attrs`` repeats ``n_resamples``, ``confidence_level`` and ``seed``.
     """
     func = "bootstrap_ci"
@@ -279,6 +280,12 @@ def bootstrap_ci(
     point = engine.point()
     boots = engine.resample(gen, n)
     jack = engine.jackknife() if method == "bca" else None
+    effect = np.full(r * A.size, np.nan)
+    if any(m in _NULL_ZERO for m in wanted):  # standardised URisk x̄/s_x of every cell
+        sums = paired.paired_sums(values, base.values)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sd = np.sqrt(paired.variance_from(sums, A[:, None]))
+            effect = np.where(sd > 0, paired.urisk_from(sums, A[:, None]) / sd, np.nan).T.ravel()
     rows = []
     for m in wanted:
         # one row per cell, system-major: all α of system 0, then system 1, ...
@@ -302,6 +309,7 @@ def bootstrap_ci(
                     "high": iv.high,
                     "se": iv.se,
                     "pvalue": iv.pvalue if m in _NULL_ZERO else np.nan,
+                    "effect_size": effect if m in _NULL_ZERO else np.nan,
                 }
             )
         )

@@ -33,8 +33,8 @@ def with_test(
     the sign-flip randomisation p-value of URisk and ``pvalue_maxt`` its max-T adjustment over
     every system and α (:func:`riskeval.risk_permutation_table`).  ``"bootstrap"``: ``pvalue``
     inverts the BCa interval of URisk (:func:`riskeval.bootstrap_ci`) and ``low``/``high`` are that
-    interval at confidence ``1 − level``.  Both add ``effect_size`` (x̄/s_x; for the bootstrap,
-    URisk over its bootstrap standard error and √c), ``test``, ``n_resamples`` and ``seed``, and
+    interval at confidence ``1 − level``.  Both add ``effect_size`` (the standardised URisk
+    x̄/s_x), ``test``, ``n_resamples`` and ``seed``, and
     recompute ``pvalue_adj`` (with the table's correction, per α) and ``significant``.  Rows whose
     TRisk is undefined (the system is the baseline) keep NaN p-values, as in the table.
     """
@@ -65,9 +65,6 @@ def with_test(
             seed=seed,
             leave_one_out=leave_one_out,
         )
-        c = M.shape[1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t["effect_size"] = t["estimate"] / (t["se"] * np.sqrt(c))
         t = t.set_index(["system", "alpha"])
         extra = {"low": "low", "high": "high", "effect_size": "effect_size"}
     key = pd.MultiIndex.from_arrays([out["system"].astype(str), out["alpha"]])
