@@ -18,6 +18,8 @@ from riskeval.errors import RiskevalError
 #: Resamples per block: the draws of one block (e.g. 1,024 × c signs or topic counts) are all that
 #: is held at a time.
 BLOCK = 1024
+#: Sign vectors per block (bytes-coded, ⌈c/8⌉ bytes each): few parallel regions per test.
+SIGN_BLOCK = 16384
 #: Tolerance of the "at least as extreme" comparisons, on statistics scaled to [0, 1]: rounding
 #: must not turn a tie with the observed value into a miss.
 TOL = 1e-12
@@ -69,7 +71,7 @@ def bootstrap_counts(rng: np.random.Generator, c: int, n: int, size: int = BLOCK
         yield np.bincount(flat, minlength=m * c).reshape(m, c).astype(np.float64)
 
 
-def random_signs(rng: np.random.Generator, c: int, n: int, size: int = BLOCK) -> Iterator[np.ndarray]:
+def random_signs(rng: np.random.Generator, c: int, n: int, size: int = SIGN_BLOCK) -> Iterator[np.ndarray]:
     """Blocks of random sign vectors as bytes (B × ⌈c/8⌉ uint8, bit t of byte g set: topic 8g+t
     flipped); every sign is +1 or −1 with probability 1/2, independently."""
     groups = (c + 7) // 8
@@ -77,7 +79,7 @@ def random_signs(rng: np.random.Generator, c: int, n: int, size: int = BLOCK) ->
         yield rng.integers(0, 256, (m, groups), dtype=np.uint8)
 
 
-def all_signs(c: int, size: int = BLOCK) -> Iterator[np.ndarray]:
+def all_signs(c: int, size: int = SIGN_BLOCK) -> Iterator[np.ndarray]:
     """Every one of the 2^c sign vectors, in blocks, coded as :func:`random_signs` codes them (the
     bits of 0 … 2^c − 1); the first is the identity (no topic flipped)."""
     groups = (c + 7) // 8
