@@ -84,6 +84,7 @@ def test_written_file_is_the_returned_page(example):
         "Significant topics of the riskiest systems",
         "GeoRisk and TRisk as α grows",
         "Baseline bias",
+        "Risk rankings under unbiased baselines",
     )
 
 

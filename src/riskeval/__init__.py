@@ -38,6 +38,8 @@ _EXPORTS = {
     "read_baseline_map": "riskeval.io.baseline_map",
     "baseline_correlation": "riskeval.analysis.baseline_correlation",
     "BaselineCorrelation": "riskeval.analysis.baseline_correlation",
+    "baseline_rankings": "riskeval.analysis.baseline_rankings",
+    "ranking_agreement": "riskeval.analysis.baseline_rankings",
     "georisk": "riskeval.measures.chisq",
     "zrisk": "riskeval.measures.chisq",
     "risk_reward": "riskeval.measures.paired",

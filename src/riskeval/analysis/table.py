@@ -48,6 +48,9 @@ COLUMNS = (
     "tstar",
     "zrisk",
     "georisk",
+    "rank_urisk",
+    "rank_trisk",
+    "rank_georisk",
     "wins",
     "losses",
     "ties",
@@ -88,11 +91,14 @@ def risk_table(
 
     Columns: ``system, alpha, baseline, leave_one_out, mean, baseline_mean, ugain, freward, frisk,
     urisk, se, se_method, trisk, df, level, critical, pvalue, [correction, pvalue_adj], significant,
-    tstar, zrisk, georisk, wins, losses, ties, loss20, reward_risk, win_loss, reason``
-    (``correction`` and ``pvalue_adj`` only with a correction).  The settings are columns, so
-    tables concatenate and merge without losing them.  ``critical`` is ``t(1 − level/2, df)``;
-    ``significant`` (bool) is ``pvalue < level``, or ``pvalue_adj < level`` with a correction.
-    ``trisk``/``pvalue`` are NaN, with ``reason`` set, where the SE
+    tstar, zrisk, georisk, rank_urisk, rank_trisk, rank_georisk, wins, losses, ties, loss20,
+    reward_risk, win_loss, reason`` (``correction`` and ``pvalue_adj`` only with a correction).
+    ``rank_*``: rank of the system among the systems at the same α (1 = highest value, ties share
+    their mean rank, as the R columns of Tables 1–3 of Dinçer, Ounis & Macdonald, ECIR 2014); NaN
+    where the value is NaN and, for URisk and TRisk, for the system that is the baseline.  The
+    settings are columns, so tables concatenate and merge without losing them.  ``critical`` is
+    ``t(1 − level/2, df)``; ``significant`` (bool) is ``pvalue < level``, or ``pvalue_adj <
+    level`` with a correction.  ``trisk``/``pvalue`` are NaN, with ``reason`` set, where the SE
     is 0 (the system is the baseline or its risk-reward scores are constant).  ``zrisk``/``georisk``
     are over the whole matrix (every system a baseline) and NaN, with a warning, if a score is < 0.
     """
@@ -153,6 +159,9 @@ def risk_table(
         "tstar": tstar,
         "zrisk": zr,
         "georisk": geo,
+        "rank_urisk": _ranks(np.where(base.is_self, np.nan, u)),
+        "rank_trisk": _ranks(np.where(base.is_self, np.nan, t)),
+        "rank_georisk": _ranks(geo),
     }
     k = A.size
     # system as a Categorical (codes + one copy of the names) keeps matrix order and is cheap
@@ -175,6 +184,11 @@ def risk_table(
     if correction is None:
         out = out.drop(columns=["correction", "pvalue_adj"])
     return out
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Rank of each system (columns) within each α (rows): 1 = highest, ties averaged, NaN kept."""
+    return pd.DataFrame(values).rank(axis=1, ascending=False, method="average").to_numpy()
 
 
 def _t(u: np.ndarray, err: np.ndarray, constant: np.ndarray) -> np.ndarray:

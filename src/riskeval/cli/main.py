@@ -29,6 +29,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "baseline_correlation",
         "Correlation with the baseline beside URisk (ECIR 2014).",
     ),
+    "baseline-rankings": (
+        "riskeval.cli.paper",
+        "baseline_rankings",
+        "Risk rankings against MEAN, MEDIAN, MAX side by side (ECIR 2014).",
+    ),
 }
 
 

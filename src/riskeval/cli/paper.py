@@ -1,7 +1,8 @@
 """Subcommands for the papers' analyses beyond the measures.
 
 ``riskeval baseline-correlation``: each system's correlation with the baseline across topics beside
-its URisk (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3).
+its URisk (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3).  ``riskeval baseline-rankings``: the risk
+rankings against MEAN, MEDIAN and MAX side by side, and their agreement (ECIR 2014, Table 3).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import click
 
 from riskeval.cli._input import alpha_option, load_scores, scores_options
 from riskeval.cli._output import emit, format_option
+from riskeval.options import RANK_MEASURES
 
 
 @click.command("baseline-correlation")
@@ -56,3 +58,81 @@ def baseline_correlation(
         if baseline is not None:
             table = table.drop(columns=["baseline"])
     emit(table, fmt)
+
+
+@click.command("baseline-rankings")
+@scores_options
+@click.option(
+    "--baselines",
+    default="mean,median,max",
+    show_default=True,
+    help="Comma list of baselines: mean, median, max or system names.",
+)
+@alpha_option(multiple=True, help="Risk aversion α; repeat or give a comma list. [default: 5,10]")
+@click.option(
+    "--risk-measure",
+    type=click.Choice(RANK_MEASURES),
+    default="urisk",
+    show_default=True,
+    help="The risk measure that ranks the systems.",
+)
+@click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
+@click.option(
+    "--show",
+    type=click.Choice(("table", "tidy", "agreement")),
+    default="table",
+    show_default=True,
+    help="table: one row per system, each baseline and α side by side (ECIR 2014, Table 3); tidy: "
+    "one row per (system, baseline, α); agreement: Kendall's τ and τ_AP between the rankings.",
+)
+@format_option
+def baseline_rankings(
+    inputs,
+    example,
+    qrels,
+    measure,
+    name_from,
+    missing,
+    baselines,
+    alphas,
+    risk_measure,
+    leave_one_out,
+    show,
+    fmt,
+):
+    """Risk rankings against several baselines side by side, and their agreement.
+
+    URisk (or TRisk) of each system against each baseline at each α, with its rank, beside the
+    system's mean score and rank: Table 3 of Dinçer, Ounis & Macdonald (ECIR 2014) with the
+    baselines MEAN, MEDIAN and MAX at α = 5 and 10.  --show agreement gives Kendall's τ and the AP
+    correlation τ_AP between every pair of rankings, the ranking by mean score included.
+
+    \b
+    Examples:
+      riskeval baseline-rankings --example
+      riskeval baseline-rankings --example --show agreement
+      riskeval baseline-rankings --example --baselines mean,bm25base_p --alpha 1,5 --format csv
+    """
+    import pandas as pd
+
+    from riskeval.analysis import baseline_rankings as br
+    from riskeval.cli._input import parse_alphas
+    from riskeval.cli.risk import integral_ranks
+
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    A = parse_alphas(alphas) if alphas else [5.0, 10.0]
+    specs = [b.strip() for b in baselines.split(",") if b.strip()]
+    tidy = br.baseline_rankings(X, specs, A, measure=risk_measure, leave_one_out=leave_one_out)
+    if fmt == "table":
+        click.echo(
+            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; {risk_measure} against "
+            f"{', '.join(pd.unique(tidy['baseline']))} at α = {', '.join(f'{a:g}' for a in A)}; rank 1 = best"
+        )
+    if show == "agreement":
+        emit(br.ranking_agreement(tidy), fmt)
+    elif show == "tidy" or fmt != "table":
+        emit(integral_ranks(tidy), fmt)
+    else:
+        wide = br.rankings_wide(tidy)
+        wide.columns = [" ".join(p for p in (b, a.replace("α = ", "α="), f) if p) for b, a, f in wide.columns]
+        emit(integral_ranks(wide), fmt)
