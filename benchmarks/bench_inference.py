@@ -13,6 +13,13 @@ procedure: riskeval's time, the loop's time, their ratio, and the peak memory of
 load average is printed first and last: the machine may be shared.
 
     python benchmarks/bench_inference.py [--shape beta|ties|example|all] [--repeat 3]
+
+``--coverage`` instead runs the simulations that check the procedures' error rates and coverage
+(too long for the test suite): the randomisation test's type I error and the max-T and Tukey HSD
+family-wise error rates under complete nulls, and the coverage of 95 % percentile and BCa intervals
+of URisk(1) for topics drawn from a known population.
+
+    python benchmarks/bench_inference.py --coverage [--reps 400]
 """
 
 from __future__ import annotations
@@ -169,12 +176,74 @@ def bench(shape: str, n: int, repeat: int) -> list[dict[str, object]]:
     return rows
 
 
+def coverage(reps: int, seed: int = 0) -> pd.DataFrame:
+    """Error rates and coverage over ``reps`` simulated test collections (level 0.05)."""
+    rng = np.random.default_rng(seed)
+    alpha, r, c, n = 5.0, 8, 30, 999
+    rows = []
+    # 1. H0 at α = 5: x_j symmetric about 0 (δ = x for x ≥ 0, x/(1+α) below): per-cell type I error
+    #    of the randomisation test, and the max-T family-wise error over the 8 systems.
+    cell, fwer = [], []
+    for k in range(reps):
+        x = rng.normal(0, 0.1, size=(r, c))
+        delta = np.where(x >= 0, x, x / (1 + alpha))
+        base = rng.uniform(0.2, 0.6, c)
+        X = pd.DataFrame(base + delta, index=[f"s{i}" for i in range(r)])
+        t = rk.risk_permutation_table(X, base, [alpha], n_resamples=n, rng=k)
+        cell.append((t["pvalue"] < 0.05).mean())
+        fwer.append((t["pvalue_maxt"] < 0.05).any())
+    rows += [
+        {
+            "check": "randomisation test, type I error per cell (α = 5)",
+            "target": 0.05,
+            "observed": np.mean(cell),
+        },
+        {"check": "max-T, family-wise error over 8 systems", "target": 0.05, "observed": np.mean(fwer)},
+    ]
+    # 2. Complete null for Tukey HSD: 6 exchangeable systems (i.i.d. within each topic).
+    hsd = []
+    for k in range(reps):
+        X = pd.DataFrame(rng.beta(2, 5, size=(6, c)), index=[f"s{i}" for i in range(6)])
+        hsd.append((rk.tukey_hsd(X, n_resamples=n, rng=k).table["pvalue_hsd"] < 0.05).any())
+    rows.append(
+        {"check": "Tukey HSD, family-wise error over 15 pairs", "target": 0.05, "observed": np.mean(hsd)}
+    )
+    # 3. Coverage of URisk(1): δ ~ N(0.02, 0.1), true URisk(1) = E[x] from a large sample.
+    big = rng.normal(0.02, 0.1, 2_000_000)
+    truth = float(np.where(big >= 0, big, 2 * big).mean())
+    for method in ("percentile", "bca"):
+        hit = []
+        for k in range(reps):
+            d = rng.normal(0.02, 0.1, c)
+            X = pd.DataFrame([0.5 + d], index=["s"])
+            ci = rk.bootstrap_ci(
+                X, np.full(c, 0.5), [1.0], measures="urisk", method=method, n_resamples=n, seed=k
+            )
+            hit.append(ci["low"].iloc[0] <= truth <= ci["high"].iloc[0])
+        rows.append(
+            {
+                "check": f"coverage of the 95 % {method} interval of URisk(1), c = {c}",
+                "target": 0.95,
+                "observed": np.mean(hit),
+            }
+        )
+    out = pd.DataFrame(rows)
+    out["reps"] = reps
+    out["mc_se"] = np.sqrt(out["target"] * (1 - out["target"]) / reps)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", choices=("beta", "ties", "example", "all"), default="all")
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--coverage", action="store_true", help="run the error-rate and coverage simulations")
+    parser.add_argument("--reps", type=int, default=400, help="simulated collections per --coverage check")
     args = parser.parse_args()
+    if args.coverage:
+        print(coverage(args.reps).to_string(index=False))
+        return 0
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load {os.getloadavg()}")
     shapes = ("beta", "ties", "example") if args.shape == "all" else (args.shape,)
     rows = [row for s in shapes for row in bench(s, args.resamples, args.repeat)]

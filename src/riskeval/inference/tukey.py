@@ -31,7 +31,8 @@ from riskeval.options import check_alpha, check_level
 
 #: Random draws per block of shuffles (uint32, 16 MiB): a block holds 2^22 / (c·(r − 1)) resamples.
 _DRAWS = 2**22
-#: Runs of resamples per block, each counted apart (parallel work units).
+#: Runs of resamples per block, each counted apart (parallel work units); fewer for many systems,
+#: so that their r × r counts stay within 16 MiB.
 _CHUNKS = 16
 
 
@@ -176,9 +177,10 @@ def tukey_hsd(
     count_pair = np.zeros((r, r))
     ranges = []
     size = max(16, min(4096, _DRAWS // max(1, c * (r - 1))))
+    chunks = max(1, min(_CHUNKS, 2**21 // (r * r)))
     for m in blocks(n, size):
         U = gen.integers(0, 2**32, (m, c, r - 1), dtype=np.uint32)
-        block_ranges, counts = tukey_block(Yt, U, observed, tol, _CHUNKS)
+        block_ranges, counts = tukey_block(Yt, U, observed, tol, chunks)
         del U  # one block of draws alive at a time
         count_pair += counts
         ranges.append(block_ranges)
