@@ -208,21 +208,26 @@ def coverage(reps: int, seed: int = 0) -> pd.DataFrame:
     rows.append(
         {"check": "Tukey HSD, family-wise error over 15 pairs", "target": 0.05, "observed": np.mean(hsd)}
     )
-    # 3. Coverage of URisk(1): δ ~ N(0.02, 0.1), true URisk(1) = E[x] from a large sample.
+    # 3. Coverage of URisk(1): δ ~ N(0.02, 0.1), true URisk(1) = E[x] from a large sample; the same
+    #    collections for every interval, Student's t interval of TRisk for comparison.
     big = rng.normal(0.02, 0.1, 2_000_000)
     truth = float(np.where(big >= 0, big, 2 * big).mean())
-    for method in ("percentile", "bca"):
-        hit = []
-        for k in range(reps):
-            d = rng.normal(0.02, 0.1, c)
-            X = pd.DataFrame([0.5 + d], index=["s"])
+    hits: dict[str, list[bool]] = {"percentile": [], "bca": [], "t": []}
+    for k in range(reps):
+        d = rng.normal(0.02, 0.1, c)
+        X = pd.DataFrame([0.5 + d], index=["s"])
+        for method in ("percentile", "bca"):
             ci = rk.bootstrap_ci(
                 X, np.full(c, 0.5), [1.0], measures="urisk", method=method, n_resamples=n, seed=k
             )
-            hit.append(ci["low"].iloc[0] <= truth <= ci["high"].iloc[0])
+            hits[method].append(bool(ci["low"].iloc[0] <= truth <= ci["high"].iloc[0]))
+        low, high = rk.trisk(0.5 + d, np.full(c, 0.5), 1.0).confidence_interval(0.95)
+        hits["t"].append(low <= truth <= high)
+    for method, hit in hits.items():
+        name = "Student t (TRisk)" if method == "t" else method
         rows.append(
             {
-                "check": f"coverage of the 95 % {method} interval of URisk(1), c = {c}",
+                "check": f"coverage of the 95 % {name} interval of URisk(1), c = {c}",
                 "target": 0.95,
                 "observed": np.mean(hit),
             }
