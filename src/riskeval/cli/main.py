@@ -34,6 +34,17 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "baseline_rankings",
         "Risk rankings against MEAN, MEDIAN, MAX side by side (ECIR 2014).",
     ),
+    "compare-runs": (
+        "riskeval.cli.paper",
+        "compare_runs",
+        "Two runs topic by topic, each the other's baseline.",
+    ),
+    "risk-reward": ("riskeval.cli.paper", "risk_reward", "Mean score beside FRisk, with the Pareto front."),
+    "pca-topics": (
+        "riskeval.cli.paper",
+        "pca_topics",
+        "Topics loading on PC2; baselines projected (ECIR 2014).",
+    ),
 }
 
 

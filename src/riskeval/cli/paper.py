@@ -136,3 +136,94 @@ def baseline_rankings(
         wide = br.rankings_wide(tidy)
         wide.columns = [" ".join(p for p in (b, a.replace("α = ", "α="), f) if p) for b, a, f in wide.columns]
         emit(integral_ranks(wide), fmt)
+
+
+@click.command("compare-runs")
+@scores_options
+@click.option(
+    "--runs", "pair", required=True, metavar="A,B", help="The two systems to compare, comma separated."
+)
+@alpha_option(multiple=False, default=5.0, help="Risk aversion α of the per-topic URisk scores. [default: 5]")
+@format_option
+def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alphas, fmt):
+    """Two runs topic by topic, each as the other's baseline (ECIR 2014, Figure 3).
+
+    One row per topic: both scores, δ = A − B, x_a (A's per-topic URisk score with B as the
+    baseline) and x_b (B's with A as the baseline).
+
+    \b
+    Examples:
+      riskeval compare-runs --example --runs p_bert,bm25base_p
+    """
+    from riskeval.analysis.run_comparison import compare_runs as compare
+
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    names = [p.strip() for p in pair.split(",")]
+    if len(names) != 2 or not all(names):
+        raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
+    table = compare(X, names[0], names[1], float(alphas))
+    if fmt == "table":
+        a, b = names
+        xa, xb = table["x_a"], table["x_b"]
+        click.echo(
+            f"{a} and {b} on {X.shape[1]} topics of {source}, α = {float(alphas):g}\n"
+            f"URisk of {a} against {b}: {xa.mean():.4f} ({int((xa < 0).sum())} losses); "
+            f"of {b} against {a}: {xb.mean():.4f} ({int((xb < 0).sum())} losses)"
+        )
+        table = table.drop(columns=["system_a", "system_b", "alpha"])
+    emit(table, fmt)
+
+
+@click.command("risk-reward")
+@scores_options
+@click.option(
+    "--baseline", "-b", default="mean", show_default=True, help="A system name, or mean, median or max."
+)
+@click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
+@format_option
+def risk_reward(inputs, example, qrels, measure, name_from, missing, baseline, leave_one_out, fmt):
+    """Mean score beside FRisk and FReward of every system, with the Pareto front (ECIR 2014, §5).
+
+    \b
+    Examples:
+      riskeval risk-reward --example --baseline bm25base_p
+    """
+    from riskeval.analysis.run_comparison import risk_reward_tradeoff
+
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    table = risk_reward_tradeoff(X, baseline, leave_one_out=leave_one_out)
+    if fmt == "table":
+        click.echo(
+            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; FRisk against "
+            f"{table['baseline'].iloc[0]}; pareto: no system has a higher mean and a lower FRisk"
+        )
+        table = table.drop(columns=["baseline"])
+    emit(table, fmt)
+
+
+@click.command("pca-topics")
+@scores_options
+@click.option("--topics", "n_topics", default=10, show_default=True, type=int, help="How many topics.")
+@format_option
+def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fmt):
+    """The topics that load most on the second principal axis of the runs (ECIR 2014, §2.4), and
+    the virtual MEAN, MEDIAN and MAX projected onto the axes.
+
+    \b
+    Examples:
+      riskeval pca-topics --example --topics 5
+    """
+    from riskeval.analysis.pca_biplot import pca_biplot
+
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    res = pca_biplot(X, n_topics=n_topics)
+    if fmt == "table":
+        supp = ", ".join(
+            f"{k} ({round(v['PC1'], 3) + 0.0:.3f}, {round(v['PC2'], 3) + 0.0:.3f})"
+            for k, v in res.supplementary.iterrows()
+        )
+        click.echo(
+            f"{X.shape[0]} runs × {X.shape[1]} topics from {source}; PC1 {res.explained['PC1']:.1f}%, "
+            f"PC2 {res.explained['PC2']:.1f}% of the variance\nprojected baselines (PC1, PC2): {supp}"
+        )
+    emit(res.pc2_topics, fmt)

@@ -1,5 +1,6 @@
-"""Plots of the papers' analyses beyond the measures: URisk against the correlation with the
-baseline (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3).
+"""Plots of the papers' analyses beyond the measures (Dinçer, Ounis & Macdonald, ECIR 2014): URisk
+against the correlation with the baseline (§2.3), two runs topic by topic (Figure 3), the
+risk–reward trade-off (§5) and the PCA biplot with projected baselines (Figures 1–2, footnote 5).
 
 As in :mod:`riskeval.plots.risk`, each ``plot_*`` function computes its data with the library and
 returns a display object (the data as attributes, ``figure_`` and ``ax_`` after ``plot``); a
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval.errors import RiskevalError
 from riskeval.plots._base import axes_for
 
 
@@ -82,3 +84,191 @@ def plot_baseline_correlation(
 
     result = baseline_correlation(X, baseline, alpha, leave_one_out=leave_one_out)
     return BaselineCorrelationDisplay.from_result(result).plot(ax, annotate=annotate)
+
+
+class RunComparisonDisplay:
+    """Two runs topic by topic (Dinçer, Ounis & Macdonald, ECIR 2014, Figure 3): (a) their
+    per-topic scores side by side, (b) the per-topic URisk scores x_j of run B with run A as the
+    baseline and (c) the mirror, run A with B as the baseline.
+
+    ``table``: the :func:`riskeval.analysis.run_comparison.compare_runs` table.  ``plot(ax)``
+    takes three axes (or ``None``: a new figure of three stacked panels); after it ``axes_`` (the
+    three), ``ax_`` (the first), ``bars_`` (the two bar containers of panel a) and ``risk_bars_``
+    (the bar containers of panels b and c).  The panel titles count each run's losses.
+    """
+
+    def __init__(self, table: pd.DataFrame):
+        self.table = table
+        first = table.iloc[0]
+        self.system_a, self.system_b = str(first["system_a"]), str(first["system_b"])
+        self.alpha = float(first["alpha"])
+
+    def plot(self, ax: Any = None) -> RunComparisonDisplay:
+        if ax is None:
+            from riskeval._optional import require
+
+            plt = require("matplotlib.pyplot", "riskeval's plots")
+            fig, axes = plt.subplots(3, 1, figsize=(10.0, 9.0), layout="constrained", sharex=True)
+        else:
+            axes = list(ax)
+            if len(axes) != 3:
+                raise RiskevalError("RunComparisonDisplay.plot needs three axes (or None).")
+            fig = axes[0].figure
+        self.figure_, self.axes_, self.ax_ = fig, list(axes), axes[0]
+        t = self.table
+        pos = np.arange(len(t))
+        a, b = self.system_a, self.system_b
+        top = self.axes_[0]
+        self.bars_ = [
+            top.bar(pos - 0.2, t["score_a"], width=0.4, color="tab:blue", label=a),
+            top.bar(pos + 0.2, t["score_b"], width=0.4, color="tab:orange", label=b),
+        ]
+        top.set_ylabel("score")
+        top.set_title(
+            f"(a) per-topic scores: {a} (mean {t['score_a'].mean():.3f}) and {b} "
+            f"(mean {t['score_b'].mean():.3f})"
+        )
+        top.legend(fontsize="x-small", loc="best")
+        self.risk_bars_ = []
+        for panel, (col, run, base, letter) in zip(
+            self.axes_[1:], [("x_b", b, a, "b"), ("x_a", a, b, "c")], strict=True
+        ):
+            x = t[col].to_numpy()
+            colours = np.where(x < 0, "tab:red", "tab:green")
+            self.risk_bars_.append(panel.bar(pos, x, color=colours))
+            panel.axhline(0.0, color="black", lw=0.6)
+            panel.set_ylabel(f"x_j, α = {self.alpha:g}")
+            panel.set_title(
+                f"({letter}) {run} with {base} as the baseline: URisk {x.mean():.4f}, "
+                f"{int((x < 0).sum())} losses, {int((x > 0).sum())} wins"
+            )
+        for panel in self.axes_:
+            panel.grid(True, axis="y", alpha=0.3)
+        last = self.axes_[-1]
+        last.set_xticks(pos, t["topic"], rotation=90, fontsize=6)
+        last.set_xlabel("topic")
+        return self
+
+
+class RiskRewardDisplay:
+    """Mean effectiveness against FRisk, one point per system (the trade-off graph that Dinçer,
+    Ounis & Macdonald, ECIR 2014, §5, propose for risk beside effectiveness): up and to the left is
+    better; the Pareto front is joined by a line.
+
+    ``table``: :func:`riskeval.analysis.run_comparison.risk_reward_tradeoff`.  After ``plot``:
+    ``points_``, ``front_`` (the line through the Pareto front) and ``labels_``.
+    """
+
+    def __init__(self, table: pd.DataFrame):
+        self.table = table
+        self.baseline = str(table["baseline"].iloc[0])
+
+    def plot(self, ax: Any = None, *, annotate: bool = True) -> RiskRewardDisplay:
+        self.figure_, self.ax_ = axes_for(ax, (7.0, 5.0))
+        ax = self.ax_
+        t = self.table
+        colours = np.where(t["pareto"], "tab:red", "tab:blue")
+        self.points_ = ax.scatter(t["frisk"], t["mean"], s=22, c=colours)
+        front = t[t["pareto"]].sort_values("frisk")
+        (self.front_,) = ax.plot(front["frisk"], front["mean"], color="tab:red", lw=0.8, label="Pareto front")
+        self.labels_ = []
+        if annotate:
+            for _, row in t.iterrows():
+                self.labels_.append(
+                    ax.annotate(
+                        row["system"],
+                        (row["frisk"], row["mean"]),
+                        xytext=(3, 2),
+                        textcoords="offset points",
+                        fontsize=6,
+                    )
+                )
+        ax.set_xlabel(f"FRisk against {self.baseline} (mean per-topic loss)")
+        ax.set_ylabel("mean score")
+        ax.set_title(f"Risk–reward trade-off against {self.baseline}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="x-small", loc="best")
+        return self
+
+
+class PCABiplotDisplay:
+    """Runs on the first two principal axes with the topics that load most on PC2 as arrows and the
+    virtual baselines as supplementary points (Dinçer, Ounis & Macdonald, ECIR 2014, Figures 1–2,
+    §2.4 and footnote 5).
+
+    ``result``: :class:`riskeval.analysis.pca_biplot.PCABiplot`.  Arrows are the topics' loadings
+    scaled to the spread of the runs.  After ``plot``: ``points_``, ``supplementary_points_``,
+    ``arrows_`` and ``labels_``.
+    """
+
+    def __init__(self, result: Any):
+        self.result = result
+
+    def plot(self, ax: Any = None, *, annotate: bool = True) -> PCABiplotDisplay:
+        self.figure_, self.ax_ = axes_for(ax, (7.5, 6.5))
+        ax = self.ax_
+        res = self.result
+        xy = res.coordinates[["PC1", "PC2"]]
+        supp = res.supplementary[["PC1", "PC2"]]
+        self.points_ = ax.scatter(xy["PC1"], xy["PC2"], s=18, color="tab:blue", label="runs")
+        self.supplementary_points_ = ax.scatter(
+            supp["PC1"], supp["PC2"], s=40, marker="D", color="tab:red", label="virtual baselines (projected)"
+        )
+        scale = 0.9 * float(np.abs(xy.to_numpy()).max() or 1.0)
+        self.arrows_, self.labels_ = [], []
+        for _, row in res.pc2_topics.iterrows():
+            lx, ly = res.loadings.loc[row["topic"], ["PC1", "PC2"]] * scale
+            self.arrows_.append(
+                ax.annotate(
+                    "", (lx, ly), (0.0, 0.0), arrowprops={"arrowstyle": "->", "color": "tab:green", "lw": 0.8}
+                )
+            )
+            self.labels_.append(ax.annotate(row["topic"], (lx, ly), fontsize=6, color="tab:green"))
+        if annotate:
+            for frame, colour in ((xy, "0.2"), (supp, "tab:red")):
+                for name, (x, y) in frame.iterrows():
+                    self.labels_.append(
+                        ax.annotate(
+                            name, (x, y), xytext=(3, 2), textcoords="offset points", fontsize=6, color=colour
+                        )
+                    )
+        ax.axhline(0.0, color="0.6", lw=0.6)
+        ax.axvline(0.0, color="0.6", lw=0.6)
+        ax.set_xlabel(f"PC1 ({res.explained['PC1']:.1f}% of the variance)")
+        ax.set_ylabel(f"PC2 ({res.explained['PC2']:.1f}% of the variance)")
+        ax.set_title("PCA biplot: runs, topics loading on PC2 (arrows), projected baselines")
+        ax.legend(fontsize="x-small", loc="best")
+        return self
+
+
+def plot_run_comparison(
+    X: Any, a: str, b: str, alpha: float = 5.0, *, ax: Any = None
+) -> RunComparisonDisplay:
+    """Figure 3 of ECIR 2014 for runs ``a`` and ``b`` of ``X`` (:func:`compare_runs`)."""
+    from riskeval.analysis.run_comparison import compare_runs
+
+    return RunComparisonDisplay(compare_runs(X, a, b, alpha)).plot(ax)
+
+
+def plot_risk_reward(
+    X: Any, baseline: Any = "mean", *, leave_one_out: bool = False, annotate: bool = True, ax: Any = None
+) -> RiskRewardDisplay:
+    """Mean score against FRisk of every system (:func:`risk_reward_tradeoff`)."""
+    from riskeval.analysis.run_comparison import risk_reward_tradeoff
+
+    table = risk_reward_tradeoff(X, baseline, leave_one_out=leave_one_out)
+    return RiskRewardDisplay(table).plot(ax, annotate=annotate)
+
+
+def plot_pca_biplot(
+    X: Any,
+    *,
+    virtual: Any = ("mean", "median", "max"),
+    n_topics: int = 10,
+    annotate: bool = True,
+    ax: Any = None,
+) -> PCABiplotDisplay:
+    """PCA biplot of the runs of ``X`` (:func:`riskeval.analysis.pca_biplot.pca_biplot`)."""
+    from riskeval.analysis.pca_biplot import pca_biplot
+
+    return PCABiplotDisplay(pca_biplot(X, virtual=virtual, n_topics=n_topics)).plot(ax, annotate=annotate)
