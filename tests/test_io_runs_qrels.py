@@ -163,3 +163,42 @@ def test_malformed_qrels_are_all_reported(tmp_path):
 def test_empty_qrels(tmp_path):
     with pytest.raises(RiskevalError, match="holds no judgments"):
         read_qrels(write(tmp_path / "q", "\n\n"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(
+        st.lists(
+            st.sampled_from(["1", "q-7", "a" * 15, "b" * 16, "Q0", "d1", "1.5", "x\x01y", "é"]), max_size=8
+        ),
+        max_size=12,
+    ),
+    seps=st.lists(st.sampled_from([" ", "\t", "  ", " \t", "\x0b", "\x0c"]), min_size=1, max_size=4),
+    lead=st.sampled_from(["", " ", "\t"]),
+    trail=st.sampled_from(["", " ", "\t"]),
+    end=st.sampled_from(["", "\n"]),
+)
+def test_one_pass_scan_agrees_with_splitting_each_line(lines, seps, lead, trail, end):
+    """The vectorised scan: line bounds, topic heads, and 'simple' lines really hold six fields."""
+    from riskeval.io.runs import _WINDOW, _scan
+
+    text = "\n".join(
+        (lead if k % 2 else "") + seps[k % len(seps)].join(fields) + (trail if k % 3 == 0 else "")
+        for k, fields in enumerate(lines)
+    )
+    buf = (text + end).encode()
+    starts, ends, simple, heads, regular = _scan(buf)
+    expected = buf.split(b"\n")
+    if expected and expected[-1] == b"":
+        expected.pop()
+    assert [buf[s:e] for s, e in zip(starts, ends, strict=True)] == expected
+    for line, ok, head, reg in zip(expected, simple, heads, regular, strict=True):
+        fields = line.split()
+        if ok:
+            assert len(fields) == 6
+        if reg and fields:
+            assert head == fields[0] and not line[:1].isspace()
+        elif fields:
+            assert line[:1].isspace() or len(fields[0]) >= _WINDOW
+        else:
+            assert head == b""

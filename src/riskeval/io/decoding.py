@@ -99,10 +99,12 @@ def to_utf8(data: bytes, location: str) -> bytes:
         if data.startswith(bom):
             data, encoding = data[len(bom) :], name
             break
-    if encoding is None and b"\x00" in data:
+    nul = data.find(b"\x00")
+    if encoding is None and nul >= 0:
         encoding = _utf16_without_bom(data)
     if encoding is not None and encoding != "utf-8":
         data = _transcode(data, encoding, location)
+        nul = data.find(b"\x00")
     elif not data.isascii():
         try:
             data.decode("utf-8")
@@ -117,7 +119,6 @@ def to_utf8(data: bytes, location: str) -> bytes:
                     )
                 ]
             ) from None
-    nul = data.find(b"\x00")
     if nul >= 0:
         raise InputFormatError(
             [(f"{location}:{_line_of(data, nul)}", "holds a NUL byte: this is not a text file.")]

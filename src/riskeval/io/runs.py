@@ -31,6 +31,7 @@ from riskeval.errors import InputFormatError
 from riskeval.io.decoding import read_utf8
 
 _FIELDS = 6
+_UNDERSCORE = ord("_")
 _RUN_LINE = "qid Q0 docno rank score tag"
 # How many leading bytes of a line are examined, vectorised, to find its topic id.  Lines whose
 # topic id is this long or longer (or that start with whitespace) are split one by one instead.
@@ -91,8 +92,7 @@ def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = N
     """
     location = os.fspath(path)
     buf = read_utf8(location)
-    starts, ends, simple = _line_bounds(buf)
-    heads, regular = _topic_heads(buf, starts, ends)
+    starts, ends, simple, heads, regular = _scan(buf)
     nonblank = heads != b""
     wanted = {t.encode() for t in topics} if topics is not None else set()
     if topics is None:
@@ -126,59 +126,78 @@ def load_bytes(path: str) -> bytes:
     return read_utf8(path)
 
 
-def _line_bounds(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Start and end (exclusive, before the newline) byte offsets of every line, and whether each
-    line is known, without splitting it, to hold six fields.
+def _scan(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One vectorised pass over the bytes: ``(starts, ends, simple, heads, regular)`` per line.
 
-    A line is *simple* when it holds exactly five whitespace bytes, none next to another or to a
-    line break, and does not start or end with whitespace: it then has six fields.  The whitespace
-    positions come from the same pass over the bytes that finds the line breaks.
+    ``starts``/``ends``: byte offsets of every line (``ends`` exclusive, before the newline).
+    ``heads``: each line's first field (its topic id) as fixed-width bytes; ``regular[i]`` is False
+    for lines that start with whitespace or whose first field is ``_WINDOW`` bytes or longer: their
+    head is empty and must be found by splitting the line.  ``simple[i]``: the line is known to hold
+    six fields, having exactly five whitespace bytes, none next to another or to a line break, and
+    no whitespace at its start or end.  Everything comes from the positions of the whitespace
+    bytes, found in one pass: the line breaks, each line's first separator, the separator counts.
     """
     arr = np.frombuffer(buf, dtype=np.uint8)
     space = np.flatnonzero(arr <= 0x20)
     values = arr[space]
-    is_sep = _SEPARATORS[values]
-    if not is_sep.all():  # control bytes other than whitespace are not separators
+    # Whitespace is 9-13 and 32; the other bytes <= 0x20 (control bytes, rare) are not separators.
+    if values.size and (
+        values.min() < 9 or np.count_nonzero(values > 13) != np.count_nonzero(values == 0x20)
+    ):
+        is_sep = _SEPARATORS[values]
         space, values = space[is_sep], values[is_sep]
     at_newline = np.flatnonzero(values == 0x0A)
     newlines = space[at_newline]
     starts = np.concatenate(([0], newlines + 1))
     ends = np.concatenate((newlines, [len(buf)]))
-    counts = np.diff(np.concatenate(([-1], at_newline, [len(space)]))) - 1
+    first = np.concatenate(([0], at_newline + 1))  # index in ``space`` of each line's first separator
+    counts = np.diff(np.concatenate((first, [len(space) + 1]))) - 1  # separators within each line
     if starts[-1] == len(buf):  # the file ends with a newline: no line after it
-        starts, ends, counts = starts[:-1], ends[:-1], counts[:-1]
-    simple = counts == _FIELDS - 1
-    if simple.size:
-        adjacent = np.flatnonzero(np.diff(space) == 1)
-        if adjacent.size:
-            simple[np.searchsorted(at_newline, np.concatenate((adjacent, adjacent + 1)))] = False
-        simple[0] &= not _SEPARATORS[arr[0]]
-        if arr[-1] != 0x0A:
-            simple[-1] &= not _SEPARATORS[arr[-1]]
-    return starts, ends, simple
-
-
-def _topic_heads(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each line's first field as fixed-width bytes, and whether that was read vectorised.
-
-    ``regular[i]`` is False for lines that start with whitespace or whose first field is
-    ``_WINDOW`` bytes or longer; their head is empty and must be found by splitting the line.
-    A window never reads past its line: the newline (or the newline padding) after it is a separator.
-    """
-    padded = np.frombuffer(buf + b"\n" * _WINDOW, dtype=np.uint8)
-    windows = np.lib.stride_tricks.sliding_window_view(padded, _WINDOW)[starts]
-    # Bytes <= 0x20 are candidates; control bytes other than whitespace are rare, so look them up
-    # only when present.
-    sep = windows <= 0x20
-    if not _SEPARATORS[windows[sep]].all():
-        sep &= _SEPARATORS[windows]
-    first_sep = sep.argmax(axis=1)
-    found = sep[np.arange(len(starts)), first_sep]
-    regular = found & ((first_sep > 0) | (ends == starts))
-    np.multiply(windows, np.arange(_WINDOW) < first_sep[:, None], out=windows)
-    heads = windows.view(f"S{_WINDOW}")[:, 0]
+        starts, ends, first, counts = starts[:-1], ends[:-1], first[:-1], counts[:-1]
+    n = len(starts)
+    if n == 0:
+        empty = np.zeros(0, dtype=bool)
+        return starts, ends, empty, np.zeros(0, dtype=f"S{_WINDOW}"), empty
+    head_end = np.full(n, len(buf), dtype=np.int64)  # a line without whitespace ends the buffer
+    found = first < len(space)
+    head_end[found] = space[first[found]]
+    length = head_end - starts
+    regular = ((length > 0) & (length < _WINDOW)) | (ends == starts)
+    heads = _heads(buf, starts, np.minimum(length, _WINDOW))
     heads[~regular] = b""
-    return heads, regular
+    simple = counts == _FIELDS - 1
+    adjacent = np.flatnonzero(np.diff(space) == 1)
+    if adjacent.size:
+        simple[np.searchsorted(at_newline, np.concatenate((adjacent, adjacent + 1)))] = False
+    simple[0] &= bool(length[0] > 0)
+    if arr[-1] != 0x0A:
+        simple[-1] &= not _SEPARATORS[arr[-1]]
+    return starts, ends, simple, heads, regular
+
+
+# Byte masks keeping the first L bytes of a 16-byte head, as two little-endian 64-bit words.
+_LOW = np.array([(1 << (8 * min(k, 8))) - 1 for k in range(_WINDOW + 1)], dtype=np.uint64)
+_HIGH = np.array([(1 << (8 * min(max(k - 8, 0), 8))) - 1 for k in range(_WINDOW + 1)], dtype=np.uint64)
+
+
+def _heads(buf: bytes, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The first ``length`` (at most ``_WINDOW``) bytes at each of ``starts`` (in increasing order),
+    as ``S16`` values: two unaligned 64-bit loads per line, masked.  Lines starting in the last
+    ``_WINDOW`` bytes read from a padded copy of the tail, so no load goes past the buffer."""
+    out = np.empty((len(starts), 2), dtype="<u8")
+    inside = int(np.searchsorted(starts, len(buf) - _WINDOW, side="right"))
+    parts = [(buf, 0, slice(0, inside))]
+    if inside < len(starts):
+        offset = int(starts[inside])
+        parts.append((buf[offset:] + b"\n" * _WINDOW, offset, slice(inside, len(starts))))
+    for data, offset, rows in parts:
+        if rows.start == rows.stop:
+            continue
+        words = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+        at, keep = starts[rows] - offset, length[rows]
+        np.bitwise_and(words[at], _LOW[keep], out=out[rows, 0])
+        np.bitwise_and(words[at + 8], _HIGH[keep], out=out[rows, 1])
+    return out.view(f"S{_WINDOW}")[:, 0]
 
 
 def _isin_blocks(heads: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -230,9 +249,11 @@ def _parse_lines(
     problems: list[tuple[int, str]] = []
     repeated: list[tuple[int, bytes, bytes]] = []
     raw_qid, docs = None, {}
+    underscores = _UNDERSCORE in buf  # one scan of the file; most have no "_"
+    n_fields, underscore, isfinite = _FIELDS, _UNDERSCORE, math.isfinite  # (locals: a hot loop)
     for i, line in enumerate(lines):
         fields = line.split()
-        if len(fields) != _FIELDS:
+        if len(fields) != n_fields:
             problems.append((i, _field_count_message(len(fields))))
             continue
         if fields[0] != raw_qid:  # lines come in blocks of one topic
@@ -241,10 +262,12 @@ def _parse_lines(
         docno = fields[2].decode()
         raw = fields[4]
         try:
-            score = float(raw) if b"_" not in raw else math.nan
+            score = float(raw)
         except ValueError:
             score = math.nan
-        if not math.isfinite(score):
+        if underscores and underscore in raw:  # float's digit separators: not a number in a file
+            score = math.nan
+        if not isfinite(score):
             problems.append((i, f"field 5 (score) must be a finite number; got {_show(raw)}"))
         elif docno in docs:
             repeated.append((i, fields[0], fields[2]))
