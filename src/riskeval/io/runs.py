@@ -120,12 +120,6 @@ def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = N
     return Run(location, tag, scores, skipped)
 
 
-def load_bytes(path: str) -> bytes:
-    """The text of a file as UTF-8 bytes (decompressed, decoded and with LF line breaks by
-    :func:`riskeval.io.decoding.read_utf8`)."""
-    return read_utf8(path)
-
-
 def _scan(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One vectorised pass over the bytes: ``(starts, ends, simple, heads, regular)`` per line.
 
