@@ -13,7 +13,7 @@ import riskeval as rk
 from riskeval.core import chisq, paired
 from riskeval.core.paired import risk_scores
 from riskeval.datasets import example_scores
-from riskeval.inference._common import BLOCK
+from riskeval.inference._common import bootstrap_block
 from riskeval.inference._kernels import zsums_batch
 from riskeval.inference.bootstrap import ResampledMeasures
 
@@ -93,13 +93,20 @@ def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
 
 @pytest.mark.parametrize("method", ["percentile", "BCa"])
 def test_urisk_interval_equals_scipy_bootstrap(method):
-    """scipy.stats.bootstrap of the mean of x_j with the same seed and batch draws the same resamples."""
+    """scipy.stats.bootstrap of the mean of x_j with the same seed and batch draws the same resamples
+    (9,000 resamples: two blocks of draws)."""
     X = example_scores()
     s, b = X.loc["p_bert"], X.loc["bm25base_p"]
     for alpha in (0.0, 5.0):
         x = risk_scores(s.to_numpy() - b.to_numpy(), alpha)
         ref = stats.bootstrap(
-            (x,), np.mean, n_resamples=1500, rng=3, batch=BLOCK, method=method, confidence_level=0.9
+            (x,),
+            np.mean,
+            n_resamples=9000,
+            rng=3,
+            batch=bootstrap_block(43),
+            method=method,
+            confidence_level=0.9,
         )
         t = rk.bootstrap_ci(
             X.loc[["p_bert"]],
@@ -107,7 +114,7 @@ def test_urisk_interval_equals_scipy_bootstrap(method):
             [alpha],
             measures="urisk",
             method=method.lower(),
-            n_resamples=1500,
+            n_resamples=9000,
             confidence_level=0.9,
             seed=3,
         )
@@ -156,7 +163,7 @@ def test_bca_of_every_measure_against_scipy_on_the_two_systems_matrix():
             paired=True,
             n_resamples=800,
             rng=5,
-            batch=BLOCK,
+            batch=bootstrap_block(43),
             method="BCa",
             vectorized=True,
         )

@@ -15,10 +15,9 @@ import numpy as np
 
 from riskeval.errors import RiskevalError
 
-#: Resamples per block: the draws of one block (e.g. 1,024 × c signs or topic counts) are all that
-#: is held at a time.
-BLOCK = 1024
-#: Sign vectors per block (bytes-coded, ⌈c/8⌉ bytes each): few parallel regions per test.
+#: Topic counts held at a time by the bootstrap (float64: 8 MiB); see :func:`bootstrap_block`.
+COUNTS = 2**20
+#: Sign vectors per block (bytes-coded, ⌈c/8⌉ bytes each): few parallel passes per test.
 SIGN_BLOCK = 16384
 #: Tolerance of the "at least as extreme" comparisons, on statistics scaled to [0, 1]: rounding
 #: must not turn a tie with the observed value into a miss.
@@ -55,17 +54,24 @@ def check_n_resamples(n: Any, func: str, minimum: int = 1) -> int:
     return int(n)
 
 
-def blocks(n: int, size: int = BLOCK) -> Iterator[int]:
+def blocks(n: int, size: int) -> Iterator[int]:
     """Sizes of the consecutive blocks that make up ``n`` resamples."""
     for start in range(0, n, size):
         yield min(size, n - start)
 
 
-def bootstrap_counts(rng: np.random.Generator, c: int, n: int, size: int = BLOCK) -> Iterator[np.ndarray]:
-    """Blocks (≤ ``size`` × c, float64) of topic counts: each row is one bootstrap resample of the c
-    topics, drawn as :func:`scipy.stats.bootstrap` draws it (``rng.integers(0, c, (block, c))``, block
-    by block), so that with the same seed and ``batch=size`` both see the same resamples."""
-    for m in blocks(n, size):
+def bootstrap_block(c: int) -> int:
+    """Bootstrap resamples per block for c topics: ⌊2^20/c⌋ within [256, 8192], so a block of
+    counts stays within 8 MiB (for c ≤ 4096) and a run makes few parallel passes."""
+    return max(256, min(8192, COUNTS // max(1, c)))
+
+
+def bootstrap_counts(rng: np.random.Generator, c: int, n: int) -> Iterator[np.ndarray]:
+    """Blocks (:func:`bootstrap_block` × c, float64) of topic counts: each row is one bootstrap
+    resample of the c topics, drawn as :func:`scipy.stats.bootstrap` draws it
+    (``rng.integers(0, c, (block, c))``, block by block), so that with the same seed and
+    ``batch=bootstrap_block(c)`` both see the same resamples."""
+    for m in blocks(n, bootstrap_block(c)):
         idx = rng.integers(0, c, (m, c))
         flat = (idx + c * np.arange(m)[:, None]).ravel()
         yield np.bincount(flat, minlength=m * c).reshape(m, c).astype(np.float64)

@@ -1,7 +1,9 @@
 """numba kernels of the resampling procedures: many resamples at once, in parallel over resamples.
 
 Kernels take arrays and random numbers drawn by the caller (:mod:`riskeval.inference._common`);
-they hold no state and draw nothing, so results do not depend on the number of threads.
+they hold no state and draw nothing, so results do not depend on the number of threads.  Each has a
+serial twin (:func:`riskeval.core._numba.serial_twin`) that :func:`pick` chooses for small work,
+which would spend more on waking the thread pool than on computing.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import math
 
 import numpy as np
 
-from riskeval.core._numba import FAST, njit, prange
+from riskeval.core._numba import FAST, SERIAL_CELLS, njit, prange, serial_twin
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
@@ -236,3 +238,12 @@ def weighted_sums(W, Vt):
                     acc[i] += w * Vt[j, i]
         out[b] = acc
     return out
+
+
+_PARALLEL = (zsums_batch, permuted_sums, tukey_block, row_summaries, flip_hits, weighted_sums)
+_TWINS = {k: serial_twin(k) for k in _PARALLEL}
+
+
+def pick(kernel, work: int):
+    """``kernel`` for ``work`` (cells visited) of at least ``SERIAL_CELLS``, else its serial twin."""
+    return kernel if work >= SERIAL_CELLS else _TWINS[kernel]

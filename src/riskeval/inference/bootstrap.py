@@ -28,7 +28,7 @@ from riskeval.core import chisq, paired
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
-from riskeval.inference._kernels import row_summaries, weighted_sums, zsums_batch
+from riskeval.inference._kernels import pick, row_summaries, weighted_sums, zsums_batch
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import check_nonnegative
 from riskeval.measures.results import ConfidenceInterval, TestResult
@@ -78,7 +78,8 @@ class ResampledMeasures:
         stop = start + W.shape[0]
         n = W.sum(axis=1)
         if "moments" in self.__dict__:
-            P1, N1, P2, N2 = np.split(np.ascontiguousarray(weighted_sums(W, self.moments).T), 4)  # r × B
+            sums = pick(weighted_sums, W.size * self.r)(W, self.moments)
+            P1, N1, P2, N2 = np.split(np.ascontiguousarray(sums.T), 4)  # r × B
             for i, alpha in enumerate(self.alphas):
                 k = 1.0 + alpha
                 total = P1 + k * N1
@@ -93,7 +94,8 @@ class ResampledMeasures:
                     with np.errstate(divide="ignore", invalid="ignore"):
                         out["trisk"][:, i, start:stop] = np.where(ok, urisk / np.sqrt(var / n), np.nan)
         if "Xt" in self.__dict__:
-            zp, zs, S, n_b = zsums_batch(self.Xt, self.T, self.q, self.inv_q, np.ascontiguousarray(W))
+            kernel = pick(zsums_batch, W.size * self.r)
+            zp, zs, S, n_b = kernel(self.Xt, self.T, self.q, self.inv_q, np.ascontiguousarray(W))
             z = chisq.ZSums(zp.T, (zs - zp).T, S.T, n_b)  # r × B, topic counts broadcast over B
             for i, alpha in enumerate(self.alphas):
                 if "zrisk" in out:
@@ -190,7 +192,7 @@ def intervals(
     The bias correction is ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties counting half
     (eq. 14.14, as :func:`scipy.stats.bootstrap` counts them).  ``boot`` is sorted in place."""
     estimate = np.ascontiguousarray(estimate, dtype=np.float64)
-    valid, se, below_est, below_null = row_summaries(boot, estimate, 0.0)
+    valid, se, below_est, below_null = pick(row_summaries, boot.size)(boot, estimate, 0.0)
     m = boot.shape[0]
     if method == "bca":
         assert jack is not None

@@ -30,7 +30,7 @@ from riskeval.inference._common import (
     resolve_rng,
     sign_tables,
 )
-from riskeval.inference._kernels import flip_hits
+from riskeval.inference._kernels import flip_hits, pick
 from riskeval.measures.baselines import as_pair
 from riskeval.measures.results import TestResult
 from riskeval.options import check_alpha
@@ -125,7 +125,8 @@ def sign_flip_counts(
     scale_t, threshold_t = np.ascontiguousarray(scale.T), np.ascontiguousarray(threshold.T)
     for codes in source:
         maxima = np.empty(codes.shape[0])
-        flip_hits(codes, Tp, Tn, factors, scale_t, threshold_t, hits_t, maxima, 16)
+        kernel = pick(flip_hits, codes.size * r * factors.size)
+        kernel(codes, Tp, Tn, factors, scale_t, threshold_t, hits_t, maxima, 16)
         maxima.sort()
         hits_max += maxima.size - np.searchsorted(maxima, threshold, side="left")
     return FlipCounts(hits_t.T.copy(), hits_max, 2**c if exact else n_resamples, exact)

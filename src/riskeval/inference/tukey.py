@@ -24,7 +24,7 @@ import pandas as pd
 from riskeval.core.paired import risk_scores, topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import TOL, blocks, check_n_resamples, mc_pvalue, resolve_rng
-from riskeval.inference._kernels import tukey_block
+from riskeval.inference._kernels import pick, tukey_block
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_level
@@ -180,7 +180,7 @@ def tukey_hsd(
     chunks = max(1, min(_CHUNKS, 2**21 // (r * r)))
     for m in blocks(n, size):
         U = gen.integers(0, 2**32, (m, c, r - 1), dtype=np.uint32)
-        block_ranges, counts = tukey_block(Yt, U, observed, tol, chunks)
+        block_ranges, counts = pick(tukey_block, U.size)(Yt, U, observed, tol, chunks)
         del U  # one block of draws alive at a time
         count_pair += counts
         ranges.append(block_ranges)
