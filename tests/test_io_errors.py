@@ -395,7 +395,7 @@ MEMORY_CASES = [
         "scores.csv",
         {"format": "excel"},
         RiskevalError,
-        ["The 'format' parameter must be one of ['csv', 'parquet', 'tsv']; got 'excel'"],
+        ["The 'format' parameter of read_scores must be one of 'csv', 'tsv', 'parquet'. Got 'excel'."],
     ),
     (
         "measure= of the wrong type",

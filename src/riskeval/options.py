@@ -54,6 +54,20 @@ RiskTest = Literal["t", "permutation", "bootstrap"]
 RISK_TESTS: tuple[str, ...] = get_args(RiskTest)
 
 
+#: Topics with unequal numbers of query variants: refuse, drop them, subsample every topic to the
+#: smallest count (seeded), or keep NaN-padded cells (Zuccon, Palotti & Hanbury, CIKM 2016, §4).
+UnequalPolicy = Literal["raise", "drop", "downsample", "keep"]
+UNEQUAL_POLICIES: tuple[str, ...] = get_args(UnequalPolicy)
+
+#: Forms of mean–variance evaluation over query variations (Zuccon, Palotti & Hanbury, CIKM 2016, §3).
+MeanVarianceForm = Literal["general", "intra", "inter"]
+MEAN_VARIANCE_FORMS: tuple[str, ...] = get_args(MeanVarianceForm)
+
+#: Forms of the bias–variance decomposition (Zhang, Song, Wang & Hou, SIGIR 2013, eq. 8–9).
+BiasVarianceForm = Literal["ap", "delta"]
+BIAS_VARIANCE_FORMS: tuple[str, ...] = get_args(BiasVarianceForm)
+
+
 def check_option(value: Any, choices: Sequence[str], func: str, name: str) -> str:
     """``value`` if it is one of ``choices`` (case-sensitive), else a :class:`RiskevalError`."""
     if isinstance(value, str) and value in choices:

@@ -15,8 +15,8 @@ import pandas as pd
 from riskeval.core import bias_variance as kernels
 from riskeval.errors import RiskevalError
 from riskeval.model.matrix import as_matrix
+from riskeval.options import BIAS_VARIANCE_FORMS, check_option
 
-FORMS = ("ap", "delta")
 TARGET_KEYWORDS = ("perfect", "best")
 
 
@@ -81,8 +81,7 @@ def bias_variance(scores, target="perfect", *, form: str = "ap", best_of=None) -
 
     Variances are over topics, population (ddof = 0), as in the paper.
     """
-    if form not in FORMS:
-        raise RiskevalError(f"The 'form' parameter must be one of {FORMS}; got {form!r}.")
+    check_option(form, BIAS_VARIANCE_FORMS, "bias_variance", "form")
     matrix = as_matrix(scores, name="scores")
     values = matrix.to_numpy()
     per_topic, label = _target(matrix, target, best_of)
@@ -98,6 +97,7 @@ def bias_variance(scores, target="perfect", *, form: str = "ap", best_of=None) -
     if form == "ap":
         bias, var, total = kernels.bias_variance_ap(values, target_mean)
     else:
+        assert per_topic is not None  # form='delta' without a per-topic target was refused above
         bias, var, total = kernels.bias_variance_delta(values, per_topic)
     return BiasVarianceResult(
         bias,

@@ -28,9 +28,7 @@ from riskeval.core import mve
 from riskeval.core.rank_correlation import competition_ranks, rank_correlations
 from riskeval.errors import RiskevalError
 from riskeval.model.variations import as_variations, topic_weights, variation_array
-from riskeval.options import check_alpha, check_alphas
-
-FORMS = ("general", "intra", "inter")
+from riskeval.options import MEAN_VARIANCE_FORMS, check_alpha, check_alphas, check_option
 
 
 @dataclass(frozen=True)
@@ -43,8 +41,7 @@ class _Moments:
 
 
 def _moments(df, *, form, weights, ddof, variant, unequal, seed, missing, decompose) -> _Moments:
-    if form not in FORMS:
-        raise RiskevalError(f"The 'form' parameter must be one of {FORMS}; got {form!r}.")
+    check_option(form, MEAN_VARIANCE_FORMS, "mean_variance", "form")
     if decompose and form != "general":
         raise RiskevalError("decompose=True splits the variance of form='general' only.")
     df = as_variations(df)

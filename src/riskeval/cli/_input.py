@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
-from riskeval.options import MISSING_POLICIES
+from riskeval import options
+from riskeval.options import MISSING_POLICIES, MissingPolicy
 
 if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
-CORRECTIONS = ("none", "holm", "bh", "bonferroni")
+CORRECTIONS = ("none", *options.CORRECTIONS)
 #: The measure of the shipped example, and the one evaluated from runs when --measure is not given.
 DEFAULT_MEASURE = "nDCG@10"
 
@@ -152,7 +153,7 @@ def load_scores(
     qrels: str | None,
     measure: str | None,
     name_from: str,
-    missing: str | None,
+    missing: MissingPolicy | None,
 ) -> Scores:
     """The score matrix from a table, from runs (``qrels``) or from the shipped example."""
     if example:

@@ -12,10 +12,11 @@ import click
 
 from riskeval.cli._input import load_scores, scores_options
 from riskeval.cli._output import emit, format_option
-from riskeval.options import MISSING_POLICIES
+from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, MISSING_POLICIES, UNEQUAL_POLICIES
 
-FORMS = ("general", "intra", "inter")
-UNEQUAL = ("raise", "drop", "downsample")
+#: --unequal: the library's policies but 'keep' (NaN-padded cells are for the Python API's intra form)
+UNEQUAL = tuple(u for u in UNEQUAL_POLICIES if u != "keep")
+
 #: The most α values --sweep computes (the paper's grid -20:20:0.1 has 401).
 MAX_SWEEP_POINTS = 100_001
 
@@ -136,7 +137,7 @@ _clef = click.option(
 @_measure
 @_clef
 @click.option("--alpha", type=float, default=1.0, show_default=True, help="Risk preference α (any real).")
-@click.option("--form", type=click.Choice(FORMS), default="general", show_default=True)
+@click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general", show_default=True)
 @click.option("--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot).")
 @click.option(
     "--ddof",
@@ -236,7 +237,7 @@ def mean_variance(
 @click.option("--best-of", multiple=True, help="With --target best: a system of the set (repeat).")
 @click.option(
     "--form",
-    type=click.Choice(["ap", "delta"]),
+    type=click.Choice(BIAS_VARIANCE_FORMS),
     default="ap",
     show_default=True,
     help="ap: bias and variance of the scores; delta: of target − score per topic.",

@@ -137,8 +137,8 @@ def zsums(
         zp, zs = kernel(Xt, a, inv_a, q, inv_q, empty, S, empty, True, w)
     else:
         T0 = np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
-        N = S + float(w @ T0)
-        zp, zs = kernel(Xt, empty, empty, empty, empty, T0, S, N, False, w)
+        N_each = S + float(w @ T0)  # the total of [x_i; baselines], one per system
+        zp, zs = kernel(Xt, empty, empty, empty, empty, T0, S, N_each, False, w)
     return ZSums(zp, zs - zp, S, float(w.sum()))
 
 

@@ -104,11 +104,7 @@ def read_scores(
 def table_format(path: str | os.PathLike, format: str | None) -> str:
     """The table format of ``path``: ``format`` if given, else from the file extension."""
     if format is not None:
-        if format not in TABLE_FORMATS:
-            raise RiskevalError(
-                f"The 'format' parameter must be one of {sorted(TABLE_FORMATS)}; got {format!r}."
-            )
-        return format
+        return check_option(format, tuple(TABLE_FORMATS), "read_scores", "format")
     suffixes = [s.lower() for s in Path(path).suffixes]
     if suffixes and suffixes[-1] in COMPRESSION:
         suffixes = suffixes[:-1]

@@ -27,10 +27,10 @@ import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
 from riskeval.model.matrix import apply_missing
+from riskeval.options import UNEQUAL_POLICIES, MissingPolicy, check_option
 
 COLUMNS = ("system", "topic", "variant", "score")
 MAPPING_COLUMNS = ("query", "topic", "variant")
-UNEQUAL_POLICIES = ("raise", "drop", "downsample", "keep")
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def _cube(df: pd.DataFrame):
     return cube, list(systems), list(topics), list(labels)
 
 
-def _apply_missing(cube, systems, topics, labels, missing: str) -> np.ndarray:
+def _apply_missing(cube, systems, topics, labels, missing: MissingPolicy) -> np.ndarray:
     """Make every system cover the same (topic, variant) cells with the project's missing-topic
     policy (:func:`riskeval.apply_missing`) on the systems × cells matrix: ``"raise"`` names the
     missing cells, ``"zero"`` scores them 0 (trec_eval ``-c``), ``"drop"`` removes each cell some
@@ -204,7 +204,7 @@ def variation_array(
     *,
     unequal: str = "raise",
     seed: int | None = None,
-    missing: str = "raise",
+    missing: MissingPolicy = "raise",
 ) -> VariationArray:
     """The ``systems × N × M`` array of a tidy variation table (Zuccon, Palotti & Hanbury, CIKM 2016, §4.1).
 
@@ -226,8 +226,7 @@ def variation_array(
         Policy for (topic, variant) cells some systems lack: raise naming them, score them 0, or
         remove those cells for every system (both with a warning counting the cells).
     """
-    if unequal not in UNEQUAL_POLICIES:
-        raise RiskevalError(f"The 'unequal' parameter must be one of {UNEQUAL_POLICIES}; got {unequal!r}.")
+    check_option(unequal, UNEQUAL_POLICIES, "variation_array", "unequal")
     cube, systems, topics, labels = _cube(as_variations(df))
     cube = _apply_missing(cube, systems, topics, labels, missing)
     present = ~np.isnan(cube[0])  # (N, L): the same for every system now
@@ -263,7 +262,7 @@ def _align(cube, present, systems, topics, labels, unequal, seed, dropped) -> Va
         cells = np.tile(label_arr, (len(topics), 1))
         return VariationArray(cube, systems, topics, list(label_arr), cells, dropped, seed)
     if unequal == "keep":  # NaN-padded, for the intra-topic form
-        cells = np.where(present, label_arr[None, :], None)
+        cells = np.where(present, label_arr[None, :], np.array(None, dtype=object))
         return VariationArray(cube, systems, topics, list(label_arr), cells, dropped, seed)
     if unequal != "downsample":
         first, other = np.flatnonzero(present[0]), np.flatnonzero((present != present[0]).any(1))

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from markupsafe import Markup
 
 from riskeval import __version__
 from riskeval._optional import require
@@ -83,7 +84,7 @@ class ReportContext:
 
         return Figure(figsize=(width, height), layout="constrained").add_subplot()
 
-    def figure(self, display: Any, caption: str | None = None) -> str:
+    def figure(self, display: Any, caption: str | None = None) -> Markup:
         """Inline SVG of ``display``'s figure, with ids unique in the page."""
         from riskeval.reporting.html import figure
 

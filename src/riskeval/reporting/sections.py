@@ -39,7 +39,8 @@ def summary_section(ctx: ReportContext) -> Section:
     sign = np.sign(t.pivot(index="system", columns="alpha", values="trisk").loc[order])
     classes = pd.DataFrame(None, index=frame.index, columns=frame.columns, dtype=object)
     for a in ctx.settings["alphas"]:
-        mark = np.where(sig[a], np.where(sign[a] < 0, "sig-loss", "sig-win"), None)
+        loss_or_win = np.where(sign[a] < 0, "sig-loss", "sig-win")
+        mark = np.where(sig[a].to_numpy(dtype=bool), loss_or_win, np.array(None, dtype=object))
         classes[(f"α = {a:g}", "TRisk")] = mark
     body = [
         h.paragraph(
@@ -115,10 +116,10 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
             )
         )
         width = min(14.0, max(7.0, 0.16 * len(topics) + 2))
-        display = TopicRiskDisplay(topics, name, str(topics["baseline"].iloc[0]), alpha).plot(
+        per_topic = TopicRiskDisplay(topics, name, str(topics["baseline"].iloc[0]), alpha).plot(
             ctx.new_axes(width, 3.6)
         )
-        body.append(ctx.figure(display, f"{name}: per-topic TR and TJ at α = {alpha:g}"))
+        body.append(ctx.figure(per_topic, f"{name}: per-topic TR and TJ at α = {alpha:g}"))
         significant = topics[topics["significant"]].sort_values("tr")
         if len(significant):
             shown = significant[
