@@ -94,7 +94,7 @@ def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
 @pytest.mark.parametrize("method", ["percentile", "BCa"])
 def test_urisk_interval_equals_scipy_bootstrap(method):
     """scipy.stats.bootstrap of the mean of x_j with the same seed and batch draws the same resamples
-    (9,000 resamples: two blocks of draws)."""
+    (9,000 resamples: five blocks of draws)."""
     X = example_scores()
     s, b = X.loc["p_bert"], X.loc["bm25base_p"]
     for alpha in (0.0, 5.0):

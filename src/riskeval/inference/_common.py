@@ -61,9 +61,10 @@ def blocks(n: int, size: int) -> Iterator[int]:
 
 
 def bootstrap_block(c: int) -> int:
-    """Bootstrap resamples per block for c topics: ⌊2^20/c⌋ within [256, 8192], so a block of
-    counts stays within 8 MiB (for c ≤ 4096) and a run makes few parallel passes."""
-    return max(256, min(8192, COUNTS // max(1, c)))
+    """Bootstrap resamples per block for c topics: ⌊2^20/c⌋ within [256, 2048], so a block of
+    counts stays within 8 MiB (for c ≤ 4096), the per-block work arrays (resamples × systems) stay
+    small, and a run makes few parallel passes."""
+    return max(256, min(2048, COUNTS // max(1, c)))
 
 
 def bootstrap_counts(rng: np.random.Generator, c: int, n: int) -> Iterator[np.ndarray]:
