@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from riskeval.errors import InputFormatError
 
-#: Compression extensions and the format their content must have.
+#: Compression extensions (dropped to find a file's format; the content decides how it is read).
 COMPRESSION: dict[str, str] = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 
 _DECOMPRESS: dict[str, Callable[[bytes], bytes]] = {
