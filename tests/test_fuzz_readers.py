@@ -20,6 +20,7 @@ import codecs
 import gzip
 import lzma
 import os
+import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -61,6 +62,7 @@ OUTCOMES: dict[str, Counter] = {}
 @pytest.fixture(scope="module", autouse=True)
 def _report_outcomes():
     yield
+    shutil.rmtree(TMP, ignore_errors=True)
     stats = os.environ.get("RISKEVAL_FUZZ_STATS")
     if stats:
         with open(stats, "a", encoding="utf-8") as out:
