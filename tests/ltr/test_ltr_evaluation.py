@@ -182,3 +182,13 @@ def test_experiment_selects_each_model_on_validation_and_tests_it(monkeypatch):
     perm = rk.permutation_test(s.to_numpy(), b.to_numpy(), alpha=1.0, n_resamples=200, rng=0)
     assert row["p_perm"] == pytest.approx(perm.pvalue)
     assert (tests["p_perm_adj"] >= tests["p_perm"]).all()
+
+
+def test_synthetic_set_with_given_label_shares():
+    # MSLR-Web10K's label distribution, as the benchmark at its shape draws it
+    d = make_ranking(50, 40, 3, label_shares=(0.52, 0.32, 0.13, 0.02, 0.01), seed=3)
+    np.testing.assert_allclose(
+        np.bincount(d.y, minlength=5) / d.y.size, [0.52, 0.32, 0.13, 0.02, 0.01], atol=1e-3
+    )
+    with pytest.raises(RiskevalError, match="label_shares must give one share"):
+        make_ranking(5, 4, 3, label_shares=(0.5, 0.5))

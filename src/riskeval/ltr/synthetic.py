@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -28,6 +29,7 @@ def make_ranking(
     n_features: int = 20,
     *,
     max_label: int = 4,
+    label_shares: Sequence[float] | None = None,
     noise: float = 1.0,
     seed: int | np.random.Generator | None = 0,
 ) -> RankingData:
@@ -35,7 +37,9 @@ def make_ranking(
 
     Each document's latent relevance is a linear function of the first ``min(5, n_features)``
     features plus a query effect and Gaussian noise (``noise``); labels ``0..max_label`` are cut
-    at fixed quantiles of that latent score, so most documents are non-relevant as in web data.
+    at fixed quantiles of that latent score, so most documents are non-relevant as in web data
+    (``label_shares``: the share of each label instead, e.g. MSLR-Web10K's
+    ``(0.52, 0.32, 0.13, 0.02, 0.01)``).
     Feature 0 is a noisy copy of the latent score (a "BM25-like" single-feature baseline), and the
     last feature takes only 4 values, so rankings by it have ties.
     """
@@ -46,6 +50,16 @@ def make_ranking(
         )
     if not 1 <= max_label <= 30:
         raise RiskevalError(f"max_label must be between 1 and 30; got {max_label}.")
+    if label_shares is not None:
+        shares = np.asarray(label_shares, dtype=np.float64)
+        if shares.shape != (max_label + 1,) or (shares < 0).any() or not np.isclose(shares.sum(), 1.0):
+            raise RiskevalError(
+                f"label_shares must give one share >= 0 per label 0..{max_label}, adding up to 1; "
+                f"got {label_shares!r}."
+            )
+        quantiles = np.cumsum(shares)[:-1]
+    else:
+        quantiles = np.linspace(0.6, 0.97, max_label)
     rng = np.random.default_rng(seed)
     n = n_queries * docs_per_query
     X = rng.standard_normal((n, n_features))
@@ -53,7 +67,7 @@ def make_ranking(
     weights = rng.uniform(0.5, 1.5, size=informative)
     query_effect = np.repeat(rng.normal(0.0, 1.0, size=n_queries), docs_per_query)
     latent = X[:, :informative] @ weights + query_effect + rng.normal(0.0, noise, size=n)
-    cuts = np.quantile(latent, np.linspace(0.6, 0.97, max_label))
+    cuts = np.quantile(latent, quantiles)
     y = np.searchsorted(cuts, latent).astype(np.int64)
     X[:, 0] = latent + rng.normal(0.0, 2.0 * noise, size=n)
     X[:, -1] = np.floor(rng.uniform(0, 4, size=n))
