@@ -165,3 +165,15 @@ def test_estimator_fits_the_same_model_as_train():
     np.testing.assert_array_equal(scores, direct.predict(X))
     assert est.set_params(alpha=3.0, num_leaves=15).get_params()["num_leaves"] == 15
     assert est.alpha == 3.0
+
+
+def test_no_bare_value_or_type_errors_from_bad_arguments():
+    X, y, group, _ = make_ranking(10, 8, 5, seed=2)
+    with pytest.raises(RiskevalError, match="X must be a 2-D array"):
+        train(BASE, X.tolist(), y, group, num_boost_round=1)
+    with pytest.raises(RiskevalError, match="'lambdarank_truncation_level' must be an integer"):
+        train({**BASE, "lambdarank_truncation_level": "deep"}, X, y, group, num_boost_round=1)
+    with pytest.raises(RiskevalError, match="make_ranking needs integers"):
+        make_ranking("10", 8, 5)
+    with pytest.raises(RiskevalError, match="The 'objective' parameter of train must be one of"):
+        train(BASE, X, y, group, objective="LambdaRank", num_boost_round=1)

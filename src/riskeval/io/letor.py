@@ -462,6 +462,8 @@ def read_letor(
     assert group is not None  # from the qids or the query file, else a problem above
     width = int(indices.max()) + 1 if indices.size else 0
     if n_features is not None:
+        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
+            raise InputFormatError([(str(path), f"n_features must be an integer; got {n_features!r}")])
         if n_features < width:
             raise InputFormatError(
                 [(str(path), f"has feature index {width - 1}, beyond n_features={n_features}")]

@@ -42,7 +42,10 @@ def ndcg_per_query(
     gains = label_gains(label_gain)
     labels = check_labels(y, gains)
     bounds = query_bounds(group, qid, n_docs=labels.shape[0])
-    scores = np.asarray(scores, dtype=np.float64)
+    try:
+        scores = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise RiskevalError("scores must be numbers, one per document.") from None
     if scores.shape != labels.shape:
         raise RiskevalError(f"scores has shape {scores.shape} but there are {labels.shape[0]} labels.")
     return ranking_ndcg(scores, labels, bounds, k, gains)

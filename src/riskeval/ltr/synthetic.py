@@ -43,6 +43,12 @@ def make_ranking(
     Feature 0 is a noisy copy of the latent score (a "BM25-like" single-feature baseline), and the
     last feature takes only 4 values, so rankings by it have ties.
     """
+    sizes = (n_queries, docs_per_query, n_features, max_label)
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in sizes):
+        raise RiskevalError(
+            "make_ranking needs integers n_queries, docs_per_query, n_features and max_label; got "
+            f"{n_queries!r}, {docs_per_query!r}, {n_features!r}, {max_label!r}."
+        )
     if n_queries < 1 or docs_per_query < 2 or n_features < 2:
         raise RiskevalError(
             "make_ranking needs n_queries >= 1, docs_per_query >= 2 and n_features >= 2; got "

@@ -73,6 +73,11 @@ def make_objective(
         raise RiskevalError(f"params must be a dict of LightGBM parameters; got {type(params).__name__}.")
     gains = label_gains(params.get("label_gain"))
     labels = check_labels(y, gains)
+    if getattr(X, "ndim", 2) != 2 or not hasattr(X, "shape"):
+        raise RiskevalError(
+            "X must be a 2-D array, scipy sparse matrix or DataFrame of features (documents × "
+            f"features); got {type(X).__name__}."
+        )
     if X.shape[0] != labels.shape[0]:
         raise RiskevalError(f"X has {X.shape[0]} rows but y has {labels.shape[0]} labels.")
     bounds = query_bounds(group, qid, n_docs=labels.shape[0])
