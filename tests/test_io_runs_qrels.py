@@ -202,3 +202,31 @@ def test_one_pass_scan_agrees_with_splitting_each_line(lines, seps, lead, trail,
             assert line[:1].isspace() or len(fields[0]) >= _WINDOW
         else:
             assert head == b""
+
+
+def test_blocks_and_line_by_line_parsing_agree(tmp_path):
+    """Lines of one topic are parsed as a block; any problem sends the block to the line-by-line
+    parser, which locates it: a document repeated across blocks of its topic, a bad score inside a
+    block, a line with other whitespace among good ones."""
+    path = write(
+        tmp_path / "r.run",
+        "1 Q0 d1 1 3.0 t\n1 Q0 d2 2 2.0 t\n2 Q0 d1 1 1.0 t\n1 Q0 d3 3 1.5 t\n1  Q0 d4 4 1.0 t\n"
+        "1 Q0 d5 5 0.5 t\n",
+    )
+    run = read_run(path)
+    assert run.scores == ir_measures_run(path)
+    assert list(run.scores["1"]) == ["d1", "d2", "d3", "d4", "d5"]
+    path = write(
+        tmp_path / "bad.run",
+        "1 Q0 d1 1 3.0 t_1\n1 Q0 d2 2 2.0 t_1\n2 Q0 d1 1 1.0 t_1\n1 Q0 d3 3 1_5 t_1\n1 Q0 d1 4 1.0 t_1\n",
+    )
+    with pytest.raises(InputFormatError) as info:
+        read_run(path, topics={"1"})
+    assert info.value.problems == [
+        (f"{path}:4", "field 5 (score) must be a finite number; got '1_5'"),
+        (
+            f"{path}:5",
+            "document 'd1' appears twice in topic '1' (first on line 1); a run ranks each document at "
+            "most once per topic",
+        ),
+    ]

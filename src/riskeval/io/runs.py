@@ -110,7 +110,8 @@ def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = N
     skipped = _distinct_topics(buf, starts, ends, heads, regular, nonblank & ~keep)
     problems = _check_structure(buf, starts, ends, np.flatnonzero(nonblank & ~keep & ~simple))
     rows = np.flatnonzero(keep)
-    scores, parse_problems = _parse_lines(buf, starts[rows], ends[rows], rows + 1)
+    fast = simple[rows] & regular[rows]
+    scores, parse_problems = _parse_lines(buf, starts[rows], ends[rows], rows + 1, fast, heads[rows])
     problems += parse_problems
     if problems:
         problems.sort(key=lambda p: p[0])
@@ -234,20 +235,75 @@ def _check_structure(
 
 
 def _parse_lines(
-    buf: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np.ndarray
+    buf: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np.ndarray, fast: np.ndarray, heads: np.ndarray
 ) -> tuple[dict[str, dict[str, float]], list[tuple[int, str]]]:
     """Parse the given lines into ``{topic: {docno: score}}``, collecting every problem as
-    ``(line number, message)``."""
-    lines = [buf[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+    ``(line number, message)``.
+
+    Consecutive lines of one topic that are known to hold six fields (``fast``, with their topic id
+    in ``heads``) are parsed as a block: one ``split`` of the block's bytes, then ``float`` and
+    ``decode`` mapped over its columns.  A block with anything to report (a score that is not a
+    finite decimal number, a document seen before) is parsed again line by line, which says what
+    and where.
+    """
     scores: dict[str, dict[str, float]] = {}
     problems: list[tuple[int, str]] = []
     repeated: list[tuple[int, bytes, bytes]] = []
-    raw_qid, docs = None, {}
     underscores = _UNDERSCORE in buf  # one scan of the file; most have no "_"
-    n_fields, underscore, isfinite = _FIELDS, _UNDERSCORE, math.isfinite  # (locals: a hot loop)
-    for i, line in enumerate(lines):
+    n = len(starts)
+    cut = np.ones(n, dtype=bool)
+    if n > 1:  # a block: consecutive lines, same topic, all fast
+        cut[1:] = (numbers[1:] != numbers[:-1] + 1) | (heads[1:] != heads[:-1]) | ~fast[1:] | ~fast[:-1]
+    bounds = np.append(np.flatnonzero(cut), n).tolist()
+    starts_list, ends_list, fast_list = starts.tolist(), ends.tolist(), fast.tolist()
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        if fast_list[a] and _parse_block(buf[starts_list[a] : ends_list[b - 1]], b - a, scores, underscores):
+            continue
+        lines = [buf[s:e] for s, e in zip(starts_list[a:b], ends_list[a:b], strict=True)]
+        _parse_slowly(lines, a, scores, problems, repeated, underscores)
+    if repeated:
+        lines = [buf[s:e] for s, e in zip(starts_list, ends_list, strict=True)]
+        problems += _repeated_documents(lines, numbers, repeated)
+    return scores, [(int(numbers[i]), msg) for i, msg in problems]
+
+
+def _parse_block(block: bytes, count: int, scores: dict[str, dict[str, float]], underscores: bool) -> bool:
+    """Add ``count`` six-field lines of one topic to ``scores``; False (nothing added) when a line
+    needs a message: the caller then parses the block line by line."""
+    fields = block.split()
+    if len(fields) != _FIELDS * count:
+        return False
+    raw_scores = fields[4::_FIELDS]
+    if underscores and _UNDERSCORE in b" ".join(raw_scores):
+        return False
+    try:
+        values = list(map(float, raw_scores))
+    except ValueError:
+        return False
+    if not all(map(math.isfinite, values)):
+        return False
+    docnos = list(map(bytes.decode, fields[2::_FIELDS]))
+    new = dict(zip(docnos, values, strict=True))
+    docs = scores.setdefault(fields[0].decode(), {})
+    if len(new) != count or (docs and not docs.keys().isdisjoint(new)):
+        return False
+    docs.update(new)
+    return True
+
+
+def _parse_slowly(
+    lines: list[bytes],
+    offset: int,
+    scores: dict[str, dict[str, float]],
+    problems: list[tuple[int, str]],
+    repeated: list[tuple[int, bytes, bytes]],
+    underscores: bool,
+) -> None:
+    """Parse lines one by one (``offset``: the position of the first among the lines parsed)."""
+    raw_qid, docs = None, {}
+    for i, line in enumerate(lines, offset):
         fields = line.split()
-        if len(fields) != n_fields:
+        if len(fields) != _FIELDS:
             problems.append((i, _field_count_message(len(fields))))
             continue
         if fields[0] != raw_qid:  # lines come in blocks of one topic
@@ -259,17 +315,14 @@ def _parse_lines(
             score = float(raw)
         except ValueError:
             score = math.nan
-        if underscores and underscore in raw:  # float's digit separators: not a number in a file
+        if underscores and _UNDERSCORE in raw:  # float's digit separators: not a number in a file
             score = math.nan
-        if not isfinite(score):
+        if not math.isfinite(score):
             problems.append((i, f"field 5 (score) must be a finite number; got {_show(raw)}"))
         elif docno in docs:
             repeated.append((i, fields[0], fields[2]))
         else:
             docs[docno] = score
-    if repeated:
-        problems += _repeated_documents(lines, numbers, repeated)
-    return scores, [(int(numbers[i]), msg) for i, msg in problems]
 
 
 def _repeated_documents(
