@@ -223,6 +223,7 @@ def test_wide_tsv_is_read(tables, capsys):
     assert got.loc["a", "mean"] == pytest.approx((0.5 + 0.1 + 0.7) / 3)
 
 
+@pytest.mark.slow
 def test_command_line_process_bad_file_no_traceback(tables):
     proc = subprocess.run(
         [sys.executable, "-m", "riskeval", "risk", str(tables["bad.csv"])],
@@ -248,6 +249,7 @@ def test_help_does_not_import_the_subcommands_or_heavy_libraries():
     assert proc.stdout.strip().endswith("[]")
 
 
+@pytest.mark.slow
 def test_report_on_the_example_prints_the_path_written(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = run(["report", "--example"], capsys)  # default file name, in the cwd
@@ -365,6 +367,7 @@ def test_risk_from_runs_equals_ir_measures_scores(runs, capsys):
         assert got[tag] == pytest.approx(sum(per_topic.get(q, 0.0) for q in "123") / 3)
 
 
+@pytest.mark.slow
 def test_report_from_runs_records_the_files_and_the_measure(runs, tmp_path, capsys):
     out_file = tmp_path / "runs.html"
     code, out, err = run(

@@ -12,7 +12,7 @@ import pytest
 matplotlib.use("Agg")
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = ("plots.md", "report.md")
+PAGES = ("plots.md", pytest.param("report.md", marks=pytest.mark.slow))  # report.md writes whole reports
 
 
 def examples(page: str) -> list[str]:

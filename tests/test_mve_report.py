@@ -10,6 +10,8 @@ import pytest
 import riskeval as rk
 from riskeval.cli.main import main
 
+pytestmark = pytest.mark.slow  # whole reports
+
 SYSTEMS = [f"s{i}" for i in range(5)]
 
 

@@ -21,7 +21,7 @@ def test_setup_is_two_commands_and_ci_runs_the_second():
         "python -m pytest",
     ]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
-    assert ci[-1] == "python -m pytest"
+    assert ci[-2:] == ["python -m pytest", "python -m pytest -m slow"]
 
 
 def test_python_examples_run(tmp_path, monkeypatch):

@@ -23,11 +23,14 @@ CHROMIUM = next(
     None,
 )
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="Chromium is not installed (apt-get install chromium); the browser test "
-    "of the HTML report cannot run",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="Chromium is not installed (apt-get install chromium); the browser test "
+        "of the HTML report cannot run",
+    ),
+]
 
 # Headless, offline and quiet: no sandbox (containers), no GPU, no network services.
 FLAGS = [
