@@ -240,7 +240,46 @@ def weighted_sums(W, Vt):
     return out
 
 
-_PARALLEL = (zsums_batch, permuted_sums, tukey_block, row_summaries, flip_hits, weighted_sums)
+@njit(parallel=True, cache=True, fastmath=FAST)
+def paired_measures(S4, n, factors, out_u, out_t, start, want_u, want_t):
+    """URisk and TRisk of every (system, α) for each resample, from the weighted sums.
+
+    ``S4`` is 4r × B: rows Σwδ⁺, Σwδ⁻, Σwδ⁺², Σwδ⁻² of each system; ``n[b]`` the resample's topic
+    count; ``factors`` holds 1+α.  With ``T = Σwδ⁺ + (1+α)Σwδ⁻`` (δ⁺δ⁻ = 0, so
+    ``Σwx² = Σwδ⁺² + (1+α)²Σwδ⁻²``): URisk = T/n (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4) and
+    TRisk = URisk/√(s²/n) with ``s² = (Σwx² − T·URisk)/(n − 1)``; NaN where s² is at rounding level of
+    the mean square (zero variance).  Written to ``out_u[i, a, start + b]`` and ``out_t``.
+    """
+    r = S4.shape[0] // 4
+    B = S4.shape[1]
+    k = factors.size
+    for i in prange(r):
+        for a in range(k):
+            f = factors[a]
+            for b in range(B):
+                nb = n[b]
+                total = S4[i, b] + f * S4[r + i, b]
+                u = total / nb
+                if want_u:
+                    out_u[i, a, start + b] = u
+                if want_t:
+                    sumsq = S4[2 * r + i, b] + f * f * S4[3 * r + i, b]
+                    var = (sumsq - total * u) / (nb - 1.0)
+                    if var > 1e-13 * sumsq / nb:
+                        out_t[i, a, start + b] = u / math.sqrt(var / nb)
+                    else:
+                        out_t[i, a, start + b] = np.nan
+
+
+_PARALLEL = (
+    zsums_batch,
+    permuted_sums,
+    tukey_block,
+    row_summaries,
+    flip_hits,
+    weighted_sums,
+    paired_measures,
+)
 _TWINS = {k: serial_twin(k) for k in _PARALLEL}
 
 

@@ -28,7 +28,7 @@ from riskeval.core import chisq, paired
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
-from riskeval.inference._kernels import pick, row_summaries, weighted_sums, zsums_batch
+from riskeval.inference._kernels import paired_measures, pick, row_summaries, weighted_sums, zsums_batch
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import check_nonnegative
 from riskeval.measures.results import ConfidenceInterval, TestResult
@@ -79,20 +79,18 @@ class ResampledMeasures:
         n = W.sum(axis=1)
         if "moments" in self.__dict__:
             sums = pick(weighted_sums, W.size * self.r)(W, self.moments)
-            P1, N1, P2, N2 = np.split(np.ascontiguousarray(sums.T), 4)  # r × B
-            for i, alpha in enumerate(self.alphas):
-                k = 1.0 + alpha
-                total = P1 + k * N1
-                urisk = total / n
-                if "urisk" in out:
-                    out["urisk"][:, i, start:stop] = urisk
-                if "trisk" in out:
-                    sumsq = P2 + (k * k) * N2
-                    var = (sumsq - total * urisk) / (n - 1.0)
-                    # a variance at rounding level of the mean square is a zero variance
-                    ok = var > 1e-13 * sumsq / n
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        out["trisk"][:, i, start:stop] = np.where(ok, urisk / np.sqrt(var / n), np.nan)
+            S4 = np.ascontiguousarray(sums.T)  # 4r × B
+            none = np.empty((0, 0, 0))
+            pick(paired_measures, S4.size * self.alphas.size)(
+                S4,
+                n,
+                1.0 + self.alphas,
+                out.get("urisk", none),
+                out.get("trisk", none),
+                start,
+                "urisk" in out,
+                "trisk" in out,
+            )
         if "Xt" in self.__dict__:
             kernel = pick(zsums_batch, W.size * self.r)
             zp, zs, S, n_b = kernel(self.Xt, self.T, self.q, self.inv_q, np.ascontiguousarray(W))
