@@ -45,6 +45,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "pca_topics",
         "Topics loading on PC2; baselines projected (ECIR 2014).",
     ),
+    "chisq": ("riskeval.cli.paper", "chisq", "Residuals z_ij behind ZRisk; chi-square test (SIGIR 2016)."),
+    "risk-ranks": (
+        "riskeval.cli.paper",
+        "risk_ranks",
+        "Every risk measure with its rank per α (SIGIR 2016).",
+    ),
 }
 
 

@@ -3,6 +3,9 @@
 ``riskeval baseline-correlation``: each system's correlation with the baseline across topics beside
 its URisk (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3).  ``riskeval baseline-rankings``: the risk
 rankings against MEAN, MEDIAN and MAX side by side, and their agreement (ECIR 2014, Table 3).
+``compare-runs``, ``risk-reward``, ``pca-topics``: ECIR 2014, Figure 3, §5 and §2.4.  ``chisq``: the
+residuals behind ZRisk and the chi-square test, ``risk-ranks``: every measure with its rank
+(Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6 and Table 6).
 """
 
 from __future__ import annotations
@@ -227,3 +230,96 @@ def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fm
             f"PC2 {res.explained['PC2']:.1f}% of the variance\nprojected baselines (PC1, PC2): {supp}"
         )
     emit(res.pc2_topics, fmt)
+
+
+@click.command("chisq")
+@scores_options
+@click.option(
+    "--baseline",
+    "-b",
+    default=None,
+    help="A system name, or mean, median or max: each system within [system; baseline]. "
+    "[default: every system a baseline of every other]",
+)
+@alpha_option(multiple=False, default=0.0, help="Risk aversion α of the zrisk_term column. [default: 0]")
+@click.option("--system", "systems", multiple=True, metavar="SYSTEM", help="Only these systems (repeatable).")
+@click.option("--below", is_flag=True, help="Only the topics where a system falls below expectation.")
+@format_option
+def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas, systems, below, fmt):
+    """Expected values e_ij and standardised residuals z_ij behind ZRisk, per system and topic, and
+    Pearson's chi-square test of the matrix (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6).
+
+    \b
+    Examples:
+      riskeval chisq --example --system UNH_bm25 --below
+      riskeval chisq --example --baseline bm25base_p --format csv
+    """
+    from riskeval.analysis.chisq_residuals import chisq_residuals, chisq_test
+    from riskeval.errors import RiskevalError
+
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    table = chisq_residuals(X, baseline, float(alphas))
+    if systems:
+        unknown = [s for s in systems if s not in X.index]
+        if unknown:
+            raise RiskevalError(f"--system names no system of the table: {unknown[:5]}.")
+        table = table[table["system"].isin(systems)]
+    if below:
+        table = table[table["below"]]
+    if fmt == "table":
+        test = chisq_test(X)
+        click.echo(
+            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; expected values against "
+            f"{table['baseline'].iloc[0] if len(table) else baseline}\n"
+            f"Chi-square test of the matrix: G² = {test.statistic:.4f}, df = {test.df}, p = {test.pvalue:.3g}"
+        )
+        table = table.drop(columns=["baseline"])
+    emit(table, fmt)
+
+
+@click.command("risk-ranks")
+@scores_options
+@click.option(
+    "--baseline",
+    "-b",
+    default="mean",
+    show_default=True,
+    help="Baseline of URisk and TRisk: a system, mean, ...",
+)
+@alpha_option(multiple=True, help="Risk aversion α; repeat or give a comma list. [default: 0,1,5,10,20]")
+@click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
+@click.option("--tidy", is_flag=True, help="One row per (system, α, measure) instead of the paper's layout.")
+@format_option
+def risk_ranks(
+    inputs, example, qrels, measure, name_from, missing, baseline, alphas, leave_one_out, tidy, fmt
+):
+    """URisk, TRisk, T*Risk, ZRisk and GeoRisk with their ranks at each α (Dinçer, Macdonald &
+    Ounis, SIGIR 2016, Table 6): URisk and TRisk against --baseline, T*Risk against the per-topic
+    MEAN, ZRisk and GeoRisk with every system as a baseline.
+
+    \b
+    Examples:
+      riskeval risk-ranks --example --baseline bm25base_p
+      riskeval risk-ranks --example --alpha 5 --tidy --format csv
+    """
+    from riskeval.analysis.measure_rankings import measure_rankings, measure_rankings_wide
+    from riskeval.cli._input import parse_alphas
+    from riskeval.cli.risk import integral_ranks
+
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    A = parse_alphas(alphas) if alphas else [0.0, 1.0, 5.0, 10.0, 20.0]
+    table = measure_rankings(X, baseline, A, leave_one_out=leave_one_out)
+    if tidy or fmt != "table":
+        emit(integral_ranks(table), fmt)
+        return
+    click.echo(
+        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk and TRisk against "
+        f"{table['baseline'].iloc[0]}, T*Risk against MEAN, ZRisk and GeoRisk against every system; "
+        "rank 1 = best"
+    )
+    wide = measure_rankings_wide(table)
+    wide.columns = [
+        " ".join(p for p in (a.replace("α = ", "α="), m, "" if f == "value" else f) if p)
+        for a, m, f in wide.columns
+    ]
+    emit(integral_ranks(wide), fmt)

@@ -1,6 +1,8 @@
 """Plots of the papers' analyses beyond the measures (Dinçer, Ounis & Macdonald, ECIR 2014): URisk
 against the correlation with the baseline (§2.3), two runs topic by topic (Figure 3), the
-risk–reward trade-off (§5) and the PCA biplot with projected baselines (Figures 1–2, footnote 5).
+risk–reward trade-off (§5) and the PCA biplot with projected baselines (Figures 1–2, footnote 5);
+performance profiles and the residuals behind ZRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, Figure 1
+and eq. 5–6).
 
 As in :mod:`riskeval.plots.risk`, each ``plot_*`` function computes its data with the library and
 returns a display object (the data as attributes, ``figure_`` and ``ax_`` after ``plot``); a
@@ -272,3 +274,95 @@ def plot_pca_biplot(
     from riskeval.analysis.pca_biplot import pca_biplot
 
     return PCABiplotDisplay(pca_biplot(X, virtual=virtual, n_topics=n_topics)).plot(ax, annotate=annotate)
+
+
+class ProfileDisplay:
+    """Per-topic performance profiles: one line per system over the topics, with the per-topic mean
+    of all systems (Dinçer, Macdonald & Ounis, SIGIR 2016, Figure 1 and the "Mean" row of Table 3).
+    Parallel lines have the same shape; ZRisk measures departures from the shape the systems share.
+
+    ``scores``: topics × systems (the matrix transposed, topics in its order); ``mean``: the
+    per-topic mean over every system of the matrix (or ``None``).  After ``plot``: ``lines_`` and
+    ``mean_line_``.
+    """
+
+    def __init__(self, scores: pd.DataFrame, mean: pd.Series | None):
+        self.scores, self.mean = scores, mean
+
+    def plot(self, ax: Any = None, *, legend: bool = True) -> ProfileDisplay:
+        from riskeval.plots._base import legend_outside, line_styles
+
+        self.figure_, self.ax_ = axes_for(ax, (8.0, 4.5))
+        ax = self.ax_
+        pos = np.arange(len(self.scores))
+        styles = line_styles(self.scores.shape[1])
+        self.lines_ = [
+            ax.plot(pos, self.scores[name], marker="o", ms=3, label=str(name), **style)[0]
+            for name, style in zip(self.scores.columns, styles, strict=True)
+        ]
+        self.mean_line_ = None
+        if self.mean is not None:
+            (self.mean_line_,) = ax.plot(pos, self.mean.to_numpy(), color="black", lw=2.0, label="Mean")
+        ax.set_xticks(
+            pos, [str(t) for t in self.scores.index], rotation=90 if len(pos) > 12 else 0, fontsize=7
+        )
+        ax.set_xlabel("topic")
+        ax.set_ylabel("score")
+        ax.set_title("Performance profiles across topics")
+        ax.grid(True, alpha=0.3)
+        if legend:
+            legend_outside(ax, len(self.lines_) + (self.mean_line_ is not None))
+        return self
+
+
+class ResidualDisplay:
+    """The standardised residuals z_ij = (x_ij − e_ij)/√e_ij behind ZRisk as a systems × topics
+    heat map (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 5–6): red cells fall below expectation,
+    blue above; the colour scale is symmetric about 0.
+
+    ``residuals``: the :func:`riskeval.analysis.chisq_residuals.chisq_residuals` table.  After
+    ``plot``: ``image_`` and ``colorbar_``.
+    """
+
+    def __init__(self, residuals: pd.DataFrame):
+        self.residuals = residuals
+        self.z = residuals.pivot(index="system", columns="topic", values="z").loc[
+            pd.unique(residuals["system"]), pd.unique(residuals["topic"])
+        ]
+
+    def plot(self, ax: Any = None) -> ResidualDisplay:
+        r, c = self.z.shape
+        self.figure_, self.ax_ = axes_for(ax, (max(6.0, 0.18 * c + 3), max(3.0, 0.2 * r + 1.5)))
+        ax = self.ax_
+        z = self.z.to_numpy(dtype=np.float64)
+        top = float(np.abs(z).max()) or 1.0
+        self.image_ = ax.imshow(z, cmap="RdBu", vmin=-top, vmax=top, aspect="auto", interpolation="nearest")
+        self.colorbar_ = self.figure_.colorbar(self.image_, ax=ax, label="z_ij")
+        ax.set_yticks(np.arange(r), [str(s) for s in self.z.index], fontsize=6)
+        ax.set_xticks(np.arange(c), [str(t) for t in self.z.columns], rotation=90, fontsize=6)
+        ax.set_xlabel("topic")
+        ax.set_title(f"Standardised residuals z_ij (against {self.residuals['baseline'].iloc[0]})")
+        return self
+
+
+def plot_profiles(
+    X: Any, systems: Any = None, *, show_mean: bool = True, legend: bool = True, ax: Any = None
+) -> ProfileDisplay:
+    """Per-topic profiles of ``systems`` of ``X`` (default all) with the per-topic mean of every
+    system (SIGIR 2016, Figure 1)."""
+    from riskeval.model.matrix import as_matrix
+
+    M = as_matrix(X)
+    names = list(M.index) if systems is None else [systems] if isinstance(systems, str) else list(systems)
+    missing = [s for s in names if s not in M.index]
+    if missing:
+        raise RiskevalError(f"plot_profiles: no system {missing[:5]} in the matrix.")
+    mean = M.mean(axis=0).rename("Mean") if show_mean else None
+    return ProfileDisplay(M.loc[names].T, mean).plot(ax, legend=legend)
+
+
+def plot_residuals(X: Any, baseline: Any = None, *, ax: Any = None) -> ResidualDisplay:
+    """Heat map of the z_ij of :func:`riskeval.analysis.chisq_residuals.chisq_residuals`."""
+    from riskeval.analysis.chisq_residuals import chisq_residuals
+
+    return ResidualDisplay(chisq_residuals(X, baseline)).plot(ax)
