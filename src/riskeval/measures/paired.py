@@ -49,24 +49,39 @@ def trisk(
     alpha = check_alpha(alpha, "trisk")
     se = check_option(se, SE_METHODS, "trisk", "se")
     level = check_level(level, "trisk")
-    s, b, _ = as_pair(system, baseline, "trisk")
+    s, b, topics = as_pair(system, baseline, "trisk")
     x = kern.risk_scores(s - b, alpha)
     c = x.size
     u = float(x.mean())
     err = float(kern.jackknife_se(x)) if se == "jackknife" else float(x.std(ddof=1) / np.sqrt(c))
+    jack = _jackknife_fields(x, u, topics) if se == "jackknife" else {}
     df = c - 1
     critical = float(stdtrit(df, 1 - level / 2))
     scale = float(max(np.abs(s).max(), np.abs(b).max()))
     if not kern.zero_spread(err * np.sqrt(c), scale, alpha):
         t = u / err
         p = float(2 * stdtr(df, -abs(t)))
-        return TRiskResult(t, p, df, u, err, se, alpha, level, critical)
+        return TRiskResult(t, p, df, u, err, se, alpha, level, critical, **jack)
     reason = (
         "the system equals the baseline on every topic"
         if np.all(s == b)
         else "every topic has the same risk-reward score (zero variance, up to rounding)"
     )
-    return TRiskResult(np.nan, np.nan, df, u, err, se, alpha, level, critical, reason)
+    return TRiskResult(np.nan, np.nan, df, u, err, se, alpha, level, critical, reason, **jack)
+
+
+def _jackknife_fields(x: np.ndarray, u: float, topics: pd.Index) -> dict[str, Any]:
+    """Leave-one-out URisk θ₍ⱼ₎, pseudo-values c·θ̂ − (c − 1)·θ₍ⱼ₎, biasJ = (c − 1)(θ₍.₎ − θ̂) and
+    θ̂ − biasJ (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 14–15 and §3.2)."""
+    c = x.size
+    theta = (x.sum() - x) / (c - 1)
+    bias = float((c - 1) * (theta.mean() - u))
+    return {
+        "leave_one_out": pd.Series(theta, index=topics, name="leave_one_out"),
+        "pseudo_values": pd.Series(c * u - (c - 1) * theta, index=topics, name="pseudo_value"),
+        "bias": bias,
+        "bias_corrected": u - bias,
+    }
 
 
 def risk_reward(system: Any, baseline: Any) -> RiskReward:

@@ -10,7 +10,7 @@ DataFrame of its fields.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
 import pandas as pd
@@ -79,6 +79,18 @@ class TRiskResult(TestResult):
         ``t(1 − level/2, df)``: ``|statistic| > critical`` is significant at ``level``.
     reason : str or None
         Why ``statistic`` is NaN (e.g. the system is the baseline), else None.
+    leave_one_out, pseudo_values : Series or None
+        With ``se_method="jackknife"``, by topic: θ₍ⱼ₎, URisk with topic j left out (eq. 15), and
+        Tukey's pseudo-values θ̃₍ⱼ₎ = c·θ̂ − (c − 1)·θ₍ⱼ₎, whose mean is the bias-reduced estimate
+        and whose variance / c is varJ (§3.2).  For URisk, a mean, θ̃₍ⱼ₎ is the topic's risk-reward
+        score x_j.  None otherwise.
+    bias, bias_corrected : float or None
+        With ``se_method="jackknife"``: the jackknife estimate of the bias of URisk (eq. 14 and
+        §3.2), biasJ = (c − 1)(θ₍.₎ − θ̂), and θ̂ − biasJ.  A mean is unbiased, so biasJ is 0 up to
+        rounding and the corrected value is URisk.  None otherwise.
+
+    The jackknife fields come after the others and are not compared or shown in ``repr``; the
+    result still unpacks as ``(statistic, pvalue)``.
     """
 
     df: int
@@ -89,6 +101,17 @@ class TRiskResult(TestResult):
     level: float
     critical: float
     reason: str | None = None
+    leave_one_out: pd.Series | None = field(default=None, compare=False, repr=False)
+    pseudo_values: pd.Series | None = field(default=None, compare=False, repr=False)
+    bias: float | None = None
+    bias_corrected: float | None = None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame of every field but the per-topic ``leave_one_out`` and
+        ``pseudo_values``."""
+        row = asdict(self)
+        del row["leave_one_out"], row["pseudo_values"]
+        return pd.DataFrame([row])
 
     @property
     def significant(self) -> bool:
