@@ -46,6 +46,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Topics loading on PC2; baselines projected (ECIR 2014).",
     ),
     "chisq": ("riskeval.cli.paper", "chisq", "Residuals z_ij behind ZRisk; chi-square test (SIGIR 2016)."),
+    "bias-variance-families": (
+        "riskeval.cli.paper",
+        "bias_variance_families",
+        "Bias-variance of model families; eq. 8 terms (SIGIR 2013).",
+    ),
     "risk-ranks": (
         "riskeval.cli.paper",
         "risk_ranks",

@@ -323,3 +323,52 @@ def risk_ranks(
         for a, m, f in wide.columns
     ]
     emit(integral_ranks(wide), fmt)
+
+
+@click.command("bias-variance-families")
+@scores_options
+@click.option(
+    "--families",
+    "families_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="CSV/TSV with columns system, family and optionally parameter (one row per system).",
+)
+@click.option(
+    "--target",
+    default="perfect",
+    show_default=True,
+    help="perfect, best (per-topic best of the systems) or a system name.",
+)
+@click.option(
+    "--decomposition",
+    is_flag=True,
+    help="Instead: E(AP − 1)² in the three terms of eq. 8 beside (1 − MAP)² + Var(AP) (eq. 9).",
+)
+@format_option
+def bias_variance_families(
+    inputs, example, qrels, measure, name_from, missing, families_path, target, decomposition, fmt
+):
+    """Bias–variance of model families from a parameter sweep (Zhang, Song, Wang & Hou, SIGIR 2013,
+    §3 and Figures 1–2), or the decomposition of the error to a perfect system (eq. 8–9).
+
+    \b
+    Examples:
+      riskeval bias-variance-families ap.csv --families families.csv --target best
+      riskeval bias-variance-families ap.csv --families families.csv --target best --decomposition
+    """
+    from riskeval.analysis import bias_variance_families as bvf
+    from riskeval.io.families import read_families
+
+    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    families = read_families(families_path)
+    table = (
+        bvf.error_decomposition(X, target)
+        if decomposition
+        else bvf.bias_variance_families(X, families, target)
+    )
+    if fmt == "table":
+        what = "E(AP − 1)², eq. 8 and eq. 9" if decomposition else "bias–variance by model family"
+        click.echo(f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; target {target}; {what}")
+    emit(table, fmt)

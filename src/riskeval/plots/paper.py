@@ -366,3 +366,71 @@ def plot_residuals(X: Any, baseline: Any = None, *, ax: Any = None) -> ResidualD
     from riskeval.analysis.chisq_residuals import chisq_residuals
 
     return ResidualDisplay(chisq_residuals(X, baseline)).plot(ax)
+
+
+class BiasVarianceFamiliesDisplay:
+    """Bias² against variance (``kind="variance"``) or against bias² + variance (``"total"``) of
+    model families from a parameter sweep (Zhang, Song, Wang & Hou, SIGIR 2013, Figures 1–2): the
+    points of a family are joined in parameter order, the first and last labelled with their
+    parameter; a one-model family is a single marker.
+
+    ``table``: :func:`riskeval.analysis.bias_variance_families.bias_variance_families`; ``kind``.
+    After ``plot``: ``lines_`` (one per family, by name) and ``labels_``.
+    """
+
+    def __init__(self, table: pd.DataFrame, kind: str = "variance"):
+        if kind not in ("variance", "total"):
+            raise RiskevalError(f"The 'kind' parameter must be 'variance' or 'total'; got {kind!r}.")
+        self.table, self.kind = table, kind
+
+    def plot(self, ax: Any = None, *, legend: bool = True) -> BiasVarianceFamiliesDisplay:
+        from riskeval.plots._base import legend_outside, line_styles
+
+        self.figure_, self.ax_ = axes_for(ax, (7.5, 5.0))
+        ax = self.ax_
+        names = list(pd.unique(self.table["family"]))
+        markers = "osD^v<>ph*"
+        self.lines_, self.labels_ = {}, []
+        for k, (name, style) in enumerate(zip(names, line_styles(len(names)), strict=True)):
+            part = self.table[self.table["family"] == name]
+            x, y = part["bias2"].to_numpy(), part[self.kind].to_numpy()
+            (self.lines_[name],) = ax.plot(
+                x, y, marker=markers[k % len(markers)], ms=5, lw=1.0, label=name, color=style["color"]
+            )
+            params = part["parameter"].to_numpy()
+            if len(part) > 1 and np.isfinite(params).all():
+                for i in (0, len(part) - 1):
+                    self.labels_.append(
+                        ax.annotate(
+                            f"{params[i]:g}",
+                            (x[i], y[i]),
+                            xytext=(3, 3),
+                            textcoords="offset points",
+                            fontsize=6,
+                        )
+                    )
+        ax.set_xlabel("Bias²")
+        ax.set_ylabel("Var" if self.kind == "variance" else "Bias² + Var")
+        ax.set_title("Bias–variance of model families" + (" (total error)" if self.kind == "total" else ""))
+        ax.grid(True, alpha=0.3)
+        if legend:
+            legend_outside(ax, len(names))
+        return self
+
+
+def plot_bias_variance_families(
+    scores: Any,
+    families: Any,
+    target: Any = "perfect",
+    *,
+    kind: str = "variance",
+    form: str = "ap",
+    legend: bool = True,
+    ax: Any = None,
+) -> BiasVarianceFamiliesDisplay:
+    """Figure 1 (``kind="variance"``) or Figure 2 (``"total"``) of Zhang et al. (SIGIR 2013) for the
+    model families of ``families`` (:func:`bias_variance_families`)."""
+    from riskeval.analysis.bias_variance_families import bias_variance_families
+
+    table = bias_variance_families(scores, families, target, form=form)
+    return BiasVarianceFamiliesDisplay(table, kind).plot(ax, legend=legend)
