@@ -225,3 +225,35 @@ def test_text_table_prints_query_counts_as_integers(files, capsys):
     macro = lines[3].split()
     assert macro[0] == "macro" and "." in macro[header.index("Wins") - len(header)]
     assert lines[-1].startswith("macro: each measure averaged over the baselines")
+
+
+def test_train_with_the_jforests_variant(files, capsys):
+    model = files / "tsaro_jf.txt"
+    main(
+        [
+            "ltr",
+            "train",
+            str(files / "train.txt"),
+            "--objective",
+            "tsaro",
+            "--alpha",
+            "2",
+            "--variant",
+            "jforests",
+            "--baseline-feature",
+            "0",
+            "--rounds",
+            "3",
+            "--param",
+            "num_threads=1",
+            "-o",
+            str(model),
+            "--format",
+            "json",
+        ]
+    )
+    assert json.loads(capsys.readouterr().out)[0]["model"] == "tsaro_jf"
+    code, _, err = run(
+        ["ltr", "train", str(files / "train.txt"), "--variant", "Jforests", "-o", str(model)], capsys
+    )
+    assert code == 2 and "'Jforests' is not one of 'paper', 'jforests'" in err

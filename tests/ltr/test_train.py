@@ -165,6 +165,12 @@ def test_estimator_fits_the_same_model_as_train():
     np.testing.assert_array_equal(scores, direct.predict(X))
     assert est.set_params(alpha=3.0, num_leaves=15).get_params()["num_leaves"] == 15
     assert est.alpha == 3.0
+    jf = RiskLambdaMART(
+        "tfaro", alpha=2.0, variant="jforests", num_boost_round=5, num_leaves=7, num_threads=1
+    )
+    assert jf.get_params()["variant"] == "jforests"
+    jf_scores = jf.fit(X, y, qid=qid, baseline=0).predict(X)
+    assert np.abs(jf_scores - scores).max() > 0  # another model than the paper's equations
 
 
 def test_no_bare_value_or_type_errors_from_bad_arguments():
