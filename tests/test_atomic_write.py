@@ -111,6 +111,7 @@ def matrix() -> pd.DataFrame:
     return pd.DataFrame(rng.random((4, 6)), index=list("abcd"), columns=[str(t) for t in range(6)])
 
 
+@pytest.mark.slow
 def test_report_save_is_atomic(tmp_path, monkeypatch):
     path = tmp_path / "report.html"
     path.write_text("the good report")
@@ -123,6 +124,7 @@ def test_report_save_is_atomic(tmp_path, monkeypatch):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_command_line_report_on_a_full_disk(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     matrix().rename_axis("system").to_csv("scores.csv")

@@ -131,6 +131,7 @@ def test_bad_input_exits_2_naming_the_file(case, tmp_path, capsys, monkeypatch):
     assert not [p for p in tmp_path.rglob("*.tmp")]
 
 
+@pytest.mark.slow
 def test_measure_cutoff_0_does_not_abort_the_interpreter(tmp_path):
     """pytrec_eval aborts the process (SIGABRT) on a cutoff of 0: it must never see one."""
     make_files(tmp_path, {"q.txt": QRELS, "a.run": RUN_A})
@@ -207,6 +208,7 @@ def test_spreadsheet_formulas_are_neutralised_in_csv(tmp_path, capsys, monkeypat
     assert ",-" in out or ",0." in out  # numbers are written as they are
 
 
+@pytest.mark.slow
 def test_dollar_signs_in_system_names_are_plain_text_in_the_report(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     make_files(tmp_path, {"s.csv": scores_csv(names=["$x^{$", "b$", "c", "$\\alpha$"])})
@@ -215,6 +217,7 @@ def test_dollar_signs_in_system_names_are_plain_text_in_the_report(tmp_path, cap
     assert "x^{" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha", ["1e308", "1e10"])
 def test_huge_alpha_is_computed_not_exhausted(alpha, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
