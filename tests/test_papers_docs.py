@@ -1,5 +1,6 @@
-"""The Python examples of docs/papers.md run as written (each page section's figures are written to a
-temporary folder)."""
+"""The Python examples of docs/papers.md run as written.  Blocks preceded by ``<!-- needs the
+query-variation data -->`` read the UQV100 and Robust04 score files: they run from the folder that
+holds ``query-variations/`` and are skipped, with a message, when it is absent."""
 
 from __future__ import annotations
 
@@ -7,19 +8,41 @@ import re
 from pathlib import Path
 
 import matplotlib
+from shared_data import shared_data
 
 matplotlib.use("Agg")
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "papers.md"
+DATA_MARK = "<!-- needs the query-variation data -->\n"
+
+
+def blocks(with_data: bool) -> list[str]:
+    found = re.findall(
+        r"(<!-- needs the query-variation data -->\n)?```python\n(.*?)```",
+        PAGE.read_text("utf-8"),
+        flags=re.S,
+    )
+    return [code for mark, code in found if bool(mark) == with_data]
+
+
+def run(codes: list[str]) -> None:
+    import matplotlib.pyplot as plt
+
+    for code in codes:
+        exec(compile(code, "docs/papers.md", "exec"), {})
+    plt.close("all")
 
 
 def test_papers_page_examples_run(tmp_path, monkeypatch):
-    import matplotlib.pyplot as plt
-
     monkeypatch.chdir(tmp_path)
-    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
-    assert blocks
-    for code in blocks:
-        exec(compile(code, "docs/papers.md", "exec"), {})
-    plt.close("all")
+    codes = blocks(with_data=False)
+    assert codes
+    run(codes)
     assert list(tmp_path.iterdir())
+
+
+def test_papers_page_data_examples_run(monkeypatch):
+    codes = blocks(with_data=True)
+    assert codes
+    monkeypatch.chdir(shared_data("query-variations").parent)
+    run(codes)

@@ -50,6 +50,8 @@ _EXPORTS = {
     "error_decomposition": "riskeval.analysis.bias_variance_families",
     "bias_variance_families": "riskeval.analysis.bias_variance_families",
     "read_families": "riskeval.io.families",
+    "read_variant_scores": "riskeval.io.uqv100",
+    "load_query_variations": "riskeval.io.uqv100",
     "georisk": "riskeval.measures.chisq",
     "zrisk": "riskeval.measures.chisq",
     "risk_reward": "riskeval.measures.paired",
