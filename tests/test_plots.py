@@ -17,6 +17,7 @@ from scipy import stats  # noqa: E402
 import riskeval as rk  # noqa: E402
 from riskeval.datasets import example_scores  # noqa: E402
 from riskeval.errors import RiskevalError  # noqa: E402
+from riskeval.plots import risk as plots  # noqa: E402
 from riskeval.plots.risk import (  # noqa: E402
     PCADisplay,
     plot_georisk,
@@ -134,3 +135,22 @@ def test_sorted_urisk_leave_one_out_and_errors(X):
         plot_sorted_urisk(X, alpha=-1)
     with pytest.raises(RiskevalError, match="alpha"):
         plot_georisk(X, alphas=[0, -2])
+
+
+def test_user_text_is_never_mathtext_in_the_displays():
+    """A system or topic named like mathtext draws as it is when the user saves the figure."""
+    import io
+
+    X = pd.DataFrame(
+        np.random.default_rng(1).random((3, 4)), index=["$x^{$", "b$", "c"], columns=["$t", "u", "v", "w$"]
+    )
+    for display in (
+        plots.plot_trisk(X, alphas=[0, 1, 2]),
+        plots.plot_georisk(X, alphas=[0, 1, 2]),
+        plots.plot_topic_risk(X, "$x^{$"),
+        plots.plot_sorted_urisk(X),
+    ):
+        display.figure_.savefig(io.BytesIO(), format="png")
+        labels = [t.get_text() for t in display.ax_.get_xticklabels()]
+        assert all(not t.get_parse_math() for t in display.ax_.get_xticklabels())
+        assert labels

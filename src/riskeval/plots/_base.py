@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from riskeval._optional import require
 
@@ -35,3 +37,32 @@ def legend_outside(ax: Any, n: int) -> None:
         frameon=False,
         ncols=1 + (n - 1) // 25,
     )
+
+
+P = TypeVar("P", bound=Callable[..., Any])
+
+
+def plain_text(plot: P) -> P:
+    """Decorate a display's ``plot``: every text of its figure (titles, labels, legends, tick
+    labels) is plain text, never mathtext, so that a system or topic named ``$x^{$`` draws as it is
+    instead of breaking the figure when it is saved or shown."""
+
+    @functools.wraps(plot)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        out = plot(self, *args, **kwargs)
+        no_mathtext(self.figure_)
+        return out
+
+    return wrapper  # type: ignore[return-value]
+
+
+def no_mathtext(fig: Any) -> None:
+    """Turn mathtext off on every text of ``fig``, tick labels included."""
+    text_type = require("matplotlib.text", "riskeval's plots").Text
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                tick.label1.set_parse_math(False)
+                tick.label2.set_parse_math(False)
+    for text in fig.findobj(text_type):
+        text.set_parse_math(False)

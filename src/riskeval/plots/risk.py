@@ -20,7 +20,7 @@ from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import zsums_for
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_alphas
-from riskeval.plots._base import axes_for, legend_outside, line_styles
+from riskeval.plots._base import axes_for, legend_outside, line_styles, plain_text
 
 #: α grid of the "as α grows" plots: 0 to 15 in steps of 0.5 (Dinçer, Macdonald & Ounis, SIGIR 2014,
 #: Figure 1).
@@ -62,6 +62,7 @@ class GeoRiskDisplay(_AlphaCurves):
         super().__init__(georisk)
         self.georisk = georisk
 
+    @plain_text
     def plot(self, ax: Any = None, *, legend: bool = True) -> GeoRiskDisplay:
         self.figure_, self.ax_ = axes_for(ax, (8.0, 4.5))
         self._draw_lines(self.ax_, legend)
@@ -84,6 +85,7 @@ class TRiskDisplay(_AlphaCurves):
         super().__init__(trisk)
         self.trisk, self.critical, self.baseline, self.level = trisk, critical, baseline, level
 
+    @plain_text
     def plot(self, ax: Any = None, *, legend: bool = True) -> TRiskDisplay:
         self.figure_, self.ax_ = axes_for(ax, (8.0, 4.5))
         ax = self.ax_
@@ -119,6 +121,7 @@ class TopicRiskDisplay:
         self.topics, self.system, self.baseline, self.alpha = topics, system, baseline, alpha
         self.critical = float(topics["critical"].iloc[0])
 
+    @plain_text
     def plot(self, ax: Any = None, *, show_tj: bool = True) -> TopicRiskDisplay:
         self.figure_, self.ax_ = axes_for(ax, (max(6.0, 0.18 * len(self.topics) + 2), 4.0))
         ax = self.ax_
@@ -180,6 +183,7 @@ class PCADisplay:
         virtual = [b for b in study.urisk.index if b not in study.urisk.columns]
         return cls(study.pca.coordinates, study.pca.explained, virtual)
 
+    @plain_text
     def plot(self, ax: Any = None, *, annotate: bool = True) -> PCADisplay:
         self.figure_, self.ax_ = axes_for(ax, (7.0, 6.0))
         ax = self.ax_
@@ -225,6 +229,7 @@ class SortedURiskDisplay:
     def __init__(self, scores: pd.DataFrame, baseline: str, alpha: float):
         self.scores, self.baseline, self.alpha = scores, baseline, alpha
 
+    @plain_text
     def plot(self, ax: Any = None, *, legend: bool = True) -> SortedURiskDisplay:
         self.figure_, self.ax_ = axes_for(ax, (8.0, 4.5))
         ax = self.ax_

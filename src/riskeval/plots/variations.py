@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import RiskevalError
-from riskeval.plots._base import axes_for
+from riskeval.plots._base import axes_for, plain_text
 from riskeval.plots.risk import _AlphaCurves
 
 #: Rank correlations at or above this are read as equivalent rankings (Voorhees 2001), the
@@ -34,6 +34,7 @@ class RankCorrelationDisplay:
     def __init__(self, correlations: pd.DataFrame, form: str):
         self.correlations, self.form = correlations, form
 
+    @plain_text
     def plot(self, ax: Any = None) -> RankCorrelationDisplay:
         self.figure_, self.ax_ = axes_for(ax, (8.0, 4.5))
         ax = self.ax_
@@ -61,6 +62,7 @@ class TopicRankCorrelationDisplay:
     def __init__(self, tau_ap: pd.DataFrame):
         self.tau_ap = tau_ap
 
+    @plain_text
     def plot(self, ax: Any = None) -> TopicRankCorrelationDisplay:
         self.figure_, self.ax_ = axes_for(ax, (8.0, max(3.0, 0.22 * len(self.tau_ap) + 1.5)))
         ax = self.ax_
@@ -91,6 +93,7 @@ class PortfolioValueDisplay(_AlphaCurves):
 
     ylabel = "portfolio value O = μ − α σ²"
 
+    @plain_text
     def plot(self, ax: Any = None, *, legend: bool = True) -> PortfolioValueDisplay:
         self.figure_, self.ax_ = axes_for(ax, (8.0, 4.5))
         self._draw_lines(self.ax_, legend)
@@ -113,6 +116,7 @@ class BiasVarianceDisplay:
             raise RiskevalError(f"The 'kind' parameter must be 'variance' or 'total'; got {kind!r}.")
         self.table, self.kind, self.description = table, kind, description
 
+    @plain_text
     def plot(self, ax: Any = None, *, annotate: bool = True) -> BiasVarianceDisplay:
         self.figure_, self.ax_ = axes_for(ax, (7.0, 5.0))
         ax = self.ax_
