@@ -152,3 +152,16 @@ def test_commands(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["chisq", str(path), "--system", "nope"])
     assert exc.value.code == 2
+
+
+def test_report_section():
+    from riskeval.reporting.paper_sections import residuals_section
+
+    r = rk.report(TABLE3, alphas=[0, 5], sections=[residuals_section])
+    assert r.sections == ("Where ZRisk comes from",)
+    assert "G² = 1.119, 28 degrees of freedom" in r.html and "data:image" not in r.html
+    lowest = rk.zrisk(TABLE3, alpha=5).nsmallest(3).index
+    assert all(f'<th scope="row">{s}</th>' in r.html for s in lowest)
+    with pytest.warns(rk.RiskevalWarning, match="scores >= 0"):  # the report's own risk table
+        negative = rk.report(TABLE3 - 0.1, alphas=[0], sections=[residuals_section])
+    assert negative.sections == ()

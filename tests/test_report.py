@@ -85,6 +85,7 @@ def test_written_file_is_the_returned_page(example):
         "GeoRisk and TRisk as α grows",
         "Baseline bias",
         "Risk rankings under unbiased baselines",
+        "Where ZRisk comes from",
     )
 
 
@@ -126,9 +127,9 @@ def test_settings_are_recorded(example):
 
 def test_plots_are_inline_svg_with_unique_ids(example):
     page = Page(example.html)
-    # 3 per-topic TR/TJ plots + sorted URisk + GeoRisk + TRisk + PCA.
+    # 3 per-topic TR/TJ plots + sorted URisk + GeoRisk + TRisk + PCA + the ZRisk residuals.
     svgs = re.findall(r"<svg\b.*?</svg>", example.html, flags=re.S)
-    assert len(svgs) == 7
+    assert len(svgs) == 8
     # Each plot draws its data (paths, or markers re-used with <use>) and labels its axes.
     assert all(svg.count("<path") + svg.count("<use") > 40 and svg.count("<text") > 10 for svg in svgs)
     assert len(page.ids) == len(set(page.ids))

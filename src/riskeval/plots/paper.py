@@ -336,10 +336,14 @@ class ResidualDisplay:
         ax = self.ax_
         z = self.z.to_numpy(dtype=np.float64)
         top = float(np.abs(z).max()) or 1.0
-        self.image_ = ax.imshow(z, cmap="RdBu", vmin=-top, vmax=top, aspect="auto", interpolation="nearest")
+        # a vector mesh (not an embedded image), so that an SVG of it stays text and paths
+        self.image_ = ax.pcolormesh(z, cmap="RdBu", vmin=-top, vmax=top, edgecolors="none")
         self.colorbar_ = self.figure_.colorbar(self.image_, ax=ax, label="z_ij")
-        ax.set_yticks(np.arange(r), [str(s) for s in self.z.index], fontsize=6)
-        ax.set_xticks(np.arange(c), [str(t) for t in self.z.columns], rotation=90, fontsize=6)
+        if self.colorbar_.solids is not None:
+            self.colorbar_.solids.set_rasterized(False)  # matplotlib rasterises long colour bars
+        ax.set_ylim(r, 0)  # the first system on top
+        ax.set_yticks(np.arange(r) + 0.5, [str(s) for s in self.z.index], fontsize=6)
+        ax.set_xticks(np.arange(c) + 0.5, [str(t) for t in self.z.columns], rotation=90, fontsize=6)
         ax.set_xlabel("topic")
         ax.set_title(f"Standardised residuals z_ij (against {self.residuals['baseline'].iloc[0]})")
         return self

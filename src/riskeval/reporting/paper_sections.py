@@ -57,3 +57,45 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
         ),
     ]
     return Section("Risk rankings under unbiased baselines", h.join(body), "baseline-rankings")
+
+
+def residuals_section(ctx: ReportContext) -> Section | None:
+    """The residuals behind ZRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6): the chi-square
+    test of the matrix, the z_ij heat map and the topics on which the systems with the lowest ZRisk
+    fall furthest below expectation.  Absent when a score is negative (no expected values)."""
+    from riskeval.analysis.chisq_residuals import chisq_residuals, chisq_test
+    from riskeval.plots.paper import ResidualDisplay
+
+    if (ctx.matrix.to_numpy() < 0).any():
+        return None
+    alpha = max(ctx.settings["alphas"])
+    res = chisq_residuals(ctx.matrix, alpha=alpha)
+    test = chisq_test(ctx.matrix)
+    zr = res.groupby("system", sort=False)["zrisk_term"].sum().sort_values()
+    worst = list(zr.index[: min(3, len(zr))])
+    below = res[res["system"].isin(worst) & res["below"]]
+    below = below.sort_values("z").groupby("system", sort=False).head(5)
+    table = below.set_index(["system", "topic"])[["score", "expected", "z"]]
+    c = ctx.matrix.shape[1]
+    display = ResidualDisplay(res).plot(
+        ax=ctx.new_axes(max(6.0, 0.18 * c + 3), max(3.0, 0.2 * len(zr) + 1.5))
+    )
+    body = [
+        h.paragraph(
+            "ZRisk compares each score with its expected value e_ij = S_i·T_j/N, the system's total "
+            "spread over the topics in proportion to how all systems score them, through the "
+            "standardised residual z_ij = (x_ij − e_ij)/√e_ij (Dinçer, Macdonald & Ounis, SIGIR "
+            f"2016, eq. 5–6); negative residuals weigh 1 + α. Pearson's chi-square of the matrix: "
+            f"G² = {test.statistic:.3f}, {test.df} degrees of freedom, p = {test.pvalue:.3g} "
+            "(scores are not counts: read it as a measure of how far the profiles depart from one "
+            "shape)."
+        ),
+        ctx.figure(display, "Standardised residuals z_ij: red below expectation, blue above"),
+        h.table(
+            table,
+            formats={"z": h.number(3)},
+            caption=f"The topics furthest below expectation of the {len(worst)} systems with the "
+            f"lowest ZRisk at α = {alpha:g}",
+        ),
+    ]
+    return Section("Where ZRisk comes from", h.join(body), "zrisk-residuals")

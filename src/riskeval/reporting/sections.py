@@ -11,7 +11,7 @@ import pandas as pd
 
 from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
-from riskeval.reporting.paper_sections import baseline_rankings_section
+from riskeval.reporting.paper_sections import baseline_rankings_section, residuals_section
 from riskeval.reporting.variations import bias_variance_section, mean_variance_section
 
 #: The "as α grows" plots run from 0 to at least 15 (Dinçer, Macdonald & Ounis, SIGIR 2014, Figure 1).
@@ -252,6 +252,7 @@ DEFAULT_SECTIONS = (
     alpha_curves_section,
     bias_section,
     baseline_rankings_section,
+    residuals_section,
     # with their inputs in data= only: query variations, bias-variance
     mean_variance_section,
     bias_variance_section,
