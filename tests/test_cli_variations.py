@@ -126,7 +126,7 @@ def test_mean_variance_from_trec_eval_files_mapping_and_weights(trec_eval_files,
         (["--sweep", "a:b"], "START:STOP:STEP"),
         (["--sweep", "0:1:0.5", "--rank-change", "0", "1"], "either --sweep or --rank-change"),
         (["--form", "inter"], "choose one with variant"),
-        (["--unequal", "raise", "--ddof", "1", "--alpha", "x"], "is not a valid float"),
+        (["--unequal", "raise", "--ddof", "1", "--alpha", "x"], "is not a decimal number"),
     ],
 )
 def test_mean_variance_bad_options_exit_2(tidy_file, capsys, args, message):
@@ -216,3 +216,15 @@ def test_clef2015_commands(capsys):
     )
     table = pd.read_csv(io.StringIO(out))
     assert code == 0 and len(table) == 110 and table["total"].is_monotonic_increasing
+
+
+@pytest.mark.parametrize("value", ["1_0", "١", "0x1"])
+def test_number_options_take_decimal_notation_only(value):
+    from click.testing import CliRunner
+
+    from riskeval.cli.risk import risk
+
+    out = CliRunner().invoke(risk, ["--example", "--alpha", value])
+    assert out.exit_code == 2 and "is not a decimal number" in out.output
+    out = CliRunner().invoke(risk, ["--example", "--level", value])
+    assert out.exit_code == 2 and "is not a decimal number" in out.output

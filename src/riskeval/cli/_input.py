@@ -91,7 +91,7 @@ def risk_options(func: Callable) -> Callable:
                 help="Risk aversion α ≥ 0; repeat the option or give a comma list. [default: 0,1,5,10]",
             ),
             click.option(
-                "--level", type=float, default=0.05, show_default=True, help="Two-sided significance level."
+                "--level", type=DECIMAL, default=0.05, show_default=True, help="Two-sided significance level."
             ),
             click.option(
                 "--correction",
@@ -103,7 +103,7 @@ def risk_options(func: Callable) -> Callable:
             ),
             click.option(
                 "--se",
-                type=click.Choice(("parametric", "jackknife")),
+                type=click.Choice(options.SE_METHODS),
                 default="parametric",
                 show_default=True,
                 help="Standard error of URisk (equal for a mean).",
@@ -134,13 +134,33 @@ def parse_alphas(values: tuple[str, ...]) -> list[float]:
     out = []
     for value in values:
         for part in str(value).split(","):
-            try:
-                out.append(float(part))
-            except ValueError:
-                raise click.BadParameter(
-                    f"{part.strip()!r} is not a number.", param_hint="'--alpha'"
-                ) from None
+            from riskeval.io.numbers import parse_decimal  # on use: --help stays fast
+
+            value = parse_decimal(part.strip())
+            if value is None:
+                raise click.BadParameter(f"{part.strip()!r} is not a decimal number.", param_hint="'--alpha'")
+            out.append(value)
     return out
+
+
+class DecimalType(click.ParamType):
+    """A number in decimal notation (``0.05``, ``-1``, ``1e-3``; not ``1_0`` or non-ASCII digits),
+    as the readers take numbers from files (:func:`riskeval.io.numbers.parse_decimal`)."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        if isinstance(value, float):
+            return value
+        from riskeval.io.numbers import parse_decimal  # on use: --help stays fast
+
+        parsed = parse_decimal(str(value).strip())
+        if parsed is None:
+            self.fail(f"{value!r} is not a decimal number.", param, ctx)
+        return parsed
+
+
+DECIMAL = DecimalType()
 
 
 def correction_arg(correction: str) -> str | None:

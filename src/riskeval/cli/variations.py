@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import click
 
-from riskeval.cli._input import load_scores, scores_options
+from riskeval.cli._input import DECIMAL, load_scores, scores_options
 from riskeval.cli._output import emit, format_option
 from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, MISSING_POLICIES, UNEQUAL_POLICIES
 
@@ -136,7 +136,7 @@ _clef = click.option(
 )
 @_measure
 @_clef
-@click.option("--alpha", type=float, default=1.0, show_default=True, help="Risk preference α (any real).")
+@click.option("--alpha", type=DECIMAL, default=1.0, show_default=True, help="Risk preference α (any real).")
 @click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general", show_default=True)
 @click.option("--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot).")
 @click.option(
@@ -175,7 +175,7 @@ _clef = click.option(
 @click.option(
     "--rank-change",
     nargs=2,
-    type=float,
+    type=DECIMAL,
     metavar="FROM TO",
     help="Instead of the table: each system's rank at α = FROM and α = TO, largest changes first.",
 )
