@@ -168,3 +168,16 @@ def test_report_section(X):
     assert r.sections == ("Risk rankings under unbiased baselines",)
     assert "&lt;b&gt;run0&lt;/b&gt;" in r.html and "<b>run0" not in r.html
     assert "MEDIAN, α = 5" in r.html and "τ_AP" in r.html
+
+
+def test_report_ranks_keep_ties():
+    from riskeval.reporting.paper_sections import rank
+
+    assert [rank(v) for v in (1.0, 2.5, float("nan"), None)] == ["1", "2.5", "–", "–"]
+    tied = pd.DataFrame([[0.2, 0.4], [0.2, 0.4], [0.5, 0.1]], index=["a", "b", "c"], columns=["t1", "t2"])
+    t = rk.risk_table(tied, "mean", [1])
+    assert t["rank_urisk"].tolist() == [1.5, 1.5, 3.0]
+    from riskeval.reporting.sections import summary_section
+
+    html = rk.report(tied, alphas=[1], sections=[summary_section]).html  # the full risk table
+    assert html.count("<td>1.5</td>") >= 2 and "<td>1.5000</td>" not in html

@@ -9,6 +9,14 @@ from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
 
 
+def rank(v: object) -> str:
+    """A rank: an integer, or with one decimal when tied ranks share their mean (``2.5``)."""
+    if v is None or v != v:  # None or NaN
+        return "–"
+    f = float(v)  # type: ignore[arg-type]
+    return f"{int(f)}" if f.is_integer() else f"{f:.1f}"
+
+
 def baseline_rankings_section(ctx: ReportContext) -> Section:
     """URisk rankings against MEAN, MEDIAN and MAX side by side, and their agreement with the
     ranking by mean score (Dinçer, Ounis & Macdonald, ECIR 2014, Table 3 and §4)."""
@@ -45,7 +53,7 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
         ),
         h.table(
             wide,
-            formats={"rank": h.integer, "URisk": h.number(4)},
+            formats={"rank": rank, "URisk": h.number(4)},
             caption="Risk rankings under the unbiased baselines, systems by mean score",
         ),
         h.table(

@@ -11,7 +11,7 @@ import pandas as pd
 
 from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
-from riskeval.reporting.paper_sections import baseline_rankings_section, residuals_section
+from riskeval.reporting.paper_sections import baseline_rankings_section, rank, residuals_section
 from riskeval.reporting.variations import bias_variance_section, mean_variance_section
 
 #: The "as α grows" plots run from 0 to at least 15 (Dinçer, Macdonald & Ounis, SIGIR 2014, Figure 1).
@@ -239,7 +239,8 @@ def _full_table(t: pd.DataFrame) -> h.Markup:
     # the settings (the same on every row) are stated in the section's text
     settings = ["baseline", "leave_one_out", "se_method", "level", "critical", "correction"]
     shown = t.drop(columns=settings, errors="ignore").set_index(["system", "alpha"])
-    inner = h.table(shown, formats={**counts, **p}, css_class="data full")
+    ranks = {c: rank for c in ("rank_urisk", "rank_trisk", "rank_georisk")}
+    inner = h.table(shown, formats={**counts, **p, **ranks}, css_class="data full")
     return h.Markup(
         f"<details><summary>Every measure (the tidy table of riskeval.risk_table)</summary>{inner}</details>"
     )
