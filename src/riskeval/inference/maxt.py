@@ -1,5 +1,6 @@
 """Randomisation p-values of URisk for every system and every α, adjusted for having chosen among
-them after looking (Westfall & Young, 1993, the single-step max-T procedure of §2.6).
+them after looking (Westfall & Young, *Resampling-Based Multiple Testing*, Wiley 1993: the
+single-step max-T procedure).
 
 Reporting the α, or the system, with the most striking result is a multiple comparison over the
 whole grid.  One set of sign vectors flips every (system, α) cell at once; for each resample the

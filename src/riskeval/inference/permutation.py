@@ -4,7 +4,7 @@ Under H0 the per-topic risk-reward scores x_j (Dinçer, Macdonald & Ounis, SIGIR
 symmetric about 0, so every sign vector ε ∈ {±1}^c is as likely as the observed one (Fisher 1935;
 Pitman 1937).  The two-sided p-value is the share of sign vectors whose |mean(ε·x)| is at least the
 observed |URisk|; at α = 0 this is the paired randomisation test that Smucker, Allan & Carterette
-(CIKM 2007, §3.1) recommend for IR.  When 2^c ≤ ``n_resamples`` every sign vector is enumerated
+(CIKM 2007) recommend for IR.  When 2^c ≤ ``n_resamples`` every sign vector is enumerated
 and the p-value is exact; otherwise ``n_resamples`` random sign vectors give the Monte Carlo
 p-value ``(1 + count)/(1 + n_resamples)``.
 
@@ -94,7 +94,7 @@ def flip_scale(sumsq: np.ndarray, c: int) -> np.ndarray:
     Sign flips keep ``q`` fixed, and Student's ``|T| = √(c−1)·u/√(1 − u²)`` is the same increasing
     function of ``u = |m|/√q`` for every cell with c topics, so ranking resamples by ``u`` within a
     cell, or taking the maximum of ``u`` over cells, gives the same p-values as the studentised
-    statistic does (the max-T of Westfall & Young, 1993, §2.6).
+    statistic does (the single-step max-T of Westfall & Young, 1993).
     """
     return np.divide(1.0, np.sqrt(c * sumsq), out=np.zeros_like(sumsq), where=sumsq > 0)
 

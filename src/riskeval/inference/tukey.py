@@ -1,4 +1,4 @@
-"""Randomised Tukey HSD over many systems (Carterette, ACM TOIS 30(1), 2012, §4.2): every pair of
+"""Randomised Tukey HSD over many systems (Carterette, ACM TOIS 30(1), 2012): every pair of
 systems compared at once, the family-wise error rate controlled.
 
 Under H0 the systems are exchangeable within each topic: a resample shuffles, independently in
