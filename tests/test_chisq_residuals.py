@@ -149,9 +149,10 @@ def test_commands(tmp_path, capsys):
     main(["risk-ranks", str(path), "-b", "s1", "--alpha", "10"])
     lines = capsys.readouterr().out.splitlines()
     assert "α=10 zrisk rank" in lines[1] and len(lines) == 2 + 8
-    with pytest.raises(SystemExit) as exc:
-        main(["chisq", str(path), "--system", "nope"])
-    assert exc.value.code == 2
+    for bad in (["--system", "nope"], ["--alpha", "x"], ["--alpha", "-1"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["chisq", str(path), *bad])
+        assert exc.value.code == 2 and "Traceback" not in capsys.readouterr().err
 
 
 def test_report_section():

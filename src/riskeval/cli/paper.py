@@ -17,6 +17,14 @@ from riskeval.cli._output import emit, format_option
 from riskeval.options import RANK_MEASURES
 
 
+def _alpha(value: object) -> float:
+    """The single ``--alpha`` of a command; a value that is not a number is a usage error."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise click.BadParameter(f"{value!r} is not a number.", param_hint="'--alpha'") from None
+
+
 @click.command("baseline-correlation")
 @scores_options
 @click.option(
@@ -46,7 +54,7 @@ def baseline_correlation(
     from riskeval.analysis.baseline_correlation import baseline_correlation as analyse
 
     X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
-    result = analyse(X, baseline, float(alphas), leave_one_out=leave_one_out)
+    result = analyse(X, baseline, _alpha(alphas), leave_one_out=leave_one_out)
     table = result.table
     if fmt == "table":
         against = "each system in turn" if baseline is None else result.baseline
@@ -164,12 +172,12 @@ def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alph
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
-    table = compare(X, names[0], names[1], float(alphas))
+    table = compare(X, names[0], names[1], _alpha(alphas))
     if fmt == "table":
         a, b = names
         xa, xb = table["x_a"], table["x_b"]
         click.echo(
-            f"{a} and {b} on {X.shape[1]} topics of {source}, α = {float(alphas):g}\n"
+            f"{a} and {b} on {X.shape[1]} topics of {source}, α = {_alpha(alphas):g}\n"
             f"URisk of {a} against {b}: {xa.mean():.4f} ({int((xa < 0).sum())} losses); "
             f"of {b} against {a}: {xb.mean():.4f} ({int((xb < 0).sum())} losses)"
         )
@@ -258,7 +266,7 @@ def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas,
     from riskeval.errors import RiskevalError
 
     X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
-    table = chisq_residuals(X, baseline, float(alphas))
+    table = chisq_residuals(X, baseline, _alpha(alphas))
     if systems:
         unknown = [s for s in systems if s not in X.index]
         if unknown:
