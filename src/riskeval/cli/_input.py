@@ -131,15 +131,15 @@ def parse_alphas(values: tuple[str, ...]) -> list[float]:
     """``("0,1", "5")`` -> ``[0.0, 1.0, 5.0]``; nothing given -> the default grid."""
     if not values:
         return list(DEFAULT_ALPHAS)
-    out = []
+    from riskeval.io.numbers import parse_decimal  # on use: --help stays fast
+
+    out: list[float] = []
     for value in values:
         for part in str(value).split(","):
-            from riskeval.io.numbers import parse_decimal  # on use: --help stays fast
-
-            value = parse_decimal(part.strip())
-            if value is None:
+            number = parse_decimal(part.strip())
+            if number is None:
                 raise click.BadParameter(f"{part.strip()!r} is not a decimal number.", param_hint="'--alpha'")
-            out.append(value)
+            out.append(number)
     return out
 
 
