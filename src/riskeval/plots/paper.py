@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import RiskevalError
-from riskeval.plots._base import axes_for
+from riskeval.plots._base import axes_for, plain_text
 
 
 class BaselineCorrelationDisplay:
@@ -39,6 +39,7 @@ class BaselineCorrelationDisplay:
         """From a :class:`~riskeval.analysis.baseline_correlation.BaselineCorrelation`."""
         return cls(result.table, result.statistic, result.pvalue, result.baseline, result.alpha)
 
+    @plain_text
     def plot(self, ax: Any = None, *, annotate: bool | None = None) -> BaselineCorrelationDisplay:
         self.figure_, self.ax_ = axes_for(ax, (7.0, 5.0))
         ax = self.ax_
@@ -105,6 +106,7 @@ class RunComparisonDisplay:
         self.system_a, self.system_b = str(first["system_a"]), str(first["system_b"])
         self.alpha = float(first["alpha"])
 
+    @plain_text
     def plot(self, ax: Any = None) -> RunComparisonDisplay:
         if ax is None:
             from riskeval._optional import require
@@ -165,6 +167,7 @@ class RiskRewardDisplay:
         self.table = table
         self.baseline = str(table["baseline"].iloc[0])
 
+    @plain_text
     def plot(self, ax: Any = None, *, annotate: bool = True) -> RiskRewardDisplay:
         self.figure_, self.ax_ = axes_for(ax, (7.0, 5.0))
         ax = self.ax_
@@ -206,6 +209,7 @@ class PCABiplotDisplay:
     def __init__(self, result: Any):
         self.result = result
 
+    @plain_text
     def plot(self, ax: Any = None, *, annotate: bool = True) -> PCABiplotDisplay:
         self.figure_, self.ax_ = axes_for(ax, (7.5, 6.5))
         ax = self.ax_
@@ -289,6 +293,7 @@ class ProfileDisplay:
     def __init__(self, scores: pd.DataFrame, mean: pd.Series | None):
         self.scores, self.mean = scores, mean
 
+    @plain_text
     def plot(self, ax: Any = None, *, legend: bool = True) -> ProfileDisplay:
         from riskeval.plots._base import legend_outside, line_styles
 
@@ -330,6 +335,7 @@ class ResidualDisplay:
             pd.unique(residuals["system"]), pd.unique(residuals["topic"])
         ]
 
+    @plain_text
     def plot(self, ax: Any = None) -> ResidualDisplay:
         r, c = self.z.shape
         self.figure_, self.ax_ = axes_for(ax, (max(6.0, 0.18 * c + 3), max(3.0, 0.2 * r + 1.5)))
@@ -387,6 +393,7 @@ class BiasVarianceFamiliesDisplay:
             raise RiskevalError(f"The 'kind' parameter must be 'variance' or 'total'; got {kind!r}.")
         self.table, self.kind = table, kind
 
+    @plain_text
     def plot(self, ax: Any = None, *, legend: bool = True) -> BiasVarianceFamiliesDisplay:
         from riskeval.plots._base import legend_outside, line_styles
 
