@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from riskeval.core.paired import risk_scores
 from riskeval.errors import RiskevalError
-from riskeval.measures.baselines import resolve_baseline
-from riskeval.measures.chisq import check_nonnegative
+from riskeval.measures.chisq import check_nonnegative, chisq_baselines
 from riskeval.measures.results import TestResult
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha
@@ -82,23 +82,7 @@ def chisq_residuals(X: Any, baseline: Any = None, alpha: float = 0.0) -> pd.Data
     M = as_matrix(X)
     alpha = check_alpha(alpha, "chisq_residuals")
     values = M.to_numpy()
-    check_nonnegative(values, M.index, M.columns, "chisq_residuals")
-    if baseline is None:
-        base, name = None, "every system"
-    elif isinstance(baseline, pd.DataFrame):
-        B = as_matrix(baseline, name="baseline")
-        missing = M.columns.difference(B.columns)
-        if len(missing):
-            raise RiskevalError(
-                f"The 'baseline' systems of chisq_residuals lack {len(missing)} topic(s) of the matrix: "
-                f"{missing.tolist()[:10]}."
-            )
-        base, name = B[M.columns].to_numpy(), "baseline systems"
-        check_nonnegative(base, B.index, M.columns, "chisq_residuals")
-    else:
-        rb = resolve_baseline(M, baseline, "chisq_residuals")
-        base, name = rb.values, rb.name
-        check_nonnegative(base[None, :], ["baseline"], M.columns, "chisq_residuals")
+    base, name = chisq_baselines(M, baseline, "chisq_residuals")
     e, z = expected_and_z(values, base)
     r, c = values.shape
     return pd.DataFrame(
@@ -110,7 +94,7 @@ def chisq_residuals(X: Any, baseline: Any = None, alpha: float = 0.0) -> pd.Data
             "expected": e.ravel(),
             "z": z.ravel(),
             "below": (z < 0).ravel(),
-            "zrisk_term": np.where(z < 0, (1 + alpha) * z, z).ravel(),
+            "zrisk_term": risk_scores(z, alpha).ravel(),  # w(z): z, or (1 + α)z below 0
         },
         columns=list(COLUMNS),
     )

@@ -42,10 +42,18 @@ def georisk(X: Any, alpha: float = 0.0, *, baseline: Any = None) -> pd.Series:
 
 def zsums_for(M: pd.DataFrame, baseline: Any, func: str) -> kern.ZSums:
     """Kernel sums for a validated matrix and a baseline specification (see module docstring)."""
-    values = M.to_numpy()
-    check_nonnegative(values, M.index, M.columns, func)
+    base, _ = chisq_baselines(M, baseline, func)
+    return kern.zsums(M.to_numpy(), base)
+
+
+def chisq_baselines(M: pd.DataFrame, baseline: Any, func: str) -> tuple[np.ndarray | None, str]:
+    """The baselines of the chi-square matrix for a validated ``M`` and their name: ``None`` (every
+    system of ``M`` is a baseline), a (k × c) matrix of baseline systems given as a DataFrame, or
+    one (c,) vector from :func:`~riskeval.measures.baselines.resolve_baseline`.  Every score,
+    ``M``'s included, must be ≥ 0."""
+    check_nonnegative(M.to_numpy(), M.index, M.columns, func)
     if baseline is None:
-        return kern.zsums(values)
+        return None, "every system"
     if isinstance(baseline, pd.DataFrame):
         B = as_matrix(baseline, name="baseline")
         missing = M.columns.difference(B.columns)
@@ -56,10 +64,10 @@ def zsums_for(M: pd.DataFrame, baseline: Any, func: str) -> kern.ZSums:
             )
         Bv = B[M.columns].to_numpy()
         check_nonnegative(Bv, B.index, M.columns, func)
-        return kern.zsums(values, Bv)
-    b = resolve_baseline(M, baseline, func).values
-    check_nonnegative(b[None, :], ["baseline"], M.columns, func)
-    return kern.zsums(values, b)
+        return Bv, "baseline systems"
+    rb = resolve_baseline(M, baseline, func)
+    check_nonnegative(rb.values[None, :], ["baseline"], M.columns, func)
+    return rb.values, rb.name
 
 
 def _zsums(X: Any, baseline: Any, func: str) -> tuple[pd.DataFrame, kern.ZSums]:
