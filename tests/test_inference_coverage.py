@@ -63,3 +63,45 @@ def test_bca_interval_coverage_of_urisk():
         )
         hits.append(ci["low"].iloc[0] <= truth <= ci["high"].iloc[0])
     assert np.mean(hits) > 0.95 - 0.02 - 4 * SE
+
+
+def test_parallel_kernels_equal_their_serial_twins():
+    """The fast suite's inputs run the serial twins; the parallel kernels (numba prange, runs of
+    resamples counted apart) give the same numbers on inputs large enough to use them."""
+    from riskeval.inference import _kernels as K
+
+    rng = np.random.default_rng(4)
+    X = rng.beta(2, 5, size=(60, 40))
+    Xt = np.ascontiguousarray(X.T)
+    T = Xt.sum(axis=1)
+    W = rng.multinomial(40, np.full(40, 1 / 40), size=700).astype(float)
+    U = rng.integers(0, 2**32, (300, 40, 59), dtype=np.uint32)
+    obs = rng.uniform(0, 0.1, size=(60, 60))
+    codes = rng.integers(0, 256, (3000, 5), dtype=np.uint8)
+    Tp, Tn = rng.normal(size=(5, 256, 60)), rng.normal(size=(5, 256, 60))
+    f, sc, th = np.array([1.0, 3.0]), np.ones((2, 60)), np.full((2, 60), 2.0)
+    S4 = np.abs(rng.normal(size=(240, 700)))
+    n = W.sum(axis=1)
+    cases = {
+        K.zsums_batch: (Xt, T, np.sqrt(T), 1 / np.sqrt(T), W),
+        K.weighted_sums: (W, Xt),
+        K.tukey_block: (Xt, U, obs, 1e-12, 16),
+        K.row_summaries: (rng.normal(size=(200, 6000)), np.zeros(200), 0.0),
+    }
+    for kernel, args in cases.items():
+        for a, b in zip(kernel(*args), K._TWINS[kernel](*args), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+    outs = []
+    for kernel in (K.flip_hits, K._TWINS[K.flip_hits]):
+        hits, maxima = np.zeros((2, 60)), np.empty(3000)
+        kernel(codes, Tp, Tn, f, sc, th, hits, maxima, 16)
+        outs.append((hits, maxima))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12)
+    outs = []
+    for kernel in (K.paired_measures, K._TWINS[K.paired_measures]):
+        u, t = np.zeros((60, 2, 700)), np.zeros((60, 2, 700))
+        kernel(S4, n, f, u, t, 0, True, True)
+        outs.append((u, t))
+    np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-12)
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12, equal_nan=True)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from riskeval.core._numba import FAST, SERIAL_CELLS, njit, prange, serial_twin
+from riskeval.core._numba import FAST, njit, prange, serial_twin
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
@@ -283,6 +283,11 @@ _PARALLEL = (
 _TWINS = {k: serial_twin(k) for k in _PARALLEL}
 
 
+#: Below this much work (cells visited, about a millisecond on one core) a kernel runs serially:
+#: waking the thread pool would cost as much, and far more on a loaded machine.
+SERIAL_WORK = 1 << 20
+
+
 def pick(kernel, work: int):
-    """``kernel`` for ``work`` (cells visited) of at least ``SERIAL_CELLS``, else its serial twin."""
-    return kernel if work >= SERIAL_CELLS else _TWINS[kernel]
+    """``kernel`` for ``work`` (cells visited) of at least :data:`SERIAL_WORK`, else its serial twin."""
+    return kernel if work >= SERIAL_WORK else _TWINS[kernel]
