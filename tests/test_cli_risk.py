@@ -192,7 +192,7 @@ def test_bad_file_gives_exit_2_and_every_problem_with_file_and_line(tables, caps
         (["risk", "--qrels", "{wide}"], "--qrels needs at least one run file"),
         (["risk", "{dir}/absent.csv"], "absent.csv"),
         (["risk", "--example", "-b", "nosuchrun"], "'nosuchrun'"),
-        (["risk", "--example", "-a", "1,x"], "'x' is not a number"),
+        (["risk", "--example", "-a", "1,x"], "'x' is not a decimal number"),
         (["risk", "--example", "-a", "-1"], "'alpha'"),
         (["risk", "--example", "--level", "2"], "'level'"),
         (["risk", "--example", "--topics", "nosuchrun"], "'nosuchrun'"),
