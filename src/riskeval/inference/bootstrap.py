@@ -258,7 +258,7 @@ def bootstrap_ci(
         standard error), ``pvalue`` (URisk and TRisk: two-sided p of H0 "= 0" by inverting the
         interval; NaN for ZRisk and GeoRisk, where 0 is no null value), ``effect_size`` (URisk and
         TRisk rows: the standardised URisk x̄/s_x), ``method, confidence_level, n_resamples,
-        seed``.  ``attrs`` repeats ``n_resamples``, ``confidence_level`` and ``seed``.
+        seed`` (the settings are columns, which survive ``concat`` and ``merge``).
     """
     func = "bootstrap_ci"
     M = as_matrix(X)
@@ -316,7 +316,6 @@ def bootstrap_ci(
     out = pd.concat(rows, ignore_index=True).assign(
         method=method, confidence_level=cl, n_resamples=n, seed=used_seed
     )
-    out.attrs.update(n_resamples=n, confidence_level=cl, seed=used_seed)
     return out
 
 
