@@ -166,3 +166,13 @@ def test_report_section():
     with pytest.warns(rk.RiskevalWarning, match="scores >= 0"):  # the report's own risk table
         negative = rk.report(TABLE3 - 0.1, alphas=[0], sections=[residuals_section])
     assert negative.sections == ()
+
+
+def test_report_draws_the_heat_map_only_where_it_is_readable(monkeypatch):
+    from riskeval.reporting import paper_sections
+
+    drawn = rk.report(TABLE3, alphas=[0, 5], sections=[paper_sections.residuals_section])
+    assert "<svg" in drawn.html and "heat map of z_ij is left out" not in drawn.html
+    monkeypatch.setattr(paper_sections, "HEATMAP_CELLS", TABLE3.size - 1)
+    left_out = rk.report(TABLE3, alphas=[0, 5], sections=[paper_sections.residuals_section])
+    assert "<svg" not in left_out.html and "heat map of z_ij is left out" in left_out.html

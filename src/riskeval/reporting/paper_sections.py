@@ -67,6 +67,10 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
     return Section("Risk rankings under unbiased baselines", h.join(body), "baseline-rankings")
 
 
+#: Largest systems × topics matrix whose residuals are drawn as a heat map in the report.
+HEATMAP_CELLS = 4_000
+
+
 def residuals_section(ctx: ReportContext) -> Section | None:
     """The residuals behind ZRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6): the chi-square
     test of the matrix, the z_ij heat map and the topics on which the systems with the lowest ZRisk
@@ -84,10 +88,18 @@ def residuals_section(ctx: ReportContext) -> Section | None:
     below = res[res["system"].isin(worst) & res["below"]]
     below = below.sort_values("z").groupby("system", sort=False).head(5)
     table = below.set_index(["system", "topic"])[["score", "expected", "z"]]
-    c = ctx.matrix.shape[1]
-    display = ResidualDisplay(res).plot(
-        ax=ctx.new_axes(max(6.0, 0.18 * c + 3), max(3.0, 0.2 * len(zr) + 1.5))
-    )
+    r, c = ctx.matrix.shape
+    if r * c <= HEATMAP_CELLS:
+        display = ResidualDisplay(res).plot(
+            ax=ctx.new_axes(max(6.0, 0.18 * c + 3), max(3.0, 0.2 * len(zr) + 1.5))
+        )
+        heatmap = ctx.figure(display, "Standardised residuals z_ij: red below expectation, blue above")
+    else:
+        heatmap = h.paragraph(
+            f"The heat map of z_ij is left out: its {r * c:,} cells would not be readable (it is "
+            f"drawn up to {HEATMAP_CELLS:,}); riskeval.chisq_residuals gives every cell, and "
+            "riskeval.plots.paper.plot_residuals draws any subset of the systems and topics."
+        )
     body = [
         h.paragraph(
             "ZRisk compares each score with its expected value e_ij = S_i·T_j/N, the system's total "
@@ -98,7 +110,7 @@ def residuals_section(ctx: ReportContext) -> Section | None:
             "(scores are not counts: read it as a measure of how far the profiles depart from one "
             "shape)."
         ),
-        ctx.figure(display, "Standardised residuals z_ij: red below expectation, blue above"),
+        heatmap,
         h.table(
             table,
             formats={"z": h.number(3)},
