@@ -258,7 +258,7 @@ def test_report_on_the_example_prints_the_path_written(tmp_path, capsys, monkeyp
     assert written == (tmp_path / "riskeval-report.html").resolve() and written.exists()
     html = written.read_text(encoding="utf-8")
     assert "dl19-passage-ndcg10.csv (shipped with riskeval)" in html and "<td>nDCG@10</td>" in html
-    assert html.count("<svg") == 7
+    assert html.count("<svg") == 8
 
 
 def test_report_from_a_score_table_with_settings(tables, tmp_path, capsys):

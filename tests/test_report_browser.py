@@ -74,9 +74,10 @@ def test_dom_has_the_tables_and_the_plots(page):
     rows = re.findall(r'<th scope="row">([^<]+)</th>', summary)
     assert sorted(rows) == sorted(X.index)  # every system, once
     assert re.search(r'class="sig-loss"', summary) and re.search(r'class="sig-win"', summary)
-    # Seven plots (3 per-topic TR/TJ, sorted URisk, GeoRisk, TRisk, PCA), each an <svg> with content.
+    # Eight plots (3 per-topic TR/TJ, sorted URisk, GeoRisk, TRisk, PCA, the z_ij heat map), each an
+    # <svg> with content.
     svgs = re.findall(r"<svg\b.*?</svg>", dom, flags=re.S)
-    assert len(svgs) == 7
+    assert len(svgs) == 8
     assert all(len(re.findall(r"<(path|use)\b", s)) > 40 for s in svgs)
     for heading in (
         "Inputs and settings",
@@ -84,6 +85,8 @@ def test_dom_has_the_tables_and_the_plots(page):
         "Significant topics of the riskiest systems",
         "GeoRisk and TRisk as α grows",
         "Baseline bias",
+        "Risk rankings under unbiased baselines",
+        "Where ZRisk comes from",
     ):
         assert f">{heading}</h2>" in dom
 
