@@ -3,9 +3,12 @@
 import re
 from pathlib import Path
 
+import pytest
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ltr.md"
 
 
+@pytest.mark.slow  # trains three models end to end
 def test_python_examples_of_the_ltr_page_run(letor_dir):
     text = DOC.read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
