@@ -84,3 +84,30 @@ def test_report_command_with_variation_sections(matrix, variations, tmp_path, ca
     page = out.read_text(encoding="utf-8")
     assert "Query variations: mean–variance" in page and "Bias–variance decomposition" in page
     assert str(table) in page  # recorded among the inputs
+
+
+def test_alpha_explorer_in_the_browser(tmp_path, matrix, variations):
+    """Zuccon et al. (2016, §5.1)'s α explorer: clicking an α shows the ranking by O at that α,
+    and only that one; no script is needed."""
+    import shutil
+
+    pw = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not shutil.os.path.exists(chromium):
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    r = rk.report(matrix, alphas=[0, 5], data={"variations": variations}, path=tmp_path / "r.html")
+    assert "<script" not in r.html.lower()
+    mv = rk.mean_variance(variations, 20.0).sort_values("value", ascending=False, kind="stable")
+    with pw.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto((tmp_path / "r.html").as_uri())
+        visible = page.locator(".mv-panel:visible")
+        assert visible.count() == 1 and "α = 0" in visible.locator("caption").inner_text()
+        page.click("label:has-text('α = 20')")
+        visible = page.locator(".mv-panel:visible")
+        assert visible.count() == 1 and "α = 20" in visible.locator("caption").inner_text()
+        first = visible.locator("tbody th").first.inner_text()
+        page.screenshot(path=str(tmp_path / "explorer.png"))
+        browser.close()
+    assert first == str(mv.index[0])

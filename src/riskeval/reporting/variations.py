@@ -53,6 +53,7 @@ def mean_variance_section(ctx: ReportContext) -> Section | None:
     ]  # fmt: skip
     if form != "intra":
         body.append(_values_table(sweep.systems, sweep.mean, sweep.variance, ctx.settings["alphas"]))
+        body.append(_alpha_explorer(sweep.systems, sweep.mean, sweep.variance))
     display = plot_rank_correlation(sweep, ax=ctx.new_axes(8.0, _height(sweep)))
     body.append(
         ctx.figure(display, f"Ranking by O against the mean-only ranking ({form} form), −20 ≤ α ≤ 20")
@@ -121,6 +122,46 @@ def _values_table(systems, mean, variance, alphas) -> h.Markup:
     wide = pd.DataFrame(columns).rename_axis("system")
     return h.table(wide, formats={"rank": h.integer, "variance": h.number(5)},
                    caption="Mean–variance evaluation per α")  # fmt: skip
+
+
+#: α values of the explorer: the risk-seeking and risk-averse range of Zuccon et al. (2016, §5.1).
+EXPLORER_ALPHAS = (-20.0, -10.0, -5.0, -2.0, -1.0, 0.0, 1.0, 2.0, 5.0, 10.0, 20.0)
+
+
+def _alpha_explorer(systems, mean, variance) -> h.Markup:
+    """The α explorer of Zuccon et al. (2016, §5.1), without a script: one radio button per α and
+    the ranking by O = μ − α σ² it selects (plain CSS shows the checked one; with styles off every
+    ranking is listed)."""
+    from riskeval.core.rank_correlation import competition_ranks
+
+    base = pd.DataFrame({"mean": mean, "variance": variance}, index=pd.Index(systems, name="system"))
+    buttons, panels, rules = [], [], []
+    for i, a in enumerate(EXPLORER_ALPHAS):
+        key = f"mv-alpha-{i}"
+        checked = " checked" if a == 0 else ""
+        buttons.append(
+            f'<input type="radio" name="mv-alpha" id="{key}"{checked}><label for="{key}">α = {a:g}</label>'
+        )
+        value = base["mean"] - a * base["variance"]
+        table = base.assign(O=value, rank=competition_ranks(value.to_numpy())).sort_values(
+            "rank", kind="stable"
+        )
+        inner = h.table(
+            table,
+            formats={"rank": h.integer, "variance": h.number(5)},
+            caption=f"Ranking by O at α = {a:g}",
+        )
+        panels.append(f'<div class="mv-panel {key}">{inner}</div>')
+        rules.append(f"#{key}:checked ~ .mv-panels .{key} {{ display: block; }}")
+    style = (
+        "<style>.mv-explorer .mv-panel { display: none; } "
+        ".mv-explorer label { margin-right: .6rem; cursor: pointer; } " + " ".join(rules) + "</style>"
+    )
+    return h.Markup(
+        f'{style}<div class="mv-explorer"><p>α explorer: choose a risk attitude and see the '
+        f"ranking it gives (α &lt; 0 seeks risk, α &gt; 0 avoids it).</p>{''.join(buttons)}"
+        f'<div class="mv-panels">{"".join(panels)}</div></div>'
+    )
 
 
 def _shape(df: pd.DataFrame) -> tuple[int, int]:
