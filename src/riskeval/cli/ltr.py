@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from riskeval.cli._input import CORRECTIONS, correction_arg
 from riskeval.cli._output import emit, format_option
 from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SE_POLICIES, VARIANTS
 
@@ -429,7 +430,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 )
 @click.option(
     "--correction",
-    type=click.Choice(("holm", "bh", "bonferroni", "none")),
+    type=click.Choice(CORRECTIONS),
     default="holm",
     show_default=True,
     help="Multiple-testing correction over all the tests.",
@@ -518,7 +519,7 @@ def experiment(
         k=k,
         variant=variant,
         test_alpha=test_alpha,
-        correction=None if correction == "none" else correction,
+        correction=correction_arg(correction),
         n_resamples=resamples,
         seed=seed,
         progress=True,
