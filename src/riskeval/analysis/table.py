@@ -123,17 +123,9 @@ def risk_table(
 
     a = A[:, None]  # α on the first axis, systems on the second: arrays (k, r)
     df = c - 1
-    u = paired.urisk_from(sums, a)
-    err = np.sqrt(paired.variance_from(sums, a) / c)
-    constant = paired.zero_spread(err * np.sqrt(c), sums.scale, a)
-    t = _t(u, err, constant)
+    u, err, t, constant = _studentised(sums, a)
     pvalue = 2 * stdtr(df, -np.abs(t))  # two-sided Student t tail, as scipy.stats.t.sf
-    mean_err = np.sqrt(paired.variance_from(mean_sums, a) / c)
-    tstar = _t(
-        paired.urisk_from(mean_sums, a),
-        mean_err,
-        paired.zero_spread(mean_err * np.sqrt(c), mean_sums.scale, a),
-    )
+    tstar = _studentised(mean_sums, a)[2]
     zr, geo, row_sums = _zrisk_georisk(values, a)
     pvalue_adj = (
         np.vstack([adjust_pvalues(row, correction) for row in pvalue])
@@ -191,10 +183,18 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return pd.DataFrame(values).rank(axis=1, ascending=False, method="average").to_numpy()
 
 
-def _t(u: np.ndarray, err: np.ndarray, constant: np.ndarray) -> np.ndarray:
-    """u/err, NaN where the risk-reward scores are constant up to rounding (:func:`paired.zero_spread`)."""
+def _studentised(
+    sums: paired.PairedSums, a: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """URisk, its standard error s_x/√c, URisk/SE and where the risk-reward scores are constant up
+    to rounding (:func:`paired.zero_spread`; the statistic is NaN there), each (k α × r systems)."""
+    u = paired.urisk_from(sums, a)
+    sd = np.sqrt(paired.variance_from(sums, a))
+    err = sd / np.sqrt(sums.n)
+    constant = paired.zero_spread(sd, sums.scale, a)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(constant, np.nan, u / np.where(constant, 1.0, err))
+        t = np.where(constant, np.nan, u / np.where(constant, 1.0, err))
+    return u, err, t, constant
 
 
 def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

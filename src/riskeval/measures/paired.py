@@ -53,12 +53,12 @@ def trisk(
     x = kern.risk_scores(s - b, alpha)
     c = x.size
     u = float(x.mean())
-    err = float(kern.jackknife_se(x)) if se == "jackknife" else float(x.std(ddof=1) / np.sqrt(c))
+    sd = float(x.std(ddof=1))
+    err = float(kern.jackknife_se(x)) if se == "jackknife" else sd / np.sqrt(c)
     jack = _jackknife_fields(x, u, topics) if se == "jackknife" else {}
     df = c - 1
     critical = float(stdtrit(df, 1 - level / 2))
-    scale = float(max(np.abs(s).max(), np.abs(b).max()))
-    if not kern.zero_spread(err * np.sqrt(c), scale, alpha):
+    if not kern.zero_spread(sd, _scale(s, b), alpha):
         t = u / err
         p = float(2 * stdtr(df, -abs(t)))
         return TRiskResult(t, p, df, u, err, se, alpha, level, critical, **jack)
@@ -142,14 +142,12 @@ def topic_risk(
     x = kern.risk_scores(s - b, alpha)
     c = x.size
     sx = x.std(ddof=1)
-    theta = (x.sum() - x) / (c - 1)
-    se_j = kern.jackknife_se(x)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    if kern.zero_spread(sx, _scale(s, b), alpha):
+        tr = tj = np.full(c, np.nan)  # no spread beyond rounding: nothing to standardise by
+    else:
+        theta = (x.sum() - x) / (c - 1)
         tr = x / sx
-        tj = (c - 1) * (x.mean() - theta) / (np.sqrt(c) * se_j)
-    if kern.zero_spread(sx, max(np.abs(s).max(), np.abs(b).max()), alpha):
-        tr = np.full(c, np.nan)  # no spread beyond rounding: nothing to standardise by
-        tj = np.full(c, np.nan)
+        tj = (c - 1) * (x.mean() - theta) / (np.sqrt(c) * kern.jackknife_se(x))
     df = c - 1
     critical = float(stdtrit(df, 1 - level / 2))
     pvalue = 2 * stdtr(df, -np.abs(tr))
@@ -176,6 +174,11 @@ def topic_risk(
         out["pvalue_adj"] = adjust_pvalues(pvalue, correction)
         out["significant"] = out["pvalue_adj"].to_numpy() < level
     return out
+
+
+def _scale(s: np.ndarray, b: np.ndarray) -> float:
+    """The largest |score| of a system and its baseline: the scale of their rounding errors."""
+    return float(max(np.abs(s).max(), np.abs(b).max()))
 
 
 def _name(v: Any, default: str) -> str:
