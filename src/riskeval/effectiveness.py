@@ -21,6 +21,7 @@ import difflib
 import os
 import re
 import sys
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -33,7 +34,8 @@ import pandas as pd
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
 from riskeval.io.measures import parameter_problem
 from riskeval.io.qrels import read_qrels
-from riskeval.io.runs import read_run
+from riskeval.io.run_pieces import PIECE_BYTES, RunPiece, contiguity_problems, run_pieces
+from riskeval.io.runs import parse_run, read_run
 from riskeval.io.variations import read_mapping
 from riskeval.model.matrix import apply_missing
 from riskeval.model.variations import variations_from_scores
@@ -58,6 +60,7 @@ def evaluate_runs(
     missing: str = "zero",
     progress: bool | None = None,
     n_jobs: int | None = None,
+    client: Any = None,
 ) -> pd.DataFrame:
     """Evaluate TREC run files per topic: a systems × topics score matrix for one measure.
 
@@ -79,8 +82,12 @@ def evaluate_runs(
         a run that the qrels do not judge are left out with a
         :class:`~riskeval.errors.RiskevalWarning` that counts them.
     progress : show a progress bar over the runs on stderr; ``None``: only when stderr is a terminal.
-    n_jobs : worker processes; ``None`` chooses: one per CPU (at most one per run) when the runs
-        total 8 MB or more, else none.
+    n_jobs : worker processes; ``None`` chooses: one per idle CPU (CPUs less the load average; at
+        most one per run) when the runs total 8 MB or more, else none.
+    client : a ``dask.distributed.Client``: the runs are evaluated as tasks on its cluster (``n_jobs``
+        is then unused), a run of more than 8 MB on disk split into pieces of whole topics (see
+        :mod:`riskeval.io.run_pieces`); the workers must see the run files at the same paths.  The
+        values are those of the local evaluation.  See ``docs/scale.md``.
 
     Returns
     -------
@@ -106,7 +113,7 @@ def evaluate_runs(
             "The 'measure' parameter of evaluate_runs takes one measure; got "
             f"{list(measure)!r}. Use riskeval.evaluate_runs_long for several measures."
         )
-    scores = _evaluate(qrels, runs, [measure], names, missing, progress, n_jobs)
+    scores = _evaluate(qrels, runs, [measure], names, missing, progress, n_jobs, client)
     return scores.matrices[0]
 
 
@@ -119,6 +126,7 @@ def evaluate_runs_long(
     missing: str = "zero",
     progress: bool | None = None,
     n_jobs: int | None = None,
+    client: Any = None,
 ) -> pd.DataFrame:
     """Evaluate TREC run files per topic for several measures: a tidy long table.
 
@@ -131,7 +139,7 @@ def evaluate_runs_long(
     canonical spelling of the measure.  The missing-topic policy is applied once, to all measures.
     """
     wanted = [measures] if isinstance(measures, str) or not _is_sequence(measures) else list(measures)
-    scores = _evaluate(qrels, runs, wanted, names, missing, progress, n_jobs)
+    scores = _evaluate(qrels, runs, wanted, names, missing, progress, n_jobs, client)
     parts = []
     for name, M in zip(scores.measures, scores.matrices, strict=True):
         part = M.stack().rename("score").reset_index()
@@ -163,6 +171,7 @@ def _evaluate(
     missing: str,
     progress: bool | None,
     n_jobs: int | None,
+    client: Any = None,
 ) -> _Scores:
     policy = cast(MissingPolicy, check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing"))
     paths = [os.fspath(runs)] if isinstance(runs, (str, os.PathLike)) else [os.fspath(r) for r in runs]
@@ -172,7 +181,8 @@ def _evaluate(
         raise RiskevalError("The 'measures' parameter of evaluate_runs_long must name at least one measure.")
     parsed = parse_measures(measures)
     qrels_dict = _qrels_dict(qrels)
-    results = list(_run_all(paths, qrels_dict, parsed, progress, _workers(n_jobs, paths)))
+    workers = 1 if client is not None else _workers(n_jobs, paths)
+    results = list(_run_all(paths, qrels_dict, parsed, progress, workers, client))
     problems = [p for r in results for p in r.problems]
     if problems:
         raise InputFormatError(problems)
@@ -308,20 +318,69 @@ class _RunEvaluator:
 
         self.topics = frozenset(qrels)
         self.evaluator = ir_measures.evaluator(measures, qrels)
+        self.lock = threading.Lock()  # one evaluation at a time (Dask workers run tasks in threads)
 
     def __call__(self, path: str) -> _RunScores:
+        """Evaluate a run file piece by piece: memory is bounded by the piece size, not the run's."""
+        results: list[_RunScores] = []
+        lines: list[int] = []
         try:
-            run = read_run(path, topics=self.topics)
+            for piece in run_pieces(path, _PIECE_BYTES):
+                results.append(self.piece(piece))
+                lines.append(piece.first_line)
         except InputFormatError as exc:
-            return _RunScores(None, frozenset(), (), {}, exc.problems)
+            results.append(_failed(exc.problems))
+            lines.append(0)
         except OSError as exc:
-            return _RunScores(None, frozenset(), (), {}, [(path, f"cannot read: {exc.strerror or exc}")])
-        values = {
-            (str(m.measure), m.query_id): float(m.value)
-            for m in self.evaluator.iter_calc(run.scores)
-            if m.query_id in self.topics
-        }
+            return _failed([(path, f"cannot read: {exc.strerror or exc}")])
+        return _combine(path, results, lines)
+
+    def piece(self, piece: RunPiece) -> _RunScores:
+        """Evaluate the topics of one piece of a run file."""
+        try:
+            run = parse_run(piece.data, piece.location, topics=self.topics, first_line=piece.first_line)
+        except InputFormatError as exc:
+            return _failed(exc.problems)
+        with self.lock:
+            values = {
+                (str(m.measure), m.query_id): float(m.value)
+                for m in self.evaluator.iter_calc(run.scores)
+                if m.query_id in run.scores
+            }
         return _RunScores(run.tag, frozenset(run.scores), run.skipped_topics, values, [])
+
+
+#: Text bytes per piece of a run (:mod:`riskeval.io.run_pieces`); with a Dask client, a run file of
+#: more than a quarter of this on disk (compressed text is about four times smaller) is split into
+#: pieces evaluated as separate tasks.
+_PIECE_BYTES = PIECE_BYTES
+
+
+def _failed(problems: list[tuple[str, str]]) -> _RunScores:
+    return _RunScores(None, frozenset(), (), {}, problems)
+
+
+def _combine(path: str, results: list[_RunScores], first_lines: list[int]) -> _RunScores:
+    """One run's scores from those of its pieces (in file order); a topic found in two pieces is a
+    problem (:func:`riskeval.io.run_pieces.contiguity_problems`)."""
+    problems = [p for r in results for p in r.problems]
+    if not problems and len(results) > 1:
+        topics = [r.present | frozenset(r.skipped) for r in results]
+        problems = contiguity_problems(path, topics, first_lines)
+    if not problems and not any(r.present or r.skipped for r in results):
+        try:
+            read_run(path)  # a file without any run line: its message
+        except InputFormatError as exc:
+            problems = exc.problems
+    if problems:
+        return _failed(problems)
+    values: dict[tuple[str, str], float] = {}
+    for r in results:
+        values.update(r.values)
+    tag = next((r.tag for r in results if r.tag is not None), None)
+    present = frozenset().union(*(r.present for r in results))
+    skipped = tuple(sorted(set().union(*(r.skipped for r in results))))
+    return _RunScores(tag, present, skipped, values, problems)
 
 
 _worker: _RunEvaluator | None = None
@@ -342,12 +401,18 @@ def _run_all(
     measures: list[Any],
     progress: bool | None,
     workers: int,
+    client: Any = None,
 ) -> Iterator[_RunScores]:
     """Evaluate every run, in order, with a progress bar over runs."""
     from tqdm import tqdm
 
     show = sys.stderr.isatty() if progress is None else bool(progress)
     with tqdm(total=len(paths), desc="evaluating runs", unit="run", disable=not show) as bar:
+        if client is not None:
+            for result in _run_on_cluster(client, paths, qrels, measures):
+                yield result
+                bar.update()
+            return
         if workers <= 1:
             evaluate = _RunEvaluator(qrels, measures)
             for path in paths:
@@ -358,6 +423,65 @@ def _run_all(
             for result in pool.map(_evaluate_in_worker, paths):
                 yield result
                 bar.update()
+
+
+def _run_on_cluster(
+    client: Any, paths: list[str], qrels: dict[str, dict[str, int]], measures: list[Any]
+) -> Iterator[_RunScores]:
+    """Evaluate the runs as tasks of a ``dask.distributed.Client``, in order.
+
+    The qrels and measures go to every worker once; each worker builds its evaluator once.  A run of
+    at most a quarter of the piece size on disk is one task that reads the file; a larger run is
+    read here as a stream and cut into pieces of whole topics, each a task, with at most two pieces
+    per worker thread waiting or running, so that memory stays bounded.
+    """
+    [setup] = client.scatter([(qrels, measures)], broadcast=True)
+    in_flight = max(2, 2 * sum(client.nthreads().values()))
+    planned: list[tuple[str, list[Any], list[int]]] = []
+    pending: list[Any] = []
+    for path in paths:
+        if not os.path.isfile(path) or os.path.getsize(path) <= _PIECE_BYTES // 4:
+            planned.append((path, [client.submit(_evaluate_run_task, setup, path, pure=False)], []))
+            continue
+        futures: list[Any] = []
+        lines: list[int] = []
+        try:
+            for piece in run_pieces(path, _PIECE_BYTES):
+                while sum(not f.done() for f in pending) >= in_flight:
+                    next(f for f in pending if not f.done()).result()
+                [data] = client.scatter([piece])
+                futures.append(client.submit(_evaluate_piece_task, setup, data, pure=False))
+                lines.append(piece.first_line)
+                pending = [f for f in pending if not f.done()] + [futures[-1]]
+        except (InputFormatError, OSError) as exc:
+            problems = exc.problems if isinstance(exc, InputFormatError) else [(path, f"cannot read: {exc}")]
+            futures.append(client.submit(_failed, problems, pure=False))
+            lines.append(0)
+        planned.append((path, futures, lines))
+    for path, futures, lines in planned:
+        results = client.gather(futures)
+        yield results[0] if not lines else _combine(path, results, lines)
+
+
+_cached: tuple[Any, _RunEvaluator] | None = None
+_cache_lock = threading.Lock()
+
+
+def _evaluator_for(setup: tuple[dict[str, dict[str, int]], list[Any]]) -> _RunEvaluator:
+    """The evaluator of a Dask worker for the qrels and measures scattered to it (built once)."""
+    global _cached
+    with _cache_lock:
+        if _cached is None or _cached[0] is not setup:
+            _cached = (setup, _RunEvaluator(*setup))
+        return _cached[1]
+
+
+def _evaluate_run_task(setup: tuple[dict[str, dict[str, int]], list[Any]], path: str) -> _RunScores:
+    return _evaluator_for(setup)(path)
+
+
+def _evaluate_piece_task(setup: tuple[dict[str, dict[str, int]], list[Any]], piece: RunPiece) -> _RunScores:
+    return _evaluator_for(setup).piece(piece)
 
 
 def _workers(n_jobs: int | None, paths: list[str]) -> int:
@@ -371,7 +495,10 @@ def _workers(n_jobs: int | None, paths: list[str]) -> int:
     if len(paths) < 2 or size < _PARALLEL_MIN_BYTES:
         return 1
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cpus, len(paths)))
+    # CPUs that other work leaves idle: on a busy machine more processes only compete for them
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    idle = int(cpus - busy + 0.5)
+    return max(1, min(cpus, idle, len(paths)))
 
 
 _RUN_SUFFIXES = (".txt", ".run", ".trec", ".res", ".tsv")

@@ -91,7 +91,19 @@ def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = N
         no line at all.
     """
     location = os.fspath(path)
-    buf = read_utf8(location)
+    run = parse_run(read_utf8(location), location, topics=topics)
+    if run.tag is None and not run.scores and not run.skipped_topics:
+        raise InputFormatError([(location, f"holds no run line: expected {_RUN_LINE!r} per line.")])
+    return run
+
+
+def parse_run(
+    buf: bytes, location: str, *, topics: Collection[str] | None = None, first_line: int = 1
+) -> Run:
+    """:func:`read_run` of text already decoded (UTF-8, LF line breaks): the whole file, or one of
+    its pieces (:mod:`riskeval.io.run_pieces`) whose first line is line ``first_line`` of the file
+    (problems name file lines).  Text without any run line gives a :class:`Run` with no topic and
+    no tag (:func:`read_run` refuses such a file)."""
     starts, ends, simple, heads, regular = _scan(buf)
     nonblank = heads != b""
     wanted = {t.encode() for t in topics} if topics is not None else set()
@@ -106,12 +118,16 @@ def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = N
         nonblank[i] = bool(fields)
         keep[i] = bool(fields) and (topics is None or fields[0] in wanted)
     if not nonblank.any():
-        raise InputFormatError([(location, f"holds no run line: expected {_RUN_LINE!r} per line.")])
+        return Run(location, None, {}, ())
     skipped = _distinct_topics(buf, starts, ends, heads, regular, nonblank & ~keep)
-    problems = _check_structure(buf, starts, ends, np.flatnonzero(nonblank & ~keep & ~simple))
+    offset = first_line - 1
+    problems = [
+        (line + offset, msg)
+        for line, msg in _check_structure(buf, starts, ends, np.flatnonzero(nonblank & ~keep & ~simple))
+    ]
     rows = np.flatnonzero(keep)
     fast = simple[rows] & regular[rows]
-    scores, parse_problems = _parse_lines(buf, starts[rows], ends[rows], rows + 1, fast, heads[rows])
+    scores, parse_problems = _parse_lines(buf, starts[rows], ends[rows], rows + first_line, fast, heads[rows])
     problems += parse_problems
     if problems:
         problems.sort(key=lambda p: p[0])
