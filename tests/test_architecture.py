@@ -29,6 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis": {"measures", "core", "model"},
     "inference": {"analysis", "measures", "core", "model"},
     "ltr": {"io", "model", "core", "measures", "inference"},
+    "distributed": {"io", "model", "core", "measures", "analysis", "effectiveness"},
     # presentation writes its files through io
     "plots": {"analysis", "measures", "core", "model", "io"},
     "reporting": {"plots", "analysis", "inference", "measures", "core", "model", "io"},
@@ -45,6 +46,7 @@ ALLOWED: dict[str, set[str]] = {
         "io",
         "effectiveness",
         "datasets",
+        "distributed",
     },
 }
 

@@ -31,6 +31,8 @@ _EXPORTS = {
     "tukey_hsd": "riskeval.inference.tukey",
     "TukeyHSDResult": "riskeval.inference.tukey",
     "risk_table": "riskeval.analysis.table",
+    "long_risk_table": "riskeval.distributed.risk",
+    "long_topic_risk": "riskeval.distributed.risk",
     "adjust_pvalues": "riskeval.core.corrections",
     "baseline": "riskeval.measures.baselines",
     "loo_baseline": "riskeval.measures.baselines",

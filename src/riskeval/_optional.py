@@ -19,6 +19,10 @@ EXTRAS = {
     "markupsafe": "report",
     "pyarrow": "parquet",
     "lightgbm": "ltr",
+    "dask": "dask",
+    "distributed": "dask",
+    "ir_datasets": "irds",
+    "pyterrier": "pyterrier",
 }
 
 

@@ -121,12 +121,61 @@ def risk_table(
         mean_b = agg.aggregate_loo(values, "mean") if leave_one_out and r > 1 else values.mean(0)
         mean_sums = paired.paired_sums(values, mean_b)
 
+    return table_from_sums(
+        M.index,
+        A,
+        sums,
+        mean_sums,
+        *_zsums(values),
+        base.name,
+        np.broadcast_to(base.values.mean(axis=-1), (r,)),
+        base.is_self,
+        se=se,
+        level=level,
+        correction=correction,
+        leave_one_out=leave_one_out,
+    )
+
+
+def table_from_sums(
+    systems: pd.Index,
+    A: np.ndarray,
+    sums: paired.PairedSums,
+    mean_sums: paired.PairedSums,
+    z: chisq.ZSums | None,
+    row_sums: np.ndarray,
+    baseline_name: str,
+    baseline_mean: np.ndarray,
+    is_self: np.ndarray,
+    *,
+    se: str,
+    level: float,
+    correction: str | None,
+    leave_one_out: bool,
+) -> pd.DataFrame:
+    """The :func:`risk_table` of the sufficient statistics of a matrix, however they were gathered
+    (in memory, or merged from partial sums over a table that does not fit in memory): ``sums``
+    against the baseline, ``mean_sums`` against the per-topic MEAN (T*Risk), ``z`` the chi-square
+    sums of the whole matrix (``None`` when a score is negative: ZRisk and GeoRisk are then NaN, with
+    a warning), ``row_sums`` each system's total score, ``baseline_mean`` the mean of each system's
+    baseline over the topics, ``is_self`` the systems that are the baseline."""
+    r = len(systems)
+    c = round(sums.n)
     a = A[:, None]  # α on the first axis, systems on the second: arrays (k, r)
     df = c - 1
     u, err, t, constant = _studentised(sums, a)
     pvalue = 2 * stdtr(df, -np.abs(t))  # two-sided Student t tail, as scipy.stats.t.sf
     tstar = _studentised(mean_sums, a)[2]
-    zr, geo, row_sums = _zrisk_georisk(values, a)
+    if z is None:
+        warnings.warn(
+            "risk_table: ZRisk and GeoRisk need scores >= 0; the matrix has negative scores, so "
+            "the zrisk and georisk columns are NaN.",
+            RiskevalWarning,
+            stacklevel=3,
+        )
+        zr = geo = np.full((a.shape[0], r), np.nan)
+    else:
+        zr, geo = chisq.zrisk_from(z, a), chisq.georisk_from(z, a)
     pvalue_adj = (
         np.vstack([adjust_pvalues(row, correction) for row in pvalue])
         if correction
@@ -138,7 +187,7 @@ def risk_table(
     rr = paired.risk_reward_sums(sums)
     per_system = {
         "mean": row_sums / c,
-        "baseline_mean": np.broadcast_to(base.values.mean(axis=-1), (r,)),
+        "baseline_mean": baseline_mean,
         **rr._asdict(),
     }
     per_alpha = {
@@ -151,17 +200,17 @@ def risk_table(
         "tstar": tstar,
         "zrisk": zr,
         "georisk": geo,
-        "rank_urisk": _ranks(np.where(base.is_self, np.nan, u)),
-        "rank_trisk": _ranks(np.where(base.is_self, np.nan, t)),
+        "rank_urisk": _ranks(np.where(is_self, np.nan, u)),
+        "rank_trisk": _ranks(np.where(is_self, np.nan, t)),
         "rank_georisk": _ranks(geo),
     }
     k = A.size
     # system as a Categorical (codes + one copy of the names) keeps matrix order and is cheap
-    system = pd.Categorical.from_codes(np.repeat(np.arange(r), k), categories=M.index)
+    system = pd.Categorical.from_codes(np.repeat(np.arange(r), k), categories=systems)
     table = {
         "system": system,
         "alpha": np.tile(A, r),
-        "baseline": base.name,
+        "baseline": baseline_name,
         "leave_one_out": bool(leave_one_out),
         "se_method": se,
         "df": df,
@@ -171,7 +220,7 @@ def risk_table(
     }
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})
     table.update({name: v.T.ravel() for name, v in per_alpha.items()})
-    table["reason"] = _reasons(base.is_self, sums, constant.T.ravel(), k)
+    table["reason"] = _reasons(is_self, sums, constant.T.ravel(), k)
     out = pd.DataFrame(table, columns=list(COLUMNS))
     if correction is None:
         out = out.drop(columns=["correction", "pvalue_adj"])
@@ -197,20 +246,12 @@ def _studentised(
     return u, err, t, constant
 
 
-def _zrisk_georisk(values: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ZRisk and GeoRisk (k × r), and the row sums found on the way."""
+def _zsums(values: np.ndarray) -> tuple[chisq.ZSums | None, np.ndarray]:
+    """The chi-square sums of the matrix (``None`` when a score is negative) and its row sums."""
     sums = chisq.totals(values)
     if sums.min < 0:
-        warnings.warn(
-            "risk_table: ZRisk and GeoRisk need scores >= 0; the matrix has negative scores, so "
-            "the zrisk and georisk columns are NaN.",
-            RiskevalWarning,
-            stacklevel=3,
-        )
-        nan = np.full((a.shape[0], values.shape[0]), np.nan)
-        return nan, nan, sums.S
-    z = chisq.zsums(values, sums=sums)
-    return chisq.zrisk_from(z, a), chisq.georisk_from(z, a), z.S
+        return None, sums.S
+    return chisq.zsums(values, sums=sums), sums.S
 
 
 def _reasons(is_self: np.ndarray, sums: paired.PairedSums, zero: np.ndarray, k: int) -> np.ndarray:

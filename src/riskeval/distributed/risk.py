@@ -1,0 +1,494 @@
+"""Risk measures of a long score table that does not fit in memory, from mergeable partial sums.
+
+The input is a long table with one row per (system, topic) score and the columns ``system, topic,
+score`` (and ``measure`` when it holds several measures, as :func:`riskeval.evaluate_runs_long`
+writes it): a partitioned Parquet data set, a ``dask.dataframe.DataFrame`` or a pandas DataFrame.
+Each partition is reduced to a few numbers per system and per topic, and the partial results are
+merged in a tree, so no worker ever holds more than one partition and the merged sums.
+
+**Two passes** over the data, because the measures need totals over every system before any one
+system's sums can be formed:
+
+1. per topic: the number of systems, the sum of scores ``T_j``, the largest and the smallest score,
+   and the baseline system's score; per system: the number of topics, the row total ``S_i`` and two
+   31-bit hash sums of its topics.  These give the MEAN (``T_j/r``; leave-one-out ``(T_j −
+   x_ij)/(r − 1)``) and MAX baselines, the chi-square expectation ``e_ij = S_i T_j / N`` of ZRisk
+   and GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–8), and the completeness check: every
+   system must score every topic once (equal counts and hash sums; a repeated or missing row is
+   an error naming the system).
+2. per system: the paired sums of Dinçer, Macdonald & Ounis (SIGIR 2014, eq. 1–4 and 7–12) against
+   the baseline and against the MEAN (for T*Risk): ``Σδ⁺``, ``Σδ⁻``, their centred second moments
+   and co-moment, wins, losses and Loss>20%; and ``Σ max(z_ij, 0)``, ``Σ z_ij`` for ZRisk/GeoRisk.
+   Partial centred moments are merged with the pairwise update of Chan, Golub & LeVeque (1979).
+
+The merged sums go to the same code as the in-memory :func:`riskeval.risk_table`
+(:func:`riskeval.analysis.table.table_from_sums`), so the table has the same columns and, up to the
+rounding of sums taken in another order, the same values.  Baselines: ``"mean"`` (also leave-one-out),
+``"max"``, a system name, or a per-topic Series; ``"median"`` needs every score of a topic at once
+and is refused.  Systems and topics keep the order in which they first appear in the table.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from riskeval._optional import require
+from riskeval.analysis.table import table_from_sums
+from riskeval.core import chisq, paired
+from riskeval.errors import RiskevalError
+from riskeval.measures.baselines import align_vector
+from riskeval.measures.paired import topic_risk
+from riskeval.model.matrix import MAX_MAGNITUDE
+from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
+
+#: Partial results merged per task in the tree reduction.
+_FAN_IN = 8
+_PART = 2**40  # first-appearance order: partition number × _PART + row
+#: per-partition totals: column -> (source column, aggregation); merged with "sum" for "size"
+_TOPIC_AGG = {
+    "count": ("score", "size"),
+    "sum": ("score", "sum"),
+    "max": ("score", "max"),
+    "min": ("score", "min"),
+    "base": ("base", "sum"),
+    "base_count": ("base_count", "sum"),
+    "first": ("first", "min"),
+}
+_SYSTEM_AGG = {
+    "count": ("score", "size"),
+    "sum": ("score", "sum"),
+    "h1": ("h1", "sum"),
+    "h2": ("h2", "sum"),
+    "first": ("first", "min"),
+}
+_MOMENTS = ["n", "sp", "sn", "m2p", "m2n", "cross", "wins", "losses", "loss20", "scale"]
+
+
+def long_risk_table(
+    source: Any,
+    baseline: Any = "mean",
+    alphas: Any = (0.0, 1.0, 5.0, 10.0),
+    *,
+    measure: str | None = None,
+    se: str = "parametric",
+    level: float = 0.05,
+    correction: str | None = None,
+    leave_one_out: bool = False,
+) -> pd.DataFrame:
+    """:func:`riskeval.risk_table` of a long (system, topic, [measure,] score) table, out of core.
+
+    Parameters
+    ----------
+    source : a Parquet file or folder of Parquet files (a glob too), a ``dask.dataframe.DataFrame``
+        or a pandas DataFrame, with columns ``system, topic, score`` and optionally ``measure``.
+    measure : the measure to use when the table has a ``measure`` column; ``None`` when it holds one.
+    baseline, alphas, se, level, correction, leave_one_out : as for :func:`riskeval.risk_table`;
+        ``baseline`` is ``"mean"``, ``"max"``, a system name or a Series indexed by topic.
+
+    Runs on the active ``dask.distributed.Client`` when there is one (else Dask's local scheduler),
+    in two passes over the data (see the module's documentation).  Returns the table of
+    :func:`riskeval.risk_table`, systems in the order they first appear.
+    """
+    A = check_alphas(alphas, "long_risk_table")
+    se = check_option(se, SE_METHODS, "long_risk_table", "se")
+    level = check_level(level, "long_risk_table")
+    correction = check_correction(correction, "long_risk_table")
+    parts = _partitions(source, measure, "long_risk_table")
+    totals = _first_pass(parts, baseline)
+    base = _baseline(totals, baseline, leave_one_out, "long_risk_table")
+    need_mean = base.name != "MEAN"
+    moments = _reduce(
+        [
+            _delayed(_paired_part)(part, _delayed(totals.keys(), pure=True), base.info, need_mean)
+            for part in parts
+        ],
+        _merge_moments,
+    )
+    r, c = len(totals.systems), len(totals.topics)
+    sums = _paired(moments, "", c)
+    mean_sums = _paired(moments, "mean_", c) if need_mean else sums
+    z = None
+    if totals.min >= 0:
+        z_pos = moments["zp"].to_numpy()
+        z = chisq.ZSums(z_pos, moments["zs"].to_numpy() - z_pos, totals.S, float(c))
+    is_self = np.asarray(totals.systems == base.name) if base.system else np.zeros(r, dtype=bool)
+    return table_from_sums(
+        totals.systems,
+        A,
+        sums,
+        mean_sums,
+        z,
+        totals.S,
+        base.name,
+        base.mean,
+        is_self,
+        se=se,
+        level=level,
+        correction=correction,
+        leave_one_out=leave_one_out,
+    )
+
+
+def long_topic_risk(
+    source: Any,
+    system: str,
+    baseline: Any = "mean",
+    alpha: float = 1.0,
+    *,
+    measure: str | None = None,
+    level: float = 0.05,
+    correction: str | None = None,
+    leave_one_out: bool = False,
+) -> pd.DataFrame:
+    """The per-topic analysis (:func:`riskeval.analysis.topics.system_topic_risk`) of one system of
+    a long table, out of core: the first pass gives the baseline, a second pass the system's scores
+    (one per topic: small), and :func:`riskeval.topic_risk` the table."""
+    parts = _partitions(source, measure, "long_topic_risk")
+    totals = _first_pass(parts, baseline)
+    if system not in totals.systems:
+        shown = ", ".join(map(repr, totals.systems[:10])) + (" ..." if len(totals.systems) > 10 else "")
+        raise RiskevalError(f"No system {system!r} in the table; it has {shown}.")
+    base = _baseline(totals, baseline, leave_one_out, "long_topic_risk")
+    found = _delayed(pd.concat)([_delayed(_system_scores)(part, system) for part in parts]).compute()
+    x = found.groupby(level=0).sum().reindex(totals.topics).to_numpy()
+    b = base.info.values if base.info.values is not None else (totals.T - x) / (len(totals.systems) - 1)
+    return topic_risk(
+        pd.Series(x, index=totals.topics, name=system),
+        pd.Series(b, index=totals.topics, name=base.name),
+        alpha,
+        level=level,
+        correction=correction,
+    )
+
+
+# --- input -------------------------------------------------------------------------------------
+
+
+def _delayed(func: Any, **kwargs: Any) -> Any:
+    return require("dask", "Risk over a long table on Dask").delayed(func, **kwargs)
+
+
+def _partitions(source: Any, measure: str | None, func: str) -> list[Any]:
+    """The table as delayed pandas partitions of ``system, topic, score`` (strings, float64)."""
+    dd = require("dask.dataframe", f"{func} (a long table on Dask)")
+    if isinstance(source, (str, os.PathLike)):
+        frame = dd.read_parquet(os.fspath(source))
+    elif isinstance(source, pd.DataFrame):
+        frame = dd.from_pandas(source, npartitions=max(1, len(source) // 1_000_000))
+    elif isinstance(source, dd.DataFrame):
+        frame = source
+    else:
+        raise RiskevalError(
+            f"The 'source' of {func} must be a Parquet path, a dask DataFrame or a pandas DataFrame; "
+            f"got {type(source).__name__}."
+        )
+    missing = [c for c in ("system", "topic", "score") if c not in frame.columns]
+    if missing:
+        raise RiskevalError(
+            f"The table of {func} needs the columns system, topic, score (and measure with several "
+            f"measures); it lacks {missing}, has {list(frame.columns)}."
+        )
+    if "measure" in frame.columns:
+        measures = sorted(map(str, frame["measure"].unique().compute()))
+        if measure is None and len(measures) > 1:
+            raise RiskevalError(
+                f"The table of {func} holds several measures ({', '.join(measures)}); "
+                "choose one with measure=."
+            )
+        if measure is not None and measure not in measures:
+            raise RiskevalError(
+                f"The table of {func} has no measure {measure!r}; it has {', '.join(measures)}."
+            )
+        chosen = measure if measure is not None else (measures[0] if measures else None)
+        frame = frame[frame["measure"].astype(str) == chosen]
+    elif measure is not None:
+        raise RiskevalError(f"The table of {func} has no measure column; leave measure=None.")
+    return [_delayed(_tidy)(p) for p in frame[["system", "topic", "score"]].to_delayed()]
+
+
+def _tidy(part: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "system": part["system"].astype(str).to_numpy(dtype=object),
+            "topic": part["topic"].astype(str).to_numpy(dtype=object),
+            "score": pd.to_numeric(part["score"], errors="coerce").to_numpy(dtype=np.float64),
+        }
+    )
+
+
+def _reduce(partials: list[Any], merge: Any) -> Any:
+    """Merge delayed partial results in a tree of ``_FAN_IN`` and compute the root."""
+    if not partials:
+        raise RiskevalError("The long table has no partition.")
+    while len(partials) > 1:
+        partials = [_delayed(merge)(*partials[i : i + _FAN_IN]) for i in range(0, len(partials), _FAN_IN)]
+    return partials[0].compute()
+
+
+# --- pass 1: per-topic and per-system totals ---------------------------------------------------
+
+
+class _Totals(NamedTuple):
+    systems: pd.Index
+    topics: pd.Index
+    S: np.ndarray  # row totals
+    T: np.ndarray  # column totals
+    max: np.ndarray  # per-topic largest score
+    base: np.ndarray | None  # the baseline system's scores, per topic
+    min: float
+
+    def keys(self) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
+        """What the second pass needs: the labels, ``a_i = √(S_i/N)`` and ``q_j = √T_j``."""
+        N = float(self.S.sum())
+        a = np.sqrt(np.maximum(self.S, 0.0) / N) if N > 0 else np.zeros(len(self.S))
+        return self.systems, self.topics, a, np.sqrt(np.maximum(self.T, 0.0))
+
+
+def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
+    name = baseline if isinstance(baseline, str) and baseline not in ("mean", "max", "median") else None
+    merged = _reduce([_delayed(_totals_part)(part, k, name) for k, part in enumerate(parts)], _merge_totals)
+    bad, topics, systems = merged
+    if bad is not None:
+        raise RiskevalError(f"The long table has a score that is not a finite number: {bad}.")
+    topics = topics.sort_values("first")
+    systems = systems.sort_values("first")
+    r, c = len(systems), len(topics)
+    if c < 2:
+        raise RiskevalError(f"Risk over a long table needs at least two topics; the table has {c}.")
+    h1, h2 = _topic_hashes(topics.index)
+    wrong = systems[(systems["count"] != c) | (systems["h1"] != h1.sum()) | (systems["h2"] != h2.sum())]
+    if len(wrong):
+        listed = ", ".join(f"{s!r} ({n} rows)" for s, n in wrong["count"].head(5).items())
+        raise RiskevalError(
+            f"Every system must have one score for each of the {c} topics of the long table; "
+            f"{len(wrong)} system(s) have missing or repeated topics: {listed}. Apply a missing-topic "
+            "policy first (riskeval.evaluate_runs_long(..., missing='zero' or 'drop'))."
+        )
+    smallest, largest = float(topics["min"].min()), float(topics["max"].max())
+    if max(-smallest, largest) >= MAX_MAGNITUDE:
+        raise RiskevalError(
+            f"The long table has a score of magnitude {max(-smallest, largest):g} (at most 1e100)."
+        )
+    base = None
+    if name is not None and name in systems.index:
+        base = (topics["base"] / topics["base_count"]).to_numpy()
+    del r
+    return _Totals(
+        pd.Index(systems.index, name="system"),
+        pd.Index(topics.index, name="topic"),
+        systems["sum"].to_numpy(),
+        topics["sum"].to_numpy(),
+        topics["max"].to_numpy(),
+        base,
+        smallest,
+    )
+
+
+def _topic_hashes(topics: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Two 31-bit hashes of each topic id (sums of them fit int64 for 2³² rows)."""
+    h = pd.util.hash_array(np.asarray(topics, dtype=object))
+    return (h & 0x7FFFFFFF).astype(np.int64), (h >> np.uint64(33)).astype(np.int64)
+
+
+def _totals_part(
+    part: pd.DataFrame, k: int, base_system: str | None
+) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+    score = part["score"].to_numpy()
+    finite = np.isfinite(score)
+    bad = None
+    if not finite.all():
+        row = part.iloc[int(np.flatnonzero(~finite)[0])]
+        bad = f"system {row['system']!r}, topic {row['topic']!r}, score {row['score']!r}"
+    first = k * _PART + np.arange(len(part), dtype=np.int64)
+    h1, h2 = _topic_hashes(part["topic"])
+    is_base = (
+        (part["system"] == base_system).to_numpy() if base_system is not None else np.zeros(len(part), bool)
+    )
+    frame = pd.DataFrame(
+        {
+            "system": part["system"],
+            "topic": part["topic"],
+            "score": score,
+            "base": np.where(is_base, score, 0.0),
+            "base_count": is_base.astype(np.int64),
+            "h1": h1,
+            "h2": h2,
+            "first": first,
+        }
+    )
+    topics = frame.groupby("topic", sort=False).agg(**_TOPIC_AGG)
+    systems = frame.groupby("system", sort=False).agg(**_SYSTEM_AGG)
+    return bad, topics, systems
+
+
+def _merge_totals(
+    *partials: tuple[Any, pd.DataFrame, pd.DataFrame],
+) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+    bad = next((p[0] for p in partials if p[0] is not None), None)
+    merged = [
+        pd.concat([p[k] for p in partials])
+        .groupby(level=0, sort=False)
+        .agg({name: "sum" if how == "size" else how for name, (_, how) in spec.items()})
+        for k, spec in ((1, _TOPIC_AGG), (2, _SYSTEM_AGG))
+    ]
+    return bad, merged[0], merged[1]
+
+
+# --- the baseline --------------------------------------------------------------------------------
+
+
+class _BaseInfo(NamedTuple):
+    values: np.ndarray | None  # per topic; None: leave-one-out MEAN, (T_j − x_ij)/(r − 1)
+    mean_b: np.ndarray  # the MEAN (T_j / r), or None-equivalent for leave-one-out
+    loo: bool
+    r: int
+    T: np.ndarray
+
+
+class _Baseline(NamedTuple):
+    name: str
+    system: bool
+    mean: np.ndarray  # each system's baseline mean over topics (r,)
+    info: _BaseInfo
+
+
+def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Baseline:
+    r, c = len(totals.systems), len(totals.topics)
+    T = totals.T
+    if leave_one_out and r < 2:
+        raise RiskevalError(f"{func} with leave_one_out needs at least two systems; the table has {r}.")
+    loo_mean = leave_one_out
+    mean_b = T / r
+    ones = np.ones(r)
+    if isinstance(spec, pd.Series):
+        values = align_vector(spec, totals.topics, func)
+        return _Baseline(
+            str(spec.name or "baseline"),
+            False,
+            ones * values.mean(),
+            _BaseInfo(values, mean_b, loo_mean, r, T),
+        )
+    if spec == "mean":
+        if leave_one_out:
+            means = (T.sum() - totals.S) / ((r - 1) * c)
+            return _Baseline("MEAN", False, means, _BaseInfo(None, mean_b, True, r, T))
+        return _Baseline("MEAN", False, ones * mean_b.mean(), _BaseInfo(mean_b, mean_b, False, r, T))
+    if spec == "max":
+        if leave_one_out:
+            raise RiskevalError(
+                f"{func}: the leave-one-out MAX baseline needs the two largest scores of every topic; "
+                "use 'mean', or the in-memory risk_table."
+            )
+        return _Baseline(
+            "MAX", False, ones * totals.max.mean(), _BaseInfo(totals.max, mean_b, loo_mean, r, T)
+        )
+    if spec == "median":
+        raise RiskevalError(
+            f"{func}: the MEDIAN baseline needs every score of a topic at once, which partial sums do "
+            "not give; use 'mean', 'max' or a system name, or the in-memory risk_table."
+        )
+    if isinstance(spec, str):
+        if totals.base is None:
+            shown = ", ".join(map(repr, totals.systems[:10])) + (" ..." if r > 10 else "")
+            raise RiskevalError(
+                f"The 'baseline' parameter of {func} names no system of the table: {spec!r}. Use "
+                f"'mean', 'max', a system name ({shown}) or a per-topic Series."
+            )
+        return _Baseline(
+            spec, True, ones * totals.base.mean(), _BaseInfo(totals.base, mean_b, loo_mean, r, T)
+        )
+    raise RiskevalError(
+        f"The 'baseline' parameter of {func} must be 'mean', 'max', a system name or a Series indexed "
+        f"by topic; got {type(spec).__name__}."
+    )
+
+
+# --- pass 2: per-system paired and chi-square sums ---------------------------------------------
+
+
+def _paired_part(
+    part: pd.DataFrame,
+    keys: tuple[pd.Index, pd.Index, np.ndarray, np.ndarray],
+    info: _BaseInfo,
+    need_mean: bool,
+) -> pd.DataFrame:
+    systems, topics, a, q = keys
+    i = systems.get_indexer(part["system"])
+    j = topics.get_indexer(part["topic"])
+    x = part["score"].to_numpy()
+    loo_mean = (info.T[j] - x) / (info.r - 1) if info.loo else None
+    b = info.values[j] if info.values is not None else (info.T[j] - x) / (info.r - 1)
+    r = len(systems)
+    out = _moments(i, x, b, "", r)
+    if need_mean:
+        out.update(_moments(i, x, loo_mean if loo_mean is not None else info.mean_b[j], "mean_", r))
+    # z_ij = (x_ij − e_ij)/√e_ij with e_ij = a_i² q_j², as the in-memory kernel computes it
+    ai, qj = a[i], q[j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where((ai > 0) & (qj > 0), x / (ai * qj) - ai * qj, 0.0)
+    out["zp"] = np.bincount(i, np.maximum(z, 0.0), r)
+    out["zs"] = np.bincount(i, z, r)
+    frame = pd.DataFrame(out)
+    return frame[frame["n"] > 0]
+
+
+def _moments(i: np.ndarray, x: np.ndarray, b: np.ndarray, prefix: str, r: int) -> dict[str, np.ndarray]:
+    """Per-system count, sums and centred moments of δ⁺ and δ⁻ (δ = x − b), wins, losses,
+    Loss>20% and scale, as :func:`riskeval.core.paired.paired_sums` gathers them."""
+    d = x - b
+    pos, neg = np.maximum(d, 0.0), np.minimum(d, 0.0)
+    n = np.bincount(i, minlength=r).astype(np.float64)
+    sp, sn = np.bincount(i, pos, r), np.bincount(i, neg, r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cp, cn = pos - (sp / n)[i], neg - (sn / n)[i]
+    out = {"n": n, "sp": sp, "sn": sn, "m2p": np.bincount(i, cp * cp, r), "m2n": np.bincount(i, cn * cn, r)}
+    out["cross"] = np.bincount(i, cp * cn, r)
+    out["wins"] = np.bincount(i, d > 0, r)
+    out["losses"] = np.bincount(i, d < 0, r)
+    out["loss20"] = np.bincount(i, (b > 0) & (-d > 0.2 * b), r)
+    scale = np.zeros(r)
+    np.maximum.at(scale, i, np.maximum(np.abs(x), np.abs(b)))
+    out["scale"] = scale
+    return {prefix + k: v for k, v in out.items()}
+
+
+def _merge_moments(*partials: pd.DataFrame) -> pd.DataFrame:
+    """Merge partial sums of the same systems: sums add, centred moments by Chan et al.'s update."""
+    parts = pd.concat(partials)
+    groups = parts.groupby(level=0, sort=True)
+    merged = groups.sum()
+    for prefix in ("", "mean_"):
+        if prefix + "n" not in parts:
+            continue
+        merged[prefix + "scale"] = groups[prefix + "scale"].max()
+        n = parts[prefix + "n"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dp = parts[prefix + "sp"] / n - (merged[prefix + "sp"] / merged[prefix + "n"]).reindex(
+                parts.index
+            )
+            dn = parts[prefix + "sn"] / n - (merged[prefix + "sn"] / merged[prefix + "n"]).reindex(
+                parts.index
+            )
+        extra = (
+            pd.DataFrame({"p": n * dp * dp, "n": n * dn * dn, "c": n * dp * dn}, index=parts.index)
+            .groupby(level=0, sort=True)
+            .sum()
+        )
+        merged[prefix + "m2p"] += extra["p"]
+        merged[prefix + "m2n"] += extra["n"]
+        merged[prefix + "cross"] += extra["c"]
+    return merged
+
+
+def _paired(moments: pd.DataFrame, prefix: str, c: int) -> paired.PairedSums:
+    col = [moments[prefix + k].to_numpy() for k in _MOMENTS[1:]]
+    return paired.PairedSums(float(c), *col)
+
+
+def _system_scores(part: pd.DataFrame, system: str) -> pd.Series:
+    rows = part[part["system"] == system]
+    return pd.Series(rows["score"].to_numpy(), index=rows["topic"].to_numpy())

@@ -1,0 +1,99 @@
+"""Risk over a long score table from mergeable partial sums equals risk_table in memory.
+
+The out-of-core route sums the same numbers in another order (per partition, then merged), so
+values agree to rounding: a sum of c terms taken in two orders differs by at most about c·eps
+relative (1.3e-14 for the 60 topics here); the studentised values, p-values and the normal tail of
+GeoRisk amplify that by small factors, so ``rtol=1e-10`` is generous and still fails on any real
+difference (a wrong baseline or moment shifts values in the third digit).  Counts are exact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import riskeval as rk
+from riskeval.analysis.topics import system_topic_risk
+from riskeval.errors import RiskevalError
+
+dd = pytest.importorskip("dask.dataframe")
+from riskeval.distributed.risk import long_risk_table, long_topic_risk  # noqa: E402
+
+RTOL = 1e-10
+
+
+def matrix(r: int = 7, c: int = 60, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    M = pd.DataFrame(
+        rng.random((r, c)).round(3), index=[f"s{i}" for i in range(r)], columns=[f"t{j}" for j in range(c)]
+    )
+    M.iloc[2, 5:9] = 0.0  # ties with a zero baseline, and cells with e_ij = 0 when a topic is all zero
+    M.iloc[:, 11] = 0.0
+    return M
+
+
+def long_form(M: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
+    long = M.rename_axis(index="system", columns="topic").stack().rename("score").reset_index()
+    return long.sample(frac=1, random_state=seed).reset_index(drop=True)  # partitions mix systems
+
+
+def same(got: pd.DataFrame, expected: pd.DataFrame) -> None:
+    keys = ["system", "alpha"]
+    got = got.assign(system=got["system"].astype(str)).set_index(keys)
+    expected = expected.assign(system=expected["system"].astype(str)).set_index(keys).loc[got.index]
+    pd.testing.assert_frame_equal(got, expected, check_exact=False, rtol=RTOL, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("baseline", "loo"), [("mean", False), ("mean", True), ("max", False), ("s3", False), ("s3", True)]
+)
+def test_long_risk_table_equals_risk_table(baseline, loo):
+    M = matrix()
+    got = long_risk_table(
+        dd.from_pandas(long_form(M), npartitions=5), baseline, leave_one_out=loo, correction="holm"
+    )
+    same(got, rk.risk_table(M, baseline, leave_one_out=loo, correction="holm"))
+
+
+def test_parquet_with_several_measures_and_a_series_baseline(tmp_path):
+    pytest.importorskip("pyarrow")
+    M, other = matrix(), matrix(seed=5)
+    long = pd.concat([long_form(M).assign(measure="AP"), long_form(other).assign(measure="P@10")])
+    for k in range(4):
+        long.iloc[k::4].to_parquet(tmp_path / f"part{k}.parquet")
+    b = M.loc["s1"].rename("B")
+    same(long_risk_table(tmp_path, b, measure="AP"), rk.risk_table(M, b))
+    with pytest.raises(RiskevalError, match=r"several measures \(AP, P@10\); choose one"):
+        long_risk_table(tmp_path)
+
+
+def test_negative_scores_give_nan_zrisk_with_the_warning():
+    M = matrix() - 0.5
+    with pytest.warns(rk.RiskevalWarning, match="need scores >= 0"):
+        got = long_risk_table(long_form(M), "mean")
+    with pytest.warns(rk.RiskevalWarning, match="need scores >= 0"):
+        same(got, rk.risk_table(M, "mean"))
+
+
+def test_per_topic_analysis_equals_system_topic_risk():
+    M = matrix()
+    got = long_topic_risk(long_form(M), "s2", "mean", 5.0, leave_one_out=True)
+    expected = system_topic_risk(M, "s2", "mean", 5.0, leave_one_out=True)
+    assert list(got.index) == list(long_form(M).topic.drop_duplicates())  # order of first appearance
+    pd.testing.assert_frame_equal(got, expected.loc[got.index], check_exact=False, rtol=RTOL, atol=1e-12)
+
+
+def test_incomplete_tables_and_unsupported_baselines_are_refused():
+    long = long_form(matrix())
+    swapped = long.copy()  # s0 scores t1 twice and t2 never; s1 the other way round: counts agree
+    s0t2 = swapped.index[(swapped.system == "s0") & (swapped.topic == "t2")][0]
+    s1t1 = swapped.index[(swapped.system == "s1") & (swapped.topic == "t1")][0]
+    swapped.loc[s0t2, "topic"], swapped.loc[s1t1, "topic"] = "t1", "t2"
+    with pytest.raises(RiskevalError, match=r"2 system\(s\) have missing or repeated topics: 's0'|'s1'"):
+        long_risk_table(swapped)
+    with pytest.raises(RiskevalError, match="missing or repeated topics"):
+        long_risk_table(long.iloc[1:])
+    with pytest.raises(RiskevalError, match="MEDIAN baseline needs every score"):
+        long_risk_table(long, "median")
+    with pytest.raises(RiskevalError, match="not a finite number: system"):
+        long_risk_table(long.assign(score=long.score.where(long.index != 3)))
