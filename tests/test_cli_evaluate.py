@@ -136,7 +136,7 @@ def test_missing_policy_and_warnings_on_stderr(workdir, capsys):
     [
         (["--name", "only-one"], "--name was given 1 time(s) for 2 run file(s)"),
         (["--name", "x", "--name", "y", "--name-from", "file"], "either --name"),
-        (["--measure", "ndcg@10"], "did you mean nDCG or NDCG?"),
+        (["--measure", "Ndcg@10"], "did you mean nDCG or NDCG?"),
     ],
 )
 def test_option_errors_exit_2(workdir, capsys, extra, message):

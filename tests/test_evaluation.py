@@ -158,9 +158,9 @@ def test_long_table_for_several_measures(files):
 
 def test_unknown_measure_says_how_to_spell_measures(files):
     with pytest.raises(RiskevalError) as info:
-        evaluate(files, "ndcg@10")
+        evaluate(files, "Ndcg@10")  # ranx's ndcg@10 is nDCG@10 (riskeval.io.measures.MEASURE_NAMES)
     message = str(info.value)
-    assert "unknown measure 'ndcg@10': no measure is called 'ndcg'; did you mean nDCG or NDCG?" in message
+    assert "unknown measure 'Ndcg@10': no measure is called 'Ndcg'; did you mean nDCG or NDCG?" in message
     assert "Name(param=value)@cutoff" in message and "ERR@20" in message
 
 

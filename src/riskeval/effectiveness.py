@@ -32,10 +32,11 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
-from riskeval.io.measures import parameter_problem
+from riskeval.io.measures import canonical_spelling, parameter_problem
+from riskeval.io.memory import MemoryRun, qrels_input, run_inputs
 from riskeval.io.qrels import read_qrels
 from riskeval.io.run_pieces import PIECE_BYTES, RunPiece, contiguity_problems, run_pieces
-from riskeval.io.runs import parse_run, read_run
+from riskeval.io.runs import Run, parse_run, read_run
 from riskeval.io.variations import read_mapping
 from riskeval.model.matrix import apply_missing
 from riskeval.model.variations import variations_from_scores
@@ -46,7 +47,8 @@ _PARALLEL_MIN_BYTES = 8_000_000
 
 _MEASURE_HELP = (
     "Measures are named as in ir_measures: Name@cutoff or Name(param=value)@cutoff, e.g. nDCG@10, "
-    "AP(rel=2), P@10, RR(rel=2)@10, ERR@20, nDCG(dcg='exp-log2')@20 (gdeval's nDCG); names are "
+    "AP(rel=2), P@10, RR(rel=2)@10, ERR@20, nDCG(dcg='exp-log2')@20 (gdeval's nDCG); trec_eval's "
+    "(ndcg_cut_10, map, recip_rank) and ranx's (ndcg@10, map-l2, mrr@10) names work too; names are "
     "case-sensitive. Known names: {names}."
 )
 
@@ -66,14 +68,25 @@ def evaluate_runs(
 
     Parameters
     ----------
-    qrels : path of a TREC qrels file (plain or gzip), or a DataFrame with ir_measures' qrels
-        columns ``query_id, doc_id, relevance`` (as :func:`riskeval.io.qrels.read_qrels` returns).
-    runs : paths of TREC run files (plain or gzip), or one path.
+    qrels : path of a TREC qrels file (plain or gzip); an ir_datasets id ``"irds:<id>"`` (qrels
+        ir_datasets holds on this machine, see :mod:`riskeval.io.irds`); a DataFrame with
+        PyTerrier's columns ``qid, docno, label`` or ir_measures' ``query_id, doc_id, relevance``
+        (as :func:`riskeval.io.qrels.read_qrels` returns); a ranx ``Qrels``; an iterable of
+        ir_measures ``Qrel`` records; or a dict ``{query_id: {doc_id: grade}}``.
+    runs : paths of TREC run files (plain or gzip), or one path; or a mapping system name -> run,
+        each run a path, a PyTerrier results DataFrame (``qid, docno, score``; its ``rank`` is not
+        used), an ir_measures DataFrame (``query_id, doc_id, score``), a ranx ``Run``, an iterable
+        of ir_measures ``ScoredDoc`` records or a dict ``{query_id: {doc_id: score}}``.  Documents
+        are ranked by score, ties by document id in reverse order, as trec_eval ranks a run file,
+        so a run in memory has the values of its run file (see :mod:`riskeval.io.memory`).
     measure : one measure, named as in ir_measures (``"nDCG@10"``, ``"ERR@20"``, ``"AP(rel=2)"``,
-        ``"nDCG(dcg='exp-log2')@20"``, ...).  For several measures use :func:`evaluate_runs_long`.
-    names : system names.  ``None``: each run's tag (the 6th field of its first line); ``"file"``:
-        the file name without ``.gz`` and without a ``.txt``/``.run``/``.trec``/``.res`` extension;
-        or a list with one name per run.  Names must be distinct.
+        ``"nDCG(dcg='exp-log2')@20"``, ...), trec_eval (``"ndcg_cut_10"``, ``"map"``) or ranx
+        (``"ndcg@10"``, ``"map-l2"``), see :func:`riskeval.io.measures.canonical_measure`.  For
+        several measures use :func:`evaluate_runs_long`.
+    names : system names.  ``None``: each run's tag (the 6th field of its first line), or the keys
+        of a mapping of runs; ``"file"``: the file name without ``.gz`` and without a
+        ``.txt``/``.run``/``.trec``/``.res`` extension; or a list with one name per run.  Names must
+        be distinct.
     missing : what to do with topics judged in the qrels but absent from a run: ``"zero"`` (score 0,
         as ``trec_eval -c`` and ``gdeval -c``), ``"drop"`` (drop the topic for every system) or
         ``"raise"`` (:class:`~riskeval.errors.MissingTopicsError`), applied by
@@ -174,19 +187,24 @@ def _evaluate(
     client: Any = None,
 ) -> _Scores:
     policy = cast(MissingPolicy, check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing"))
-    paths = [os.fspath(runs)] if isinstance(runs, (str, os.PathLike)) else [os.fspath(r) for r in runs]
-    if not paths:
+    sources, names = run_inputs(runs, names)  # run file paths and runs given in memory
+    paths = [s for s in sources if isinstance(s, str)]
+    if not sources:
         raise RiskevalError("The 'runs' parameter of evaluate_runs must list at least one run file.")
     if not measures:
         raise RiskevalError("The 'measures' parameter of evaluate_runs_long must name at least one measure.")
     parsed = parse_measures(measures)
     qrels_dict = _qrels_dict(qrels)
     workers = 1 if client is not None else _workers(n_jobs, paths)
-    results = list(_run_all(paths, qrels_dict, parsed, progress, workers, client))
+    from_files = iter(list(_run_all(paths, qrels_dict, parsed, progress, workers, client)))
+    in_memory = [s for s in sources if not isinstance(s, str)]
+    from_memory = iter(_evaluate_in_memory(in_memory, qrels_dict, parsed))
+    results = [next(from_files) if isinstance(s, str) else next(from_memory) for s in sources]
     problems = [p for r in results for p in r.problems]
     if problems:
         raise InputFormatError(problems)
-    systems = _system_names(names, paths, [r.tag for r in results])
+    labels = [s if isinstance(s, str) else s.label for s in sources]
+    systems = _system_names(names, labels, [r.tag for r in results])
     topics = sorted(qrels_dict, key=_topic_key)
     _warn_unjudged(systems, results)
     present = pd.DataFrame(
@@ -223,7 +241,7 @@ def parse_measures(measures: Sequence[Any]) -> list[Any]:
     parsed, problems = [], []
     for spec in measures:
         try:
-            measure = ir_measures.parse_measure(spec)
+            measure = ir_measures.parse_measure(canonical_spelling(spec))
             invalid = parameter_problem(measure)  # before any evaluator sees them
             if invalid is not None:
                 problems.append(f"unknown or unsupported measure {str(spec)!r}: {invalid}")
@@ -270,6 +288,7 @@ def _qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
     process) on negative grades, and every measure already treats grades <= 0 as not relevant
     (gdeval's ERR and nDCG give the same values either way).
     """
+    qrels = qrels_input(qrels)  # qrels given in memory or by ir_datasets id: a DataFrame
     if isinstance(qrels, (str, os.PathLike)):
         frame = read_qrels(qrels)
     elif isinstance(qrels, pd.DataFrame):
@@ -341,6 +360,10 @@ class _RunEvaluator:
             run = parse_run(piece.data, piece.location, topics=self.topics, first_line=piece.first_line)
         except InputFormatError as exc:
             return _failed(exc.problems)
+        return self.evaluate(run)
+
+    def evaluate(self, run: Run) -> _RunScores:
+        """Evaluate a run read (or given in memory) and restricted to the judged topics."""
         with self.lock:
             values = {
                 (str(m.measure), m.query_id): float(m.value)
@@ -381,6 +404,16 @@ def _combine(path: str, results: list[_RunScores], first_lines: list[int]) -> _R
     present = frozenset().union(*(r.present for r in results))
     skipped = tuple(sorted(set().union(*(r.skipped for r in results))))
     return _RunScores(tag, present, skipped, values, problems)
+
+
+def _evaluate_in_memory(
+    runs: list[MemoryRun], qrels: dict[str, dict[str, int]], measures: list[Any]
+) -> list[_RunScores]:
+    """Evaluate the runs given in memory, in order, restricted to the judged topics."""
+    if not runs:
+        return []
+    evaluator = _RunEvaluator(qrels, measures)
+    return [evaluator.evaluate(run.restrict(evaluator.topics)) for run in runs]
 
 
 _worker: _RunEvaluator | None = None
