@@ -190,6 +190,7 @@ def load_scores(
     if qrels is not None:
         if not inputs:
             raise click.UsageError("--qrels needs at least one run file.")
+        from riskeval.cli._cluster import active_client
         from riskeval.effectiveness import evaluate_runs
 
         measure = measure or DEFAULT_MEASURE
@@ -199,6 +200,7 @@ def load_scores(
             measure,
             names=None if name_from == "tag" else "file",
             missing=missing or "zero",
+            client=active_client(),
         )
         return Scores(
             matrix,

@@ -10,6 +10,7 @@ import warnings
 
 import click
 
+from riskeval.cli._cluster import active_client, cluster_options
 from riskeval.cli._output import emit, format_option
 from riskeval.options import MISSING_POLICIES
 
@@ -61,6 +62,7 @@ from riskeval.options import MISSING_POLICIES
     default=None,
     help="Progress bar over runs on stderr (default: when stderr is a terminal).",
 )
+@cluster_options
 @format_option
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def evaluate(
@@ -94,7 +96,14 @@ def evaluate(
         warnings.simplefilter("always", UserWarning)  # riskeval's warnings: counts of missing topics
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, about NaN it computes on purpose
         table = evaluate_runs_long(
-            qrels, list(runs), list(measures), names=chosen, missing=missing, progress=progress, n_jobs=jobs
+            qrels,
+            list(runs),
+            list(measures),
+            names=chosen,
+            missing=missing,
+            progress=progress,
+            n_jobs=jobs,
+            client=active_client(),
         )
     for warning in caught:
         if issubclass(warning.category, UserWarning):

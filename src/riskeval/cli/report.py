@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import (
     correction_arg,
     load_scores,
@@ -19,6 +20,7 @@ from riskeval.cli.variations import variation_data
 @click.command()
 @scores_options
 @risk_options
+@cluster_options
 @click.option(
     "--output",
     "-o",

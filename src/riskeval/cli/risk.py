@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import (
     alpha_option,
     correction_arg,
@@ -84,6 +85,7 @@ TEST_NAMES = {
     help="Each system against its own baseline run: FILE has two columns, system and baseline "
     "(a system of the table), comma, tab or space separated (ECIR 2014, §5). Replaces --baseline.",
 )
+@cluster_options
 @format_option
 def risk(
     inputs,
