@@ -24,6 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "core._numba": set(),
     "io": {"model"},
     "effectiveness": {"io", "model"},
+    "pyterrier": {"effectiveness", "analysis", "measures", "io", "model", "core"},
     "datasets": {"model"},
     "measures": {"core", "model"},
     "analysis": {"measures", "core", "model"},

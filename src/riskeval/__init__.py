@@ -81,6 +81,8 @@ _EXPORTS = {
     # run files
     "evaluate_runs": "riskeval.effectiveness",
     "evaluate_runs_long": "riskeval.effectiveness",
+    "canonical_measure": "riskeval.io.measures",
+    "risk_experiment": "riskeval.pyterrier",
     "example_scores": "riskeval.datasets",
     # report
     "report": "riskeval.reporting",

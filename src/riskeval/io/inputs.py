@@ -13,6 +13,7 @@ import pandas as pd
 from riskeval.errors import RiskevalError
 from riskeval.io.ir_measures_results import from_ir_measures, looks_like_metric
 from riskeval.io.measures import check_measure
+from riskeval.io.ranx_scores import from_ranx, looks_like_ranx_scores
 from riskeval.io.score_files import read_scores
 from riskeval.io.tables import (
     frame_to_matrix,
@@ -26,6 +27,8 @@ from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 TREC_EVAL_FORMAT = "trec_eval"
 _DEFAULT_COLUMNS = {"system": "system", "topic": "topic", "score": "score"}
+#: the columns of PyTerrier's pt.Experiment(..., perquery=True): name, qid, measure, value
+_PYTERRIER_COLUMNS = {"system": "name", "topic": "qid", "score": "value"}
 
 
 def score_matrix(
@@ -57,11 +60,18 @@ def score_matrix(
           :func:`read_scores`), or to a trec_eval ``-q`` output with ``format="trec_eval"``;
         - a list of paths to trec_eval ``-q`` output files (see :func:`read_trec_eval`);
         - ir_measures per-query results: an iterable of ``Metric`` (name the system with
-          ``names="name"``) or a dict of system name -> iterable of ``Metric``.
+          ``names="name"``) or a dict of system name -> iterable of ``Metric``;
+        - PyTerrier's ``pt.Experiment(..., perquery=True)`` output (columns ``name, qid, measure,
+          value``), recognised by its columns;
+        - ranx per-query scores: ``run.scores`` after ``ranx.evaluate`` or ``ranx.compare``
+          (``{metric: {query_id: score}}``; name the system with ``names="name"``), a ranx
+          ``Run`` holding them, or a dict of system name -> either (see
+          :mod:`riskeval.io.ranx_scores`).
     measure : str or ir_measures measure, optional
         The measure to read: required for trec_eval output, and for long tables or ir_measures
-        results holding several measures (a ``"measure"`` column).  trec_eval names
-        (``"ndcg_cut_10"``) and ir_measures names (``"nDCG@10"``) both work.
+        results holding several measures (a ``"measure"`` column).  ir_measures (``"nDCG@10"``),
+        trec_eval (``"ndcg_cut_10"``) and ranx (``"ndcg@10"``) names all work
+        (:func:`riskeval.io.measures.canonical_measure`).
     missing : {"raise", "zero", "drop"}
         What to do with topics evaluated for some systems only (see :func:`apply_missing`):
         raise :class:`~riskeval.errors.MissingTopicsError` (default), score them 0 (as trec_eval
@@ -95,6 +105,8 @@ def score_matrix(
     columns = {"system": system, "topic": topic, "score": score}
     if isinstance(data, pd.DataFrame):
         _refuse(names=names, format=format, what="a DataFrame")
+        if columns == _DEFAULT_COLUMNS and _is_pyterrier_perquery(data):
+            columns = dict(_PYTERRIER_COLUMNS)
         return frame_to_matrix(
             index_to_columns(data, tuple(columns.values())),
             **columns,
@@ -122,6 +134,11 @@ def score_matrix(
             return read_trec_eval([data], measure, names=names, missing=missing)
         _refuse(names=names, what="a score table file")
         return read_scores(data, format=format, measure=measure, missing=missing, **columns)
+    if looks_like_ranx_scores(data):
+        _refuse(format=format, what="ranx scores")
+        _refuse_columns(columns, "ranx scores")
+        system = None if names is None else _single_name(names, "ranx scores")
+        return from_ranx(data, measure, system=system, missing=missing)
     if isinstance(data, Mapping):
         _refuse(names=names, format=format, what="a dict of ir_measures results")
         _refuse_columns(columns, "ir_measures results")
@@ -151,6 +168,12 @@ def score_matrix(
     )
 
 
+def _is_pyterrier_perquery(frame: pd.DataFrame) -> bool:
+    """PyTerrier's per-query results: its four columns, and none of riskeval's default ones."""
+    present = set(frame.columns) | set(frame.index.names)
+    return {"name", "qid", "measure", "value"} <= present and not present & set(_DEFAULT_COLUMNS)
+
+
 def _from_series(
     data: pd.Series, columns: dict[str, Hashable], measure: Any, missing: MissingPolicy
 ) -> pd.DataFrame:
@@ -176,14 +199,14 @@ def _from_series(
     )
 
 
-def _single_name(names: Any) -> str | None:
-    """The system name of a single iterable of ir_measures results."""
+def _single_name(names: Any, what: str = "ir_measures results") -> str | None:
+    """The system name of a single iterable of ir_measures results (or of one run's ``what``)."""
     if isinstance(names, str):
         return names
     if isinstance(names, Sequence) and len(names) == 1 and isinstance(names[0], str):
         return names[0]
     raise RiskevalError(
-        "Name the system of these ir_measures results with names='name' (or pass a dict of "
+        f"Name the system of these {what} with names='name' (or pass a dict of "
         f"system name -> results); got names={names!r}."
     )
 
