@@ -74,23 +74,32 @@ def test_parallel_kernels_equal_their_serial_twins():
     X = rng.beta(2, 5, size=(60, 40))
     Xt = np.ascontiguousarray(X.T)
     T = Xt.sum(axis=1)
+    D = np.ascontiguousarray(np.concatenate([np.maximum(X - 0.3, 0), np.minimum(X - 0.3, 0)]).T)
     W = rng.multinomial(40, np.full(40, 1 / 40), size=700).astype(float)
-    U = rng.integers(0, 2**32, (300, 40, 59), dtype=np.uint32)
+    key = np.uint64(77)
     obs = rng.uniform(0, 0.1, size=(60, 60))
     codes = rng.integers(0, 256, (3000, 5), dtype=np.uint8)
     Tp, Tn = rng.normal(size=(5, 256, 60)), rng.normal(size=(5, 256, 60))
     f, sc, th = np.array([1.0, 3.0]), np.ones((2, 60)), np.full((2, 60), 2.0)
-    S4 = np.abs(rng.normal(size=(240, 700)))
-    n = W.sum(axis=1)
+    A = rng.normal(size=(200, 6000))
+    ranks = np.tile([10, 11, 5900, 5901], (200, 1))
     cases = {
-        K.zsums_batch: (Xt, T, np.sqrt(T), 1 / np.sqrt(T), W),
-        K.weighted_sums: (W, Xt),
-        K.tukey_block: (Xt, U, obs, 1e-12, 16),
-        K.row_summaries: (rng.normal(size=(200, 6000)), np.zeros(200), 0.0),
+        K.tukey_counts: (Xt, key, 300, obs, np.unique(obs), 16),
+        K.permuted_sums: (Xt, key, 300),
+        K.row_summaries: (A, np.zeros(200), 0.0),
+        K.order_stats: (A, np.full(200, 6000.0), ranks),
     }
     for kernel, args in cases.items():
-        for a, b in zip(kernel(*args), K._TWINS[kernel](*args), strict=True):
+        got, want = kernel(*args), K._TWINS[kernel](*args)
+        for a, b in zip(
+            got if isinstance(got, tuple) else (got,),
+            want if isinstance(want, tuple) else (want,),
+            strict=True,
+        ):
             np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_array_equal(
+        K.order_stats(A, np.full(200, 6000.0), ranks), np.sort(A, axis=1)[:, [10, 11, 5900, 5901]]
+    )
     outs = []
     for kernel in (K.flip_hits, K._TWINS[K.flip_hits]):
         hits, maxima = np.zeros((2, 60)), np.empty(3000)
@@ -99,9 +108,9 @@ def test_parallel_kernels_equal_their_serial_twins():
     np.testing.assert_array_equal(outs[0][0], outs[1][0])
     np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12)
     outs = []
-    for kernel in (K.paired_measures, K._TWINS[K.paired_measures]):
-        u, t = np.zeros((60, 2, 700)), np.zeros((60, 2, 700))
-        kernel(S4, n, f, u, t, 0, True, True)
-        outs.append((u, t))
-    np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-12)
-    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12, equal_nan=True)
+    for kernel in (K.resampled_measures, K._TWINS[K.resampled_measures]):
+        out = [np.zeros((120, 700)) for _ in range(4)]
+        kernel(W, D, Xt, T, np.sqrt(T), 1 / np.sqrt(T), f, *out, 0, 16)
+        outs.append(out)
+    for a, b in zip(*outs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, equal_nan=True)

@@ -36,15 +36,20 @@ def test_shuffles_keep_every_topics_scores():
     the sums are a permutation of that topic's scores; every position is reached."""
     rng = np.random.default_rng(0)
     Y = rng.uniform(size=(5, 7))
-    U = rng.integers(0, 2**32, (400, 7, 4), dtype=np.uint32)
+    key = np.uint64(2**63 + 12345)
     shuffle = pick(permuted_sums, 0)  # the serial twin: same code, no thread pool
-    sums = shuffle(np.ascontiguousarray(Y.T), U)
+    sums = shuffle(np.ascontiguousarray(Y.T), key, 400)
     np.testing.assert_allclose(sums.sum(axis=1), Y.sum(), rtol=1e-12)
-    one = shuffle(np.ascontiguousarray(Y[:, :1].T), U[:, :1])
+    one = shuffle(np.ascontiguousarray(Y[:, :1].T), key, 2000)
     assert all(sorted(row) == sorted(Y[:, 0]) for row in one)
-    # uniform over positions: each score lands in each position about 1/5 of the time
+    # uniform over positions: each score lands in each position 1/5 of the time
     share = (one == Y[0, 0]).mean(axis=0)
-    assert np.all(np.abs(share - 0.2) < 0.08)
+    assert np.all(np.abs(share - 0.2) < 5 * np.sqrt(0.16 / 2000))
+    # and every one of the 5! orders of a topic is drawn, each about as often
+    orders = np.unique(np.argsort(one, axis=1), axis=0, return_counts=True)[1]
+    assert orders.size == 120 and orders.min() > 2000 / 120 / 3
+    # the resamples' streams depend on the key only: the same key gives the same sums
+    np.testing.assert_array_equal(shuffle(np.ascontiguousarray(Y.T), key, 400), sums)
 
 
 def test_two_systems_is_fisher_randomisation_test():

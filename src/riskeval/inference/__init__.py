@@ -11,5 +11,7 @@ HSD over many systems, max-T adjustment over systems and α, and rank intervals.
 - :mod:`~riskeval.inference._kernels`: the numba kernels behind them.
 
 Every procedure takes ``rng`` (an int seed, None or a :class:`numpy.random.Generator`) and records
-the seed it used; draws are made block by block, so memory does not grow with ``n_resamples``.
+the seed it used; draws are made block by block or within the kernels, so working memory does not
+grow with ``n_resamples`` (the bootstrap keeps its distribution: one value per resample and
+reported number).
 """

@@ -2,8 +2,10 @@
 of ``n_resamples``, and the draws, produced block by block so that memory does not grow with the
 number of resamples.
 
-Kernels consume random numbers, they never draw them: every draw comes from one
-:class:`numpy.random.Generator` here, so a result is reproduced from the seed it records.
+Every draw comes from one :class:`numpy.random.Generator` made from the seed, so a result is
+reproduced from the seed it records: either drawn here (bootstrap counts, sign vectors) or, for the
+shuffles of the randomised Tukey HSD, drawn within the kernels from a key taken from that generator
+(:func:`stream_key`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ def resolve_rng(rng: Any, func: str, name: str = "rng") -> tuple[np.random.Gener
             f"numpy.random.Generator. Got {rng!r}."
         )
     return np.random.default_rng(seed), seed
+
+
+def stream_key(rng: np.random.Generator) -> np.uint64:
+    """The 64-bit key of the random streams that kernels draw within themselves: resample b of a
+    kernel draws from its own stream of this key (:func:`riskeval.inference._kernels.stream_start`),
+    so results depend on the seed only, not on the number of threads."""
+    return np.uint64(rng.integers(0, 2**64, dtype=np.uint64))
 
 
 def check_n_resamples(n: Any, func: str, minimum: int = 1) -> int:

@@ -1,9 +1,13 @@
 """numba kernels of the resampling procedures: many resamples at once, in parallel over resamples.
 
-Kernels take arrays and random numbers drawn by the caller (:mod:`riskeval.inference._common`);
-they hold no state and draw nothing, so results do not depend on the number of threads.  Each has a
-serial twin (:func:`riskeval.core._numba.serial_twin`) that :func:`pick` chooses for small work,
-which would spend more on waking the thread pool than on computing.
+Kernels hold no state.  They take random numbers drawn by the caller
+(:mod:`riskeval.inference._common`: bootstrap counts, sign vectors), or draw within themselves from
+a key: every resample then has its own splitmix64 stream of that key (:func:`stream_start`),
+whichever thread computes it.  Work is split into a fixed number of runs of resamples, each counted
+apart, so results do not depend on the number of threads.  Each kernel has a serial twin
+(:func:`riskeval.core._numba.serial_twin`) that :func:`pick` chooses for small work, which would
+spend more on waking the thread pool than on computing.  Work arrays are allocated once per run of
+resamples, never per resample.
 """
 
 from __future__ import annotations
@@ -14,140 +18,249 @@ import numpy as np
 
 from riskeval.core._numba import FAST, njit, prange, serial_twin
 
+_SQRT1_2 = math.sqrt(0.5)
+
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def zsums_batch(Xt, T, q, inv_q, W):
-    """Z⁺, Σz, row totals S and topic counts n of every system for each row of topic weights ``W``.
+def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_g, start, chunks):
+    """URisk, TRisk, ZRisk and GeoRisk of every (system i, α) for each row of topic weights ``W``
+    (B × c: bootstrap counts, or 0/1 jackknife weights), written to column ``start + b`` of row
+    ``i·k + a`` of ``out_u``, ``out_t``, ``out_z``, ``out_g`` (an output with no rows is skipped).
 
-    ``Xt`` is the c × r topic-major matrix (scores ≥ 0), ``T`` its column sums, ``q = √T`` and
-    ``inv_q = 1/q`` (0 where T = 0); ``W`` is B × c (bootstrap counts, or 0/1 jackknife weights).
-    A weight ``w_j`` counts topic j ``w_j`` times, so for each resample the whole chi-square matrix
-    is recomputed: ``S_i = Σ_j w_j x_ij``, ``N = Σ_j w_j T_j``, ``z_ij = x_ij/(a_i q_j) − a_i q_j``
-    with ``a_i = √(S_i/N)`` (a cell with ``e_ij = 0`` has z = 0), the same arithmetic as
-    :func:`riskeval.core.chisq.zsums`.  Topics with weight 0 (about a third of a bootstrap resample)
-    are skipped.
+    A weight ``w_j`` counts topic j ``w_j`` times; topics with weight 0 (about a third of a
+    bootstrap resample) are skipped.  ``factors`` holds 1+α (k values).
+
+    - URisk and TRisk from ``D`` (c × 2r, topic-major: δ⁺ then δ⁻ of each system): with
+      ``P = Σwδ⁺``, ``N = Σwδ⁻`` and ``T = P + (1+α)N`` (δ⁺δ⁻ = 0, so ``Σwx² = Σwδ⁺² + (1+α)²Σwδ⁻²``),
+      URisk = T/n (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4) and TRisk = URisk/√(s²/n) with
+      ``s² = (Σwx² − T·URisk)/(n − 1)``; NaN where s² is at rounding level of the mean square.
+    - ZRisk and GeoRisk from ``Xt`` (c × r scores ≥ 0, column sums ``T``, ``q = √T``, ``inv_q = 1/q``
+      or 0): the whole chi-square matrix is recomputed, ``S_i = Σ_j w_j x_ij``, ``N = Σ_j w_j T_j``,
+      ``z_ij = x_ij/(a_i q_j) − a_i q_j`` with ``a_i = √(S_i/N)`` (a cell with ``e_ij = 0`` has z = 0),
+      the arithmetic of :func:`riskeval.core.chisq.zsums`; ZRisk = Z⁺ + (1+α)Z⁻ and GeoRisk =
+      √((S_i/n)·Φ(ZRisk/n)) (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 6–7).
+
+    One parallel region: ``chunks`` runs of rows of ``W``, each with its own work arrays, allocated
+    once per run.
     """
-    c, r = Xt.shape
-    B = W.shape[0]
-    zp = np.zeros((B, r))
-    zs = np.zeros((B, r))
-    S = np.zeros((B, r))
-    n = np.zeros(B)
-    for b in prange(B):
-        s = np.zeros(r)
-        N = 0.0
-        nb = 0.0
-        for j in range(c):
-            w = W[b, j]
-            if w != 0.0:
-                nb += w
-                N += w * T[j]
-                x = Xt[j]
+    B, c = W.shape
+    r = Xt.shape[1] if Xt.shape[1] > 0 else D.shape[1] // 2
+    k = factors.size
+    paired = D.shape[1] > 0
+    chi = Xt.shape[1] > 0
+    per = (B + chunks - 1) // chunks
+    for ch in prange(chunks):
+        sp = np.empty(r)
+        sn = np.empty(r)
+        sp2 = np.empty(r)
+        sn2 = np.empty(r)
+        s = np.empty(r)
+        a = np.empty(r)
+        ia = np.empty(r)
+        zp = np.empty(r)
+        zs = np.empty(r)
+        for b in range(ch * per, min(B, (ch + 1) * per)):
+            col = start + b
+            w_b = W[b]
+            nb = 0.0
+            for j in range(c):
+                nb += w_b[j]
+            if paired:
+                sp[:] = 0.0
+                sn[:] = 0.0
+                sp2[:] = 0.0
+                sn2[:] = 0.0
+                for j in range(c):
+                    w = w_b[j]
+                    if w != 0.0:
+                        d = D[j]
+                        for i in range(r):
+                            p = d[i]
+                            m = d[r + i]
+                            sp[i] += w * p
+                            sn[i] += w * m
+                            sp2[i] += w * p * p
+                            sn2[i] += w * m * m
                 for i in range(r):
-                    s[i] += w * x[i]
-        a = np.zeros(r)
-        ia = np.zeros(r)
-        if N > 0.0:
-            for i in range(r):
-                if s[i] > 0.0:
-                    a[i] = math.sqrt(s[i] / N)
-                    ia[i] = 1.0 / a[i]
-        lp = np.zeros(r)
-        ls = np.zeros(r)
-        for j in range(c):
-            w = W[b, j]
-            if w != 0.0:
-                qj = q[j]
-                iqj = inv_q[j]
-                x = Xt[j]
+                    for t in range(k):
+                        f = factors[t]
+                        total = sp[i] + f * sn[i]
+                        u = total / nb
+                        if out_u.shape[0] > 0:
+                            out_u[i * k + t, col] = u
+                        if out_t.shape[0] > 0:
+                            sumsq = sp2[i] + f * f * sn2[i]
+                            var = (sumsq - total * u) / (nb - 1.0)
+                            if var > 1e-13 * sumsq / nb:
+                                out_t[i * k + t, col] = u / math.sqrt(var / nb)
+                            else:
+                                out_t[i * k + t, col] = np.nan
+            if chi:
+                s[:] = 0.0
+                N = 0.0
+                for j in range(c):
+                    w = w_b[j]
+                    if w != 0.0:
+                        N += w * T[j]
+                        x = Xt[j]
+                        for i in range(r):
+                            s[i] += w * x[i]
                 for i in range(r):
-                    z = x[i] * iqj * ia[i] - a[i] * qj
-                    lp[i] += w * max(z, 0.0)
-                    ls[i] += w * z
-        zp[b] = lp
-        zs[b] = ls
-        S[b] = s
-        n[b] = nb
-    return zp, zs, S, n
+                    if N > 0.0 and s[i] > 0.0:
+                        a[i] = math.sqrt(s[i] / N)
+                        ia[i] = 1.0 / a[i]
+                    else:
+                        a[i] = 0.0
+                        ia[i] = 0.0
+                zp[:] = 0.0
+                zs[:] = 0.0
+                for j in range(c):
+                    w = w_b[j]
+                    if w != 0.0:
+                        qj = q[j]
+                        iqj = inv_q[j]
+                        x = Xt[j]
+                        for i in range(r):
+                            z = x[i] * iqj * ia[i] - a[i] * qj
+                            zp[i] += w * max(z, 0.0)
+                            zs[i] += w * z
+                for i in range(r):
+                    zn = zs[i] - zp[i]
+                    for t in range(k):
+                        zr = zp[i] + factors[t] * zn
+                        if out_z.shape[0] > 0:
+                            out_z[i * k + t, col] = zr
+                        if out_g.shape[0] > 0:
+                            phi = 0.5 * math.erfc(-zr / nb * _SQRT1_2)
+                            out_g[i * k + t, col] = math.sqrt(s[i] / nb * phi)
+
+
+#: Constants of splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
+#: OOPSLA 2014): the Weyl increment and the two multipliers of the output mix.
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
 
 
 @njit(inline="always")
-def _shuffled_sums(Xt, U, b, col, acc):
-    """Row sums of Xt (c × r) after a Fisher–Yates shuffle of each topic by the draws ``U[b]``."""
-    c, r = Xt.shape
+def _mix(z):
+    """The splitmix64 output function: a bijective avalanche of a 64-bit word."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(inline="always")
+def stream_start(key, b):
+    """State of the random stream of resample ``b`` under ``key``: each resample has its own
+    splitmix64 stream, whichever thread computes it, so results depend on the key only."""
+    return _mix(key ^ _mix(np.uint64(b) * _GAMMA + _GAMMA))
+
+
+@njit(inline="always")
+def _shuffle_add(x, col, acc, state):
+    """Add to ``acc`` the scores ``x`` (one topic, r systems) after a uniform random permutation.
+
+    Fisher–Yates from the end: position k swaps with ⌊u·(k+1)/2³²⌋ for a 32-bit draw u (Lemire's
+    multiply-shift; its bias, below r/2³², is negligible), two draws per 64-bit output of the
+    stream.  Position k is final once swapped, so it is added at once.  Returns the new state.
+    """
+    r = x.size
+    for i in range(r):
+        col[i] = x[i]
+    k = r - 1
+    while k >= 1:
+        state += _GAMMA
+        u = _mix(state)
+        m = ((u >> np.uint64(32)) * np.uint64(k + 1)) >> np.uint64(32)
+        t = col[m]
+        col[m] = col[k]
+        acc[k] += t
+        k -= 1
+        if k >= 1:
+            m = ((u & _LOW32) * np.uint64(k + 1)) >> np.uint64(32)
+            t = col[m]
+            col[m] = col[k]
+            acc[k] += t
+            k -= 1
+    acc[0] += col[0]
+    return state
+
+
+@njit(inline="always")
+def _shuffled_sums(Xt, key, b, col, acc):
+    """Row sums of Xt (c × r) after shuffling each topic's scores across the systems, with the
+    random stream of resample ``b``."""
+    c = Xt.shape[0]
     acc[:] = 0.0
+    state = stream_start(key, b)
     for j in range(c):
-        col[:] = Xt[j]
-        for k in range(r - 1, 0, -1):
-            m = (np.uint64(U[b, j, r - 1 - k]) * np.uint64(k + 1)) >> np.uint64(32)
-            t = col[k]
-            col[k] = col[m]
-            col[m] = t
-        for i in range(r):
-            acc[i] += col[i]
+        state = _shuffle_add(Xt[j], col, acc, state)
 
 
 @njit(parallel=True, cache=True)
-def permuted_sums(Xt, U):
+def permuted_sums(Xt, key, n):
     """Row sums of the matrix after shuffling, independently within each topic, the scores across
-    systems: one row of sums per resample.
-
-    ``Xt`` is c × r (topic-major); ``U`` is B × c × (r − 1) uniform uint32 draws, consumed by a
-    Fisher–Yates shuffle of each topic (swap position k with ⌊u·(k+1)/2³²⌋, Lemire's
-    multiply-shift; its bias, below r/2³², is negligible).  Returns B × r sums.
-    """
-    c, r = Xt.shape
-    B = U.shape[0]
-    out = np.zeros((B, r))
-    for b in prange(B):
+    systems: one row of sums for each of the resamples 0 … n − 1 of ``key`` (n × r)."""
+    r = Xt.shape[1]
+    out = np.zeros((n, r))
+    for b in prange(n):
         col = np.empty(r)
         acc = np.empty(r)
-        _shuffled_sums(Xt, U, b, col, acc)
+        _shuffled_sums(Xt, key, b, col, acc)
         out[b] = acc
     return out
 
 
-@njit(parallel=True, cache=True)
-def tukey_block(Xt, U, observed, tol, chunks):
-    """One block of randomised Tukey HSD resamples, in one parallel region.
+@njit(parallel=True, cache=True, fastmath=FAST)
+def tukey_counts(Xt, key, n, threshold, cuts, chunks):
+    """Randomised Tukey HSD counts over the resamples 0 … n − 1 of ``key``, in one parallel region.
 
-    For each resample (draws ``U[b]``, see :func:`permuted_sums`): the systems' means after the
-    shuffle, their range ``max − min`` (returned, B values), and for every pair (i, k) whether
-    ``|m_i − m_k| ≥ observed[i, k] − tol`` (counted; upper triangle of the returned r × r).
-    Resamples are split into ``chunks`` contiguous runs, each with its own counts, summed at the
-    end: no two threads write the same memory.
+    For each resample (see :func:`permuted_sums`): the systems' means after the shuffle, and for
+    every pair (i, k) whether ``|m_i − m_k| ≥ threshold[i, k]`` (counted; upper triangle of the
+    returned r × r); the range ``max − min`` of the means is placed among the ascending ``cuts``
+    (``hist[p]``: resamples with exactly p cuts at or below their range), so the resamples whose
+    range reaches a cut are counted without keeping the ranges.  Resamples are split into
+    ``chunks`` contiguous runs, each counted apart and summed at the end: no two threads write the
+    same memory, and the counts do not depend on the number of threads.
     """
     c, r = Xt.shape
-    B = U.shape[0]
-    ranges = np.empty(B)
+    m = cuts.size
     counts = np.zeros((chunks, r, r))
-    per = (B + chunks - 1) // chunks
+    hist = np.zeros((chunks, m + 1))
+    per = (n + chunks - 1) // chunks
     for ch in prange(chunks):
         col = np.empty(r)
         acc = np.empty(r)
         cnt = counts[ch]
-        for b in range(ch * per, min(B, (ch + 1) * per)):
-            _shuffled_sums(Xt, U, b, col, acc)
+        h = hist[ch]
+        for b in range(ch * per, min(n, (ch + 1) * per)):
+            _shuffled_sums(Xt, key, b, col, acc)
             lo = np.inf
             hi = -np.inf
             for i in range(r):
                 acc[i] /= c
                 lo = min(lo, acc[i])
                 hi = max(hi, acc[i])
-            ranges[b] = hi - lo
-            for i in range(r):
+            h[np.searchsorted(cuts, hi - lo, side="right")] += 1.0
+            for i in range(r - 1):
                 mi = acc[i]
-                for k in range(i + 1, r):
-                    if abs(mi - acc[k]) >= observed[i, k] - tol:
-                        cnt[i, k] += 1.0
-    return ranges, counts.sum(axis=0)
+                row = cnt[i, i + 1 :]  # views from 0: the loop vectorises
+                thr = threshold[i, i + 1 :]
+                rest = acc[i + 1 :]
+                for k in range(row.size):
+                    row[k] += 1.0 if abs(mi - rest[k]) >= thr[k] else 0.0
+    return counts.sum(axis=0), hist.sum(axis=0)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FAST)
 def row_summaries(A, estimate, null):
     """Per row of ``A`` (m × B, NaN = undefined resample): the number of defined values, their
     standard deviation (ddof = 1), and twice the mid-rank count below ``estimate[i]`` and below
-    ``null`` (``#(a < v) + #(a ≤ v)``)."""
+    ``null`` (``#(a < v) + #(a ≤ v)``).  One branch-free pass (a NaN compares false), which
+    vectorises; the squares are taken about ``estimate[i]`` (when finite), near the mean, so that
+    subtracting the squared offset loses nothing: ``Σ(a − m)² = Σ(a − e)² − v·(m − e)²``."""
     m, B = A.shape
     valid = np.zeros(m)
     sd = np.full(m, np.nan)
@@ -157,27 +270,26 @@ def row_summaries(A, estimate, null):
         row = A[i]
         v = 0.0
         s = 0.0
+        ss = 0.0
         be = 0.0
         bn = 0.0
         e = estimate[i]
+        shift = e if np.isfinite(e) else 0.0
         for b in range(B):
             x = row[b]
-            if not np.isnan(x):
-                v += 1.0
-                s += x
-                be += (x < e) + (x <= e)
-                bn += (x < null) + (x <= null)
+            ok = x == x
+            d = x - shift if ok else 0.0
+            v += 1.0 if ok else 0.0
+            s += d
+            ss += d * d
+            be += (1.0 if x < e else 0.0) + (1.0 if x <= e else 0.0)
+            bn += (1.0 if x < null else 0.0) + (1.0 if x <= null else 0.0)
         valid[i] = v
         below_est[i] = be
         below_null[i] = bn
         if v > 1.0:
-            mean = s / v
-            ss = 0.0
-            for b in range(B):
-                x = row[b]
-                if not np.isnan(x):
-                    ss += (x - mean) * (x - mean)
-            sd[i] = math.sqrt(ss / (v - 1.0))
+            mean_off = s / v
+            sd[i] = math.sqrt(max(ss - v * mean_off * mean_off, 0.0) / (v - 1.0))
     return valid, sd, below_est, below_null
 
 
@@ -222,63 +334,128 @@ def flip_hits(codes, Tp, Tn, factors, scale, threshold, hits, maxima, chunks):
     hits += counts.sum(axis=0)
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)
-def weighted_sums(W, Vt):
-    """``W @ Vt`` (B × c times c × m) for non-negative topic weights, skipping zero weights, in
-    parallel over rows of ``W`` (no BLAS threads competing with the kernels' own)."""
-    B, c = W.shape
-    m = Vt.shape[1]
-    out = np.zeros((B, m))
-    for b in prange(B):
-        acc = np.zeros(m)
-        for j in range(c):
-            w = W[b, j]
-            if w != 0.0:
-                for i in range(m):
-                    acc[i] += w * Vt[j, i]
-        out[b] = acc
+@njit(inline="always")
+def _select(a, n, k):
+    """The k-th smallest (from 0) of ``a[:n]``, which is reordered: Hoare's FIND (CACM 4(7), 1961),
+    median-of-three pivots; ties split evenly between the two sides."""
+    lo = 0
+    hi = n - 1
+    while hi > lo:
+        mid = (lo + hi) >> 1
+        if a[mid] < a[lo]:
+            a[mid], a[lo] = a[lo], a[mid]
+        if a[hi] < a[lo]:
+            a[hi], a[lo] = a[lo], a[hi]
+        if a[hi] < a[mid]:
+            a[hi], a[mid] = a[mid], a[hi]
+        p = a[mid]
+        i = lo
+        j = hi
+        while i <= j:
+            while a[i] < p:
+                i += 1
+            while a[j] > p:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+    return a[k]
+
+
+#: Sample of a row from which :func:`order_stats` reads its pivots, and the half-width of the
+#: bracket around a rank, in sample positions (over 3 standard errors of a sample quantile).
+_SAMPLE = 512
+_HALF = 12
+
+
+@njit(inline="always")
+def _bracket(sample, ns, k, v):
+    """Pivots around rank ``k`` of ``v`` values, from a sample of ``ns`` of them: the sample's
+    order statistics ``_HALF`` positions either side of the rank's place in it (±∞ past its ends)."""
+    centre = int((k + 0.5) / v * ns)
+    lo = _select(sample, ns, centre - _HALF) if centre - _HALF >= 0 else -np.inf
+    hi = _select(sample, ns, centre + _HALF) if centre + _HALF < ns else np.inf
+    return lo, hi
+
+
+@njit(parallel=True, cache=True)
+def order_stats(A, valid, ranks):
+    """``out[i, t]``: the ``ranks[i, t]``-th smallest (from 0) of the defined values of row i of
+    ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values).  ``ranks`` is m × 4: two pairs of
+    ranks in [0, valid[i] − 1], each pair close together (⌊h⌋ and ⌊h⌋ + 1).  NaN where a row has
+    no defined value.
+
+    The ranks are found without sorting the row (Floyd & Rivest, CACM 18(3), 1975): for each pair,
+    two pivots bracketing it are selected from a sample of the row (every ⌈B/512⌉-th value); one
+    pass over the row counts the values below each lower pivot and keeps those between each pair of
+    pivots (a few per cent of the row), among which the ranks are selected.  A rank outside its
+    bracket (an unlucky sample, heavy ties) is selected from the whole row instead: exact either
+    way.
+    """
+    m, B = A.shape
+    out = np.full((m, 4), np.nan)
+    step = max(1, B // _SAMPLE)
+    for i in prange(m):
+        v = int(valid[i])
+        if v == 0:
+            continue
+        row = A[i]
+        sample = np.empty((B + step - 1) // step)
+        ns = 0
+        for b in range(0, B, step):
+            if not np.isnan(row[b]):
+                sample[ns] = row[b]
+                ns += 1
+        cap = 4 * _HALF * (v // max(ns, 1) + 1) + 64  # about twice the expected number kept
+        lo0, hi0 = _bracket(sample, ns, ranks[i, 0], v)
+        lo1, hi1 = _bracket(sample, ns, ranks[i, 2], v)
+        buf0 = np.empty(cap)
+        buf1 = np.empty(cap)
+        below0 = 0
+        below1 = 0
+        n0 = 0
+        n1 = 0
+        for b in range(B):
+            x = row[b]
+            if x < lo0:
+                below0 += 1
+            elif x <= hi0:
+                if n0 < cap:
+                    buf0[n0] = x
+                n0 += 1
+            if x < lo1:
+                below1 += 1
+            elif x <= hi1:
+                if n1 < cap:
+                    buf1[n1] = x
+                n1 += 1
+        whole = np.empty(0)
+        for t in range(4):
+            k = ranks[i, t]
+            buf, below, n = (buf0, below0, n0) if t < 2 else (buf1, below1, n1)
+            if n <= cap and below <= k < below + n:
+                out[i, t] = _select(buf, n, k - below)
+            else:
+                if whole.size == 0:
+                    whole = row[~np.isnan(row)]
+                out[i, t] = _select(whole, whole.size, k)
     return out
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)
-def paired_measures(S4, n, factors, out_u, out_t, start, want_u, want_t):
-    """URisk and TRisk of every (system, α) for each resample, from the weighted sums.
-
-    ``S4`` is 4r × B: rows Σwδ⁺, Σwδ⁻, Σwδ⁺², Σwδ⁻² of each system; ``n[b]`` the resample's topic
-    count; ``factors`` holds 1+α.  With ``T = Σwδ⁺ + (1+α)Σwδ⁻`` (δ⁺δ⁻ = 0, so
-    ``Σwx² = Σwδ⁺² + (1+α)²Σwδ⁻²``): URisk = T/n (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4) and
-    TRisk = URisk/√(s²/n) with ``s² = (Σwx² − T·URisk)/(n − 1)``; NaN where s² is at rounding level of
-    the mean square (zero variance).  Written to ``out_u[i, a, start + b]`` and ``out_t``.
-    """
-    r = S4.shape[0] // 4
-    B = S4.shape[1]
-    k = factors.size
-    for i in prange(r):
-        for a in range(k):
-            f = factors[a]
-            for b in range(B):
-                nb = n[b]
-                total = S4[i, b] + f * S4[r + i, b]
-                u = total / nb
-                if want_u:
-                    out_u[i, a, start + b] = u
-                if want_t:
-                    sumsq = S4[2 * r + i, b] + f * f * S4[3 * r + i, b]
-                    var = (sumsq - total * u) / (nb - 1.0)
-                    if var > 1e-13 * sumsq / nb:
-                        out_t[i, a, start + b] = u / math.sqrt(var / nb)
-                    else:
-                        out_t[i, a, start + b] = np.nan
-
-
 _PARALLEL = (
-    zsums_batch,
+    resampled_measures,
     permuted_sums,
-    tukey_block,
+    tukey_counts,
     row_summaries,
+    order_stats,
     flip_hits,
-    weighted_sums,
-    paired_measures,
 )
 _TWINS = {k: serial_twin(k) for k in _PARALLEL}
 

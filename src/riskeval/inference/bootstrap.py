@@ -4,14 +4,16 @@ difference between two systems with its p-value, and intervals on ranks.
 Topics are resampled with replacement (Efron & Tibshirani, *An Introduction to the Bootstrap*,
 1993: the percentile interval of ch. 13, the BCa interval of ch. 14.3 with the jackknife
 acceleration of eq. 14.15).  A resample is a vector of topic counts, drawn exactly as
-:func:`scipy.stats.bootstrap` draws its indices, so each costs one weighted pass of the kernels:
-URisk and TRisk come from the counts' weighted sums of δ⁺, δ⁻ and their squares (every
+:func:`scipy.stats.bootstrap` draws its indices, and one fused kernel
+(:func:`riskeval.inference._kernels.resampled_measures`) computes every measure of every system at
+every α for it: URisk and TRisk from the counts' weighted sums of δ⁺, δ⁻ and their squares (every
 α then costs O(r)); ZRisk and GeoRisk recompute the whole chi-square matrix — row totals, the grand
-total and every expected value — for each resample (:func:`riskeval.inference._kernels.zsums_batch`).
-Per-topic aggregate baselines (MEAN, ...) are per-topic values and travel with their topic.
+total and every expected value — for each resample.  Per-topic aggregate baselines (MEAN, ...) are
+per-topic values and travel with their topic.
 
 The draws are made block by block; the bootstrap distribution of each reported number is kept,
-since an interval is a pair of its quantiles (B values per system, α and measure).
+since an interval is a pair of its quantiles (B values per system, α and measure: the only memory
+that grows with the number of resamples).  The quantiles are selected, not sorted.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from riskeval.core import chisq, paired
+from riskeval.core import paired
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
-from riskeval.inference._kernels import paired_measures, pick, row_summaries, weighted_sums, zsums_batch
+from riskeval.inference._kernels import order_stats, pick, resampled_measures, row_summaries
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import check_nonnegative
 from riskeval.measures.results import ConfidenceInterval, TestResult
@@ -36,6 +38,8 @@ from riskeval.model.matrix import as_matrix
 from riskeval.options import BOOTSTRAP_METHODS, check_alpha, check_alphas, check_level, check_option
 
 MEASURES = ("urisk", "trisk", "zrisk", "georisk")
+#: Runs of resamples per kernel call (parallel work units, each with its own work arrays).
+_CHUNKS = 16
 #: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
 _NULL_ZERO = ("urisk", "trisk")
 
@@ -53,18 +57,19 @@ class ResampledMeasures:
         self.alphas = alphas
         self.wanted = tuple(wanted)
         self.r, self.c = values.shape
+        empty = np.zeros((self.c, 0))
+        self.D = empty
         if any(m in self.wanted for m in ("urisk", "trisk")):
             assert base is not None
             delta = values - base
-            pos = np.maximum(delta, 0.0)
-            neg = np.minimum(delta, 0.0)
-            # c × 4r: one weighted pass per block of resamples gives all four sums
-            self.moments = np.ascontiguousarray(np.concatenate([pos, neg, pos * pos, neg * neg]).T)
+            # c × 2r: δ⁺ then δ⁻ of each system, topic by topic
+            self.D = np.ascontiguousarray(np.concatenate([np.maximum(delta, 0.0), np.minimum(delta, 0.0)]).T)
+        self.Xt, self.T = empty, np.zeros(self.c)
+        self.q, self.inv_q = self.T, self.T
         if any(m in self.wanted for m in ("zrisk", "georisk")):
             self.Xt = topic_major(values)
-            T = self.Xt.sum(axis=1)
-            self.T = T
-            self.q = np.sqrt(T)
+            self.T = self.Xt.sum(axis=1)
+            self.q = np.sqrt(self.T)
             self.inv_q = np.divide(1.0, self.q, out=np.zeros_like(self.q), where=self.q > 0)
 
     def values_for(self, W: np.ndarray) -> dict[str, np.ndarray]:
@@ -75,31 +80,25 @@ class ResampledMeasures:
 
     def fill(self, W: np.ndarray, out: dict[str, np.ndarray], start: int) -> None:
         """Write the measures for the weights ``W`` into ``out[m][:, :, start:start + B]``."""
-        stop = start + W.shape[0]
-        n = W.sum(axis=1)
-        if "moments" in self.__dict__:
-            sums = pick(weighted_sums, W.size * self.r)(W, self.moments)
-            S4 = np.ascontiguousarray(sums.T)  # 4r × B
-            none = np.empty((0, 0, 0))
-            pick(paired_measures, S4.size * self.alphas.size)(
-                S4,
-                n,
-                1.0 + self.alphas,
-                out.get("urisk", none),
-                out.get("trisk", none),
-                start,
-                "urisk" in out,
-                "trisk" in out,
-            )
-        if "Xt" in self.__dict__:
-            kernel = pick(zsums_batch, W.size * self.r)
-            zp, zs, S, n_b = kernel(self.Xt, self.T, self.q, self.inv_q, np.ascontiguousarray(W))
-            z = chisq.ZSums(zp.T, (zs - zp).T, S.T, n_b)  # r × B, topic counts broadcast over B
-            for i, alpha in enumerate(self.alphas):
-                if "zrisk" in out:
-                    out["zrisk"][:, i, start:stop] = chisq.zrisk_from(z, alpha)
-                if "georisk" in out:
-                    out["georisk"][:, i, start:stop] = chisq.georisk_from(z, alpha)
+        cells = self.r * self.alphas.size
+        none = np.empty((0, 0))
+        rows = {m: v.reshape(cells, v.shape[2]) for m, v in out.items()}  # views, row i·k + a
+        kernel = pick(resampled_measures, W.size * self.r * (2 if len(self.wanted) > 2 else 1))
+        kernel(
+            np.ascontiguousarray(W),
+            self.D,
+            self.Xt,
+            self.T,
+            self.q,
+            self.inv_q,
+            1.0 + self.alphas,
+            rows.get("urisk", none),
+            rows.get("trisk", none),
+            rows.get("zrisk", none),
+            rows.get("georisk", none),
+            start,
+            _CHUNKS,
+        )
 
     def point(self) -> dict[str, np.ndarray]:
         """The estimates (r × k per measure)."""
@@ -166,20 +165,27 @@ class Intervals:
     a: np.ndarray
 
 
-def sorted_quantiles(srt: np.ndarray, valid: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Quantile ``probs[i]`` of row i of ``srt`` (m × B, each row sorted, NaN last, ``valid[i]``
-    defined values), with numpy's default (linear) interpolation; NaN where undefined."""
+def quantiles(boot: np.ndarray, valid: np.ndarray, *probs: np.ndarray) -> list[np.ndarray]:
+    """Quantile ``p[i]`` of the defined values of row i of ``boot`` (m × B, NaN = undefined,
+    ``valid[i]`` defined values) for each of ``probs``, with numpy's default (linear) interpolation
+    between the order statistics ⌊h⌋ and ⌊h⌋ + 1, ``h = (valid − 1)·p``; NaN where undefined.  The
+    order statistics are selected, not sorted (:func:`riskeval.inference._kernels.order_stats`)."""
     v = valid.astype(np.int64)
-    ok = (v > 0) & np.isfinite(probs)
-    h = (np.maximum(v, 1) - 1) * np.clip(np.nan_to_num(probs), 0.0, 1.0)
-    lo = np.floor(h).astype(np.int64)
-    hi = np.minimum(lo + 1, np.maximum(v - 1, 0))
-    rows = np.arange(srt.shape[0])
-    a, b = srt[rows, lo], srt[rows, hi]
-    t = h - lo
-    with np.errstate(invalid="ignore"):
-        out = np.where(t >= 0.5, b - (b - a) * (1.0 - t), a + (b - a) * t)  # numpy's lerp
-    return np.where(ok, out, np.nan)
+    parts = []
+    for p in probs:
+        h = (np.maximum(v, 1) - 1) * np.clip(np.nan_to_num(p), 0.0, 1.0)
+        lo = np.floor(h).astype(np.int64)
+        parts.append((p, h, lo, np.minimum(lo + 1, np.maximum(v - 1, 0))))
+    ranks = np.ascontiguousarray(np.stack([x for _, _, lo, hi in parts for x in (lo, hi)], axis=1))
+    stats = pick(order_stats, boot.size)(boot, valid, ranks)
+    out = []
+    for n, (p, h, lo, _) in enumerate(parts):
+        a, b = stats[:, 2 * n], stats[:, 2 * n + 1]
+        t = h - lo
+        with np.errstate(invalid="ignore"):
+            q = np.where(t >= 0.5, b - (b - a) * (1.0 - t), a + (b - a) * t)  # numpy's lerp
+        out.append(np.where((v > 0) & np.isfinite(p), q, np.nan))
+    return out
 
 
 def intervals(
@@ -188,7 +194,7 @@ def intervals(
     """Intervals of every row of ``boot`` (m × B; NaN marks a resample where the measure is
     undefined) by ``method``: "percentile", or "bca" with the leave-one-out values ``jack`` (m × c).
     The bias correction is ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties counting half
-    (eq. 14.14, as :func:`scipy.stats.bootstrap` counts them).  ``boot`` is sorted in place."""
+    (eq. 14.14, as :func:`scipy.stats.bootstrap` counts them)."""
     estimate = np.ascontiguousarray(estimate, dtype=np.float64)
     valid, se, below_est, below_null = pick(row_summaries, boot.size)(boot, estimate, 0.0)
     m = boot.shape[0]
@@ -200,8 +206,7 @@ def intervals(
     else:
         z0, a = np.zeros(m), np.zeros(m)
     p1, p2 = interval_probs(z0, a, confidence_level)
-    boot.sort(axis=1)
-    low, high = sorted_quantiles(boot, valid, p1), sorted_quantiles(boot, valid, p2)
+    low, high = quantiles(boot, valid, p1, p2)
     return Intervals(low, high, inverted_pvalue(below_null, valid, z0, a), se, z0, a)
 
 
@@ -382,9 +387,9 @@ class BootstrapDifferenceResult(TestResult):
             return ConfidenceInterval(self.low, self.high)
         cl = check_level(confidence_level, "confidence_interval", "confidence_level")
         p1, p2 = interval_probs(self.bias_correction, self.acceleration, cl)
-        srt = np.sort(self.bootstrap_distribution)[None, :]
-        valid = np.array([float(np.isfinite(srt).sum())])
-        low, high = sorted_quantiles(srt, valid, p1), sorted_quantiles(srt, valid, p2)
+        boot = self.bootstrap_distribution[None, :]
+        valid = np.array([float(np.isfinite(boot).sum())])
+        low, high = quantiles(boot, valid, p1, p2)
         return ConfidenceInterval(float(low[0]), float(high[0]))
 
     def to_frame(self) -> pd.DataFrame:
@@ -448,7 +453,7 @@ def bootstrap_difference(
     est = diff(engine.point())
     boot = diff(engine.resample(gen, n))
     jack = diff(engine.jackknife()) if method == "bca" else None
-    iv = intervals(boot[None, :].copy(), est, None if jack is None else jack[None, :], cl, method)
+    iv = intervals(boot[None, :], est, None if jack is None else jack[None, :], cl, method)
     se = float(iv.se[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = float(est[0] / (se * np.sqrt(c))) if se > 0 else np.nan

@@ -23,16 +23,14 @@ import pandas as pd
 
 from riskeval.core.paired import risk_scores, topic_major
 from riskeval.errors import RiskevalError
-from riskeval.inference._common import TOL, blocks, check_n_resamples, mc_pvalue, resolve_rng
-from riskeval.inference._kernels import pick, tukey_block
+from riskeval.inference._common import TOL, check_n_resamples, mc_pvalue, resolve_rng, stream_key
+from riskeval.inference._kernels import pick, tukey_counts
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_level
 
-#: Random draws per block of shuffles (uint32, 16 MiB): a block holds 2^22 / (c·(r − 1)) resamples.
-_DRAWS = 2**22
-#: Runs of resamples per block, each counted apart (parallel work units); fewer for many systems,
-#: so that their r × r counts stay within 16 MiB.
+#: Runs of resamples, each counted apart (parallel work units); fewer for many systems, so that
+#: their r × r counts stay within 16 MiB.
 _CHUNKS = 16
 
 
@@ -174,19 +172,14 @@ def tukey_hsd(
     observed = np.abs(means[:, None] - means[None, :])
     tol = TOL * max(1.0, float(np.abs(Y).max()))
     Yt = np.ascontiguousarray(topic_major(Y))
-    count_pair = np.zeros((r, r))
-    ranges = []
-    size = max(16, min(4096, _DRAWS // max(1, c * (r - 1))))
-    chunks = max(1, min(_CHUNKS, 2**21 // (r * r)))
-    for m in blocks(n, size):
-        U = gen.integers(0, 2**32, (m, c, r - 1), dtype=np.uint32)
-        block_ranges, counts = pick(tukey_block, U.size)(Yt, U, observed, tol, chunks)
-        del U  # one block of draws alive at a time
-        count_pair += counts
-        ranges.append(block_ranges)
-    top = np.sort(np.concatenate(ranges))  # n floats: the one thing kept per resample
     iu, ku = np.triu_indices(r, 1)
-    count_range = top.size - np.searchsorted(top, observed[iu, ku] - tol, side="left")
+    cuts = np.unique(observed[iu, ku] - tol)  # ascending: a resample's range is placed among them
+    chunks = max(1, min(_CHUNKS, 2**21 // (r * r)))
+    kernel = pick(tukey_counts, n * Yt.size)
+    count_pair, hist = kernel(Yt, stream_key(gen), n, observed - tol, cuts, chunks)
+    # resamples whose range reaches cut p: those with more than p cuts at or below their range
+    reach = n - np.cumsum(hist)[:-1]
+    count_range = reach[np.searchsorted(cuts, observed[iu, ku] - tol)]
     p_pair = mc_pvalue(count_pair[iu, ku], n)
     p_hsd = mc_pvalue(count_range, n)
     d = Y[iu] - Y[ku]

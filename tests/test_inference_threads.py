@@ -1,0 +1,57 @@
+"""Resampling results depend on the seed only: not on the number of threads, nor on whether the
+parallel kernel or its serial twin runs.  The inputs are just large enough for the parallel kernels."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+
+import riskeval as rk
+from riskeval.inference import _kernels as K
+
+X = pd.DataFrame(
+    np.random.default_rng(1).beta(2, 5, size=(20, 30)),
+    index=[f"s{i}" for i in range(20)],
+    columns=[f"t{j}" for j in range(30)],
+)
+
+
+def _on_threads(n: int, f):
+    before = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        return f()
+    finally:
+        numba.set_num_threads(before)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="one thread only: nothing to compare")
+def test_one_thread_and_all_threads_give_the_same_results():
+    assert 2000 * X.size >= K.SERIAL_WORK  # the parallel kernels run
+    runs = [
+        lambda: rk.tukey_hsd(X, baseline="mean", alpha=2.0, n_resamples=2000, rng=9).table,
+        lambda: rk.bootstrap_ci(
+            X, "mean", [0, 5], measures=["urisk", "trisk", "zrisk", "georisk"], n_resamples=1000, seed=9
+        ),
+    ]
+    for f in runs:
+        pd.testing.assert_frame_equal(_on_threads(1, f), _on_threads(numba.config.NUMBA_NUM_THREADS, f))
+
+
+def test_parallel_shuffles_equal_the_serial_twin():
+    """Each resample draws from its own stream of the key, whoever computes it: the parallel kernel
+    and its serial twin count the same resamples, and the first n of more resamples are the same."""
+    Yt = np.ascontiguousarray(X.to_numpy().T)
+    m = Yt.mean(axis=0)
+    obs = np.abs(m[:, None] - m[None, :]) - 1e-12
+    cuts = np.unique(obs[np.triu_indices(20, 1)])
+    key = np.uint64(987654321)
+    par = K.tukey_counts(Yt, key, 2000, obs, cuts, 16)
+    ser = K._TWINS[K.tukey_counts](Yt, key, 2000, obs, cuts, 3)
+    for a, b in zip(par, ser, strict=True):
+        np.testing.assert_array_equal(a, b)
+    sums = K._TWINS[K.permuted_sums](Yt, key, 50)
+    np.testing.assert_array_equal(K.permuted_sums(Yt, key, 80)[:50], sums)
+    assert not np.array_equal(K._TWINS[K.permuted_sums](Yt, key + np.uint64(1), 50), sums)
