@@ -113,3 +113,17 @@ def test_without_ir_datasets_the_extra_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "ir_datasets", None)
     with pytest.raises(rk.MissingDependencyError, match=r'pip install "riskeval\[irds\]"'):
         rk.evaluate_runs("irds:msmarco-passage/trec-dl-2020/judged", RUNS, "P@1")
+
+
+def test_risk_experiment_takes_topics_and_qrels_by_id(local_dataset):
+    pytest.importorskip("pyterrier")
+    name, path = local_dataset
+    results = {
+        system: pd.DataFrame(
+            [(q, d, s) for q, docs in run.items() for d, s in docs.items()], columns=["qid", "docno", "score"]
+        )
+        for system, run in RUNS.items()
+    }
+    table = rk.risk_experiment(results, f"irds:{name}", f"irds:{name}", ["nDCG@10"], baseline="a")
+    expected = rk.risk_table(rk.evaluate_runs(str(path), RUNS, "nDCG@10"), "a")
+    pd.testing.assert_frame_equal(table, expected)

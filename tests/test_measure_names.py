@@ -9,6 +9,8 @@ import warnings
 import ir_measures
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import riskeval as rk
 from riskeval.io.measures import MEASURE_NAMES, canonical_measure, resolve_measure, spellings
@@ -54,6 +56,23 @@ def test_every_spelling_gives_the_ir_measures_name_and_back(ir, trec, ranx):
     assert spellings(ir) == {"ir_measures": ir, "trec_eval": trec, "ranx": ranx}
     if trec is not None:  # ir_measures' own reading of trec_eval names agrees with the table
         assert [str(m) for m in ir_measures.parse_trec_measure(trec)] == [ir]
+
+
+@given(
+    row=st.sampled_from([r for r in MEASURE_NAMES if r.ranx is not None]),
+    cutoff=st.integers(1, 2**31 - 1),
+    rel=st.integers(1, 2**31 - 1),
+)
+def test_any_cutoff_and_relevance_level_round_trips(row, cutoff, rel):
+    takes_cutoff = "cutoff" in ir_measures.parse_measure(row.ir_measures).SUPPORTED_PARAMS
+    ranx = row.ranx + (f"@{cutoff}" if takes_cutoff else "") + (f"-l{rel}" if row.rel else "")
+    ir = canonical_measure(ranx)
+    assert spellings(ir)["ranx"] == (ranx if rel != 1 or not row.rel else ranx.removesuffix("-l1"))
+    parsed = ir_measures.parse_measure(ir)
+    assert parsed.params.get("cutoff") == (cutoff if takes_cutoff else None)
+    assert parsed.params.get("rel", 1) == (rel if row.rel else 1)
+    if row.trec_eval_cut and takes_cutoff and (rel == 1 or not row.rel):
+        assert canonical_measure(f"{row.trec_eval_cut}{cutoff}") == ir
 
 
 def test_no_spelling_means_another_measure_in_ir_measures():

@@ -109,3 +109,13 @@ def test_without_python_terrier_the_extra_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyterrier", None)
     with pytest.raises(rk.MissingDependencyError, match=r'pip install "riskeval\[pyterrier\]"'):
         rk.risk_experiment([pd.DataFrame(), pd.DataFrame()], pd.DataFrame(), pd.DataFrame(), ["P@10"])
+
+
+def test_tied_results_have_the_values_of_the_run_file_pyterrier_writes(tmp_path):
+    # d1 and d2 tie: PyTerrier's rank puts d1 first; trec_eval, and riskeval, rank d2 first
+    results = pd.DataFrame({"qid": ["1", "1"], "docno": ["d1", "d2"], "score": [1.0, 1.0], "rank": [0, 1]})
+    qrels = pd.DataFrame({"qid": ["1"], "docno": ["d1"], "label": [1]})
+    pt.io.write_results(results, tmp_path / "tied.run", format="trec", run_name="tied")
+    from_file = rk.evaluate_runs(qrels, [tmp_path / "tied.run"], "RR")
+    in_memory = rk.evaluate_runs(qrels, {"tied": results}, "RR")
+    assert from_file.loc["tied", "1"] == in_memory.loc["tied", "1"] == 0.5
