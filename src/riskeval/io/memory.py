@@ -77,7 +77,7 @@ def qrels_input(qrels: Any) -> Any:
         return qrels
     if isinstance(qrels, pd.DataFrame):
         return _qrels_frame(qrels)
-    if _is_ranx(qrels, "Qrels"):
+    if is_ranx(qrels, "Qrels"):
         return _grades(_nested_rows(qrels.to_dict(), "the ranx Qrels", "grade"), "the ranx Qrels")
     if isinstance(qrels, Mapping):
         return _grades(_nested_rows(qrels, "the qrels dict", "grade"), "the qrels dict")
@@ -166,7 +166,7 @@ def run_inputs(runs: Any, names: Any) -> tuple[list[Any], Any]:
             os.fspath(run) if is_path(run) else memory_run(run, str(name)) for name, run in runs.items()
         ]
         return sources, [str(name) for name in runs]
-    if isinstance(runs, (pd.DataFrame, Mapping)) or _is_ranx(runs, "Run"):
+    if isinstance(runs, (pd.DataFrame, Mapping)) or is_ranx(runs, "Run"):
         raise RiskevalError(
             "Pass an in-memory run as a mapping name -> run, e.g. runs={'bm25': results}; "
             f"got one {type(runs).__name__}."
@@ -186,7 +186,7 @@ def memory_run(run: Any, name: str) -> MemoryRun:
     label = f"run {name!r}"
     if isinstance(run, pd.DataFrame):
         return MemoryRun(label, None, _run_frame(run, label))
-    if _is_ranx(run, "Run"):
+    if is_ranx(run, "Run"):
         rows = _nested_rows(run.to_dict(), f"{label} (ranx Run)", "score")
         return MemoryRun(label, run.name or None, _run_pairs(_checked_scores(rows, label), label))
     if isinstance(run, Mapping):
@@ -272,7 +272,7 @@ def _run_pairs(
     return scores
 
 
-def _is_ranx(value: Any, kind: str) -> bool:
+def is_ranx(value: Any, kind: str) -> bool:
     """Whether ``value`` is a ranx ``Qrels`` or ``Run``, without importing ranx."""
     cls = type(value)
     return cls.__name__ == kind and cls.__module__.startswith("ranx.")

@@ -15,27 +15,22 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import RiskevalError
+from riskeval.io.memory import is_ranx
 from riskeval.io.tables import long_to_matrix
 from riskeval.options import MissingPolicy
 
 _COLUMNS = {"system": "system", "topic": "topic", "score": "score"}
 
 
-def is_ranx_run(value: Any) -> bool:
-    """Whether ``value`` is a ranx ``Run``, without importing ranx."""
-    cls = type(value)
-    return cls.__name__ == "Run" and cls.__module__.startswith("ranx.")
-
-
 def looks_like_ranx_scores(data: Any) -> bool:
     """Whether ``data`` is ranx scores: a ``Run``, ``{metric: {query: score}}``, or a mapping of
     system name -> either of them."""
-    if is_ranx_run(data):
+    if is_ranx(data, "Run"):
         return True
     if not isinstance(data, Mapping) or not data:
         return False
     first = next(iter(data.values()))
-    if is_ranx_run(first):
+    if is_ranx(first, "Run"):
         return True
     if not isinstance(first, Mapping) or not first:
         return False
@@ -77,19 +72,19 @@ def from_ranx(
 
 
 def _by_system(data: Any, system: str | None) -> dict[str, Mapping[Any, Any]]:
-    if is_ranx_run(data):
+    if is_ranx(data, "Run"):
         name = system or data.name
         if not name:
             raise RiskevalError("Name the system of this ranx Run with names='name' (its name is not set).")
         return {str(name): data.scores}
     first = next(iter(data.values()))
-    if is_ranx_run(first) or isinstance(next(iter(first.values()), None), Mapping):
+    if is_ranx(first, "Run") or isinstance(next(iter(first.values()), None), Mapping):
         if system is not None:
             raise RiskevalError(
                 "names= names the system of one run's ranx scores; with a mapping of systems, the "
                 "keys are the system names."
             )
-        return {str(k): v.scores if is_ranx_run(v) else v for k, v in data.items()}
+        return {str(k): v.scores if is_ranx(v, "Run") else v for k, v in data.items()}
     if not system:
         raise RiskevalError(
             "Name the system of these ranx scores with names='name' (or pass a mapping of system "
