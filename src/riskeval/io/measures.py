@@ -197,9 +197,13 @@ def canonical_measure(name: Any) -> str:
 def canonical_spelling(spec: Any) -> Any:
     """``spec`` in ir_measures' spelling when it is a name :func:`canonical_measure` knows, else
     ``spec`` unchanged (for the caller to report in its own words)."""
-    if isinstance(spec, str):
+    if not isinstance(spec, str):
+        return spec
+    try:
+        ir_measures.parse_measure(spec)
+        return spec  # already ir_measures' spelling, kept as written for the caller's checks
+    except Exception:  # ir_measures raises NameError, SyntaxError, ValueError... for other names
         return _canonical(spec) or spec
-    return spec
 
 
 def spellings(name: Any) -> dict[str, str | None]:
