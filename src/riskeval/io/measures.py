@@ -119,8 +119,11 @@ def describe_available(available: Sequence[str]) -> str:
 @functools.lru_cache(maxsize=4096)
 def _parse(name: str) -> Any:
     """``name`` (any spelling of :func:`canonical_measure`) as one ir_measures measure, or ``None``."""
-    canonical = _canonical(name)
-    return None if canonical is None else ir_measures.parse_measure(canonical)
+    spelled = canonical_spelling(name)
+    try:
+        return ir_measures.parse_measure(spelled)
+    except Exception:  # ir_measures raises NameError, SyntaxError, ValueError... for unknown names
+        return None
 
 
 class MeasureSpelling(NamedTuple):
