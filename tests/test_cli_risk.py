@@ -187,7 +187,7 @@ def test_bad_file_gives_exit_2_and_every_problem_with_file_and_line(tables, caps
     [
         (["risk", "{holes}"], "missing='zero'"),
         (["risk", "{wide}", "--example"], "--example takes no score table"),
-        (["risk"], "Give one score table file, run files with --qrels, or --example"),
+        (["risk"], "Give one score table file, trec_eval or ir_measures -q files, run files with --qrels"),
         (["risk", "{wide}", "{holes}"], "Give one score table file"),
         (["risk", "--qrels", "{wide}"], "--qrels needs at least one run file"),
         (["risk", "{dir}/absent.csv"], "absent.csv"),

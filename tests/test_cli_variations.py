@@ -179,7 +179,10 @@ def test_bias_variance_errors_exit_2(table1_csv, capsys):
     code, _, err = call(["bias-variance", table1_csv, "--target", "Z"], capsys)
     assert code == 2 and "neither 'perfect', 'best' nor a system" in err
     code, _, err = call(["bias-variance"], capsys)
-    assert code == 2 and "Give one score table file, run files with --qrels, or --example" in err
+    assert (
+        code == 2
+        and "Give one score table file, trec_eval or ir_measures -q files, run files with --qrels" in err
+    )
     code, _, err = call(["bias-variance", "--variant", "pivot", table1_csv], capsys)
     assert code == 2 and "--variant applies to --clef2015 only" in err
 

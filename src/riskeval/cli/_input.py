@@ -23,12 +23,29 @@ DEFAULT_MEASURE = "nDCG@10"
 
 
 class Scores(NamedTuple):
-    """The score matrix and what it came from: a one-line description, the input files, the measure."""
+    """The score matrices and what they came from: a one-line description, the input files, the
+    measures.
+
+    ``matrices`` maps each measure's name to its systems × topics matrix, in the order given (one
+    entry for one measure); ``matrix`` and ``measure`` are the first, for commands that take one.
+    """
 
     matrix: pd.DataFrame
     source: str
     files: list[str]
     measure: str | None
+    matrices: dict[str, pd.DataFrame]
+
+    def one(self) -> pd.DataFrame:
+        """The matrix of the one measure the running command takes; several are a usage error."""
+        if len(self.matrices) > 1:
+            ctx = click.get_current_context(silent=True)
+            command = ctx.command_path if ctx is not None else "This command"
+            raise click.UsageError(
+                f"{command} takes one measure; the input gives {len(self.matrices)}: "
+                f"{', '.join(self.matrices)}. Choose one with --measure."
+            )
+        return self.matrix
 
 
 def _stack(options: list[Callable]) -> Callable:
@@ -51,17 +68,20 @@ scores_options = _stack(
         click.option(
             "--measure",
             "-m",
-            default=None,
-            help="With --qrels: the measure to evaluate, named as in ir_measures [default: "
-            "nDCG@10]. With a table that has a 'measure' column: which one to read. "
-            "Otherwise: the measure's name, for the record.",
+            "measure",
+            multiple=True,
+            help="Repeat for several measures. With --qrels: the measures to evaluate, in one pass "
+            "over each run, named as in ir_measures or trec_eval [default: nDCG@10]. With a table "
+            "that has a 'measure' column, or trec_eval/ir_measures -q files: which to read "
+            "[default: every one]. Otherwise: the measure's name, for the record.",
         ),
         click.option(
             "--name-from",
             type=click.Choice(("tag", "file")),
             default="tag",
             show_default=True,
-            help="With --qrels: name systems by run tag or by file name.",
+            help="With --qrels: name systems by run tag or by file name; with trec_eval -q files: "
+            "by runid line or by file name.",
         ),
         click.option(
             "--missing",
@@ -171,55 +191,78 @@ def load_scores(
     inputs: tuple[str, ...],
     example: bool,
     qrels: str | None,
-    measure: str | None,
+    measure: str | tuple[str, ...] | None,
     name_from: str,
     missing: MissingPolicy | None,
 ) -> Scores:
-    """The score matrix from a table, from runs (``qrels``) or from the shipped example."""
+    """The score matrices from a table, from trec_eval/ir_measures ``-q`` files, from runs
+    (``qrels``, all measures in one pass over each run) or from the shipped example."""
+    measures = [measure] if isinstance(measure, str) else list(measure or ())
     if example:
         if inputs or qrels:
             raise click.UsageError("--example takes no score table, runs or --qrels.")
+        if measures and measures != [DEFAULT_MEASURE]:
+            raise click.UsageError(f"--example holds {DEFAULT_MEASURE} only.")
         from riskeval.datasets import EXAMPLE_SCORES, example_scores
 
-        return Scores(
-            example_scores(),
+        return _scores(
+            {DEFAULT_MEASURE: example_scores()},
             f"shipped example {EXAMPLE_SCORES}",
             [f"{EXAMPLE_SCORES} (shipped with riskeval)"],
-            DEFAULT_MEASURE,
         )
     if qrels is not None:
         if not inputs:
             raise click.UsageError("--qrels needs at least one run file.")
         from riskeval.cli._cluster import active_client
-        from riskeval.effectiveness import evaluate_runs
+        from riskeval.effectiveness import evaluate_runs_long
 
-        measure = measure or DEFAULT_MEASURE
-        matrix = evaluate_runs(
+        measures = measures or [DEFAULT_MEASURE]
+        long = evaluate_runs_long(
             qrels,
             list(inputs),
-            measure,
+            measures,
             names=None if name_from == "tag" else "file",
             missing=missing or "zero",
             client=active_client(),
         )
-        return Scores(
-            matrix,
-            f"{len(inputs)} run(s) evaluated with {measure} against {qrels}",
+        shown = ", ".join(measures)
+        return _scores(
+            _split_measures(long),
+            f"{len(inputs)} run(s) evaluated with {shown} against {qrels}",
             [qrels, *inputs],
-            measure,
         )
-    if len(inputs) != 1:
-        raise click.UsageError("Give one score table file, run files with --qrels, or --example.")
-    from riskeval.io import score_matrix
+    from riskeval.io.matrices import UNNAMED, is_score_table, score_matrices
 
-    [path] = inputs
-    selects = measure is not None and "measure" in _columns(path)
-    matrix = score_matrix(path, measure=measure if selects else None, missing=missing or "raise")
-    return Scores(matrix, path, [path], measure)
+    if not inputs or (len(inputs) > 1 and any(is_score_table(p) for p in inputs)):
+        raise click.UsageError(
+            "Give one score table file, trec_eval or ir_measures -q files, run files with --qrels, "
+            "or --example."
+        )
+
+    matrices = score_matrices(
+        list(inputs) if len(inputs) > 1 else inputs[0],
+        measures or None,
+        missing=missing or "raise",
+        names=None if name_from == "tag" else "file",
+    )
+    source = inputs[0] if len(inputs) == 1 else f"{len(inputs)} per-query files"
+    named = bool(measures) or next(iter(matrices)) != UNNAMED
+    return _scores(matrices, source, list(inputs), named=named)
 
 
-def _columns(path: str) -> list[str]:
-    """The header of a score table, to know whether --measure selects rows or only names them."""
-    from riskeval.io.score_files import table_columns
+def _scores(matrices: dict[str, pd.DataFrame], source: str, files: list[str], named: bool = True) -> Scores:
+    first = next(iter(matrices))
+    return Scores(matrices[first], source, files, first if named else None, matrices)
 
-    return table_columns(path)  # read as the reader reads it: a broken file is an error naming it
+
+def _split_measures(long: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Systems × topics matrices, per measure, of :func:`riskeval.evaluate_runs_long`'s table (its
+    order of systems and topics kept)."""
+    out = {}
+    for name, part in long.groupby("measure", sort=False):
+        systems, topics = part["system"].unique(), part["topic"].unique()
+        matrix = part.pivot(index="system", columns="topic", values="score")
+        out[str(name)] = matrix.reindex(index=systems, columns=topics).rename_axis(
+            index="system", columns="topic"
+        )
+    return out

@@ -53,7 +53,8 @@ def baseline_correlation(
     """
     from riskeval.analysis.baseline_correlation import baseline_correlation as analyse
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     result = analyse(X, baseline, _alpha(alphas), leave_one_out=leave_one_out)
     table = result.table
     if fmt == "table":
@@ -130,7 +131,8 @@ def baseline_rankings(
     from riskeval.cli._input import parse_alphas
     from riskeval.cli.risk import integral_ranks
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     A = parse_alphas(alphas) if alphas else [5.0, 10.0]
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
     tidy = br.baseline_rankings(X, specs, A, measure=risk_measure, leave_one_out=leave_one_out)
@@ -168,7 +170,8 @@ def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alph
     """
     from riskeval.analysis.run_comparison import compare_runs as compare
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
@@ -201,7 +204,8 @@ def risk_reward(inputs, example, qrels, measure, name_from, missing, baseline, l
     """
     from riskeval.analysis.run_comparison import risk_reward_tradeoff
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     table = risk_reward_tradeoff(X, baseline, leave_one_out=leave_one_out)
     if fmt == "table":
         click.echo(
@@ -226,7 +230,8 @@ def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fm
     """
     from riskeval.analysis.pca_biplot import pca_biplot
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     res = pca_biplot(X, n_topics=n_topics)
     if fmt == "table":
         supp = ", ".join(
@@ -265,7 +270,8 @@ def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas,
     from riskeval.analysis.chisq_residuals import chisq_residuals, chisq_test
     from riskeval.errors import RiskevalError
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     table = chisq_residuals(X, baseline, _alpha(alphas))
     if systems:
         unknown = [s for s in systems if s not in X.index]
@@ -314,7 +320,8 @@ def risk_ranks(
     from riskeval.cli._input import parse_alphas
     from riskeval.cli.risk import integral_ranks
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     A = parse_alphas(alphas) if alphas else [0.0, 1.0, 5.0, 10.0, 20.0]
     table = measure_rankings(X, baseline, A, leave_one_out=leave_one_out)
     if tidy or fmt != "table":
@@ -369,7 +376,8 @@ def bias_variance_families(
     from riskeval.analysis import bias_variance_families as bvf
     from riskeval.io.families import read_families
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     families = read_families(families_path)
     table = (
         bvf.error_decomposition(X, target)

@@ -127,7 +127,8 @@ def risk(
     """
     import riskeval as rk
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     A = parse_alphas(alphas)
     corr = correction_arg(correction)
     n_res, seed = _integer(n_resamples, "--n-resamples", 1), _integer(seed, "--seed", 0)
@@ -264,7 +265,8 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
     import riskeval as rk
     from riskeval.analysis.bias_tables import bias_overview, bias_ranks, bias_summary
 
-    X, source, _, _ = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    X, source = scores.one(), scores.source
     kinds = [] if virtual.strip().lower() == "none" else [v.strip() for v in virtual.split(",")]
     r, c = X.shape
     if r * r * c // 2 > 10**9:

@@ -280,11 +280,13 @@ def bias_variance(
         if clef_root is not None:
             if inputs or example or qrels:
                 raise RiskevalError("Give either --clef2015 or scores (a table, runs, --example), not both.")
-            matrix = _clef_matrix(clef_root, measure or "P_10", variant)
+            if len(measure) > 1:
+                raise RiskevalError("--clef2015 reads one --measure at a time.")
+            matrix = _clef_matrix(clef_root, measure[0] if measure else "P_10", variant)
         else:
             if variant is not None:
                 raise RiskevalError("--variant applies to --clef2015 only.")
-            matrix = load_scores(inputs, example, qrels, measure, name_from, missing).matrix
+            matrix = load_scores(inputs, example, qrels, measure, name_from, missing).one()
         result = compute(matrix, _number_or_label(target), form=form, best_of=list(best_of) or None)
         table = result.to_frame().assign(gmap=gmap(matrix).to_numpy())
         if reference is not None:

@@ -81,43 +81,95 @@ def read_trec_eval(
         from an output (listing the measures present), non-numeric or non-finite values,
         duplicate topics within an output, duplicate system names.
     """
-    check_option(missing, MISSING_POLICIES, "read_trec_eval", "missing")
     if measure is None:
         raise RiskevalError(
             "read_trec_eval needs measure=, e.g. 'ndcg_cut_10', 'P_10' or 'map' (trec_eval "
             "names) or 'nDCG@10' (ir_measures names)."
         )
     check_measure(measure)
-    files = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    if not files:
-        raise RiskevalError("read_trec_eval needs at least one file; got an empty list.")
-    repeated = sorted({str(p) for p in files if sum(str(q) == str(p) for q in files) > 1})
-    if repeated:
-        raise RiskevalError(f"read_trec_eval got the same file more than once: {repeated}.")
+    [matrix] = read_trec_eval_measures(paths, [measure], names=names, missing=missing).values()
+    return matrix
+
+
+def read_trec_eval_measures(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    measures: Sequence[Any] | None = None,
+    *,
+    names: str | Sequence[str] | None = None,
+    missing: MissingPolicy = "raise",
+) -> dict[str, pd.DataFrame]:
+    """Score matrices of several measures from trec_eval ``-q`` output files, read once.
+
+    Parameters
+    ----------
+    paths, names, missing
+        As in :func:`read_trec_eval`.
+    measures : sequence of str or ir_measures measures, optional
+        The measures to read, in either spelling (see :func:`read_trec_eval`).  ``None``: every
+        measure the outputs give per topic, in order of first appearance (trec_eval's counts
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` included).
+
+    Returns
+    -------
+    dict
+        Measure name (as requested, or as printed in the files) -> systems × topics matrix.
+
+    Raises
+    ------
+    InputFormatError
+        As :func:`read_trec_eval`, for every measure at once.
+    """
+    check_option(missing, MISSING_POLICIES, "read_trec_eval", "missing")
+    for measure in measures or ():
+        check_measure(measure)
+    files = input_files(paths, "read_trec_eval")
     problems: list[tuple[str, str]] = []
     outputs: list[_Output] = []
     for path in files:
-        outputs += _parse_file(str(path), problems)
+        outputs += _parse_file(path, problems)
     system_names = _name_outputs(outputs, names, problems)
-    systems, topics, values = [], [], []
-    lacking: dict[tuple[str, ...], list[_Output]] = {}  # measures available -> outputs
-    for out, name in zip(outputs, system_names, strict=True):
-        if not out.per_topic:
+    if measures is None:
+        wanted: list[Any] = list(dict.fromkeys(m for out in outputs for m in out.per_topic))
+    else:
+        wanted = list(measures)
+    cells: dict[str, tuple[list[str], list[str], list[float]]] = {}
+    for measure in wanted:
+        if str(measure) in cells:
             continue
-        chosen = resolve_measure(measure, list(out.per_topic))
-        if chosen is None:
-            lacking.setdefault(tuple(out.per_topic), []).append(out)
-            continue
-        for topic, value in _measure_values(out, chosen, problems):
-            systems.append(name)
-            topics.append(topic)
-            values.append(value)
-    problems += [_absent_measure(measure, list(a), outs) for a, outs in lacking.items()]
+        systems, topics, values = cells.setdefault(str(measure), ([], [], []))
+        lacking: dict[tuple[str, ...], list[_Output]] = {}  # measures available -> outputs
+        for out, name in zip(outputs, system_names, strict=True):
+            if not out.per_topic:
+                continue
+            chosen = resolve_measure(measure, list(out.per_topic))
+            if chosen is None:
+                lacking.setdefault(tuple(out.per_topic), []).append(out)
+                continue
+            for topic, value in _measure_values(out, chosen, problems):
+                systems.append(name)
+                topics.append(topic)
+                values.append(value)
+        problems += [_absent_measure(measure, list(a), outs) for a, outs in lacking.items()]
     if problems:
         raise InputFormatError(problems)
-    source = files[0] if len(files) == 1 else f"trec_eval output ({len(files)} files)"
-    matrix = assemble(np.array(systems, dtype=object), np.array(topics, dtype=object), values)
-    return apply_missing(matrix, missing, source=str(source))
+    source = str(files[0] if len(files) == 1 else f"trec_eval output ({len(files)} files)")
+    return {
+        measure: apply_missing(
+            assemble(np.array(s, dtype=object), np.array(t, dtype=object), v), missing, source=source
+        )
+        for measure, (s, t, v) in cells.items()
+    }
+
+
+def input_files(paths: str | os.PathLike | Iterable[str | os.PathLike], caller: str) -> list[str]:
+    """The paths given to a reader of per-query files: at least one, each once."""
+    files = [str(paths)] if isinstance(paths, (str, os.PathLike)) else [str(p) for p in paths]
+    if not files:
+        raise RiskevalError(f"{caller} needs at least one file; got an empty list.")
+    repeated = sorted({p for p in files if files.count(p) > 1})
+    if repeated:
+        raise RiskevalError(f"{caller} got the same file more than once: {repeated}.")
+    return files
 
 
 def _parse_file(path: str, problems: list[tuple[str, str]]) -> list[_Output]:

@@ -1,0 +1,228 @@
+"""Per-query output files of the evaluation tools, several measures at once: trec_eval ``-q``
+(``measure topic value``) and ir_measures ``-q`` (``query_id measure value`` as tab-separated text,
+or JSON lines with ``--output_format jsonl``), told apart by their content.
+
+``ir_measures -q`` prints one line per (query, measure) and then, unless ``-n`` is given, summary
+lines whose query is ``all``; they are skipped here, as trec_eval's ``all`` lines are by
+:mod:`riskeval.io.trec_eval`.  Files go through :mod:`riskeval.io.decoding` like every input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.io.decoding import read_text
+from riskeval.io.measures import canonical_measure, check_measure
+from riskeval.io.numbers import parse_decimal
+from riskeval.io.tables import MEASURE_COLUMN, long_to_matrix
+from riskeval.io.trec_eval import SUMMARY_TOPIC, input_files, read_trec_eval_measures
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
+
+TREC_EVAL = "trec_eval"
+IR_MEASURES = "ir_measures"
+PER_QUERY_FORMATS = (TREC_EVAL, IR_MEASURES)
+_JSON_FIELDS = ("query_id", "measure", "value")
+
+
+def per_query_format(path: str | os.PathLike) -> str:
+    """``"trec_eval"`` or ``"ir_measures"``: which tool's ``-q`` output ``path`` holds.
+
+    The first line that tells decides: a JSON object (ir_measures ``jsonl``), a summary line (topic
+    ``all`` second for trec_eval, first for ir_measures), or a line of three fields whose first
+    (trec_eval) or second (ir_measures) field, and only that one, is a measure name.
+
+    Raises
+    ------
+    InputFormatError
+        The file is neither (naming the file and the first line).
+    """
+    first: tuple[int, str] | None = None
+    for number, line in enumerate(read_text(path).split("\n"), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        first = first or (number, line.strip())
+        if line.lstrip().startswith("{"):
+            return IR_MEASURES
+        if len(fields) >= 3 and fields[1] == SUMMARY_TOPIC:
+            return TREC_EVAL
+        if len(fields) == 3 and fields[0] == SUMMARY_TOPIC:
+            return IR_MEASURES
+        if len(fields) == 3:
+            measure_first, measure_second = _is_measure(fields[0]), _is_measure(fields[1])
+            if measure_first != measure_second:
+                return TREC_EVAL if measure_first else IR_MEASURES
+        break
+    where = f"{path}:{first[0]}" if first else str(path)
+    seen = f"; its first line is {first[1][:80]!r}" if first else "; it is empty"
+    raise InputFormatError(
+        [
+            (
+                where,
+                "is not a score table (.csv, .tsv, .parquet, by extension), trec_eval -q output "
+                "('measure topic value' lines) or ir_measures -q output ('query_id measure value' "
+                f"lines or JSON lines){seen}.",
+            )
+        ]
+    )
+
+
+def read_per_query(
+    paths: Sequence[str | os.PathLike],
+    measures: Sequence[Any] | None = None,
+    *,
+    names: str | Sequence[str] | None = None,
+    missing: MissingPolicy = "raise",
+) -> dict[str, pd.DataFrame]:
+    """Score matrices from trec_eval or ir_measures ``-q`` output files (all of one kind, found by
+    :func:`per_query_format`): :func:`riskeval.io.trec_eval.read_trec_eval_measures` or
+    :func:`read_ir_measures`."""
+    kinds = {str(p): per_query_format(p) for p in paths}
+    if len(set(kinds.values())) > 1:
+        shown = ", ".join(f"{p} ({k})" for p, k in kinds.items())
+        raise RiskevalError(f"Give per-query files of one tool at a time; got {shown}.")
+    reader = read_trec_eval_measures if set(kinds.values()) == {TREC_EVAL} else read_ir_measures
+    return reader(list(paths), measures, names=names, missing=missing)
+
+
+def read_ir_measures(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    measures: Sequence[Any] | None = None,
+    *,
+    names: str | Sequence[str] | None = None,
+    missing: MissingPolicy = "raise",
+) -> dict[str, pd.DataFrame]:
+    """Score matrices from ``ir_measures qrels run MEASURES -q`` output files, one system per file.
+
+    Parameters
+    ----------
+    paths : path or iterable of paths
+        Files of ``query_id<TAB>measure<TAB>value`` lines (``--output_format tsv``, the default) or
+        JSON objects with ``query_id``, ``measure`` and ``value`` (``--output_format jsonl``);
+        summary lines (query ``all``) are skipped.
+    measures : sequence of measure names, optional
+        The measures to read, in ir_measures', trec_eval's or ranx's spelling
+        (:func:`riskeval.io.measures.canonical_measure`).  ``None``: every measure in the files, in
+        order of first appearance.
+    names : None, "file" or sequence of str
+        System names: ``None`` or ``"file"`` name each system by its file name (the output does
+        not name its run); a sequence gives one name per file.
+    missing : {"raise", "zero", "drop"}
+        Queries evaluated for some systems only: see :func:`riskeval.apply_missing`.
+
+    Returns
+    -------
+    dict
+        Measure name (as requested, or as printed in the files) -> systems × topics matrix.
+
+    Raises
+    ------
+    InputFormatError
+        Malformed lines, values that are not finite numbers, a query measured twice for a system,
+        an absent measure (listing those present), each as ``file:line``.
+    """
+    check_option(missing, MISSING_POLICIES, "read_ir_measures", "missing")
+    for measure in measures or ():
+        check_measure(measure)
+    files = input_files(paths, "read_ir_measures")
+    systems = _file_names(files, names)
+    rows: list[tuple[str, str, str, float]] = []
+    where: list[str] = []
+    problems: list[tuple[str, str]] = []
+    for path, system in zip(files, systems, strict=True):
+        before = len(rows)
+        for number, line in enumerate(read_text(path).split("\n"), 1):
+            record = _record(line, f"{path}:{number}", problems)
+            if record is not None and record[0] != SUMMARY_TOPIC:
+                rows.append((system, *record))
+                where.append(f"{path}:{number}")
+        if len(rows) == before and not problems:
+            problems.append((path, "holds no per-query line: run ir_measures with -q."))
+    if problems:
+        raise InputFormatError(problems)
+    frame = pd.DataFrame(rows, columns=["system", "topic", MEASURE_COLUMN, "score"])
+    wanted = list(measures) if measures is not None else list(dict.fromkeys(frame[MEASURE_COLUMN]))
+    source = files[0] if len(files) == 1 else f"ir_measures output ({len(files)} files)"
+    return {
+        str(measure): long_to_matrix(
+            frame,
+            system="system",
+            topic="topic",
+            score="score",
+            measure=measure,
+            missing=missing,
+            locate=where.__getitem__,
+            source=source,
+        )
+        for measure in wanted
+    }
+
+
+def _record(line: str, location: str, problems: list[tuple[str, str]]) -> tuple[str, str, float] | None:
+    """``(query_id, measure, value)`` of one line (``None`` for a blank or malformed one)."""
+    fields = _fields(line, location, problems)
+    if fields is None:
+        return None
+    value = parse_decimal(fields[2])
+    if value is None:
+        problems.append((location, f"value {fields[2][:40]!r} of measure {fields[1]!r} is not a number."))
+        return None
+    return fields[0], fields[1], value
+
+
+def _fields(line: str, location: str, problems: list[tuple[str, str]]) -> tuple[str, str, str] | None:
+    text = line.strip()
+    if not text:
+        return None
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except ValueError as exc:
+            problems.append((location, f"is not a JSON object: {exc}."))
+            return None
+        if not isinstance(obj, dict) or not all(k in obj for k in _JSON_FIELDS):
+            problems.append((location, f"expected a JSON object with {', '.join(_JSON_FIELDS)}."))
+            return None
+        value = obj["value"]
+        return str(obj["query_id"]), str(obj["measure"]), value if isinstance(value, str) else repr(value)
+    fields = text.split("\t") if "\t" in text else text.split()
+    if len(fields) != 3:
+        problems.append(
+            (
+                location,
+                "expected 3 tab-separated fields (query_id, measure, value) as printed by "
+                f"ir_measures -q; got {len(fields)}: {text[:80]!r}.",
+            )
+        )
+        return None
+    return fields[0].strip(), fields[1].strip(), fields[2].strip()
+
+
+def _file_names(files: list[str], names: Any) -> list[str]:
+    if names is None or (isinstance(names, str) and names == "file"):
+        chosen = [Path(f).name for f in files]
+    elif isinstance(names, Sequence) and not isinstance(names, str):
+        chosen = list(names)
+        if len(chosen) != len(files) or not all(isinstance(n, str) and n for n in chosen):
+            raise RiskevalError(f"names= needs one non-empty name per file ({len(files)}); got {chosen!r}.")
+    else:
+        raise RiskevalError(f"The 'names' parameter must be None, 'file' or a list of names; got {names!r}.")
+    repeated = sorted({n for n in chosen if chosen.count(n) > 1})
+    if repeated:
+        raise RiskevalError(f"System names must be unique; {repeated} name several files: pass names=[...].")
+    return chosen
+
+
+def _is_measure(name: str) -> bool:
+    try:
+        canonical_measure(name)
+    except RiskevalError:
+        return False
+    return True
