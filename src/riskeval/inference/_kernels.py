@@ -65,6 +65,8 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
             nb = 0.0
             for j in range(c):
                 nb += w_b[j]
+            inv_n = 1.0 / nb
+            inv_n1 = 1.0 / (nb - 1.0)
             if paired:
                 sp[:] = 0.0
                 sn[:] = 0.0
@@ -85,14 +87,14 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                     for t in range(k):
                         f = factors[t]
                         total = sp[i] + f * sn[i]
-                        u = total / nb
+                        u = total * inv_n
                         if out_u.shape[0] > 0:
                             out_u[i * k + t, col] = u
                         if out_t.shape[0] > 0:
                             sumsq = sp2[i] + f * f * sn2[i]
-                            var = (sumsq - total * u) / (nb - 1.0)
-                            if var > 1e-13 * sumsq / nb:
-                                out_t[i * k + t, col] = u / math.sqrt(var / nb)
+                            var = (sumsq - total * u) * inv_n1
+                            if var > 1e-13 * sumsq * inv_n:
+                                out_t[i * k + t, col] = u / math.sqrt(var * inv_n)
                             else:
                                 out_t[i * k + t, col] = np.nan
             if chi:
@@ -131,8 +133,8 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                         if out_z.shape[0] > 0:
                             out_z[i * k + t, col] = zr
                         if out_g.shape[0] > 0:
-                            phi = 0.5 * math.erfc(-zr / nb * _SQRT1_2)
-                            out_g[i * k + t, col] = math.sqrt(s[i] / nb * phi)
+                            phi = 0.5 * math.erfc(-zr * inv_n * _SQRT1_2)
+                            out_g[i * k + t, col] = math.sqrt(s[i] * inv_n * phi)
 
 
 #: Constants of splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
@@ -335,11 +337,11 @@ def flip_hits(codes, Tp, Tn, factors, scale, threshold, hits, maxima, chunks):
 
 
 @njit(inline="always")
-def _select(a, n, k):
-    """The k-th smallest (from 0) of ``a[:n]``, which is reordered: Hoare's FIND (CACM 4(7), 1961),
+def _select(a, lo, hi, k):
+    """The k-th smallest (from 0) of ``a[:hi + 1]``, given that ``a[lo:hi + 1]`` holds the ranks
+    lo … hi (``lo = 0, hi = n − 1`` for a whole array); ``a`` is reordered so that ``a[k]`` is in
+    place, nothing larger before it, nothing smaller after.  Hoare's FIND (CACM 4(7), 1961),
     median-of-three pivots; ties split evenly between the two sides."""
-    lo = 0
-    hi = n - 1
     while hi > lo:
         mid = (lo + hi) >> 1
         if a[mid] < a[lo]:
@@ -369,83 +371,94 @@ def _select(a, n, k):
     return a[k]
 
 
-#: Sample of a row from which :func:`order_stats` reads its pivots, and the half-width of the
-#: bracket around a rank, in sample positions (over 3 standard errors of a sample quantile).
-_SAMPLE = 512
-_HALF = 12
+#: Bins of the histogram by which :func:`order_stats` finds where a rank lies.
+_BINS = 2048
 
 
 @njit(inline="always")
-def _bracket(sample, ns, k, v):
-    """Pivots around rank ``k`` of ``v`` values, from a sample of ``ns`` of them: the sample's
-    order statistics ``_HALF`` positions either side of the rank's place in it (±∞ past its ends)."""
-    centre = int((k + 0.5) / v * ns)
-    lo = _select(sample, ns, centre - _HALF) if centre - _HALF >= 0 else -np.inf
-    hi = _select(sample, ns, centre + _HALF) if centre + _HALF < ns else np.inf
-    return lo, hi
+def _pair(buf, n, k, k2):
+    """Ranks ``k`` and ``k2`` (k or k + 1) of ``buf[:n]``: the second is the smallest after the
+    first once it is in place."""
+    first = _select(buf, 0, n - 1, k)
+    if k2 == k:
+        return first, first
+    second = np.inf
+    for j in range(k + 1, n):
+        second = min(second, buf[j])
+    return first, second
 
 
 @njit(parallel=True, cache=True)
 def order_stats(A, valid, ranks):
     """``out[i, t]``: the ``ranks[i, t]``-th smallest (from 0) of the defined values of row i of
-    ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values).  ``ranks`` is m × 4: two pairs of
-    ranks in [0, valid[i] − 1], each pair close together (⌊h⌋ and ⌊h⌋ + 1).  NaN where a row has
-    no defined value.
+    ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values).  ``ranks`` is m × 4: two pairs
+    (k, k or k + 1) of ranks in [0, valid[i] − 1].  NaN where a row has no defined value.
 
-    The ranks are found without sorting the row (Floyd & Rivest, CACM 18(3), 1975): for each pair,
-    two pivots bracketing it are selected from a sample of the row (every ⌈B/512⌉-th value); one
-    pass over the row counts the values below each lower pivot and keeps those between each pair of
-    pivots (a few per cent of the row), among which the ranks are selected.  A rank outside its
-    bracket (an unlucky sample, heavy ties) is selected from the whole row instead: exact either
-    way.
+    The row is not sorted: a histogram of its values over 2048 equal bins between its minimum and
+    maximum tells which bins hold each pair of ranks and how many values lie below them; a second
+    pass keeps the values of those bins (a handful each, or every tie of a heavily tied row), among
+    which the ranks are selected.  The bin of a value is a non-decreasing function of the value, so
+    the result is exact.
     """
     m, B = A.shape
     out = np.full((m, 4), np.nan)
-    step = max(1, B // _SAMPLE)
     for i in prange(m):
-        v = int(valid[i])
-        if v == 0:
+        if valid[i] == 0:
             continue
         row = A[i]
-        sample = np.empty((B + step - 1) // step)
-        ns = 0
-        for b in range(0, B, step):
-            if not np.isnan(row[b]):
-                sample[ns] = row[b]
-                ns += 1
-        cap = 4 * _HALF * (v // max(ns, 1) + 1) + 64  # about twice the expected number kept
-        lo0, hi0 = _bracket(sample, ns, ranks[i, 0], v)
-        lo1, hi1 = _bracket(sample, ns, ranks[i, 2], v)
-        buf0 = np.empty(cap)
-        buf1 = np.empty(cap)
-        below0 = 0
-        below1 = 0
+        lo = np.inf
+        hi = -np.inf
+        for b in range(B):
+            x = row[b]
+            lo = min(lo, x) if x == x else lo
+            hi = max(hi, x) if x == x else hi
+        if not hi > lo:  # every defined value the same
+            out[i, :] = lo
+            continue
+        scale = _BINS / (hi - lo)
+        if not np.isfinite(scale):  # a subnormal spread: one bin
+            scale = 0.0
+        hist = np.zeros(_BINS + 1, dtype=np.int64)
+        for b in range(B):
+            x = row[b]
+            if x == x:
+                hist[min(int((x - lo) * scale), _BINS - 1)] += 1
+        # bins [first, last] holding each pair of ranks, and the values below them
+        first = np.empty(2, dtype=np.int64)
+        last = np.empty(2, dtype=np.int64)
+        below = np.empty(2, dtype=np.int64)
+        size = np.empty(2, dtype=np.int64)
+        for p in range(2):
+            k, k2 = ranks[i, 2 * p], ranks[i, 2 * p + 1]
+            cum = 0
+            g = 0
+            while cum + hist[g] <= k:
+                cum += hist[g]
+                g += 1
+            first[p] = g
+            below[p] = cum
+            n = hist[g]
+            while cum + n <= k2:
+                g += 1
+                n += hist[g]
+            last[p] = g
+            size[p] = n
+        buf0 = np.empty(size[0])
+        buf1 = np.empty(size[1])
         n0 = 0
         n1 = 0
         for b in range(B):
             x = row[b]
-            if x < lo0:
-                below0 += 1
-            elif x <= hi0:
-                if n0 < cap:
+            if x == x:
+                g = min(int((x - lo) * scale), _BINS - 1)
+                if first[0] <= g <= last[0]:
                     buf0[n0] = x
-                n0 += 1
-            if x < lo1:
-                below1 += 1
-            elif x <= hi1:
-                if n1 < cap:
+                    n0 += 1
+                if first[1] <= g <= last[1]:
                     buf1[n1] = x
-                n1 += 1
-        whole = np.empty(0)
-        for t in range(4):
-            k = ranks[i, t]
-            buf, below, n = (buf0, below0, n0) if t < 2 else (buf1, below1, n1)
-            if n <= cap and below <= k < below + n:
-                out[i, t] = _select(buf, n, k - below)
-            else:
-                if whole.size == 0:
-                    whole = row[~np.isnan(row)]
-                out[i, t] = _select(whole, whole.size, k)
+                    n1 += 1
+        out[i, 0], out[i, 1] = _pair(buf0, n0, ranks[i, 0] - below[0], ranks[i, 1] - below[0])
+        out[i, 2], out[i, 3] = _pair(buf1, n1, ranks[i, 2] - below[1], ranks[i, 3] - below[1])
     return out
 
 
