@@ -61,8 +61,6 @@ _TOPIC_AGG = {
 _SYSTEM_AGG = {
     "count": ("score", "size"),
     "sum": ("score", "sum"),
-    "h1": ("h1", "sum"),
-    "h2": ("h2", "sum"),
     "first": ("first", "min"),
 }
 _MOMENTS = ["n", "sp", "sn", "m2p", "m2n", "cross", "wins", "losses", "loss20", "scale"]
@@ -109,6 +107,9 @@ def long_risk_table(
         _merge_moments,
     )
     r, c = len(totals.systems), len(totals.topics)
+    expected = _topic_hashes(np.arange(c)).sum(axis=1)
+    hashes = moments[["hash0", "hash1", "hash2"]].to_numpy()
+    _complete(totals.systems[(hashes != expected).any(axis=1)], c)
     sums = _paired(moments, "", c)
     mean_sums = _paired(moments, "mean_", c) if need_mean else sums
     z = None
@@ -154,7 +155,8 @@ def long_topic_risk(
         raise RiskevalError(f"No system {system!r} in the table; it has {shown}.")
     base = _baseline(totals, baseline, leave_one_out, "long_topic_risk")
     found = _delayed(pd.concat)([_delayed(_system_scores)(part, system) for part in parts]).compute()
-    x = found.groupby(level=0).sum().reindex(totals.topics).to_numpy()
+    _complete(pd.Index([system]) if found.index.has_duplicates else pd.Index([]), len(totals.topics))
+    x = found.reindex(totals.topics).to_numpy()
     b = base.info.values if base.info.values is not None else (totals.T - x) / (len(totals.systems) - 1)
     return topic_risk(
         pd.Series(x, index=totals.topics, name=system),
@@ -259,15 +261,7 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
     r, c = len(systems), len(topics)
     if c < 2:
         raise RiskevalError(f"Risk over a long table needs at least two topics; the table has {c}.")
-    h1, h2 = _topic_hashes(topics.index)
-    wrong = systems[(systems["count"] != c) | (systems["h1"] != h1.sum()) | (systems["h2"] != h2.sum())]
-    if len(wrong):
-        listed = ", ".join(f"{s!r} ({n} rows)" for s, n in wrong["count"].head(5).items())
-        raise RiskevalError(
-            f"Every system must have one score for each of the {c} topics of the long table; "
-            f"{len(wrong)} system(s) have missing or repeated topics: {listed}. Apply a missing-topic "
-            "policy first (riskeval.evaluate_runs_long(..., missing='zero' or 'drop'))."
-        )
+    _complete(systems.index[systems["count"] != c], c)
     smallest, largest = float(topics["min"].min()), float(topics["max"].max())
     if max(-smallest, largest) >= MAX_MAGNITUDE:
         raise RiskevalError(
@@ -288,10 +282,28 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
     )
 
 
-def _topic_hashes(topics: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Two 31-bit hashes of each topic id (sums of them fit int64 for 2³² rows)."""
-    h = pd.util.hash_array(np.asarray(topics, dtype=object))
-    return (h & 0x7FFFFFFF).astype(np.int64), (h >> np.uint64(33)).astype(np.int64)
+def _complete(wrong: pd.Index, c: int) -> None:
+    """Refuse the table when some systems (``wrong``) lack topics or score one twice."""
+    if len(wrong):
+        listed = ", ".join(map(repr, wrong[:5])) + (" ..." if len(wrong) > 5 else "")
+        raise RiskevalError(
+            f"Every system must have one score for each of the {c} topics of the long table; "
+            f"{len(wrong)} system(s) have missing or repeated topics: {listed}. Apply a missing-topic "
+            "policy first (riskeval.evaluate_runs_long(..., missing='zero' or 'drop'))."
+        )
+
+
+def _topic_hashes(j: np.ndarray) -> np.ndarray:
+    """Three 20-bit parts of a 64-bit mix (SplitMix64's finaliser) of topic numbers ``j``, as float64:
+    per system, their sums over its rows equal their sums over all topics when it scores each topic
+    once (sums of 20-bit integers are exact in float64 up to 2³³ rows per system)."""
+    with np.errstate(over="ignore"):
+        z = j.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    mask = np.uint64(0xFFFFF)
+    return np.stack([(z >> np.uint64(s)) & mask for s in (0, 20, 40)]).astype(np.float64)
 
 
 def _totals_part(
@@ -304,7 +316,6 @@ def _totals_part(
         row = part.iloc[int(np.flatnonzero(~finite)[0])]
         bad = f"system {row['system']!r}, topic {row['topic']!r}, score {row['score']!r}"
     first = k * _PART + np.arange(len(part), dtype=np.int64)
-    h1, h2 = _topic_hashes(part["topic"])
     is_base = (
         (part["system"] == base_system).to_numpy() if base_system is not None else np.zeros(len(part), bool)
     )
@@ -315,8 +326,6 @@ def _totals_part(
             "score": score,
             "base": np.where(is_base, score, 0.0),
             "base_count": is_base.astype(np.int64),
-            "h1": h1,
-            "h2": h2,
             "first": first,
         }
     )
@@ -432,6 +441,8 @@ def _paired_part(
         z = np.where((ai > 0) & (qj > 0), x / (ai * qj) - ai * qj, 0.0)
     out["zp"] = np.bincount(i, np.maximum(z, 0.0), r)
     out["zs"] = np.bincount(i, z, r)
+    for k, h in enumerate(_topic_hashes(j)):
+        out[f"hash{k}"] = np.bincount(i, h, r)
     frame = pd.DataFrame(out)
     return frame[frame["n"] > 0]
 
