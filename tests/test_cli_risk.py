@@ -407,5 +407,12 @@ def test_measure_selects_rows_of_a_measure_column_and_names_other_tables(tmp_pat
     code, out, _ = run(["risk", str(table), "-m", "P@10", "-a", "0", "--format", "csv"], capsys)
     assert code == 0
     assert pd.read_csv(io.StringIO(out)).set_index("system").loc["a", "mean"] == pytest.approx(0.25)
-    code, _, err = run(["risk", str(table), "-a", "0"], capsys)  # two measures: choose one
-    assert code == 2 and "measure" in err
+    code, out, err = run(["risk", str(table), "-a", "0", "--format", "csv"], capsys)  # every measure
+    assert code == 0, err
+    both = pd.read_csv(io.StringIO(out))
+    assert list(both.columns[:2]) == ["measure", "system"] and list(both["measure"].unique()) == [
+        "AP",
+        "P@10",
+    ]
+    code, _, err = run(["chisq", str(table)], capsys)  # a command of one measure: choose one
+    assert code == 2 and "takes one measure; the input gives 2: AP, P@10" in err

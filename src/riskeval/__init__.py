@@ -78,6 +78,9 @@ _EXPORTS = {
     "read_scores": "riskeval.io",
     "read_trec_eval": "riskeval.io",
     "score_matrix": "riskeval.io",
+    "score_matrices": "riskeval.io.matrices",
+    "read_ir_measures": "riskeval.io.per_query",
+    "read_trec_eval_measures": "riskeval.io.trec_eval",
     # run files
     "evaluate_runs": "riskeval.effectiveness",
     "evaluate_runs_long": "riskeval.effectiveness",
@@ -86,6 +89,9 @@ _EXPORTS = {
     "example_scores": "riskeval.datasets",
     # report
     "report": "riskeval.reporting",
+    # tables for papers
+    "to_latex": "riskeval.formatting",
+    "to_markdown": "riskeval.formatting",
     # query variations: mean-variance evaluation, bias-variance decomposition
     "bias_variance": "riskeval.analysis.bias_variance",
     "gmap": "riskeval.analysis.bias_variance",

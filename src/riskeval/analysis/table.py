@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtr, stdtrit
 
+from riskeval.analysis.by_measure import check_systems, for_each_measure, select_systems
 from riskeval.core import baselines as agg
 from riskeval.core import chisq, paired
 from riskeval.core.corrections import adjust_pvalues
@@ -24,6 +25,7 @@ from riskeval.measures.baselines import resolve_baseline
 from riskeval.model.matrix import as_matrix
 from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
 
+_SYSTEMS = "The 'systems' parameter of risk_table"
 COLUMNS = (
     "system",
     "alpha",
@@ -70,12 +72,16 @@ def risk_table(
     level: float = 0.05,
     correction: str | None = None,
     leave_one_out: bool = False,
+    systems: Any = None,
 ) -> pd.DataFrame:
     """Tidy table of risk measures, one row per (system, α), systems in matrix order.
 
     Parameters
     ----------
-    X : systems × topics score matrix (DataFrame or 2-D array).
+    X : systems × topics score matrix (DataFrame or 2-D array); or several measures at once, a
+        mapping measure name -> matrix or a long table with columns ``system, topic, measure,
+        score`` (see :func:`riskeval.model.by_measure.measure_matrices`): then one table per
+        measure, stacked, with a ``measure`` column first.
     baseline : ``"mean"``, ``"median"``, ``"max"``, a system name, or a per-topic vector (Dinçer,
         Ounis & Macdonald, ECIR 2014, §3).
     alphas : risk-aversion values α ≥ 0.
@@ -88,6 +94,9 @@ def risk_table(
     correction : ``None``, ``"holm"``, ``"bh"`` or ``"bonferroni"``: adjust the TRisk p-values across
         systems, separately for each α, into ``pvalue_adj`` (used for ``significant``).
     leave_one_out : aggregate baselines (and the MEAN of T*Risk) exclude the evaluated system.
+    systems : names (a list or a comma list) of the systems whose rows to return; the MEAN,
+        MEDIAN and MAX baselines, ZRisk, GeoRisk, ranks and corrected p-values are still over
+        every system of ``X``.  Unknown names are an error listing close matches.
 
     Columns: ``system, alpha, baseline, leave_one_out, mean, baseline_mean, ugain, freward, frisk,
     urisk, se, se_method, trisk, df, level, critical, pvalue, [correction, pvalue_adj], significant,
@@ -102,7 +111,23 @@ def risk_table(
     is 0 (the system is the baseline or its risk-reward scores are constant).  ``zrisk``/``georisk``
     are over the whole matrix (every system a baseline) and NaN, with a warning, if a score is < 0.
     """
+    several = for_each_measure(
+        X,
+        lambda M: risk_table(
+            M,
+            baseline,
+            alphas,
+            se=se,
+            level=level,
+            correction=correction,
+            leave_one_out=leave_one_out,
+            systems=systems,
+        ),
+    )
+    if several is not None:
+        return several
     M = as_matrix(X)
+    check_systems(systems, M.index, _SYSTEMS)
     A = check_alphas(alphas, "risk_table")
     se = check_option(se, SE_METHODS, "risk_table", "se")
     level = check_level(level, "risk_table")
@@ -121,7 +146,7 @@ def risk_table(
         mean_b = agg.aggregate_loo(values, "mean") if leave_one_out and r > 1 else values.mean(0)
         mean_sums = paired.paired_sums(values, mean_b)
 
-    return table_from_sums(
+    table = table_from_sums(
         M.index,
         A,
         sums,
@@ -135,6 +160,7 @@ def risk_table(
         correction=correction,
         leave_one_out=leave_one_out,
     )
+    return select_systems(table, systems, M.index, _SYSTEMS)
 
 
 def table_from_sums(

@@ -135,6 +135,15 @@ def risk_options(func: Callable) -> Callable:
     )(func)
 
 
+systems_option = click.option(
+    "--systems",
+    metavar="A,B,...",
+    default=None,
+    help="Show the rows of these systems only (comma list); MEAN/MEDIAN/MAX baselines, ZRisk, "
+    "GeoRisk, ranks and corrections still use every system given.",
+)
+
+
 def alpha_option(*, multiple: bool, help: str, default: Any = None) -> Callable:
     return click.option(
         "--alpha",

@@ -1,4 +1,6 @@
-"""How every subcommand prints a table: human-readable, CSV or JSON (``--format``).
+"""How every subcommand prints a table: human-readable text, LaTeX, Markdown, CSV or JSON
+(``--format``).  The three formats for people share the rules of :mod:`riskeval.formatting`;
+CSV and JSON keep full precision.
 
 ``--format csv`` is safe to open in a spreadsheet: a text cell that a spreadsheet would run as a
 formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, the OWASP rule) is
@@ -19,7 +21,9 @@ import click
 if TYPE_CHECKING:
     import pandas as pd
 
-FORMATS = ("table", "csv", "csv-raw", "json")
+FORMATS = ("table", "latex", "markdown", "csv", "csv-raw", "json")
+#: The formats for people: the columns people read, numbers rounded, the caption.
+HUMAN_FORMATS = ("table", "latex", "markdown")
 
 format_option = click.option(
     "--format",
@@ -27,8 +31,10 @@ format_option = click.option(
     type=click.Choice(FORMATS),
     default="table",
     show_default=True,
-    help="table: aligned text for people; csv and json: full precision for programs (csv: text "
-    "cells a spreadsheet would run as formulas get a leading '; csv-raw: every cell verbatim).",
+    help="table: aligned text for people; latex: a booktabs table (significant values marked †, "
+    "the best of each column bold, a caption); markdown: a pipe table; csv and json: every column "
+    "at full precision for programs (csv: text cells a spreadsheet would run as formulas get a "
+    "leading '; csv-raw: every cell verbatim).",
 )
 
 #: The first characters of a text cell that spreadsheets treat as a formula (OWASP, CSV injection).
@@ -36,12 +42,23 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
-def emit(frame: pd.DataFrame, fmt: str, *, out: TextIO | None = None, digits: int = 4) -> None:
+def emit(
+    frame: pd.DataFrame,
+    fmt: str,
+    *,
+    out: TextIO | None = None,
+    digits: int = 4,
+    caption: str | None = None,
+    baseline: str | None = None,
+) -> None:
     """Write ``frame`` to ``out`` (stdout) in ``fmt``.
 
-    Values are rounded only for the human ``table`` format; CSV and JSON keep full precision.  JSON is
-    a list of records (one object per row, the index included as columns).  ``csv`` neutralises
-    text cells that a spreadsheet would run (:func:`neutralise_formulas`); ``csv-raw`` does not.
+    ``table``, ``latex`` and ``markdown`` are for people (:mod:`riskeval.formatting`): ``caption``
+    (the lines above a text table, a LaTeX ``\\caption``) says what the table shows, and the rows of
+    ``baseline`` against itself are left out and said once.  CSV and JSON keep full precision and
+    every row, without caption.  JSON is a list of records (one object per row, the index included
+    as columns).  ``csv`` neutralises text cells that a spreadsheet would run
+    (:func:`neutralise_formulas`); ``csv-raw`` does not.
     """
     out = out or sys.stdout
     flat = frame.reset_index() if _has_named_index(frame) else frame
@@ -56,8 +73,12 @@ def emit(frame: pd.DataFrame, fmt: str, *, out: TextIO | None = None, digits: in
         json.dump(records, out, default=_plain, allow_nan=False)
         out.write("\n")
     else:
-        out.write(flat.to_string(index=False, float_format=lambda v: f"{v:.{digits}f}"))
-        out.write("\n")
+        from riskeval import formatting
+
+        render = {"latex": formatting.to_latex, "markdown": formatting.to_markdown}.get(
+            fmt, formatting.to_text
+        )
+        out.write(render(flat, caption=caption, digits=digits, baseline=baseline))
 
 
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:

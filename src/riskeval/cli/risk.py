@@ -6,20 +6,23 @@ The human table shows the columns people read; ``--format csv|json`` gives every
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 import click
 
 from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import (
+    Scores,
     alpha_option,
     correction_arg,
     load_scores,
     parse_alphas,
     risk_options,
     scores_options,
+    systems_option,
 )
-from riskeval.cli._output import emit, format_option
+from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
 from riskeval.options import RISK_TESTS, check_option
 
 if TYPE_CHECKING:
@@ -85,6 +88,7 @@ TEST_NAMES = {
     help="Each system against its own baseline run: FILE has two columns, system and baseline "
     "(a system of the table), comma, tab or space separated (ECIR 2014, §5). Replaces --baseline.",
 )
+@systems_option
 @cluster_options
 @format_option
 def risk(
@@ -106,6 +110,7 @@ def risk(
     seed,
     tukey,
     baseline_map,
+    systems,
     fmt,
 ):
     """Risk of every system against a baseline, for each α.
@@ -126,70 +131,125 @@ def risk(
       riskeval risk scores.csv --baseline-map own-baselines.csv --alpha 5
     """
     import riskeval as rk
+    from riskeval.analysis.by_measure import select_systems
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
+    source, X = scores.source, scores.matrix
     A = parse_alphas(alphas)
     corr = correction_arg(correction)
     n_res, seed = _integer(n_resamples, "--n-resamples", 1), _integer(seed, "--seed", 0)
     test = check_option(test, RISK_TESTS, "riskeval risk", "--test")
+    human = fmt in HUMAN_FORMATS
     mapping = None
     if baseline_map is not None:
         from riskeval.io.baseline_map import read_baseline_map
-        from riskeval.measures.baselines import baseline_runs
 
         mapping = read_baseline_map(baseline_map)
-        baseline = baseline_runs(X, mapping)
     if tukey:
         from riskeval.inference.tables import tukey_tables
 
+        X = scores.one()
         pairs, letters = tukey_tables(
-            X, baseline, A, n_resamples=n_res, rng=seed, level=level, leave_one_out=leave_one_out
+            X,
+            _baseline_of(X, baseline, mapping),
+            A,
+            n_resamples=n_res,
+            rng=seed,
+            level=level,
+            leave_one_out=leave_one_out,
         )
-        if fmt == "table":
-            click.echo(
-                f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
-                f"systems × {X.shape[1]} topics, {n_res} resamples, seed {letters['seed'].iloc[0]}; "
-                f"systems sharing a letter do not differ at level {level} (--format csv: every pair)"
-            )
-        emit(letters if fmt == "table" else pairs, fmt)
+        letters = select_systems(letters, systems, X.index, "--systems")
+        caption = (
+            f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
+            f"systems × {X.shape[1]} topics, {n_res} resamples, seed {letters['seed'].iloc[0]}; "
+            f"systems sharing a letter do not differ at level {_g(level)}"
+        ) + (" (--format csv: every pair)" if fmt == "table" else "")
+        emit(letters if human else pairs, fmt, caption=caption)
         return
     if topics_of is not None:
+        if systems is not None:
+            raise click.UsageError("--topics shows one system: leave out --systems.")
         if mapping is not None:  # the system's own baseline run, by name
             baseline = mapping.get(topics_of, baseline)
-        frame = topic_table(
-            X, topics_of, baseline, A, level=level, correction=corr, leave_one_out=leave_one_out
+        frame = per_measure(
+            scores,
+            lambda M: topic_table(
+                M, topics_of, baseline, A, level=level, correction=corr, leave_one_out=leave_one_out
+            ),
         )
-        if fmt == "table":
-            click.echo(
-                f"{topics_of} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of "
-                f"{source}; critical |t| = {frame['critical'].iloc[0]:.3f} at level {level}"
-            )
+        caption = (
+            f"{topics_of} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {source}"
+            f"{_measures_note(scores)}; critical |t| = {frame['critical'].iloc[0]:.3f} at level "
+            f"{_g(level)}" + (f", {corr}-adjusted across topics" if corr else "")
+        )
+        if human:
             frame = frame.drop(columns=["system", "baseline", "level", "critical"])
-        emit(frame, fmt)
+        emit(frame, fmt, caption=caption + _mark_note(frame, fmt))
         return
-    table = rk.risk_table(
-        X, baseline=baseline, alphas=A, se=se, level=level, correction=corr, leave_one_out=leave_one_out
-    )
-    if mapping is not None:
-        table["baseline"] = table["system"].map(mapping).astype(object)
-    if test != "t":
-        from riskeval.inference.tables import with_test
 
-        table = with_test(
-            table, X, test=test, baseline=baseline, n_resamples=n_res, rng=seed, leave_one_out=leave_one_out
+    def table_of(M: pd.DataFrame) -> pd.DataFrame:
+        base = _baseline_of(M, baseline, mapping)
+        table = rk.risk_table(
+            M, baseline=base, alphas=A, se=se, level=level, correction=corr, leave_one_out=leave_one_out
         )
-    if fmt == "table":
-        click.echo(
-            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; baseline "
-            f"{table['baseline'].iloc[0] if mapping is None else 'of each system: ' + baseline_map}; "
-            f"critical |t| = {table['critical'].iloc[0]:.3f} at "
-            f"level {level}" + (f", {corr}-adjusted" if corr else "")
-        )
+        if mapping is not None:
+            table["baseline"] = table["system"].map(mapping).astype(object)
         if test != "t":
-            click.echo(f"p-values: {TEST_NAMES[test]}, {n_res} resamples, seed {table['seed'].iloc[0]}")
-        table = table[[c for c in COMPACT if c in table.columns]]
-    emit(table, fmt)
+            from riskeval.inference.tables import with_test
+
+            table = with_test(
+                table, M, test=test, baseline=base, n_resamples=n_res, rng=seed, leave_one_out=leave_one_out
+            )
+        return select_systems(table, systems, M.index, "--systems")
+
+    table = per_measure(scores, table_of)
+    shown = table["system"].nunique()
+    caption = (
+        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}{_measures_note(scores)}"
+        + (f" ({shown} shown)" if systems is not None else "")
+        + "; baseline "
+        + (str(table["baseline"].iloc[0]) if mapping is None else "of each system: " + baseline_map)
+        + f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(level)}"
+        + (f", {corr}-adjusted" if corr else "")
+    )
+    if test != "t":
+        caption += f"\np-values: {TEST_NAMES[test]}, {n_res} resamples, seed {table['seed'].iloc[0]}"
+    own = None if mapping is not None else str(table["baseline"].iloc[0])
+    if human:
+        table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
+    emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own)
+
+
+def per_measure(scores: Scores, compute: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
+    """``compute`` of the one matrix; with several measures, of each, stacked with a ``measure``
+    column first (:func:`riskeval.analysis.by_measure.for_each_measure`)."""
+    from riskeval.analysis.by_measure import for_each_measure
+
+    if len(scores.matrices) == 1:
+        return compute(scores.matrix)
+    return cast("pd.DataFrame", for_each_measure(scores.matrices, compute))
+
+
+def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None) -> object:
+    """The --baseline, or with --baseline-map each system's own baseline run."""
+    if mapping is None:
+        return baseline
+    from riskeval.measures.baselines import baseline_runs
+
+    return baseline_runs(M, mapping)
+
+
+def _measures_note(scores: Scores) -> str:
+    return f", {', '.join(scores.matrices)}" if scores.measure is not None else ""
+
+
+def _mark_note(table: pd.DataFrame, fmt: str) -> str:
+    """How LaTeX and Markdown mark significance, said in the caption when the table has marks."""
+    return "; † significant" if fmt in ("latex", "markdown") and "significant" in table.columns else ""
+
+
+def _g(value: float) -> str:
+    return f"{value:g}"
 
 
 def _integer(value: str | None, name: str, minimum: int) -> int | None:

@@ -1,0 +1,383 @@
+"""Tables for people and for papers: aligned text, LaTeX (booktabs) and Markdown.
+
+The same rules in the three: p-values with three significant digits, in scientific notation below
+10⁻³ (``2.1e-11``) and never ``0`` (a p-value that underflows prints as ``<2.2e-308``); α without
+trailing zeros (``5``); counts and untied ranks as integers; other numbers with ``digits`` decimals.
+A system's row against itself (the baseline's own row, all zeros and NaN) is left out and said once.
+LaTeX and Markdown also mark significant values with † (from the ``significant`` column) and set
+the best value of each column in bold, within each measure and α.  Text from the data (run names,
+topic ids, captions) is escaped for the target: LaTeX's special characters, Markdown's ``|``,
+``*``, ``_``, backticks, brackets and angle brackets.
+
+CSV and JSON output is not made here: it keeps every digit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+#: Columns where a larger value is better, and where a smaller one is (for bold best values).
+HIGHER_IS_BETTER = frozenset(
+    {"mean", "score", "urisk", "trisk", "tstar", "zrisk", "georisk", "ugain", "freward", "wins"}
+    | {"reward_risk", "win_loss", "delta", "x"}
+)
+LOWER_IS_BETTER = frozenset({"frisk", "losses", "loss20", "variance", "risk"})
+#: Columns holding counts (printed as integers when every value is whole).
+COUNTS = frozenset({"wins", "losses", "ties", "loss20", "df", "systems", "topics", "runs", "n", "k"})
+#: Columns that group rows for the best value: one best per measure and α.
+GROUPS = ("measure", "alpha")
+#: The mark of a significant value, and the column that says which are.
+MARK = "†"
+SIGNIFICANT = "significant"
+#: Columns whose value carries the significance mark (the first of them that the table has).
+MARKED = ("urisk", "trisk", "x", "tr", "delta")
+#: The smallest positive normal double: a p-value of 0 is below it.
+_TINY = float(np.finfo(np.float64).tiny)
+_BASELINE_REASON = "the system is the baseline"
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """A table rendered to strings, with what the renderers need to know about it."""
+
+    text: pd.DataFrame  # the cells as strings
+    numeric: list[bool]  # per column: numbers (right-aligned)
+    bold: np.ndarray  # cells holding their column's best value
+    notes: list[str]  # sentences to print once under the table
+    marks: frozenset[tuple[int, int]] = frozenset()  # cells of significant values
+
+
+def is_pvalue(column: Hashable) -> bool:
+    """Whether a column holds p-values, by its name (``pvalue``, ``pvalue_adj``, ``friedman_pvalue``...)."""
+    name = str(column)
+    return name == "p" or name.startswith("pvalue") or name.endswith("_pvalue")
+
+
+def format_pvalue(p: float) -> str:
+    """``0.0159`` -> ``"0.0159"``, ``2.13e-11`` -> ``"2.13e-11"``, ``0.0`` -> ``"<2.2e-308"``."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return ""
+    p = float(p)
+    if p == 0.0:
+        return f"<{_TINY:.2g}"
+    if abs(p) < 1e-3:
+        return np.format_float_scientific(p, precision=2, trim="-", exp_digits=1)
+    return f"{p:.3g}"
+
+
+def format_alpha(alpha: float) -> str:
+    """α as written: ``5.0`` -> ``"5"``, ``0.5`` -> ``"0.5"``."""
+    return f"{float(alpha):g}"
+
+
+def human_table(
+    table: pd.DataFrame, *, digits: int = 4, baseline: str | None = None, nan: str = ""
+) -> tuple[pd.DataFrame, list[str]]:
+    """``table`` as strings for people, and the notes to print under it (see the module docstring).
+
+    ``baseline`` names the system whose rows against itself are left out (by default, the rows
+    whose ``system`` equals their ``baseline`` column).
+    """
+    cells = _cells(table, digits=digits, baseline=baseline, nan=nan)
+    return cells.text, cells.notes
+
+
+def to_text(
+    table: pd.DataFrame,
+    *,
+    caption: str | None = None,
+    digits: int = 4,
+    baseline: str | None = None,
+) -> str:
+    """Aligned text: the caption's lines, the table, then its notes."""
+    cells = _cells(table, digits=digits, baseline=baseline, nan="")
+    frame = cells.text
+    body = frame.to_string(index=False) if len(frame.columns) else ""
+    return "\n".join([*([caption] if caption else []), body, *cells.notes]) + "\n"
+
+
+def to_latex(
+    table: pd.DataFrame,
+    *,
+    caption: str | None = None,
+    label: str | None = None,
+    digits: int = 4,
+    baseline: str | None = None,
+    bold_best: bool = True,
+    best: Mapping[str, str] | None = None,
+) -> str:
+    """A LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``).
+
+    Parameters
+    ----------
+    table : DataFrame
+        Any table of riskeval (or yours); a ``significant`` column marks the values of the first
+        of ``urisk``, ``trisk``, ``x``, ``tr``, ``delta`` with † and is not shown itself.
+    caption, label : str, optional
+        ``\\caption`` (escaped; α, ×, ≥, ², † become math) and ``\\label`` (used as given).
+    digits : int
+        Decimals of the numbers other than p-values, α and counts.
+    baseline : str, optional
+        The system whose rows against itself are left out (the caption says so).
+    bold_best : bool
+        Set the best value of each column in bold, per measure and α.
+    best : mapping column -> "max" or "min", optional
+        Which columns have a best value, and whether it is the largest or the smallest;
+        default: :data:`HIGHER_IS_BETTER` and :data:`LOWER_IS_BETTER` (ranks: smallest).
+    """
+    cells = _cells(
+        table, digits=digits, baseline=baseline, nan="--", best=best if bold_best else {}, marks=True
+    )
+    text, marks = cells.text, cells.marks
+    notes = cells.notes + ([f"{MARK}: significant."] if marks and MARK not in (caption or "") else [])
+    spec = "".join("r" if num else "l" for num in cells.numeric)
+    lines = ["\\begin{table}", "\\centering"]
+    full_caption = " ".join(_sentence(part) for part in (caption, *notes) if part)
+    if full_caption:
+        lines.append(f"\\caption{{{latex_escape(full_caption)}}}")
+    if label:
+        lines.append(f"\\label{{{label}}}")
+    lines += [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
+    lines.append(" & ".join(_latex_header(c) for c in text.columns) + " \\\\")
+    lines.append("\\midrule")
+    for i in range(len(text)):
+        row = []
+        for j, num in enumerate(cells.numeric):
+            value = str(text.iat[i, j])
+            cell = _latex_number(value) if num else latex_escape(value)
+            if (i, j) in marks:
+                cell += "$^\\dagger$"
+            row.append(f"\\textbf{{{cell}}}" if cells.bold[i, j] else cell)
+        lines.append(" & ".join(row) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def to_markdown(
+    table: pd.DataFrame,
+    *,
+    caption: str | None = None,
+    digits: int = 4,
+    baseline: str | None = None,
+    bold_best: bool = True,
+    best: Mapping[str, str] | None = None,
+) -> str:
+    """A Markdown pipe table (GitHub, pandoc), with the caption above and the notes below.
+
+    Same parameters and marks as :func:`to_latex`; cells are escaped so that a run name holding
+    ``|``, ``*`` or ``<b>`` stays text.
+    """
+    cells = _cells(
+        table, digits=digits, baseline=baseline, nan="", best=best if bold_best else {}, marks=True
+    )
+    text, marks = cells.text, cells.marks
+    notes = cells.notes + ([f"{MARK}: significant."] if marks and MARK not in (caption or "") else [])
+    header = "| " + " | ".join(markdown_escape(str(c)) for c in text.columns) + " |"
+    rule = "| " + " | ".join("---:" if num else ":---" for num in cells.numeric) + " |"
+    rows = []
+    for i in range(len(text)):
+        row = []
+        for j, num in enumerate(cells.numeric):
+            value = str(text.iat[i, j])
+            cell = value if num else markdown_escape(value)
+            if (i, j) in marks:
+                cell += MARK
+            row.append(f"**{cell}**" if cells.bold[i, j] and cell else cell)
+        rows.append("| " + " | ".join(row) + " |")
+    parts = [markdown_escape(caption), ""] if caption else []
+    parts += [header, rule, *rows]
+    if notes:
+        parts += ["", *(markdown_escape(n) for n in notes)]
+    return "\n".join(parts) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "α": r"$\alpha$",
+    "×": r"$\times$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "∈": r"$\in$",
+    "²": r"$^2$",
+    "χ": r"$\chi$",
+    "†": r"$^\dagger$",
+    "−": "-",
+    "\n": " ",
+    "\r": " ",
+}
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
+
+
+def latex_escape(text: str) -> str:
+    """``text`` safe in LaTeX's text mode: its special characters escaped, a few symbols as math."""
+    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], str(text))
+
+
+_MARKDOWN_RE = re.compile(r"([\\`*_{}\[\]<>|#])")
+
+
+def markdown_escape(text: str) -> str:
+    """``text`` safe in a Markdown table cell: its markup characters backslash-escaped, line breaks
+    as spaces."""
+    return _MARKDOWN_RE.sub(r"\\\1", str(text).replace("\r", " ").replace("\n", " "))
+
+
+def _sentence(text: str) -> str:
+    return text if text.rstrip().endswith((".", "!", "?")) else text.rstrip() + "."
+
+
+def _latex_header(column: Hashable) -> str:
+    return r"$\alpha$" if str(column) == "alpha" else latex_escape(str(column))
+
+
+def _latex_number(value: str) -> str:
+    """A formatted number in LaTeX: a true minus sign, scientific notation as a power of ten."""
+    if not value or value == "--":
+        return value
+    sign = "$-$" if value.startswith("-") else ""
+    body = value.lstrip("-")
+    if body.startswith("<"):
+        return "$<$" + _latex_number(body[1:])
+    mantissa, _, exponent = body.partition("e")
+    if exponent:
+        return f"{sign}${mantissa} \\times 10^{{{int(exponent)}}}$"
+    return sign + body
+
+
+def _cells(
+    table: pd.DataFrame,
+    *,
+    digits: int,
+    baseline: str | None,
+    nan: str,
+    best: Mapping[str, str] | None = None,
+    marks: bool = False,
+) -> _Cells:
+    """The cells of ``table`` as strings; with ``marks``, the ``significant`` column becomes marks
+    on the first :data:`MARKED` column."""
+    frame = table.reset_index() if any(n is not None for n in table.index.names) else table
+    own = _own_rows(frame, baseline)
+    notes = []
+    if own.any():
+        names = list(dict.fromkeys(frame.loc[own, "system"].astype(str)))
+        notes.append(
+            f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} the baseline: "
+            f"{'its' if len(names) == 1 else 'their'} own row{'s' if own.sum() > 1 else ''} "
+            "against itself left out."
+        )
+        frame = frame.loc[~own]
+    frame = frame.reset_index(drop=True)
+    marked: frozenset[tuple[int, int]] = frozenset()
+    if marks and SIGNIFICANT in frame.columns:
+        flags = frame[SIGNIFICANT].fillna(False).astype(bool).to_numpy()
+        frame = frame.drop(columns=SIGNIFICANT)
+        target = next((c for c in MARKED if c in frame.columns), None)
+        if target is not None:
+            j = list(frame.columns).index(target)
+            marked = frozenset((int(i), j) for i in np.flatnonzero(flags))
+    columns = {}
+    numeric = []
+    for name in frame.columns:
+        column = frame[name]
+        is_number = _is_number(column)
+        numeric.append(is_number)
+        columns[name] = _format_column(name, column, digits, nan) if is_number else _text(column, nan)
+    text = pd.DataFrame(columns, index=frame.index, columns=frame.columns)
+    bold = np.zeros(text.shape, dtype=bool)
+    for j, name in enumerate(frame.columns):
+        direction = _direction(str(name), best)
+        if direction is not None and numeric[j]:
+            bold[:, j] = _best_cells(frame, name, direction)
+    return _Cells(text, numeric, bold, notes, marked)
+
+
+def _own_rows(frame: pd.DataFrame, baseline: str | None) -> np.ndarray:
+    """Rows of a system against itself: ``system`` equal to ``baseline`` (given or a column)."""
+    if "system" not in frame.columns:
+        return np.zeros(len(frame), dtype=bool)
+    systems = frame["system"].astype(str).to_numpy()
+    if baseline is not None:
+        return systems == str(baseline)
+    if "reason" in frame.columns:
+        return (frame["reason"].astype(str) == _BASELINE_REASON).to_numpy()
+    if "baseline" in frame.columns:
+        return systems == frame["baseline"].astype(str).to_numpy()
+    return np.zeros(len(frame), dtype=bool)
+
+
+def _is_number(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)
+
+
+def _format_column(name: Hashable, column: pd.Series, digits: int, nan: str) -> list[str]:
+    values = column.astype("float64").to_numpy()
+    present = ~np.isnan(values)
+    fmt: Callable[[float], str]
+    if is_pvalue(name):
+        fmt = format_pvalue
+    elif str(name) == "alpha":
+        fmt = format_alpha
+    elif pd.api.types.is_integer_dtype(column.dtype) or (
+        _is_whole_named(name) and bool(np.all(values[present] % 1 == 0))
+    ):
+        fmt = _integer
+    else:
+        fmt = lambda v: f"{v:.{digits}f}"  # noqa: E731
+    return [fmt(v) if ok else nan for v, ok in zip(values, present, strict=True)]
+
+
+def _integer(value: float) -> str:
+    return str(int(value))
+
+
+def _is_whole_named(name: Hashable) -> bool:
+    text = str(name)
+    return text in COUNTS or "rank" in text
+
+
+def _text(column: pd.Series, nan: str) -> list[str]:
+    return [nan if _missing(v) else str(v) for v in column.tolist()]
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
+
+
+def _direction(name: str, best: Mapping[str, str] | None) -> str | None:
+    if best is not None:
+        return best.get(name)
+    if name in HIGHER_IS_BETTER:
+        return "max"
+    if name in LOWER_IS_BETTER or name.startswith("rank"):
+        return "min"
+    return None
+
+
+def _best_cells(frame: pd.DataFrame, column: Hashable, direction: str) -> np.ndarray:
+    """Cells equal to the best value of ``column`` within their group (measure, α)."""
+    values = frame[column].astype("float64")
+    keys = [frame[g] for g in GROUPS if g in frame.columns and g != column]
+    if not keys:
+        keys = [pd.Series(0, index=frame.index)]
+    grouped = values.groupby(keys, sort=False)
+    target = grouped.transform("max" if direction == "max" else "min")
+    several = grouped.transform("count") > 1  # a value alone in its group is not "the best"
+    return ((values == target) & several).to_numpy()

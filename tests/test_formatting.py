@@ -1,0 +1,125 @@
+"""Tables for people and papers: p-values, α and counts written as people write them; LaTeX with
+booktabs rules, escaping, bold best values and significance marks; Markdown pipe tables that a run
+name cannot break."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import riskeval as rk
+from riskeval.formatting import format_alpha, format_pvalue, latex_escape, markdown_escape, to_text
+
+NASTY = "a&b_%$#{x}~^\\|<b>*[l](u)`"
+
+
+def _table() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "system": ["bm25", NASTY, "bert", "bm25", NASTY, "bert"],
+            "alpha": [0.0, 0.0, 0.0, 5.0, 5.0, 5.0],
+            "baseline": ["bm25"] * 6,
+            "mean": [0.5, 0.6, 0.7, 0.5, 0.6, 0.7],
+            "urisk": [0.0, 0.1, 0.2, 0.0, -0.3, 0.05],
+            "pvalue": [np.nan, 2.13e-11, 0.0, np.nan, 0.0159, 0.452],
+            "significant": [False, True, True, False, True, False],
+            "wins": [0, 30, 31, 0, 30, 31],
+            "rank_urisk": [np.nan, 2.0, 1.0, np.nan, 2.0, 1.0],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "p, text",
+    [
+        (0.0159, "0.0159"),
+        (0.45175, "0.452"),
+        (1.0, "1"),
+        (2.13e-11, "2.13e-11"),
+        (6.1e-4, "6.1e-4"),
+        (0.0, "<2.2e-308"),
+    ],
+)
+def test_pvalues_three_significant_digits_scientific_below_one_in_a_thousand(p, text):
+    assert format_pvalue(p) == text
+
+
+@given(st.floats(min_value=0, max_value=1, allow_nan=False))
+def test_a_pvalue_is_never_printed_as_zero_and_reads_back_close(p):
+    text = format_pvalue(p)
+    assert text not in ("0", "0.0", "0.0000")
+    if not text.startswith("<"):
+        assert float(text) == pytest.approx(p, rel=5e-3)
+
+
+def test_alpha_without_trailing_zeros():
+    assert [format_alpha(a) for a in (5.0, 0.5, -20.0, 10.0)] == ["5", "0.5", "-20", "10"]
+
+
+def test_text_leaves_out_the_baseline_row_once_and_writes_counts_as_integers():
+    text = to_text(_table(), caption="Risk against bm25")
+    lines = text.splitlines()
+    assert lines[0] == "Risk against bm25"
+    assert lines[-1] == "bm25 is the baseline: its own rows against itself left out."
+    assert not any(line.split()[0] == "bm25" for line in lines[2:-1])
+    assert "2.13e-11" in text and "<2.2e-308" in text and "NaN" not in text
+    row = lines[2].split()
+    assert row[1] == "0" and "30" in row and "2" in row  # α, wins, rank: no ".0000"
+
+
+def test_latex_structure_escaping_bold_and_marks():
+    latex = rk.to_latex(_table(), caption="URisk on nDCG@10, α ∈ {0, 5}, 50% of topics", label="tab:risk")
+    lines = latex.splitlines()
+    assert lines[0] == r"\begin{table}" and lines[-1] == r"\end{table}"
+    assert lines.index(r"\toprule") < lines.index(r"\midrule") < lines.index(r"\bottomrule")
+    assert r"\label{tab:risk}" in latex
+    caption = next(line for line in lines if line.startswith(r"\caption{"))
+    assert r"$\alpha$ $\in$ \{0, 5\}, 50\% of topics" in caption and "bm25 is the baseline" in caption
+    assert r"\begin{tabular}{lrlrrrrr}" in latex  # system, α, baseline, mean, urisk, p, wins, rank
+    escaped = latex_escape(NASTY)
+    assert escaped in latex and NASTY not in latex
+    commands = (
+        r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar)\{\}|\\[&%$#_{}]"
+    )
+    assert not set(re.sub(commands, "", escaped)) & set("&%$#_{}~^\\|<>")  # every special escaped
+    body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
+    assert len(body) == 4 and all(line.endswith(r"\\") and line.count(" & ") == 7 for line in body)
+    bert0 = next(line for line in body if line.startswith("bert & 0"))
+    # the best mean and URisk at α = 0 are bert's; its URisk is significant: marked
+    assert r"\textbf{0.7000}" in bert0 and r"\textbf{0.2000$^\dagger$}" in bert0
+    assert r"$2.13 \times 10^{-11}$" in latex and r"$<$" in latex
+    nasty5 = next(line for line in body if line.startswith(escaped + " & 5"))
+    assert r"$-$0.3000$^\dagger$" in nasty5 and r"\textbf{$-$0.3000" not in nasty5  # worst: not bold
+    assert "significant" not in lines[lines.index(r"\toprule") + 1]
+
+
+def test_bold_marks_the_best_value_per_alpha_and_direction():
+    table = _table()
+    latex = rk.to_latex(table, bold_best=True)
+    body = latex.split("\\midrule\n")[1].split("\n\\bottomrule")[0].splitlines()
+    at5 = [line for line in body if " & 5 & " in line]
+    best5 = [line for line in at5 if r"\textbf{0.0500" in line]
+    assert len(best5) == 1 and best5[0].startswith("bert")  # the highest URisk at α = 5
+    assert all(r"\textbf{1}" in line for line in body if line.startswith("bert"))  # rank: smallest
+    plain = rk.to_latex(table, bold_best=False)
+    assert r"\textbf" not in plain
+
+
+def test_markdown_pipe_table_a_name_cannot_break():
+    md = rk.to_markdown(_table(), caption="risk | table")
+    lines = md.splitlines()
+    assert lines[0] == r"risk \| table"
+    header, rule = lines[2], lines[3]
+    assert header.startswith("| system | alpha |") and rule.startswith("| :--- | ---: |")
+    rows = [line for line in lines[4:] if line.startswith("|")]
+    assert len(rows) == 4
+    columns = header.count(" | ")
+    for row in rows:  # an escaped | does not split a cell
+        assert len(re.split(r"(?<!\\) \| ", row)) - 1 == columns
+    assert markdown_escape(NASTY) in md and "<b>" not in md
+    assert "**0.2000†**" in md and "bm25 is the baseline" in lines[-2]
