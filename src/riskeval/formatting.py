@@ -138,7 +138,7 @@ def to_latex(
     notes = cells.notes + ([f"{MARK}: significant."] if marks and MARK not in (caption or "") else [])
     spec = "".join("r" if num else "l" for num in cells.numeric)
     lines = ["\\begin{table}", "\\centering"]
-    full_caption = " ".join(_sentence(part) for part in (caption, *notes) if part)
+    full_caption = " ".join(_sentence(part) for part in (*(caption or "").split("\n"), *notes) if part)
     if full_caption:
         lines.append(f"\\caption{{{latex_escape(full_caption)}}}")
     if label:
@@ -190,7 +190,7 @@ def to_markdown(
                 cell += MARK
             row.append(f"**{cell}**" if cells.bold[i, j] and cell else cell)
         rows.append("| " + " | ".join(row) + " |")
-    parts = [markdown_escape(caption), ""] if caption else []
+    parts = [line for part in (caption or "").split("\n") if part for line in (markdown_escape(part), "")]
     parts += [header, rule, *rows]
     if notes:
         parts += ["", *(markdown_escape(n) for n in notes)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import click
 
@@ -257,6 +257,16 @@ def load_scores(
     source = inputs[0] if len(inputs) == 1 else f"{len(inputs)} per-query files"
     named = bool(measures) or next(iter(matrices)) != UNNAMED
     return _scores(matrices, source, list(inputs), named=named)
+
+
+def per_measure(scores: Scores, compute: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
+    """``compute`` of the one matrix; with several measures, of each, stacked with a ``measure``
+    column first (:func:`riskeval.analysis.by_measure.for_each_measure`)."""
+    from riskeval.analysis.by_measure import for_each_measure
+
+    if len(scores.matrices) == 1:
+        return compute(scores.matrix)
+    return cast("pd.DataFrame", for_each_measure(scores.matrices, compute))
 
 
 def _scores(matrices: dict[str, pd.DataFrame], source: str, files: list[str], named: bool = True) -> Scores:

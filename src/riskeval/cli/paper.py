@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import click
 
-from riskeval.cli._input import alpha_option, load_scores, scores_options
-from riskeval.cli._output import emit, format_option
+from riskeval.cli._input import (
+    alpha_option,
+    load_scores,
+    parse_alphas,
+    per_measure,
+    scores_options,
+    systems_option,
+)
+from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
 from riskeval.options import RANK_MEASURES
-
-
-def _alpha(value: object) -> float:
-    """The single ``--alpha`` of a command; a value that is not a number is a usage error."""
-    try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise click.BadParameter(f"{value!r} is not a number.", param_hint="'--alpha'") from None
 
 
 @click.command("baseline-correlation")
@@ -33,7 +32,7 @@ def _alpha(value: object) -> float:
     default=None,
     help="A system name, or mean, median or max. [default: every system in turn]",
 )
-@alpha_option(multiple=False, default=5.0, help="Risk aversion α of URisk. [default: 5]")
+@alpha_option(multiple=True, help="Risk aversion α of URisk; repeat or give a comma list. [default: 5]")
 @click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
 @format_option
 def baseline_correlation(
@@ -51,25 +50,35 @@ def baseline_correlation(
       riskeval baseline-correlation --example --baseline bm25base_p
       riskeval baseline-correlation --example --format csv
     """
+    import pandas as pd
+
     from riskeval.analysis.baseline_correlation import baseline_correlation as analyse
+    from riskeval.formatting import format_pvalue
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
-    result = analyse(X, baseline, _alpha(alphas), leave_one_out=leave_one_out)
-    table = result.table
-    if fmt == "table":
-        against = "each system in turn" if baseline is None else result.baseline
-        click.echo(
-            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk at α = {result.alpha:g} "
-            f"against {against}; {result.n_pairs} pairs (a system against itself left out)\n"
-            f"Pearson r of the correlation with the baseline and URisk: {result.statistic:.3f} "
-            f"(p = {result.pvalue:.3g}); and FRisk: {result.frisk_statistic:.3f} "
-            f"(p = {result.frisk_pvalue:.3g})"
+    A = parse_alphas(alphas) if alphas else [5.0]
+    results = [analyse(X, baseline, alpha, leave_one_out=leave_one_out) for alpha in A]
+    table = pd.concat([r.table for r in results], ignore_index=True)
+    against = "each system in turn" if baseline is None else results[0].baseline
+    caption = "\n".join(
+        [
+            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk against {against}; "
+            f"{results[0].n_pairs} pairs (a system against itself left out)",
+            *(
+                f"α = {r.alpha:g}: Pearson r of the correlation with the baseline and URisk: "
+                f"{r.statistic:.3f} (p = {format_pvalue(r.pvalue)}); and FRisk: "
+                f"{r.frisk_statistic:.3f} (p = {format_pvalue(r.frisk_pvalue)})"
+                for r in results
+            ),
+        ]
+    )
+    if fmt in HUMAN_FORMATS:
+        table = table[~table["is_baseline"]].drop(columns=["is_baseline"])
+        table = table.drop(
+            columns=[c for c in ("alpha",) if len(A) == 1] + (["baseline"] if baseline else [])
         )
-        table = table[~table["is_baseline"]].drop(columns=["alpha", "is_baseline"])
-        if baseline is not None:
-            table = table.drop(columns=["baseline"])
-    emit(table, fmt)
+    emit(table, fmt, caption=caption)
 
 
 @click.command("baseline-rankings")
@@ -97,6 +106,7 @@ def baseline_correlation(
     help="table: one row per system, each baseline and α side by side (ECIR 2014, Table 3); tidy: "
     "one row per (system, baseline, α); agreement: Kendall's τ and τ_AP between the rankings.",
 )
+@systems_option
 @format_option
 def baseline_rankings(
     inputs,
@@ -110,6 +120,7 @@ def baseline_rankings(
     risk_measure,
     leave_one_out,
     show,
+    systems,
     fmt,
 ):
     """Risk rankings against several baselines side by side, and their agreement.
@@ -128,27 +139,36 @@ def baseline_rankings(
     import pandas as pd
 
     from riskeval.analysis import baseline_rankings as br
-    from riskeval.cli._input import parse_alphas
+    from riskeval.analysis.by_measure import select_systems
     from riskeval.cli.risk import integral_ranks
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
+    X, source = scores.matrix, scores.source
     A = parse_alphas(alphas) if alphas else [5.0, 10.0]
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
-    tidy = br.baseline_rankings(X, specs, A, measure=risk_measure, leave_one_out=leave_one_out)
-    if fmt == "table":
-        click.echo(
-            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; {risk_measure} against "
-            f"{', '.join(pd.unique(tidy['baseline']))} at α = {', '.join(f'{a:g}' for a in A)}; rank 1 = best"
-        )
-    if show == "agreement":
-        emit(br.ranking_agreement(tidy), fmt)
-    elif show == "tidy" or fmt != "table":
-        emit(integral_ranks(tidy), fmt)
-    else:
+
+    names: list[str] = []  # the baselines as the tables name them (MEAN, a system...)
+
+    def rankings(M: pd.DataFrame) -> pd.DataFrame:
+        tidy = br.baseline_rankings(M, specs, A, measure=risk_measure, leave_one_out=leave_one_out)
+        names.extend(str(b) for b in pd.unique(tidy["baseline"]))
+        return select_systems(tidy, systems, M.index, "--systems")
+
+    def layout(tidy: pd.DataFrame) -> pd.DataFrame:
+        if show == "agreement":
+            return br.ranking_agreement(tidy)
+        if show == "tidy" or fmt not in HUMAN_FORMATS:
+            return tidy
         wide = br.rankings_wide(tidy)
         wide.columns = [" ".join(p for p in (b, a.replace("α = ", "α="), f) if p) for b, a, f in wide.columns]
-        emit(integral_ranks(wide), fmt)
+        return wide.reset_index()
+
+    table = per_measure(scores, lambda M: layout(rankings(M)))
+    caption = (
+        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; {risk_measure} against "
+        f"{', '.join(dict.fromkeys(names))} at α = {', '.join(f'{a:g}' for a in A)}; rank 1 = best"
+    )
+    emit(integral_ranks(table), fmt, caption=caption)
 
 
 @click.command("compare-runs")
@@ -156,7 +176,10 @@ def baseline_rankings(
 @click.option(
     "--runs", "pair", required=True, metavar="A,B", help="The two systems to compare, comma separated."
 )
-@alpha_option(multiple=False, default=5.0, help="Risk aversion α of the per-topic URisk scores. [default: 5]")
+@alpha_option(
+    multiple=True,
+    help="Risk aversion α of the per-topic URisk scores; repeat or give a comma list. [default: 5]",
+)
 @format_option
 def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alphas, fmt):
     """Two runs topic by topic, each as the other's baseline (ECIR 2014, Figure 3).
@@ -168,6 +191,8 @@ def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alph
     Examples:
       riskeval compare-runs --example --runs p_bert,bm25base_p
     """
+    import pandas as pd
+
     from riskeval.analysis.run_comparison import compare_runs as compare
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
@@ -175,17 +200,20 @@ def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alph
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
-    table = compare(X, names[0], names[1], _alpha(alphas))
-    if fmt == "table":
-        a, b = names
-        xa, xb = table["x_a"], table["x_b"]
-        click.echo(
-            f"{a} and {b} on {X.shape[1]} topics of {source}, α = {_alpha(alphas):g}\n"
-            f"URisk of {a} against {b}: {xa.mean():.4f} ({int((xa < 0).sum())} losses); "
+    A = parse_alphas(alphas) if alphas else [5.0]
+    a, b = names
+    tables = [compare(X, a, b, alpha) for alpha in A]
+    lines = [f"{a} and {b} on {X.shape[1]} topics of {source}"]
+    for alpha, t in zip(A, tables, strict=True):
+        xa, xb = t["x_a"], t["x_b"]
+        lines.append(
+            f"α = {alpha:g}: URisk of {a} against {b}: {xa.mean():.4f} ({int((xa < 0).sum())} losses); "
             f"of {b} against {a}: {xb.mean():.4f} ({int((xb < 0).sum())} losses)"
         )
-        table = table.drop(columns=["system_a", "system_b", "alpha"])
-    emit(table, fmt)
+    table = pd.concat(tables, ignore_index=True)
+    if fmt in HUMAN_FORMATS:
+        table = table.drop(columns=["system_a", "system_b", *(["alpha"] if len(A) == 1 else [])])
+    emit(table, fmt, caption="\n".join(lines))
 
 
 @click.command("risk-reward")
@@ -194,26 +222,37 @@ def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alph
     "--baseline", "-b", default="mean", show_default=True, help="A system name, or mean, median or max."
 )
 @click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
+@systems_option
 @format_option
-def risk_reward(inputs, example, qrels, measure, name_from, missing, baseline, leave_one_out, fmt):
+def risk_reward(inputs, example, qrels, measure, name_from, missing, baseline, leave_one_out, systems, fmt):
     """Mean score beside FRisk and FReward of every system, with the Pareto front (ECIR 2014, §5).
 
     \b
     Examples:
       riskeval risk-reward --example --baseline bm25base_p
     """
+    from riskeval.analysis.by_measure import select_systems
     from riskeval.analysis.run_comparison import risk_reward_tradeoff
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
-    table = risk_reward_tradeoff(X, baseline, leave_one_out=leave_one_out)
-    if fmt == "table":
-        click.echo(
-            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; FRisk against "
-            f"{table['baseline'].iloc[0]}; pareto: no system has a higher mean and a lower FRisk"
-        )
+    X, source = scores.matrix, scores.source
+    table = per_measure(
+        scores,
+        lambda M: select_systems(
+            risk_reward_tradeoff(M, baseline, leave_one_out=leave_one_out),
+            systems,
+            M.index,
+            "--systems",
+        ),
+    )
+    caption = (
+        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; FRisk against "
+        f"{table['baseline'].iloc[0]}; pareto: no system has a higher mean and a lower FRisk"
+    )
+    own = str(table["baseline"].iloc[0])
+    if fmt in HUMAN_FORMATS:
         table = table.drop(columns=["baseline"])
-    emit(table, fmt)
+    emit(table, fmt, caption=caption, baseline=own)
 
 
 @click.command("pca-topics")
@@ -233,16 +272,15 @@ def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fm
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
     res = pca_biplot(X, n_topics=n_topics)
-    if fmt == "table":
-        supp = ", ".join(
-            f"{k} ({round(v['PC1'], 3) + 0.0:.3f}, {round(v['PC2'], 3) + 0.0:.3f})"
-            for k, v in res.supplementary.iterrows()
-        )
-        click.echo(
-            f"{X.shape[0]} runs × {X.shape[1]} topics from {source}; PC1 {res.explained['PC1']:.1f}%, "
-            f"PC2 {res.explained['PC2']:.1f}% of the variance\nprojected baselines (PC1, PC2): {supp}"
-        )
-    emit(res.pc2_topics, fmt)
+    supp = ", ".join(
+        f"{k} ({round(v['PC1'], 3) + 0.0:.3f}, {round(v['PC2'], 3) + 0.0:.3f})"
+        for k, v in res.supplementary.iterrows()
+    )
+    caption = (
+        f"{X.shape[0]} runs × {X.shape[1]} topics from {source}; PC1 {res.explained['PC1']:.1f}%, "
+        f"PC2 {res.explained['PC2']:.1f}% of the variance\nprojected baselines (PC1, PC2): {supp}"
+    )
+    emit(res.pc2_topics, fmt, caption=caption)
 
 
 @click.command("chisq")
@@ -254,8 +292,17 @@ def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fm
     help="A system name, or mean, median or max: each system within [system; baseline]. "
     "[default: every system a baseline of every other]",
 )
-@alpha_option(multiple=False, default=0.0, help="Risk aversion α of the zrisk_term column. [default: 0]")
-@click.option("--system", "systems", multiple=True, metavar="SYSTEM", help="Only these systems (repeatable).")
+@alpha_option(
+    multiple=True, help="Risk aversion α of the zrisk_term column; repeat or give a comma list. [default: 0]"
+)
+@click.option(
+    "--systems",
+    "--system",
+    "systems",
+    multiple=True,
+    metavar="A,B,...",
+    help="Only the rows of these systems (comma list, or repeat); the expected values use every system.",
+)
 @click.option("--below", is_flag=True, help="Only the topics where a system falls below expectation.")
 @format_option
 def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas, systems, below, fmt):
@@ -267,28 +314,33 @@ def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas,
       riskeval chisq --example --system UNH_bm25 --below
       riskeval chisq --example --baseline bm25base_p --format csv
     """
+    import pandas as pd
+
+    from riskeval.analysis.by_measure import select_systems
     from riskeval.analysis.chisq_residuals import chisq_residuals, chisq_test
-    from riskeval.errors import RiskevalError
+    from riskeval.formatting import format_pvalue
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
-    table = chisq_residuals(X, baseline, _alpha(alphas))
+    A = parse_alphas(alphas) if alphas else [0.0]
+    parts = [chisq_residuals(X, baseline, alpha) for alpha in A]
+    if len(A) > 1:
+        parts = [part.assign(alpha=alpha) for part, alpha in zip(parts, A, strict=True)]
+    table = pd.concat(parts, ignore_index=True)
     if systems:
-        unknown = [s for s in systems if s not in X.index]
-        if unknown:
-            raise RiskevalError(f"--system names no system of the table: {unknown[:5]}.")
-        table = table[table["system"].isin(systems)]
+        table = select_systems(table, ",".join(systems), X.index, "--systems")
     if below:
         table = table[table["below"]]
-    if fmt == "table":
-        test = chisq_test(X)
-        click.echo(
-            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; expected values against "
-            f"{table['baseline'].iloc[0] if len(table) else baseline}\n"
-            f"Chi-square test of the matrix: G² = {test.statistic:.4f}, df = {test.df}, p = {test.pvalue:.3g}"
-        )
+    test = chisq_test(X)
+    caption = (
+        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; expected values against "
+        f"{table['baseline'].iloc[0] if len(table) else baseline}\n"
+        f"Chi-square test of the matrix: G² = {test.statistic:.4f}, df = {test.df}, "
+        f"p = {format_pvalue(test.pvalue)}"
+    )
+    if fmt in HUMAN_FORMATS:
         table = table.drop(columns=["baseline"])
-    emit(table, fmt)
+    emit(table, fmt, caption=caption)
 
 
 @click.command("risk-ranks")
@@ -303,9 +355,10 @@ def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas,
 @alpha_option(multiple=True, help="Risk aversion α; repeat or give a comma list. [default: 0,1,5,10,20]")
 @click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
 @click.option("--tidy", is_flag=True, help="One row per (system, α, measure) instead of the paper's layout.")
+@systems_option
 @format_option
 def risk_ranks(
-    inputs, example, qrels, measure, name_from, missing, baseline, alphas, leave_one_out, tidy, fmt
+    inputs, example, qrels, measure, name_from, missing, baseline, alphas, leave_one_out, tidy, systems, fmt
 ):
     """URisk, TRisk, T*Risk, ZRisk and GeoRisk with their ranks at each α (Dinçer, Macdonald &
     Ounis, SIGIR 2016, Table 6): URisk and TRisk against --baseline, T*Risk against the per-topic
@@ -316,28 +369,30 @@ def risk_ranks(
       riskeval risk-ranks --example --baseline bm25base_p
       riskeval risk-ranks --example --alpha 5 --tidy --format csv
     """
+    from riskeval.analysis.by_measure import select_systems
     from riskeval.analysis.measure_rankings import measure_rankings, measure_rankings_wide
-    from riskeval.cli._input import parse_alphas
     from riskeval.cli.risk import integral_ranks
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
     A = parse_alphas(alphas) if alphas else [0.0, 1.0, 5.0, 10.0, 20.0]
-    table = measure_rankings(X, baseline, A, leave_one_out=leave_one_out)
-    if tidy or fmt != "table":
-        emit(integral_ranks(table), fmt)
-        return
-    click.echo(
+    table = select_systems(
+        measure_rankings(X, baseline, A, leave_one_out=leave_one_out), systems, X.index, "--systems"
+    )
+    caption = (
         f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk and TRisk against "
         f"{table['baseline'].iloc[0]}, T*Risk against MEAN, ZRisk and GeoRisk against every system; "
         "rank 1 = best"
     )
+    if tidy or fmt not in HUMAN_FORMATS:
+        emit(integral_ranks(table), fmt, caption=caption)
+        return
     wide = measure_rankings_wide(table)
     wide.columns = [
         " ".join(p for p in (a.replace("α = ", "α="), m, "" if f == "value" else f) if p)
         for a, m, f in wide.columns
     ]
-    emit(integral_ranks(wide), fmt)
+    emit(integral_ranks(wide), fmt, caption=caption)
 
 
 @click.command("bias-variance-families")
@@ -384,7 +439,9 @@ def bias_variance_families(
         if decomposition
         else bvf.bias_variance_families(X, families, target)
     )
-    if fmt == "table":
-        what = "E(AP − 1)², eq. 8 and eq. 9" if decomposition else "bias–variance by model family"
-        click.echo(f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; target {target}; {what}")
-    emit(table, fmt)
+    what = "E(AP − 1)², eq. 8 and eq. 9" if decomposition else "bias–variance by model family"
+    emit(
+        table,
+        fmt,
+        caption=f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; target {target}; {what}",
+    )

@@ -6,8 +6,7 @@ The human table shows the columns people read; ``--format csv|json`` gives every
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +17,7 @@ from riskeval.cli._input import (
     correction_arg,
     load_scores,
     parse_alphas,
+    per_measure,
     risk_options,
     scores_options,
     systems_option,
@@ -220,16 +220,6 @@ def risk(
     emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own)
 
 
-def per_measure(scores: Scores, compute: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
-    """``compute`` of the one matrix; with several measures, of each, stacked with a ``measure``
-    column first (:func:`riskeval.analysis.by_measure.for_each_measure`)."""
-    from riskeval.analysis.by_measure import for_each_measure
-
-    if len(scores.matrices) == 1:
-        return compute(scores.matrix)
-    return cast("pd.DataFrame", for_each_measure(scores.matrices, compute))
-
-
 def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None) -> object:
     """The --baseline, or with --baseline-map each system's own baseline run."""
     if mapping is None:
@@ -293,7 +283,9 @@ def topic_table(
 
 @click.command("bias-study")
 @scores_options
-@alpha_option(multiple=False, default=1.0, help="Risk aversion α of the URisk rankings. [default: 1]")
+@alpha_option(
+    multiple=True, help="Risk aversion α of the URisk rankings; repeat or give a comma list. [default: 1]"
+)
 @click.option(
     "--virtual",
     default="mean,median,max",
@@ -308,50 +300,82 @@ def topic_table(
     help="summary: one row per run; ranks: URisk and rank of each system under each "
     "baseline; pca: run coordinates; overview: Friedman test and PCA variance.",
 )
+@systems_option
 @format_option
-def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virtual, show, fmt):
+def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virtual, show, systems, fmt):
     """Each system in turn as the baseline: how the choice of baseline changes the ranking.
 
     URisk ranks of the systems under every baseline (real systems and the virtual MEAN, MEDIAN,
     MAX), the Friedman test of those rankings, and a PCA of the run × topic matrix
     (Dinçer, Macdonald & Ounis, ECIR 2014).  The summary lists, per run, its rank under each
     virtual baseline, its best and worst rank under the real systems, and its PCA coordinates.
+    Several --measure or --alpha values give one table with measure and alpha columns.
 
     \b
     Examples:
       riskeval bias-study --example
       riskeval bias-study --example --show ranks --format csv
+      riskeval bias-study --example --alpha 1,5 --show overview --format latex
     """
+    import pandas as pd
+
     import riskeval as rk
-    from riskeval.analysis.bias_tables import bias_overview, bias_ranks, bias_summary
+    from riskeval.analysis.bias_tables import bias_overview
+    from riskeval.analysis.by_measure import check_systems
+    from riskeval.formatting import format_pvalue
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
+    A = parse_alphas(alphas) if alphas else [1.0]
     kinds = [] if virtual.strip().lower() == "none" else [v.strip() for v in virtual.split(",")]
-    r, c = X.shape
-    if r * r * c // 2 > 10**9:
+    r, c = scores.matrix.shape
+    visits = len(scores.matrices) * len(A) * r * r * c // 2
+    if visits > 10**9:
         click.echo(
             f"riskeval: bias study of {r} systems × {c} topics: every system is every other's "
-            f"baseline, {r * r * c // 2:.2e} cell visits.",
+            f"baseline, {visits:.2e} cell visits.",
             err=True,
         )
-    study = rk.bias_study(X, float(alphas), virtual=kinds)
-    overview = bias_overview(study)
-    if fmt == "table":
-        row = overview.to_dict("records")[0]
-        click.echo(
-            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk at α = {study.alpha:g}\n"
-            f"Friedman test of the rankings, each of the {row['systems']} systems as the baseline: "
-            f"chi² = {row['friedman_statistic']:.2f}, p = {row['friedman_pvalue']:.3g}\n"
-            f"PCA: PC1 {row['pc1_pct']:.1f}%, PC2 {row['pc2_pct']:.1f}% of the variance"
-        )
-    frames = {
-        "summary": lambda: bias_summary(study, X),
-        "ranks": lambda: bias_ranks(study),
-        "pca": lambda: study.pca.coordinates.rename_axis("run"),
-        "overview": lambda: overview,
-    }
-    emit(integral_ranks(frames[show]()), fmt)
+    parts, lines = [], []
+    for name, X in scores.matrices.items():
+        chosen = check_systems(systems, X.index, "--systems")
+        for alpha in A:
+            study = rk.bias_study(X, alpha, virtual=kinds)
+            overview = bias_overview(study)
+            row = overview.to_dict("records")[0]
+            where = (f"{name}, " if scores.measure is not None else "") + f"α = {alpha:g}"
+            lines.append(
+                f"{where}: Friedman test of the rankings, each of the {row['systems']} systems as the "
+                f"baseline: chi² = {row['friedman_statistic']:.2f}, p = "
+                f"{format_pvalue(row['friedman_pvalue'])}; PCA: PC1 {row['pc1_pct']:.1f}%, PC2 "
+                f"{row['pc2_pct']:.1f}% of the variance"
+            )
+            frame = _bias_frame(show, study, X) if show != "overview" else overview
+            if chosen is not None and show != "overview":
+                column = "system" if show == "ranks" else "run"
+                shown = frame[column].astype(str).isin(chosen)
+                if "virtual" in frame.columns:
+                    shown |= frame["virtual"]
+                frame = frame.loc[shown.to_numpy()]
+            if len(A) > 1 and "alpha" not in frame.columns:
+                frame.insert(0, "alpha", alpha)
+            if len(scores.matrices) > 1:
+                frame.insert(0, "measure", name)
+            parts.append(frame)
+    caption = f"{r} systems × {c} topics from {scores.source}; URisk at α = {', '.join(f'{a:g}' for a in A)}"
+    if show != "overview":
+        caption += "\n" + "\n".join(lines)
+    emit(integral_ranks(pd.concat(parts, ignore_index=True)), fmt, caption=caption)
+
+
+def _bias_frame(show: str, study: Any, X: pd.DataFrame) -> pd.DataFrame:
+    """The --show table of a bias study (but the overview), flat."""
+    from riskeval.analysis.bias_tables import bias_ranks, bias_summary
+
+    if show == "summary":
+        return bias_summary(study, X).reset_index()
+    if show == "ranks":
+        return bias_ranks(study).reset_index()
+    return study.pca.coordinates.rename_axis("run").reset_index()
 
 
 def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
