@@ -99,13 +99,8 @@ def long_risk_table(
     totals = _first_pass(parts, baseline)
     base = _baseline(totals, baseline, leave_one_out, "long_risk_table")
     need_mean = base.name != "MEAN"
-    moments = _reduce(
-        [
-            _delayed(_paired_part)(part, _delayed(totals.keys(), pure=True), base.info, need_mean)
-            for part in parts
-        ],
-        _merge_moments,
-    )
+    shared = _delayed(_Shared(*totals.keys(), base.info), pure=True)  # one copy per worker
+    moments = _reduce([_delayed(_paired_part)(part, shared, need_mean) for part in parts], _merge_moments)
     r, c = len(totals.systems), len(totals.topics)
     expected = _topic_hashes(np.arange(c)).sum(axis=1)
     hashes = moments[["hash0", "hash1", "hash2"]].to_numpy()
@@ -209,10 +204,11 @@ def _partitions(source: Any, measure: str | None, func: str) -> list[Any]:
         frame = frame[frame["measure"].astype(str) == chosen]
     elif measure is not None:
         raise RiskevalError(f"The table of {func} has no measure column; leave measure=None.")
-    return [_delayed(_tidy)(p) for p in frame[["system", "topic", "score"]].to_delayed()]
+    return list(frame[["system", "topic", "score"]].to_delayed())
 
 
 def _tidy(part: pd.DataFrame) -> pd.DataFrame:
+    """A partition with ``system`` and ``topic`` as Python strings and ``score`` as float64."""
     return pd.DataFrame(
         {
             "system": part["system"].astype(str).to_numpy(dtype=object),
@@ -252,7 +248,16 @@ class _Totals(NamedTuple):
 
 def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
     name = baseline if isinstance(baseline, str) and baseline not in ("mean", "max", "median") else None
-    merged = _reduce([_delayed(_totals_part)(part, k, name) for k, part in enumerate(parts)], _merge_totals)
+    # Each per-topic partial holds every topic of its partitions: a tree would keep many of them at
+    # once.  Instead one chain per worker thread folds its partitions into one running total.
+    chains = min(len(parts), _parallelism())
+    running = []
+    for w in range(chains):
+        total = None
+        for k in range(w, len(parts), chains):
+            total = _delayed(_totals_step)(total, parts[k], k, name)
+        running.append(total)
+    merged = _reduce(running, _merge_totals)
     bad, topics, systems = merged
     if bad is not None:
         raise RiskevalError(f"The long table has a score that is not a finite number: {bad}.")
@@ -306,9 +311,25 @@ def _topic_hashes(j: np.ndarray) -> np.ndarray:
     return np.stack([(z >> np.uint64(s)) & mask for s in (0, 20, 40)]).astype(np.float64)
 
 
+def _parallelism() -> int:
+    """Worker threads of the active ``distributed.Client``, else this machine's CPUs."""
+    try:
+        from distributed import default_client
+
+        return max(1, sum(default_client().nthreads().values()))
+    except (ImportError, ValueError):
+        return os.cpu_count() or 1
+
+
+def _totals_step(total: Any, part: pd.DataFrame, k: int, base_system: str | None) -> Any:
+    step = _totals_part(part, k, base_system)
+    return step if total is None else _merge_totals(total, step)
+
+
 def _totals_part(
     part: pd.DataFrame, k: int, base_system: str | None
 ) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+    part = _tidy(part)
     score = part["score"].to_numpy()
     finite = np.isfinite(score)
     bad = None
@@ -419,13 +440,20 @@ def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Ba
 # --- pass 2: per-system paired and chi-square sums ---------------------------------------------
 
 
-def _paired_part(
-    part: pd.DataFrame,
-    keys: tuple[pd.Index, pd.Index, np.ndarray, np.ndarray],
-    info: _BaseInfo,
-    need_mean: bool,
-) -> pd.DataFrame:
-    systems, topics, a, q = keys
+class _Shared(NamedTuple):
+    """What every task of the second pass needs: the labels, ``a_i = √(S_i/N)``, ``q_j = √T_j``
+    and the baseline."""
+
+    systems: pd.Index
+    topics: pd.Index
+    a: np.ndarray
+    q: np.ndarray
+    info: _BaseInfo
+
+
+def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> pd.DataFrame:
+    part = _tidy(part)
+    systems, topics, a, q, info = shared
     i = systems.get_indexer(part["system"])
     j = topics.get_indexer(part["topic"])
     x = part["score"].to_numpy()
@@ -501,5 +529,6 @@ def _paired(moments: pd.DataFrame, prefix: str, c: int) -> paired.PairedSums:
 
 
 def _system_scores(part: pd.DataFrame, system: str) -> pd.Series:
+    part = _tidy(part)
     rows = part[part["system"] == system]
     return pd.Series(rows["score"].to_numpy(), index=rows["topic"].to_numpy())

@@ -65,6 +65,10 @@ def run_pieces(path: str | os.PathLike[str], size: int = PIECE_BYTES) -> Iterato
     location = os.fspath(path)
     with open(location, "rb") as raw:
         kind = compression_of(raw.read(16))
+        if os.fstat(raw.fileno()).st_size <= (size // 4 if kind else size):
+            # about one piece of text: decoded whole, in one call (faster than a stream)
+            yield from _cut_stream(b"", io.BytesIO(read_utf8(location)), location, size, None)
+            return
         raw.seek(0)
         stream: IO[bytes] = _OPEN[kind](raw) if kind else raw
         first = _read(stream, size, location, kind)
@@ -93,18 +97,20 @@ def _read(stream: IO[bytes], size: int, location: str, kind: str | None) -> byte
 def _cut_stream(
     buf: bytes, stream: IO[bytes], location: str, size: int, kind: str | None
 ) -> Iterator[RunPiece]:
+    """Pieces of ``buf`` followed by the rest of ``stream``, read ``size`` bytes at a time; a piece
+    is cut only when more text follows, so text of one block is one piece."""
     line = 1
     while True:
         block = _read(stream, size, location, kind)
         if not block:
             break
-        buf += block
         cut = _topic_cut(buf)
         if cut:
             piece = _checked(buf[:cut], location, line)
             yield RunPiece(location, line, piece)
             line += piece.count(b"\n")
             buf = buf[cut:]
+        buf += block
     if buf or line == 1:
         yield RunPiece(location, line, _checked(buf, location, line))
 

@@ -1,0 +1,220 @@
+"""Benchmark: evaluation of a synthetic run collection on a local Dask cluster of 1 and 2 workers,
+and risk over a long score table larger than the workers' memory limit.
+
+Part 1 synthesises ``--runs`` gzipped run files of ``--topics`` topics × ``--docs`` documents, with
+qrels judging every topic (a query log's labels: every line is parsed and evaluated), evaluates
+them with ``riskeval.evaluate_runs_long`` in one process (the reference, in the same run) and on
+``LocalCluster``\\ s of 1 and 2 single-threaded worker processes, checks that the values are
+identical, and prints wall time, throughput (run lines per second) and each worker's peak resident
+memory.  Runs larger than a quarter of ``--piece-mb`` on disk are split into pieces of whole topics,
+one task each.
+
+Part 2 writes a long (system, topic, score) table as Parquet, one file per system, whose size in
+memory as a pandas DataFrame is larger than the workers' ``--memory-limit``, computes
+``riskeval.long_risk_table`` on 2 workers with that limit and checks it against ``risk_table`` of
+the same scores held as a NumPy matrix (8 bytes a score, which does fit).
+
+Targets (exit status 1 when one is missed): identical values; 2 workers at least 1.3× the
+throughput of 1 worker; the long-table risk completes with every worker's peak memory below its
+limit while the table in memory is larger than the limit.  The machine's load (``uptime``) is
+printed with the figures: on a shared 2-core machine the ratios move with it.
+
+Run from the repository root:  python benchmarks/bench_dask.py [--runs 20 --topics 5000 --docs 100]
+The issue-sized collection is ``--runs 50 --topics 20000 --docs 100`` (100 million lines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import logging
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+MEASURES = ["nDCG@10", "AP", "RR@10"]
+SPEEDUP_TARGET = 1.3
+
+
+def synthesise(
+    folder: Path, runs: int, topics: int, docs: int, seed: int = 0
+) -> tuple[Path, list[Path], int]:
+    """Qrels judging 10 documents of every topic, and ``runs`` run files; returns the line count."""
+    rng = np.random.default_rng(seed)
+    qids = [str(100000 + t) for t in range(topics)]
+    pool = 2 * docs
+    with open(folder / "qrels.txt", "w") as out:
+        for q in qids:
+            judged = rng.choice(pool, 10, replace=False)
+            grades = rng.integers(0, 4, 10)
+            out.write("".join(f"{q} 0 D{d} {g}\n" for d, g in zip(judged, grades, strict=True)))
+    paths = []
+    ranks = [str(k + 1) for k in range(docs)]
+    for r in range(runs):
+        path = folder / f"run{r:03d}.gz"
+        tag = f"sys{r:03d}"
+        with gzip.open(path, "wt", compresslevel=1) as out:
+            for q in qids:
+                chosen = rng.choice(pool, docs, replace=False)
+                scores = np.sort(rng.random(docs))[::-1]
+                out.write(
+                    "".join(
+                        f"{q} Q0 D{d} {k} {s:.6f} {tag}\n"
+                        for d, k, s in zip(chosen, ranks, scores, strict=True)
+                    )
+                )
+        paths.append(path)
+    return folder / "qrels.txt", paths, runs * topics * docs
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def load() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def on_cluster(workers: int, memory_limit: str, job):
+    """Run ``job(client)`` on a fresh local cluster; returns its result, wall time, worker peaks (MB)."""
+    import distributed
+
+    with (
+        distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory_limit,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        client.run(lambda: None)  # workers started and connected
+        start = time.perf_counter()
+        result = job(client)
+        wall = time.perf_counter() - start
+        peaks = sorted(client.run(peak_rss_mb).values())
+    return result, wall, peaks
+
+
+def evaluation(args: argparse.Namespace, folder: Path) -> bool:
+    import riskeval as rk
+    from riskeval import effectiveness
+
+    effectiveness._PIECE_BYTES = args.piece_mb * 2**20
+    start = time.perf_counter()
+    qrels, runs, lines = synthesise(folder, args.runs, args.topics, args.docs)
+    size = sum(p.stat().st_size for p in runs)
+    print(
+        f"synthesised {args.runs} runs × {args.topics} topics × {args.docs} docs = {lines:,} lines, "
+        f"{size / 2**20:.0f} MiB gzipped, in {time.perf_counter() - start:.1f} s"
+    )
+    print(f"load: {load()}")
+    start = time.perf_counter()
+    expected = rk.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1, progress=False)
+    t_local = time.perf_counter() - start
+    rate = lines / t_local
+    print(f"one process, no Dask:  {t_local:7.1f} s  {rate:12,.0f} lines/s  peak {peak_rss_mb():6.0f} MB")
+    ok, speed = True, {}
+    for n in (1, 2):
+        table, wall, peaks = on_cluster(
+            n,
+            args.worker_memory,
+            lambda client: rk.evaluate_runs_long(qrels, runs, MEASURES, client=client, progress=False),
+        )
+        same = table.equals(expected)
+        ok &= same
+        speed[n] = lines / wall
+        print(
+            f"Dask, {n} worker(s):     {wall:7.1f} s  {speed[n]:12,.0f} lines/s  worker peaks "
+            f"{', '.join(f'{p:.0f}' for p in peaks)} MB  values identical: {same}"
+        )
+    ratio = speed[2] / speed[1]
+    print(f"2 workers / 1 worker throughput: {ratio:.2f} (target >= {SPEEDUP_TARGET}); load: {load()}")
+    return ok and ratio >= SPEEDUP_TARGET
+
+
+def long_table(args: argparse.Namespace, folder: Path) -> bool:
+    import riskeval as rk
+
+    r, c = args.systems, args.long_topics
+    rng = np.random.default_rng(1)
+    matrix = np.round(rng.beta(2, 5, (r, c)), 4)
+    topics = np.array([f"q{t}" for t in range(c)], dtype=object)
+    table = folder / "long"
+    table.mkdir()
+    for i in range(r):
+        pd.DataFrame({"system": f"s{i:03d}", "topic": topics, "score": matrix[i]}).to_parquet(
+            table / f"s{i:03d}.parquet", index=False
+        )
+    one = pd.read_parquet(table / "s000.parquet")
+    in_memory = one.memory_usage(deep=True).sum() * r / 2**20
+    on_disk = sum(p.stat().st_size for p in table.iterdir()) / 2**20
+    limit = int(args.memory_limit_mb) * 2**20
+    print(
+        f"long table: {r} systems × {c} topics = {r * c:,} rows; {on_disk:.0f} MiB of Parquet, "
+        f"{in_memory:.0f} MiB as a pandas DataFrame; worker memory limit {args.memory_limit_mb} MiB"
+    )
+    print(f"load: {load()}")
+    got, wall, peaks = on_cluster(
+        2, f"{args.memory_limit_mb}MiB", lambda client: rk.long_risk_table(table, "mean")
+    )
+    columns = pd.Index(topics, name="topic")
+    expected = rk.risk_table(
+        pd.DataFrame(matrix, index=[f"s{i:03d}" for i in range(r)], columns=columns), "mean"
+    )
+    # wins/losses/ties count δ > 0 and δ < 0: where a score equals the MEAN up to the rounding of a
+    # sum taken in another order, the two routes may call it a tie or not; no more than those cells
+    counts = ["wins", "losses", "ties", "win_loss"]
+    numeric = [k for k in expected.columns if expected[k].dtype.kind == "f" and k not in counts]
+    close = np.allclose(
+        got[numeric].to_numpy(float), expected[numeric].to_numpy(float), rtol=1e-9, equal_nan=True
+    )
+    near_ties = int((np.abs(matrix - matrix.mean(axis=0)) < 1e-12).sum())
+    moved = int(np.abs(got["ties"].to_numpy() - expected["ties"].to_numpy()).sum()) // len(set(got["alpha"]))
+    shown = ", ".join(f"{p:.0f}" for p in peaks)
+    print(
+        f"long_risk_table on 2 workers: {wall:.1f} s, worker peaks {shown} MB; equal to risk_table in "
+        f"memory (rtol 1e-9): {close}; cells a tie in one route only: {moved} (scores within 1e-12 of the "
+        f"MEAN: {near_ties})"
+    )
+    fits = max(peaks) * 2**20 < limit < in_memory * 2**20
+    print(f"the table is larger than a worker's limit and every worker stayed below it: {fits}")
+    return close and moved <= near_ties and fits
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--topics", type=int, default=5000)
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--piece-mb", type=int, default=32, help="text per piece (MiB)")
+    parser.add_argument("--worker-memory", default="2GiB", help="memory limit of evaluation workers")
+    parser.add_argument("--systems", type=int, default=300, help="long table: systems")
+    parser.add_argument("--long-topics", type=int, default=100_000, help="long table: topics")
+    parser.add_argument("--memory-limit-mb", type=int, default=768, help="long table: worker limit (MiB)")
+    parser.add_argument("--skip-evaluation", action="store_true")
+    parser.add_argument("--skip-long", action="store_true")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as tmp:
+        ok = True
+        if not args.skip_evaluation:
+            ok &= evaluation(args, Path(tmp))
+        if not args.skip_long:
+            ok &= long_table(args, Path(tmp))
+    print("OK" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
