@@ -71,12 +71,22 @@ def test_mean_variance_table_csv_json(tidy_file, capsys):
     code, out, _ = call(["mean-variance", path, "--alpha", "2", "--format", "csv"], capsys)
     assert code == 0
     got = pd.read_csv(io.StringIO(out), dtype={"system": str}).set_index("system")
-    assert list(got.columns) == ["mean", "variance", "value", "rank"]
+    assert list(got.columns) == ["alpha", "mean", "variance", "value", "rank"]
     pd.testing.assert_frame_equal(got[["mean", "variance", "value"]], expected.loc[got.index], atol=1e-12)
     assert got["value"].is_monotonic_decreasing and got["rank"].tolist() == [1, 2, 3]
+    assert (got["alpha"] == 2.0).all()
     code, out, _ = call(["mean-variance", path, "--format", "json"], capsys)
     records = json.loads(out)
-    assert code == 0 and set(records[0]) == {"system", "mean", "variance", "value", "rank"}
+    assert code == 0 and set(records[0]) == {"system", "alpha", "mean", "variance", "value", "rank"}
+    code, out, _ = call(["mean-variance", path, "--alpha", "-1,0", "-a", "2", "--format", "csv"], capsys)
+    several = pd.read_csv(io.StringIO(out), dtype={"system": str})
+    assert code == 0 and several["alpha"].tolist() == [-1.0] * 3 + [0.0] * 3 + [2.0] * 3
+    for alpha, part in several.groupby("alpha"):
+        want = rk.mean_variance(frame, alpha=alpha).loc[part["system"]]
+        np.testing.assert_allclose(part["value"], want["value"], atol=1e-12)
+        assert part["rank"].tolist() == [1, 2, 3]
+    code, out, _ = call(["mean-variance", path, "--alpha", "1_0"], capsys)
+    assert code == 2 and "not a decimal number" in out + _
     code, out, _ = call(["mean-variance", path, "--decompose", "--format", "csv"], capsys)
     got = pd.read_csv(io.StringIO(out)).set_index("system")
     np.testing.assert_allclose(got["topic_variance"] + got["covariance"], got["variance"], atol=1e-12)

@@ -123,3 +123,20 @@ def test_markdown_pipe_table_a_name_cannot_break():
         assert len(re.split(r"(?<!\\) \| ", row)) - 1 == columns
     assert markdown_escape(NASTY) in md and "<b>" not in md
     assert "**0.2000†**" in md and "bm25 is the baseline" in lines[-2]
+
+
+def test_learning_to_rank_tests_print_small_pvalues_in_scientific_notation():
+    tests = pd.DataFrame(
+        {
+            "model": ["T-FARO α=5"],
+            "against": ["LambdaMART"],
+            "URisk": [0.01],
+            "TRisk": [9.5],
+            "p": [3.2e-12],
+            "p_perm": [1e-4],
+            "p_adj": [6.4e-12],
+            "p_perm_adj": [2e-4],
+        }
+    )
+    text = to_text(tests)
+    assert "0.0000" not in text and "3.2e-12" in text and "1e-4" in text and "2e-4" in text

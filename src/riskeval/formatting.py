@@ -54,9 +54,10 @@ class _Cells:
 
 
 def is_pvalue(column: Hashable) -> bool:
-    """Whether a column holds p-values, by its name (``pvalue``, ``pvalue_adj``, ``friedman_pvalue``...)."""
+    """Whether a column holds p-values, by its name (``p``, ``p_adj``, ``pvalue``, ``pvalue_adj``,
+    ``friedman_pvalue``...)."""
     name = str(column)
-    return name == "p" or name.startswith("pvalue") or name.endswith("_pvalue")
+    return name == "p" or name.startswith(("pvalue", "p_")) or name.endswith("_pvalue")
 
 
 def format_pvalue(p: float) -> str:

@@ -2,6 +2,7 @@
 
 import io
 import json
+import sys
 
 import lightgbm as lgb
 import pandas as pd
@@ -72,7 +73,7 @@ def test_train_then_evaluate(files, capsys):
     assert lgb.Booster(model_file=str(model)).current_iteration() == 5
     rows = json.loads(out.out)
     assert rows[0]["baseline"] == "feature 0" and rows[0]["model"] == "ucro"
-    assert "saved" in out.err and "boosting" in out.err  # progress on stderr
+    assert "saved" in out.err and "boosting" not in out.err  # no progress bar: stderr is not a terminal
     main(
         [
             "ltr",
@@ -95,35 +96,37 @@ def test_train_then_evaluate(files, capsys):
     )
 
 
-def test_experiment_prints_table7(files, capsys):
-    main(
-        [
-            "ltr",
-            "experiment",
-            str(files / "train.txt"),
-            "--objectives",
-            "lambdarank,tfaro",
-            "--alphas",
-            "2",
-            "--baseline-feature",
-            "0",
-            "--folds",
-            "3",
-            "--rounds",
-            "3",
-            "--param",
-            "num_leaves=5",
-            "--param",
-            "num_threads=1",
-            "--format",
-            "csv",
-        ]
-    )
+def test_experiment_prints_table7(files, capsys, monkeypatch):
+    argv = [
+        "ltr",
+        "experiment",
+        str(files / "train.txt"),
+        "--objectives",
+        "lambdarank,tfaro",
+        "--alphas",
+        "2",
+        "--baseline-feature",
+        "0",
+        "--folds",
+        "3",
+        "--rounds",
+        "3",
+        "--param",
+        "num_leaves=5",
+        "--param",
+        "num_threads=1",
+        "--format",
+        "csv",
+    ]
+    main(argv)
     out = capsys.readouterr()
     table = pd.read_csv(io.StringIO(out.out))
     assert list(table["objective"]) == ["LambdaMART", "T-FARO"]
     assert list(table["alpha"]) == [0.0, 2.0]
-    assert "training" in out.err
+    assert "training" not in out.err  # piped: no progress bar
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    main(argv)
+    assert "training" in capsys.readouterr().err  # on a terminal: the progress bar
 
 
 def test_experiment_with_one_part_per_file(files, capsys):
@@ -163,7 +166,12 @@ def test_experiment_with_one_part_per_file(files, capsys):
         (["train", "{d}/train.txt", "--objective", "ucro", "-o", "{d}/m.txt"], "needs --baseline"),
         (["train", "{d}/bad.txt", "-o", "{d}/m.txt"], "bad.txt:1"),
         (["train", "{d}/train.txt", "--param", "oops", "-o", "{d}/m.txt"], "KEY=VALUE"),
-        (["experiment", "{d}/train.txt", "--alphas", "one"], "--alphas"),
+        (["experiment", "{d}/train.txt", "--alphas", "one"], "'one' is not a decimal number"),
+        (["experiment", "{d}/train.txt", "--holdout", "0_5"], "'0_5' is not a decimal number"),
+        (["experiment", "{d}/train.txt", "--holdout", "1"], "'1' is not in the range 0 < x < 1"),
+        (["experiment", "{d}/train.txt", "--test-alpha", "1_0"], "'1_0' is not a decimal number"),
+        (["experiment", "{d}/train.txt", "--test-alpha", "-1"], "'-1' is not in the range 0 ≤ x"),
+        (["train", "{d}/train.txt", "--alpha", "1_0", "-o", "{d}/m.txt"], "'1_0' is not a decimal number"),
         (["experiment", "{d}/train.txt", "{d}/test.txt", "--folds-by-file"], "at least 3 DATA files"),
         (["evaluate", "{d}/test.txt", "--model", "{d}/nope.txt"], "does not exist"),
         (["train", "{d}/train.txt", "--param", "sigmoid=abc", "-o", "{d}/m.txt"], "'sigmoid' must be"),

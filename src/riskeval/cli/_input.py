@@ -192,6 +192,32 @@ class DecimalType(click.ParamType):
 DECIMAL = DecimalType()
 
 
+class DecimalRange(DecimalType):
+    """A decimal number (:class:`DecimalType`) within bounds, as ``click.FloatRange`` checks them
+    (which would take Python's ``1_0``)."""
+
+    def __init__(
+        self,
+        min: float | None = None,
+        max: float | None = None,
+        *,
+        min_open: bool = False,
+        max_open: bool = False,
+    ):
+        self.min, self.max, self.min_open, self.max_open = min, max, min_open, max_open
+        low = "" if min is None else f"{min:g} {'<' if min_open else '≤'} "
+        high = "" if max is None else f" {'<' if max_open else '≤'} {max:g}"
+        self.name = f"{low}x{high}"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        number = super().convert(value, param, ctx)
+        low_ok = self.min is None or (number > self.min if self.min_open else number >= self.min)
+        high_ok = self.max is None or (number < self.max if self.max_open else number <= self.max)
+        if not (low_ok and high_ok):
+            self.fail(f"{value!r} is not in the range {self.name}.", param, ctx)
+        return number
+
+
 def correction_arg(correction: str) -> str | None:
     return None if correction == "none" else correction
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from riskeval.cli._input import CORRECTIONS, correction_arg
+from riskeval.cli._input import CORRECTIONS, DecimalRange, correction_arg, parse_alphas
 from riskeval.cli._output import emit, format_option
 from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SE_POLICIES, VARIANTS
 
@@ -172,12 +172,15 @@ def _emit_table7(frame, fmt: str) -> None:
 
 
 def _progress_callback(total: int):
-    """A progress bar on stderr, shown from the first tree (not for input that fails before)."""
+    """A progress bar on stderr when it is a terminal, shown from the first tree (not for input
+    that fails before)."""
     from tqdm.auto import tqdm
 
     bars: list[Any] = []
 
     def callback(env) -> None:
+        if not sys.stderr.isatty():
+            return
         if not bars:
             bars.append(tqdm(total=total, desc="boosting", unit="tree", file=sys.stderr))
         bars[0].update()
@@ -197,7 +200,7 @@ def ltr() -> None:
 @_query_file
 @click.option("--objective", type=click.Choice(OBJECTIVE_NAMES), default="lambdarank", show_default=True)
 @click.option(
-    "--alpha", type=click.FloatRange(min=0), default=0.0, show_default=True, help="Risk aversion α."
+    "--alpha", type=DecimalRange(min=0), default=0.0, show_default=True, help="Risk aversion α ≥ 0."
 )
 @_features
 @_baseline_models
@@ -378,7 +381,15 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 @click.option(
     "--objectives", default=",".join(OBJECTIVE_NAMES), show_default=True, help="Comma-separated objectives."
 )
-@click.option("--alphas", default="1,5", show_default=True, help="Comma-separated α values.")
+@click.option(
+    "--alpha",
+    "-a",
+    "--alphas",
+    "alphas",
+    multiple=True,
+    metavar="A[,A...]",
+    help="Risk aversion α of the risk-sensitive objectives; repeat or give a comma list. [default: 1,5]",
+)
 @click.option(
     "--baseline-feature",
     "feature",
@@ -393,7 +404,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 )
 @click.option(
     "--holdout",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=DecimalRange(0, 1, min_open=True, max_open=True),
     default=0.2,
     show_default=True,
     help="Share of the queries for the learned baselines.",
@@ -423,7 +434,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 @_variant
 @click.option(
     "--test-alpha",
-    type=click.FloatRange(min=0),
+    type=DecimalRange(min=0),
     default=1.0,
     show_default=True,
     help="α of the TRisk and randomisation tests.",
@@ -480,10 +491,7 @@ def experiment(
     from riskeval.errors import RiskevalError
     from riskeval.ltr.experiment import run_experiment
 
-    try:
-        alpha_values = [float(a) for a in alphas.split(",") if a.strip()]
-    except ValueError:
-        raise RiskevalError(f"--alphas must be comma-separated numbers; got {alphas!r}.") from None
+    alpha_values = parse_alphas(alphas) if alphas else [1.0, 5.0]
     grid_values = _parse_grid(grid)
     if folds_dir:
         if data or folds_by_file:
@@ -522,7 +530,7 @@ def experiment(
         correction=correction_arg(correction),
         n_resamples=resamples,
         seed=seed,
-        progress=True,
+        progress=sys.stderr.isatty(),  # a progress bar on a terminal only, not in a pipe or a log
     )
     if fmt == "table" or not show_tests:
         _emit_table7(result.to_frame(), fmt)

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import click
 
-from riskeval.cli._input import DECIMAL, load_scores, scores_options
+from riskeval.cli._input import DECIMAL, alpha_option, load_scores, parse_alphas, scores_options
 from riskeval.cli._output import emit, format_option
 from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, MISSING_POLICIES, UNEQUAL_POLICIES
 
@@ -136,7 +136,7 @@ _clef = click.option(
 )
 @_measure
 @_clef
-@click.option("--alpha", type=DECIMAL, default=1.0, show_default=True, help="Risk preference α (any real).")
+@alpha_option(multiple=True, help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
 @click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general", show_default=True)
 @click.option("--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot).")
 @click.option(
@@ -181,7 +181,7 @@ _clef = click.option(
 )
 @format_option
 def mean_variance(
-    inputs, mapping, measure, clef_root, alpha, form, variant, ddof, weights, unequal, seed, missing,
+    inputs, mapping, measure, clef_root, alphas, form, variant, ddof, weights, unequal, seed, missing,
     decompose, sweep, rank_change, fmt,
 ) -> None:  # fmt: skip
     """Mean-variance evaluation over query variations: O = mean − α·variance per system.
@@ -191,7 +191,7 @@ def mean_variance(
 
     \b
     Examples:
-      riskeval mean-variance --clef2015 clef-ehealth-2015-task2 --alpha 5
+      riskeval mean-variance --clef2015 clef-ehealth-2015-task2 --alpha 0,1,5
       riskeval mean-variance scores.csv --sweep -20:20:0.1 --format csv
       riskeval mean-variance --mapping map.txt runs/*.eval --form intra
     """
@@ -213,10 +213,18 @@ def mean_variance(
         elif rank_change:
             table = rank_changes(df, *rank_change, **options)
         else:
-            table = compute(df, alpha, decompose=decompose, **options)
-            if form != "intra":
-                table = table.assign(rank=competition_ranks(table["value"].to_numpy()))
-                table = table.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
+            import pandas as pd
+
+            parts = []
+            for alpha in parse_alphas(alphas) if alphas else [1.0]:
+                part = compute(df, alpha, decompose=decompose, **options)
+                if form != "intra":
+                    part = part.assign(rank=competition_ranks(part["value"].to_numpy()))
+                    part = part.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
+                part = part.reset_index() if any(n is not None for n in part.index.names) else part
+                parts.append(part.drop(columns="alpha", errors="ignore").assign(alpha=alpha))
+            table = pd.concat(parts, ignore_index=True)
+            table = table[["system", "alpha", *(c for c in table.columns if c not in ("system", "alpha"))]]
     emit(table, fmt)
 
 
