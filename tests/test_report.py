@@ -1,9 +1,11 @@
-"""The HTML report: one self-contained file (no external resource, no script), the tables and the
-inline SVG plots it promises, the inputs and settings recorded, pluggable sections."""
+"""The HTML report: one self-contained file (no external resource, scripts only inline), the tables,
+the embedded data and the plots it promises, the inputs and settings recorded, pluggable sections,
+any comparison size from 2 systems, several measures, focus systems, topic texts, tests."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -32,6 +34,7 @@ class Page(HTMLParser):
         self.tags: list[str] = []
         self.ids: list[str] = []
         self.urls: list[str] = []
+        self.scripts: list[dict[str, str | None]] = []
         self.cells: list[tuple[str, str | None]] = []  # (text, class) of <td> in risk tables
         self._td: tuple[list[str], str | None] | None = None
         self.feed(text)
@@ -44,6 +47,8 @@ class Page(HTMLParser):
         self.urls += [v for k, v in attrs if k in ("src", "href", "xlink:href", "action", "data")]
         if tag == "td":
             self._td = ([], a.get("class"))
+        if tag == "script":
+            self.scripts.append(a)
 
     def handle_data(self, data):
         if self._td is not None:
@@ -66,6 +71,13 @@ def example(X, tmp_path_factory):
     return rk.report(X, measure="nDCG@10", inputs=["dl19-passage-ndcg10.csv"], path=path)
 
 
+def page_data(html: str, key: str = "m0") -> dict:
+    """The JSON a measure's interactive parts read, parsed as the page script parses it."""
+    m = re.search(rf'<script type="application/json" id="rk-data-{key}">(.*?)</script>', html, re.S)
+    assert m is not None
+    return json.loads(m.group(1))
+
+
 @pytest.fixture(scope="module")
 def small() -> pd.DataFrame:
     rng = np.random.default_rng(7)
@@ -81,7 +93,7 @@ def test_written_file_is_the_returned_page(example):
     assert example.path.read_text(encoding="utf-8") == example.html
     assert example.sections == (
         "Risk per α",
-        "Significant topics of the riskiest systems",
+        "Per-topic analysis",
         "GeoRisk and TRisk as α grows",
         "Baseline bias",
         "Risk rankings under unbiased baselines",
@@ -89,13 +101,19 @@ def test_written_file_is_the_returned_page(example):
     )
 
 
-def test_self_contained_no_external_resource_no_script(example):
+def test_self_contained_scripts_inline_no_external_resource(example):
     page = Page(example.html)
     external = [u for u in page.urls if not u.startswith("#")]
     assert external == []  # only in-page anchors (table of contents, SVG clip paths)
-    for tag in ("script", "link", "img", "iframe", "object", "embed"):
+    for tag in ("link", "img", "iframe", "object", "embed"):
         assert tag not in page.tags
-    assert not re.search(r"url\(|@import|https?://", example.html.split("</style>")[0])
+    # one inline script, and the data as JSON (never a src= to fetch)
+    assert [s.get("type") for s in page.scripts] == ["application/json", None]
+    assert all("src" not in s for s in page.scripts)
+    style = example.html.split("</style>")[0]
+    assert not re.search(r"url\(|@import|https?://", style)
+    script = example.html.split("<script>")[1].split("</script>")[0]
+    assert not re.search(r"fetch|XMLHttpRequest|import\(|\.src\b|https?://(?!www\.w3\.org/2000/svg)", script)
     assert "<?xml" not in example.html and "<!DOCTYPE svg" not in example.html
 
 
@@ -125,13 +143,14 @@ def test_settings_are_recorded(example):
         assert shown in text, shown
 
 
-def test_plots_are_inline_svg_with_unique_ids(example):
+def test_plots_are_inline_svg_or_drawn_from_the_data_with_unique_ids(example):
     page = Page(example.html)
-    # 3 per-topic TR/TJ plots + sorted URisk + GeoRisk + TRisk + PCA + the ZRisk residuals.
+    # matplotlib: the PCA and the ZRisk residuals; the script: per-topic bars, TRisk and GeoRisk curves
     svgs = re.findall(r"<svg\b.*?</svg>", example.html, flags=re.S)
-    assert len(svgs) == 8
-    # Each plot draws its data (paths, or markers re-used with <use>) and labels its axes.
+    assert len(svgs) == 2
     assert all(svg.count("<path") + svg.count("<use") > 40 and svg.count("<text") > 10 for svg in svgs)
+    charts = re.findall(r'<figure class="rk-chart" data-chart="(\w+)" data-key="m0">', example.html)
+    assert charts == ["topics", "trisk", "georisk"]
     assert len(page.ids) == len(set(page.ids))
 
 
@@ -139,26 +158,43 @@ def test_summary_table_shows_every_system_and_the_risk_table_values(example, X):
     summary = example.html.split('id="summary"')[1].split("<details>")[0]
     for name in X.index:
         assert f'<th scope="row">{name}</th>' in summary
+    # The static table is the largest α; the JSON holds every α, from the same risk table.
     table = rk.risk_table(X, alphas=[0, 1, 5, 10]).set_index(["system", "alpha"])
-    # TRisk of p_bert at α = 5, rendered with 3 decimals and shaded as a significant gain.
-    row = table.loc[("p_bert", 5.0)]
-    assert row["significant"] and row["trisk"] > 0
+    at10 = table.xs(10.0, level="alpha")
+    row = at10[at10["significant"] & (at10["trisk"] > 0)].iloc[0]
     assert f'<td class="sig-win">{row["trisk"]:.3f}</td>' in summary
-    losses = table[table["significant"] & (table["trisk"] < 0)]
     page = Page(summary)
+    losses = at10[at10["significant"] & (at10["trisk"] < 0)]
     assert sum(cls == "sig-loss" for _, cls in page.cells) == len(losses)
-    assert sum(cls == "sig-win" for _, cls in page.cells) == int(table["significant"].sum()) - len(losses)
+    assert sum(cls == "sig-win" for _, cls in page.cells) == int(at10["significant"].sum()) - len(losses)
+    d = page_data(example.html)
+    assert d["alphas"] == [0, 1, 5, 10] and d["alpha"] == 3
+    for k, a in enumerate(d["alphas"]):
+        at = table.xs(float(a), level="alpha").loc[d["systems"]]
+        assert d["sig"][k] == (at["significant"] * np.sign(at["urisk"])).astype(int).tolist()
+        np.testing.assert_allclose(d["table"][k]["trisk"], at["trisk"].round(3), atol=1e-12)
+    assert d["systems"] == list(X.mean(axis=1).sort_values(ascending=False, kind="stable").index)
 
 
-def test_riskiest_systems_are_the_lowest_trisk_at_the_largest_alpha(example, X):
+def test_per_topic_analysis_opens_on_the_riskiest_and_holds_every_system(example, X):
     at10 = rk.risk_table(X, alphas=[10]).set_index("system")["trisk"].sort_values()
     topics = example.html.split('id="topics"')[1].split('id="alpha"')[0]
-    for name in at10.index[:3]:
-        assert f"<h3>{name}</h3>" in topics
-    assert f"<h3>{at10.index[3]}</h3>" not in topics
-    worst = rk.topic_risk(X.loc[at10.index[0]], rk.baseline(X, "mean"), alpha=10)
-    assert f"Significant topics of {at10.index[0]}" in topics
-    assert topics.count("<tr>") >= (worst["significant"] != 0).sum()
+    assert f"<caption>{at10.index[0]} at α = 10, topics by TR</caption>" in topics
+    riskiest = topics.split("The 3 systems with the lowest TRisk")[1]
+    assert [n for n in at10.index[:4] if f'<th scope="row">{n}</th>' in riskiest] == list(at10.index[:3])
+    d = page_data(example.html)
+    assert sorted(d["pt"]["systems"]) == list(range(len(X)))
+    # the per-topic data of a system equal topic_risk's, significance included
+    name = "p_bert"
+    k = d["pt"]["systems"].index(d["systems"].index(name))
+    tr = rk.topic_risk(X.loc[name], rk.baseline(X, "mean"), alpha=5)
+    np.testing.assert_allclose(d["pt"]["tr"][k][2], tr["tr"].round(2), atol=1e-12)
+    signed = [
+        (j + 1) * (1 if t > 0 else -1)
+        for j, (t, s) in enumerate(zip(tr["tr"], tr["significant"], strict=True))
+        if s
+    ]
+    assert d["pt"]["sig"][k][2] == signed
 
 
 def test_bias_section_reports_friedman_and_pca(example, X):
@@ -183,7 +219,11 @@ def test_named_baseline_correction_and_no_path(small):
     assert r.path is None and r.settings["correction"] == "holm"
     assert "T*Risk" in r.html and "holm-adjusted" in r.html
     assert r.settings["baseline"] == "s0" and r.settings["bias_alpha"] == 2.0
-    assert r.html.count("<h3>") == 1
+    # with a correction, topics are marked by adjusted p and no unadjusted ±t line is the rule
+    topics = r.html.split('id="topics"')[1]
+    assert "<th>p (holm)</th>" in topics and "dashed lines" not in topics
+    assert "adjusted p ≤ 0.1" in topics
+    assert topics.split("The 1 systems with the lowest TRisk")[1].count("<tr>") == 2
 
 
 def test_sections_are_pluggable(small):
@@ -232,12 +272,15 @@ def test_negative_scores_give_a_report_without_the_georisk_plot():
     X = pd.DataFrame(rng.normal(0, 1, (4, 9)), index=list("abcd"))
     with pytest.warns(rk.RiskevalWarning, match="GeoRisk"):
         r = rk.report(X, sections=[alpha_curves_section])
-    assert "No GeoRisk plot" in r.html and r.html.count("<svg") == 1
+    assert "No GeoRisk plot" in r.html and 'data-chart="trisk"' in r.html
+    assert 'data-chart="georisk"' not in r.html and page_data(r.html)["curves"]["georisk"] is None
 
 
 def test_too_small_a_matrix_is_refused():
-    with pytest.raises(RiskevalError, match="at least 3 systems"):
-        rk.report(pd.DataFrame([[0.1, 0.2], [0.3, 0.4]]))
+    with pytest.raises(RiskevalError, match="at least 2 systems"):
+        rk.report(pd.DataFrame([[0.1, 0.2, 0.3]]))
+    with pytest.raises(RiskevalError, match="2 topics"):
+        rk.report(pd.DataFrame([[0.1], [0.3]]))
 
 
 def test_report_is_the_function_whatever_was_imported_first():

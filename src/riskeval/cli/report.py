@@ -38,6 +38,39 @@ from riskeval.cli.variations import variation_data
     help="How many of the riskiest systems get a per-topic analysis.",
 )
 @click.option(
+    "--systems",
+    metavar="A,B,...",
+    help="Systems to focus on (in colour, listed first); baselines, ZRisk and GeoRisk still use "
+    "every system.",
+)
+@click.option(
+    "--topics-file",
+    type=click.Path(dir_okay=False),
+    help="Topic texts shown beside the ids: TREC DL .tsv (id<TAB>text), id:text lines, TREC <top> or "
+    "<topic number=...> XML.",
+)
+@click.option(
+    "--test",
+    type=click.Choice(["t", "permutation", "bootstrap"]),
+    default="t",
+    show_default=True,
+    help="p-values of the risk table: Student's t (TRisk), the sign-flip randomisation test or the "
+    "BCa bootstrap of URisk (as in riskeval risk).",
+)
+@click.option(
+    "--n-resamples",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Resamples of --test.",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the resamples (recorded).")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Each step with its elapsed time on stderr. [default: when stderr is a terminal]",
+)
+@click.option(
     "--variations",
     type=click.Path(dir_okay=False),
     help="Query-variation table (system, topic, variant, score): adds the mean-variance section.",
@@ -64,6 +97,12 @@ def report(
     output,
     title,
     n_risky,
+    systems,
+    topics_file,
+    test,
+    n_resamples,
+    seed,
+    progress,
     variations,
     bias_target,
 ):
@@ -71,25 +110,42 @@ def report(
     and settings, readable in any browser without a server.  Prints the path written.
 
     The scores come from one per-topic score table (CSV, TSV or Parquet; long or wide), from TREC
-    run files evaluated against --qrels, or from the shipped example (--example).
+    run files evaluated against --qrels, or from the shipped example (--example).  Several
+    measures (--measure repeated) give one tab each.  The page is interactive (sortable tables, α
+    and system pickers, plots with values on hover) and works offline; without scripts it shows
+    the tables at the largest α.
 
     \b
     Examples:
       riskeval report --example -o riskeval-report.html
       riskeval report scores.csv --measure nDCG@10 --baseline bm25 -o report.html
       riskeval report --qrels qrels.txt --measure ERR@20 a.run b.run.gz -o report.html
+      riskeval report --qrels qrels.txt --measure nDCG@10 --measure "AP(rel=2)" --baseline bm25 \\
+          --systems mine --topics-file topics.tsv --correction holm runs/* -o report.html
     """
     import riskeval as rk
 
     if not Path(output).resolve().parent.is_dir():
         raise click.BadParameter(f"the folder of {output!r} does not exist.", param_hint="'--output'")
+    import sys
+
     from riskeval.io.atomic import refuse_inputs
 
-    refuse_inputs(output, [*inputs, qrels, variations])  # before any work: never write over an input
+    refuse_inputs(output, [*inputs, qrels, variations, topics_file])  # never write over an input
+    texts = None
+    if topics_file is not None:
+        from riskeval.io.topic_texts import read_topic_texts
+
+        texts = read_topic_texts(topics_file)
+    show = sys.stderr.isatty() if progress is None else progress
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    matrices = scores.matrices
+    if show:
+        r, c = scores.matrix.shape
+        click.echo(f"riskeval report: {r} systems × {c} topics, {len(matrices)} measure(s)", err=True)
     data, files = variation_data(variations, bias_target)
     result = rk.report(
-        scores.matrix,
+        matrices if len(matrices) > 1 else scores.matrix,
         baseline=baseline,
         alphas=parse_alphas(alphas),
         level=level,
@@ -97,9 +153,15 @@ def report(
         se=se,
         leave_one_out=leave_one_out,
         measure=scores.measure,
-        inputs=[*scores.files, *files],
+        inputs=[*scores.files, *files, *([topics_file] if topics_file else [])],
         title=title,
         n_risky=n_risky,
+        systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
+        topics=texts,
+        test=test,
+        n_resamples=n_resamples,
+        seed=seed,
+        progress=show,
         data=data,
         path=output,
     )

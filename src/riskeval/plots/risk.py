@@ -8,7 +8,7 @@ matplotlib is imported only when something is drawn.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -184,7 +184,10 @@ class PCADisplay:
         return cls(study.pca.coordinates, study.pca.explained, virtual)
 
     @plain_text
-    def plot(self, ax: Any = None, *, annotate: bool = True) -> PCADisplay:
+    def plot(
+        self, ax: Any = None, *, annotate: bool = True, labels: Collection[str] | None = None
+    ) -> PCADisplay:
+        """Draw the runs; ``annotate`` names them, all or only those in ``labels``."""
         self.figure_, self.ax_ = axes_for(ax, (7.0, 6.0))
         ax = self.ax_
         xy = self.coordinates.iloc[:, :2]
@@ -197,6 +200,8 @@ class PCADisplay:
         self.labels_ = []
         if annotate:
             for name, (x, y) in xy.iterrows():
+                if labels is not None and name not in labels:
+                    continue
                 self.labels_.append(
                     ax.annotate(
                         name,

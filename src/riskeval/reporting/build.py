@@ -42,13 +42,18 @@ class Section:
 
 @dataclass
 class ReportContext:
-    """What section builders read.
+    """What section builders read (one context per measure).
 
     ``matrix``: the validated systems × topics scores; ``baseline``: the baseline as given
     (``"mean"``, a system name, a per-topic vector); ``settings``: what :attr:`Report.settings`
     records (``alphas``, ``level``, ``correction``, ``se``, ``leave_one_out``, ``topic_alpha``,
-    ``bias_alpha``, ``n_risky``, ...); ``data``: further inputs by name, for builders that need more
-    than the matrix.  ``risk_table`` and ``bias_study`` are computed on first use and shared.
+    ``bias_alpha``, ``n_risky``, ``test``, ``n_resamples``, ``seed``, ``focus``, ...); ``data``:
+    further inputs by name, for builders that need more than the matrix; ``measure``: the name of
+    this matrix's measure (or ``None``); ``topic_text``: topic id → text, for display;
+    ``key``: a short id unique to this measure in the page (prefix of element ids).
+    ``risk_table`` (with the p-values of ``settings["test"]``) and ``bias_study`` are computed on
+    first use and shared: every "significant" of the page comes from ``risk_table`` (systems) or
+    :func:`riskeval.topic_risk` (topics).
     """
 
     matrix: pd.DataFrame
@@ -56,13 +61,20 @@ class ReportContext:
     settings: dict[str, Any]
     data: Mapping[str, Any] = field(default_factory=dict)
     n_figures: int = field(default=0, repr=False)
+    measure: str | None = None
+    topic_text: Mapping[str, str] = field(default_factory=dict)
+    key: str = "m0"
+    log: Callable[[str], None] = field(default=lambda message: None, repr=False)  # progress
+    _data_written: bool = field(default=False, repr=False)
 
     @functools.cached_property
     def risk_table(self) -> pd.DataFrame:
         from riskeval.analysis.table import risk_table
+        from riskeval.inference.tables import with_test
 
         s = self.settings
-        return risk_table(
+        self.log("risk table")
+        table = risk_table(
             self.matrix,
             baseline=self.baseline,
             alphas=s["alphas"],
@@ -71,11 +83,46 @@ class ReportContext:
             correction=s["correction"],
             leave_one_out=s["leave_one_out"],
         )
+        if s["test"] == "t":
+            return table
+        self.log(f"{s['test']} test, {s['n_resamples']} resamples")
+        return with_test(
+            table,
+            self.matrix,
+            test=s["test"],
+            baseline=self.baseline,
+            n_resamples=s["n_resamples"],
+            rng=s["seed"],
+            leave_one_out=s["leave_one_out"],
+        )
+
+    @property
+    def focus(self) -> list[str]:
+        """The systems the user asked to see (``systems=``), in the matrix; empty when none."""
+        return [name for name in self.settings["focus"] if name in self.matrix.index]
+
+    @functools.cached_property
+    def page_data(self) -> dict[str, Any]:
+        """The JSON of the interactive parts (:func:`riskeval.reporting.explorer.page_data`)."""
+        from riskeval.reporting.explorer import page_data
+
+        return page_data(self)
+
+    def data_script(self) -> Markup:
+        """The ``<script type="application/json">`` of :attr:`page_data`, the first time it is
+        asked for (the sections that use it call this; the page holds it once)."""
+        from riskeval.reporting.html import json_script
+
+        if self._data_written:
+            return Markup("")
+        self._data_written = True
+        return json_script(f"rk-data-{self.key}", self.page_data)
 
     @functools.cached_property
     def bias_study(self) -> Any:
         from riskeval.analysis.bias_study import bias_study
 
+        self.log("bias study")
         return bias_study(self.matrix, self.settings["bias_alpha"])
 
     def new_axes(self, width: float = 8.0, height: float = 4.5) -> Any:
@@ -89,7 +136,7 @@ class ReportContext:
         from riskeval.reporting.html import figure
 
         self.n_figures += 1
-        return figure(display, caption, prefix=f"f{self.n_figures}-")
+        return figure(display, caption, prefix=f"{self.key}f{self.n_figures}-")
 
 
 @dataclass(frozen=True)
@@ -121,61 +168,99 @@ def report(
     se: str = "parametric",
     leave_one_out: bool = False,
     measure: str | None = None,
+    systems: Sequence[str] | None = None,
+    topics: Mapping[Any, str] | None = None,
+    test: str = "t",
+    n_resamples: int = 10_000,
+    seed: int | None = None,
     inputs: Sequence[str] | str | None = None,
     title: str | None = None,
     n_risky: int = 3,
+    progress: bool = False,
     sections: Sequence[Callable[[ReportContext], Section | None]] | None = None,
     data: Mapping[str, Any] | None = None,
     path: str | os.PathLike | None = None,
 ) -> Report:
     """A risk report of the systems of score matrix ``X`` as one self-contained HTML page.
 
-    The page holds the risk table per α (URisk, TRisk, T*Risk, GeoRisk against ``baseline``), the
-    significant topics of the ``n_risky`` riskiest systems, GeoRisk and TRisk as α grows, the
+    The page holds the risk table per α (URisk, TRisk, T*Risk, GeoRisk, ZRisk against
+    ``baseline``), the per-topic analysis of any system, GeoRisk and TRisk as α grows, the
     baseline-bias study (PCA with virtual MEAN/MEDIAN/MAX runs, Friedman test) and the inputs and
-    settings that produced it.  Plots are inline SVG: the file needs no server, no script and no
-    other file.
+    settings that produced it.  Its data travel in the page as JSON, with a small inline script
+    that sorts and filters the tables, switches α and the system of the per-topic analysis and
+    draws the plots that follow them; with scripts off the page shows the same tables at the
+    default α and system.  The file needs no server, no network and no other file.
 
     Parameters
     ----------
-    X : systems × topics score matrix (DataFrame or 2-D array).
+    X : systems × topics score matrix (DataFrame or 2-D array), or a mapping measure name →
+        matrix (one tab per measure).  Two systems (a run and its baseline) are enough; sections
+        that need more say why they are left out.
     baseline, alphas, level, correction, se, leave_one_out : as in :func:`riskeval.risk_table`.
     measure : the effectiveness measure of the scores (e.g. ``"nDCG@10"``), recorded and shown.
-    inputs : the file(s) the scores came from, recorded and shown.
+    systems : the systems to focus on (drawn in colour, listed first); the MEAN/MEDIAN/MAX
+        baselines, ZRisk and GeoRisk still use every system of ``X``.
+    topics : topic id → text (e.g. from :func:`riskeval.io.topic_texts.read_topic_texts`), shown
+        beside the topic ids.
+    test, n_resamples, seed : the p-values of the risk table, as in ``riskeval risk --test``:
+        ``"t"`` (TRisk, Student's t), ``"permutation"`` or ``"bootstrap"``; recorded and stated.
+    inputs : the file(s) the scores came from, recorded and shown (shortened to their folders).
     title : page title (default: "Risk report").
-    n_risky : how many of the riskiest systems get a per-topic analysis.
+    n_risky : how many of the riskiest systems are listed with their significant topics.
+    progress : report each step with its elapsed time on stderr.
     sections : section builders (default :data:`riskeval.reporting.sections.DEFAULT_SECTIONS`).
     data : further inputs for custom section builders (``ctx.data``).
     path : where to write the page; ``None`` writes nothing (``Report.html`` holds it).
     """
     for module in ("matplotlib", "jinja2", "markupsafe"):
         require(module, "riskeval.report")
+    from riskeval.inference._common import check_n_resamples
+    from riskeval.options import RISK_TESTS
     from riskeval.reporting.sections import DEFAULT_SECTIONS
 
-    M = as_matrix(X)
+    matrices = _matrices(X, measure)
     A = check_alphas(alphas, "report")
-    if M.shape[0] < 3 or M.shape[1] < 2:
-        raise RiskevalError(
-            f"report needs at least 3 systems and 2 topics (the bias study compares "
-            f"systems); got {M.shape[0]} × {M.shape[1]}."
-        )
+    for name, M in matrices.items():
+        if M.shape[0] < 2 or M.shape[1] < 2:
+            what = f" of {name}" if name else ""
+            raise RiskevalError(
+                f"report needs at least 2 systems (a run and its baseline) and 2 topics; the "
+                f"matrix{what} is {M.shape[0]} × {M.shape[1]}."
+            )
     if not isinstance(n_risky, (int, np.integer)) or n_risky < 0:
         raise RiskevalError(f"The 'n_risky' parameter of report must be an integer >= 0. Got {n_risky!r}.")
+    test = check_option(test, RISK_TESTS, "report", "test")
+    if seed is None and test != "t":
+        seed = int(np.random.SeedSequence().generate_state(1)[0])  # drawn once, recorded
+    first = next(iter(matrices.values()))
+    focus = [] if systems is None else [str(s) for s in ([systems] if isinstance(systems, str) else systems)]
+    unknown = [s for s in focus if not any(s in M.index for M in matrices.values())]
+    if unknown:
+        raise RiskevalError(
+            f"report: no system {', '.join(map(repr, unknown))} in the scores (systems=); they hold "
+            f"{', '.join(map(repr, first.index[:8]))}{' ...' if len(first.index) > 8 else ''}."
+        )
     positive = A[A > 0]
     settings = {
         "title": title or "Risk report",
         "inputs": [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs or []),
-        "measure": measure,
-        "systems": M.shape[0],
-        "topics": M.shape[1],
+        "measure": ", ".join(n for n in matrices if n) or None,
+        "measures": [n for n in matrices if n],
+        "systems": first.shape[0],
+        "topics": first.shape[1],
+        "focus": focus,
+        "topic_texts": len(topics or {}),
         "baseline": baseline if isinstance(baseline, str) else "a given per-topic vector",
         "alphas": [float(a) for a in A],
         "level": check_level(level, "report"),
         "correction": (check_correction(correction, "report")),
         "se": check_option(se, SE_METHODS, "report", "se"),
         "leave_one_out": bool(leave_one_out),
-        # The per-topic analysis uses the largest α of the list, the bias study the smallest
-        # positive one (URisk at α = 0 is UGain, which no baseline biases in rank).
+        "test": test,
+        "n_resamples": check_n_resamples(n_resamples, "report") if test != "t" else None,
+        "seed": seed if test != "t" else None,
+        # The per-topic analysis opens at the largest α of the list, the bias study uses the
+        # smallest positive one (URisk at α = 0 is UGain, which no baseline biases in rank).
         "topic_alpha": float(A.max()),
         "bias_alpha": float(positive.min()) if positive.size else 1.0,
         "n_risky": int(n_risky),
@@ -183,21 +268,80 @@ def report(
         "python": platform.python_version(),
         "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
-    ctx = ReportContext(M, baseline, settings, data or {})
-    # The risk table validates the baseline before any section is drawn.
-    settings["baseline"] = str(ctx.risk_table["baseline"].iloc[0])
-    built = [s for s in (b(ctx) for b in (DEFAULT_SECTIONS if sections is None else sections)) if s]
-    result = Report(_render(settings, built), None, settings, tuple(s.title for s in built))
-    if path is None:
-        return result
-    return Report(result.html, result.save(path), settings, result.sections)
+    log: Callable[[str], None] = _progress_log() if progress else _quiet
+    texts = {str(k): str(v) for k, v in (topics or {}).items()}
+    builders = DEFAULT_SECTIONS if sections is None else sections
+    groups = []
+    for k, (name, M) in enumerate(matrices.items()):
+        ctx = ReportContext(
+            M,
+            baseline,
+            settings,
+            data or {},
+            measure=name,
+            topic_text=texts,
+            key=f"m{k}",
+            log=functools.partial(_prefixed, log, f"{name}: ") if len(matrices) > 1 else log,
+        )
+        # The risk table validates the baseline before any section is drawn.
+        settings["baseline"] = str(ctx.risk_table["baseline"].iloc[0])
+        built = []
+        for builder in builders:
+            log(getattr(builder, "__name__", "section").replace("_", " "))
+            section = builder(ctx)
+            if section is not None:
+                built.append(section)
+        groups.append((name, ctx.key, built))
+    log("page")
+    html = _render(settings, groups)
+    titles = tuple(
+        s.title if len(groups) == 1 else f"{name}: {s.title}" for name, _, built in groups for s in built
+    )
+    result = Report(html, None, settings, titles)
+    if path is not None:
+        result = Report(html, result.save(path), settings, titles)
+        log(f"wrote {result.path} ({len(html.encode()) / 1e6:.2f} MB)")
+    return result
 
 
-def _render(settings: dict[str, Any], sections: list[Section]) -> str:
+def _matrices(X: Any, measure: str | None) -> dict[str | None, pd.DataFrame]:
+    """Measure name → validated matrix: ``X`` itself (named ``measure``) or each entry of a mapping."""
+    if isinstance(X, Mapping):
+        if not X:
+            raise RiskevalError("report: the mapping of measures to score matrices is empty.")
+        return {str(name): as_matrix(M) for name, M in X.items()}
+    return {measure: as_matrix(X)}
+
+
+def _prefixed(log: Callable[[str], None], prefix: str, message: str) -> None:
+    log(prefix + message)
+
+
+def _quiet(message: str) -> None:
+    """No progress output."""
+
+
+def _progress_log() -> Callable[[str], None]:
+    import sys
+    import time
+
+    start = time.perf_counter()
+
+    def log(message: str) -> None:
+        print(
+            f"riskeval report [{time.perf_counter() - start:6.1f} s] {message}", file=sys.stderr, flush=True
+        )
+
+    return log
+
+
+def _render(settings: dict[str, Any], groups: list[tuple[str | None, str, list[Section]]]) -> str:
+    from importlib.resources import files
+
     from jinja2 import Environment, PackageLoader, select_autoescape
     from markupsafe import Markup
 
-    from riskeval.reporting.html import slug
+    from riskeval.reporting.html import short_paths, slug
 
     env = Environment(
         loader=PackageLoader("riskeval.reporting", "templates"),
@@ -206,12 +350,31 @@ def _render(settings: dict[str, Any], sections: list[Section]) -> str:
         lstrip_blocks=True,
     )
     env.filters["g"] = lambda v: f"{v:g}"
-    ids: set[str] = set()
-    entries = []
-    for s in sections:
-        sid = s.id or slug(s.title)
-        while sid in ids:
-            sid += "-x"
-        ids.add(sid)
-        entries.append({"id": sid, "title": s.title, "body": Markup(s.body)})
-    return env.get_template("report.html.j2").render(settings=settings, sections=entries)
+    ids: set[str] = {"settings"}
+    rendered = []
+    for name, key, sections in groups:
+        entries = []
+        for s in sections:
+            sid = s.id or slug(s.title)
+            if len(groups) > 1:
+                sid = f"{key}-{sid}"
+            while sid in ids:
+                sid += "-x"
+            ids.add(sid)
+            entries.append({"id": sid, "title": s.title, "body": Markup(s.body)})
+        rendered.append({"name": name, "key": key, "sections": entries})
+    static = files("riskeval.reporting") / "templates"
+    return env.get_template("report.html.j2").render(
+        settings=settings,
+        groups=rendered,
+        inputs=short_paths(settings["inputs"]),
+        script=Markup(_inline_script((static / "report.js").read_text(encoding="utf-8"))),
+        style=Markup((static / "report.css").read_text(encoding="utf-8")),
+    )
+
+
+def _inline_script(code: str) -> str:
+    """The script as the content of a ``<script>`` element: it must not close the element."""
+    if "</" in code or "<!--" in code:
+        raise RiskevalError("report: the page script contains '</' or '<!--'.")
+    return code

@@ -8,6 +8,7 @@ no external file, no script, text kept as text (searchable, scalable).
 from __future__ import annotations
 
 import io
+import json
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -44,12 +45,14 @@ def table(
     index: bool = True,
     caption: str | None = None,
     css_class: str = "data",
+    table_id: str | None = None,
 ) -> Markup:
     """An HTML table of ``frame`` (two header rows when its columns are a 2-level MultiIndex).
 
     ``formats`` maps a column (or, with a MultiIndex, its last level) to a formatter; numbers
     default to 4 decimals.  ``cell_class``: same shape as ``frame``, CSS classes per cell (or
-    ``None``).  The index is written as the first column(s) unless ``index=False``.
+    ``None``).  The index is written as the first column(s) unless ``index=False``.  ``table_id``:
+    the table's ``id`` (for the page script).
     """
     formats = formats or {}
     cols = frame.columns
@@ -87,8 +90,9 @@ def table(
             cells.append(f"<td{attr}>{escape(fmts[j](value))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    ident = f' id="{escape(table_id)}"' if table_id else ""
     return Markup(
-        f'<div class="scroll"><table class="{escape(css_class)}">{cap}'
+        f'<div class="scroll"><table class="{escape(css_class)}"{ident}>{cap}'
         f"<thead>{''.join(head)}</thead><tbody>{''.join(body)}</tbody></table></div>"
     )
 
@@ -121,6 +125,37 @@ def svg(fig: Any, prefix: str) -> str:
         fig.savefig(buf, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
     text = buf.getvalue()
     return _ID_REF.sub(lambda m: m.group(1) + prefix + m.group(2), text[text.index("<svg") :])
+
+
+def json_script(element_id: str, data: Any) -> Markup:
+    """``data`` as JSON in a ``<script type="application/json">`` element: every ``<``, ``>`` and
+    ``&`` is written as a ``\\u`` escape, so no text in the data (a run called ``</script>``) can
+    end the element or open a comment; ``JSON.parse`` gives the text back unchanged.  Numbers must
+    be finite (write a missing value as ``None``)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return Markup(f'<script type="application/json" id="{escape(element_id)}">{text}</script>')
+
+
+def short_paths(paths: Iterable[Any]) -> list[dict[str, Any]]:
+    """Input paths grouped by folder, for display: ``[{"folder": ..., "files": [...]}]`` with the
+    folder relative to the working directory when it lies under it, and each file by its name."""
+    import os
+    from pathlib import Path
+
+    groups: dict[str, list[str]] = {}
+    for p in paths:
+        path = Path(p)
+        folder = str(path.parent)
+        try:
+            folder = os.path.relpath(path.parent) if path.is_absolute() else folder
+        except ValueError:  # another drive (Windows)
+            pass
+        if folder.count("..") > 2:
+            folder = str(path.parent)
+        groups.setdefault(folder, []).append(path.name)
+    return [{"folder": "" if f == "." else f, "files": names} for f, names in groups.items()]
 
 
 def paragraph(text: str) -> Markup:

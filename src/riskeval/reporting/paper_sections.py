@@ -69,6 +69,8 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
 
 #: Largest systems × topics matrix whose residuals are drawn as a heat map in the report.
 HEATMAP_CELLS = 4_000
+#: Largest matrix whose residual section is in the report (a tidy row per cell is computed).
+RESIDUAL_CELLS = 2_000_000
 
 
 def residuals_section(ctx: ReportContext) -> Section | None:
@@ -80,6 +82,16 @@ def residuals_section(ctx: ReportContext) -> Section | None:
 
     if (ctx.matrix.to_numpy() < 0).any():
         return None
+    r, c = ctx.matrix.shape
+    if r * c > RESIDUAL_CELLS:
+        return Section(
+            "Where ZRisk comes from",
+            h.paragraph(
+                f"Left out at this size ({r * c:,} cells; drawn up to {RESIDUAL_CELLS:,}): "
+                "riskeval.chisq_residuals gives every residual z_ij of the matrix."
+            ),
+            "zrisk-residuals",
+        )
     alpha = max(ctx.settings["alphas"])
     res = chisq_residuals(ctx.matrix, alpha=alpha)
     test = chisq_test(ctx.matrix)
@@ -88,7 +100,6 @@ def residuals_section(ctx: ReportContext) -> Section | None:
     below = res[res["system"].isin(worst) & res["below"]]
     below = below.sort_values("z").groupby("system", sort=False).head(5)
     table = below.set_index(["system", "topic"])[["score", "expected", "z"]]
-    r, c = ctx.matrix.shape
     if r * c <= HEATMAP_CELLS:
         display = ResidualDisplay(res).plot(
             ax=ctx.new_axes(max(6.0, 0.18 * c + 3), max(3.0, 0.2 * len(zr) + 1.5))

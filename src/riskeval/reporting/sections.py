@@ -11,203 +11,292 @@ import pandas as pd
 
 from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
+from riskeval.reporting.explorer import test_caption
 from riskeval.reporting.paper_sections import baseline_rankings_section, rank, residuals_section
 from riskeval.reporting.variations import bias_variance_section, mean_variance_section
 
-#: The "as α grows" plots run from 0 to at least 15 (Dinçer, Macdonald & Ounis, SIGIR 2014, Figure 1).
-CURVE_ALPHA_MAX = 15.0
+#: Most rows of a table written into the page (the rest: riskeval risk --format csv).
+TABLE_ROWS = 1_000
+#: Most r²·c cell visits of the bias study drawn into the page (every system each other's baseline).
+BIAS_VISITS = 2e10
 
 
 def summary_section(ctx: ReportContext) -> Section:
-    """Risk per α: one row per system (by mean score), URisk/TRisk/GeoRisk for each α."""
-    t = ctx.risk_table
+    """Risk per α: one row per system (by mean score) with URisk, TRisk, its p-values, T*Risk,
+    GeoRisk, ZRisk and the win/loss counts at the chosen α (Dinçer, Macdonald & Ounis, SIGIR 2014,
+    eq. 6–12; SIGIR 2016, eq. 7–10)."""
+    d = ctx.page_data
     s = ctx.settings
-    first = t.iloc[0]
-    crit, baseline_name = float(first["critical"]), str(first["baseline"])
-    per_alpha = ["urisk", "trisk", "georisk"]
-    if baseline_name != "MEAN":
-        per_alpha.insert(2, "tstar")
-    names = {"urisk": "URisk", "trisk": "TRisk", "tstar": "T*Risk", "georisk": "GeoRisk"}
-    order = t.groupby("system", sort=False)["mean"].first().sort_values(ascending=False).index
-    fixed = t.drop_duplicates("system").set_index("system").loc[order, ["mean", "wins", "losses", "loss20"]]
-    fixed.columns = pd.MultiIndex.from_product([[""], ["mean", "wins", "losses", "loss>20%"]])
-    wide = t.pivot(index="system", columns="alpha", values=per_alpha).loc[order]
-    wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
-    wide.columns = pd.MultiIndex.from_tuples([(f"α = {a:g}", names[m]) for a, m in wide.columns])
-    frame = pd.concat([fixed, wide], axis=1).rename_axis("system")
-    sig = t.pivot(index="system", columns="alpha", values="significant").loc[order]
-    sign = np.sign(t.pivot(index="system", columns="alpha", values="trisk").loc[order])
+    a = d["alpha"]
+    alpha = d["alphas"][a]
+    order = d["systems"]
+    cols = d["columns"]
+    frame = pd.DataFrame(
+        {label: d["table"][a][key] for key, label, _ in cols}, index=pd.Index(order, name="system")
+    )
+    formats: dict[str, h.Formatter] = {}
+    for _, label, digits in cols:
+        formats[label] = h.pvalue if digits == "p" else h.integer if digits == 0 else h.number(int(digits))
     classes = pd.DataFrame(None, index=frame.index, columns=frame.columns, dtype=object)
-    for a in ctx.settings["alphas"]:
-        loss_or_win = np.where(sign[a] < 0, "sig-loss", "sig-win")
-        mark = np.where(sig[a].to_numpy(dtype=bool), loss_or_win, np.array(None, dtype=object))
-        classes[(f"α = {a:g}", "TRisk")] = mark
+    sign = np.array(d["sig"][a])
+    classes["TRisk"] = [_sig_class(v) for v in sign]
+    shown = frame.iloc[:TABLE_ROWS]
+    note = (
+        f" The page shows the first {TABLE_ROWS:,} of {len(frame):,} systems by mean; filter by name "
+        "to reach the others, or get every row with riskeval risk --format csv."
+        if len(frame) > TABLE_ROWS
+        else ""
+    )
+    rule = (
+        f"|TRisk| > {d['critical']:.3f}"
+        if s["test"] == "t" and not s["correction"] and d["critical"] is not None
+        else "p (adj.) ≤ level"
+        if s["correction"]
+        else "p ≤ level"
+    )
     body = [
+        ctx.data_script(),
+        _alpha_picker(ctx),
         h.paragraph(
-            f"URisk and TRisk against {baseline_name} (SE {s['se']}); GeoRisk with every "
-            f"system as a baseline. TRisk is shaded where the risk-reward trade-off is significant "
-            f"at level {s['level']:g} (|TRisk| > {crit:.3f}, {int(first['df'])} degrees of "
-            "freedom"
-            + (f", p-values {s['correction']}-adjusted across systems" if s["correction"] else "")
-            + "): red a significant loss, green a significant gain. Loss>20%: "
-            "topics where the system loses more than 20% of the baseline's score. The p-values "
-            "and every other measure are in the full table below."
+            f"URisk and TRisk against {d['baseline']} (SE {s['se']}); GeoRisk and ZRisk with every "
+            f"system. TRisk is shaded where the system's risk-reward trade-off is significant "
+            f"({test_caption(s, d['baseline'])}; {rule}): red a significant loss, green a "
+            "significant gain. Loss>20%: topics where the system loses more than 20% of the "
+            f"baseline's score. Click a column to sort, type in the box to filter.{note}"
         ),
+        _filter_box(ctx, "risk", "filter systems"),
         h.table(
-            frame,
-            formats={
-                "wins": h.integer,
-                "losses": h.integer,
-                "loss>20%": h.integer,
-                "TRisk": h.number(3),
-                "T*Risk": h.number(3),
-            },
-            cell_class=classes,
-            caption="Risk per α, systems by mean score",
-            css_class="data risk",
+            shown,
+            formats=formats,
+            cell_class=classes.iloc[:TABLE_ROWS],
+            caption=f"Risk at α = {alpha:g}, systems by mean score",
+            css_class="data risk rk-sortable",
+            table_id=f"{ctx.key}-risk",
         ),
-        _full_table(t),
+        _full_table(ctx.risk_table),
     ]
     return Section("Risk per α", h.join(body), "summary")
 
 
 def risky_topics_section(ctx: ReportContext) -> Section | None:
-    """The riskiest systems (lowest TRisk at the largest α): per-topic TR/TJ and their significant
-    topics (Dinçer, Macdonald & Ounis, SIGIR 2014, §5 and Figure 2), and their sorted per-topic URisk
-    scores (Dinçer, Ounis & Macdonald, ECIR 2014, Figure 4)."""
+    """The per-topic analysis of any system: TR_j = x_j / s_x (eq. 21) and the standardised
+    jackknife influence TJ_j of every topic, and the significant topics (Dinçer, Macdonald & Ounis,
+    SIGIR 2014, §5 and Figure 2).  Opens on the first focus system, else the riskiest."""
     from riskeval.analysis.topics import system_topic_risk
-    from riskeval.plots.risk import TopicRiskDisplay, plot_sorted_urisk
 
+    d = ctx.page_data
     s = ctx.settings
-    alpha = s["topic_alpha"]
-    at = ctx.risk_table[ctx.risk_table["alpha"] == alpha].set_index("system")
-    ranked = at["trisk"].dropna().sort_values()
-    risky = list(ranked.index[: s["n_risky"]])
-    if not risky:
-        return None
-    body = [
-        h.paragraph(
-            f"The {len(risky)} systems with the lowest TRisk at α = {alpha:g} against "
-            f"{at['baseline'].iloc[0]}. Bars: TR_j = x_j / s_x (eq. 21); markers: TJ_j, the "
-            "standardised jackknife influence of topic j; dashed lines: ±critical. A topic beyond the "
-            "lines is a significant loss (red) or gain (green)"
-            + (f", p-values {s['correction']}-adjusted across topics." if s["correction"] else ".")
-        )
-    ]
-    for name in risky:
-        topics = system_topic_risk(
-            ctx.matrix,
-            name,
-            ctx.baseline,
-            alpha,
-            level=s["level"],
-            correction=s["correction"],
-            leave_one_out=s["leave_one_out"],
-        )
-        losses = int((topics["significant"] & (topics["tr"] < 0)).sum())
-        wins = int((topics["significant"] & (topics["tr"] > 0)).sum())
-        row = at.loc[name]
-        body.append(h.Markup(f"<h3>{h.escape(name)}</h3>"))
-        body.append(
-            h.paragraph(
-                f"Mean {row['mean']:.4f}; URisk {row['urisk']:.4f}, TRisk {row['trisk']:.3f} "
-                f"(p {h.pvalue(row['pvalue'])}); {losses} significant loss(es), {wins} significant "
-                f"gain(s) over {len(topics)} topics."
-            )
-        )
-        width = min(14.0, max(7.0, 0.16 * len(topics) + 2))
-        per_topic = TopicRiskDisplay(topics, name, str(topics["baseline"].iloc[0]), alpha).plot(
-            ctx.new_axes(width, 3.6)
-        )
-        body.append(ctx.figure(per_topic, f"{name}: per-topic TR and TJ at α = {alpha:g}"))
-        significant = topics[topics["significant"]].sort_values("tr")
-        if len(significant):
-            shown = significant[
-                [
-                    c
-                    for c in ("score", "baseline_score", "delta", "x", "tr", "tj", "pvalue", "pvalue_adj")
-                    if c in significant.columns
-                ]
-            ].rename(
-                columns={
-                    "score": "score",
-                    "baseline_score": "baseline score",
-                    "delta": "δ",
-                    "x": "x",
-                    "tr": "TR",
-                    "tj": "TJ",
-                    "pvalue": "p",
-                    "pvalue_adj": "p (adj.)",
-                }
-            )
-            body.append(
-                h.table(
-                    shown,
-                    formats={"p": h.pvalue, "p (adj.)": h.pvalue},
-                    caption=f"Significant topics of {name}",
-                )
-            )
-    contrast = [n for n in ranked.index[::-1][:1] if n not in risky]
-    display = plot_sorted_urisk(
+    alpha = d["alphas"][d["alpha"]]
+    pt = d["pt"]
+    order = d["systems"]
+    default = order[pt["systems"][0]]
+    frame = system_topic_risk(
         ctx.matrix,
-        risky + contrast,
+        default,
         ctx.baseline,
         alpha,
+        level=s["level"],
+        correction=s["correction"],
         leave_one_out=s["leave_one_out"],
-        ax=ctx.new_axes(8.0, 4.0),
     )
-    body.append(
-        ctx.figure(
-            display,
-            "Per-topic URisk scores, sorted (the riskiest systems"
-            + (f" and, for contrast, {contrast[0]}, the least risky)" if contrast else ")"),
+    rule = (
+        f"p-values {s['correction']}-adjusted across topics; a topic is significant when its adjusted "
+        f"p ≤ {s['level']:g} (no fixed line marks it)"
+        if s["correction"]
+        else f"dashed lines at ±{pt['critical']:.3f}, the critical value of Student's t at level "
+        f"{s['level']:g}"
+    )
+    p_col = "pvalue_adj" if s["correction"] else "pvalue"
+    p_name = f"p ({s['correction']})" if s["correction"] else "p"
+    shown = pd.DataFrame(
+        {
+            "score": frame["score"],
+            "baseline": frame["baseline_score"],
+            "δ": frame["delta"],
+            "TR": frame["tr"],
+            "TJ": frame["tj"],
+            p_name: frame[p_col],
+            "significant": frame["significant"].astype(bool),
+        }
+    ).rename_axis("topic")
+    if ctx.topic_text:
+        shown.insert(0, "text", [ctx.topic_text.get(str(t), "") for t in shown.index])
+    shown = shown.sort_values("TR", kind="stable")
+    classes = pd.DataFrame(None, index=shown.index, columns=shown.columns, dtype=object)
+    if "text" in classes:
+        classes["text"] = "text"
+    classes["TR"] = [
+        _sig_class(np.sign(tr) if sig else 0)
+        for tr, sig in zip(shown["TR"], shown["significant"], strict=True)
+    ]
+    n_sys = len(order)
+    only = (
+        ""
+        if len(pt["systems"]) == n_sys
+        else f" The per-topic data of {len(pt['systems'])} of the {n_sys} systems travel in the page "
+        "(the focus systems, then the riskiest and the safest); riskeval risk --topics SYSTEM "
+        "gives any other."
+    )
+    body = [
+        ctx.data_script(),
+        _alpha_picker(ctx),
+        h.Markup(
+            '<p class="js-only"><label>System: '
+            f'<select class="rk-system" data-key="{ctx.key}"></select></label></p>'
+        ),
+        h.paragraph(
+            f"Each topic's risk-reward score against {d['baseline']}, standardised: bars TR_j = x_j / s_x "
+            "(sorted, worst first), dots TJ_j, the jackknife influence of topic j; "
+            f"{rule}. Red: a significant loss, green: a significant gain. Hover a bar for the topic.{only}"
+        ),
+        h.Markup(f'<figure class="rk-chart" data-chart="topics" data-key="{ctx.key}"></figure>'),
+        h.Markup(
+            "<noscript><p>The plots of this page are drawn by its script; the table holds the "
+            "values.</p></noscript>"
+        ),
+        _filter_box(ctx, "topics", "filter topics"),
+        h.table(
+            shown.iloc[:TABLE_ROWS],
+            formats={p_name: h.pvalue, "TR": h.number(2), "TJ": h.number(2)},
+            cell_class=classes.iloc[:TABLE_ROWS],
+            caption=f"{default} at α = {alpha:g}, topics by TR",
+            css_class="data rk-sortable",
+            table_id=f"{ctx.key}-topics",
+        ),
+        _riskiest(ctx),
+    ]
+    return Section("Per-topic analysis", h.join(body), "topics")
+
+
+def _riskiest(ctx: ReportContext) -> h.Markup:
+    """The n_risky riskiest systems at the default α with their significant losses and gains."""
+    d = ctx.page_data
+    pt = d["pt"]
+    a = d["alpha"]
+    rows = []
+    for i in d["byRisk"][: ctx.settings["n_risky"]]:
+        if i not in pt["systems"]:
+            continue
+        sig = pt["sig"][pt["systems"].index(i)][a]
+        losses = [d["topics"][-j - 1] for j in sig if j < 0]
+        rows.append(
+            {
+                "system": d["systems"][i],
+                "TRisk": d["table"][a]["trisk"][i],
+                "significant losses": len(losses),
+                "significant gains": sum(j > 0 for j in sig),
+                "topics lost": ", ".join(losses[:12]) + (" …" if len(losses) > 12 else ""),
+            }
         )
+    if not rows:
+        return h.Markup("")
+    frame = pd.DataFrame(rows).set_index("system")
+    return h.table(
+        frame,
+        formats={"TRisk": h.number(3), "significant losses": h.integer, "significant gains": h.integer},
+        caption=f"The {len(rows)} systems with the lowest TRisk at α = {d['alphas'][a]:g}",
     )
-    return Section("Significant topics of the riskiest systems", h.join(body), "topics")
 
 
 def alpha_curves_section(ctx: ReportContext) -> Section:
-    """GeoRisk and TRisk of every system as α grows (Dinçer, Macdonald & Ounis, SIGIR 2016, Figure 2;
-    SIGIR 2014, Figure 1)."""
-    from riskeval.plots.risk import plot_georisk, plot_trisk
-
+    """GeoRisk and TRisk of the systems as α grows (Dinçer, Macdonald & Ounis, SIGIR 2016, Figure 2;
+    SIGIR 2014, Figure 1), drawn by the page script: the focus systems (or the safest and riskiest)
+    in colour, the others grey, values on hover."""
+    d = ctx.page_data
     s = ctx.settings
-    top = max(CURVE_ALPHA_MAX, max(s["alphas"]))
-    grid = np.linspace(0.0, top, int(min(2 * top, 400)) + 1)  # at most 401 α values, however large α
-    height = max(4.5, 0.13 * ctx.matrix.shape[0] / (1 + (ctx.matrix.shape[0] - 1) // 25) + 1)
-    tr = plot_trisk(
-        ctx.matrix,
-        ctx.baseline,
-        grid,
-        level=s["level"],
-        se=s["se"],
-        leave_one_out=s["leave_one_out"],
-        ax=ctx.new_axes(9.0, height),
+    c = d["curves"]
+    n = len(c["systems"])
+    subset = (
+        ""
+        if n == len(d["systems"])
+        else f" {n} of the {len(d['systems'])} systems are drawn: the focus, the riskiest and the safest."
+    )
+    band = (
+        f" The grey band is ±{c['critical']:.3f}, Student's t critical value at level {s['level']:g}: "
+        "TRisk inside it is a trade-off chance can explain."
+        if s["test"] == "t" and not s["correction"] and c["critical"] is not None
+        else " Significance at the α values of the table is decided by "
+        f"{test_caption(s, d['baseline'])}, so no fixed band is drawn; the table marks it."
     )
     body = [
+        ctx.data_script(),
+        _alpha_picker(ctx),
         h.paragraph(
-            "GeoRisk (every system a baseline) falls as α grows; a steep fall marks a "
-            "system that fails badly on some topics. TRisk inside the grey band is a "
-            "risk-reward trade-off that chance can explain."
-        )
+            "GeoRisk (every system a baseline) falls as α grows; a steep fall marks a system that "
+            f"fails badly on some topics. TRisk is against {d['baseline']}.{band} The vertical line "
+            f"is the chosen α; click a line to open its system in the per-topic analysis.{subset}"
+        ),
+        h.Markup(f'<figure class="rk-chart" data-chart="trisk" data-key="{ctx.key}"></figure>'),
     ]
-    if (ctx.matrix.to_numpy() >= 0).all():
-        geo = plot_georisk(ctx.matrix, grid, ax=ctx.new_axes(9.0, height))
-        body.append(ctx.figure(geo, f"GeoRisk for 0 ≤ α ≤ {top:g}"))
+    if c["georisk"] is not None:
+        body.append(h.Markup(f'<figure class="rk-chart" data-chart="georisk" data-key="{ctx.key}"></figure>'))
     else:
         body.append(h.paragraph("No GeoRisk plot: GeoRisk needs scores ≥ 0 and some are negative."))
-    body.append(ctx.figure(tr, f"TRisk against {tr.baseline} for 0 ≤ α ≤ {top:g}, band ±{tr.critical:.3f}"))
+    body.append(h.Markup("<noscript><p>These plots are drawn by the page script.</p></noscript>"))
     return Section("GeoRisk and TRisk as α grows", h.join(body), "alpha")
 
 
+def _sig_class(sign: float) -> str | None:
+    """The CSS class of a significant loss (sign < 0) or gain (> 0), none otherwise."""
+    return "sig-loss" if sign < 0 else "sig-win" if sign > 0 else None
+
+
+def _alpha_picker(ctx: ReportContext) -> h.Markup:
+    d = ctx.page_data
+    options = "".join(
+        f'<option value="{i}"{" selected" if i == d["alpha"] else ""}>{a:g}</option>'
+        for i, a in enumerate(d["alphas"])
+    )
+    return h.Markup(
+        f'<p class="js-only rk-controls"><label>α <select class="rk-alpha" data-key="{ctx.key}">'
+        f"{options}</select></label></p>"
+    )
+
+
+def _filter_box(ctx: ReportContext, name: str, placeholder: str) -> h.Markup:
+    return h.Markup(
+        f'<p class="js-only"><input type="search" class="rk-filter" data-table="{ctx.key}-{name}" '
+        f'placeholder="{h.escape(placeholder)}" aria-label="{h.escape(placeholder)}"></p>'
+    )
+
+
 def bias_section(ctx: ReportContext) -> Section:
-    """The baseline-bias study (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3–2.4): Friedman test and PCA."""
+    """The baseline-bias study (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3–2.4): Friedman test and PCA.
+    Left out, saying why, with fewer than 3 systems or more than :data:`BIAS_VISITS` cell visits."""
     from riskeval.analysis.bias_tables import bias_overview, bias_summary
     from riskeval.plots.risk import PCADisplay
 
+    r, c = ctx.matrix.shape
+    title = "Baseline bias"
+    if r < 3:
+        return Section(
+            title,
+            h.paragraph(
+                f"Left out: the bias study ranks the other systems with each system as the "
+                f"baseline, and compares the rankings (Friedman test, PCA); with {r} systems there "
+                "is no ranking to compare. It needs at least 3 systems."
+            ),
+            "bias",
+        )
+    if r * r * c > BIAS_VISITS:
+        return Section(
+            title,
+            h.paragraph(
+                f"Left out at this size: every system as every other's baseline is {r}² × {c} = "
+                f"{r * r * c:.2g} cell visits. Run riskeval bias-study (it shows its progress) for "
+                "this study on its own."
+            ),
+            "bias",
+        )
     study = ctx.bias_study
     o = bias_overview(study).iloc[0]
-    display = PCADisplay.from_study(study).plot(ax=ctx.new_axes(8.0, 6.5))
+    xy = study.pca.coordinates.iloc[:, :2]
+    labels = None
+    if r > 30:  # label the focus, the virtual runs and the extremes only; the rest stay unnamed dots
+        extremes = {*xy.iloc[:, 0].nsmallest(4).index, *xy.iloc[:, 0].nlargest(4).index}
+        extremes |= {*xy.iloc[:, 1].nsmallest(3).index, *xy.iloc[:, 1].nlargest(3).index}
+        labels = {*ctx.focus, *extremes} | {b for b in study.urisk.index if b not in study.urisk.columns}
+    display = PCADisplay.from_study(study).plot(ax=ctx.new_axes(8.0, 6.5), labels=labels)
     summary = bias_summary(study, ctx.matrix).sort_values("mean", ascending=False)
     summary.columns = [c.replace("rank_vs_", "rank vs ").replace("_", " ") for c in summary.columns]
     rank_cols = {c: h.integer for c in summary.columns if "rank" in c}
@@ -221,7 +310,13 @@ def bias_section(ctx: ReportContext) -> Section:
             "MEDIAN and MAX are virtual runs that favour no system."
         ),
         ctx.figure(
-            display, f"PCA of the runs: PC1 {o['pc1_pct']:.1f}%, PC2 {o['pc2_pct']:.1f}% of the variance"
+            display,
+            f"PCA of the runs: PC1 {o['pc1_pct']:.1f}%, PC2 {o['pc2_pct']:.1f}% of the variance"
+            + (
+                ""
+                if labels is None
+                else "; named: the focus systems, the virtual runs and the runs at the ends of each axis"
+            ),
         ),
         h.table(
             summary,
@@ -237,12 +332,28 @@ def _full_table(t: pd.DataFrame) -> h.Markup:
     counts = {c: h.integer for c in ("df", "wins", "losses", "ties", "loss20")}
     p = {c: h.pvalue for c in ("pvalue", "pvalue_adj")}
     # the settings (the same on every row) are stated in the section's text
-    settings = ["baseline", "leave_one_out", "se_method", "level", "critical", "correction"]
+    settings = [
+        "baseline",
+        "leave_one_out",
+        "se_method",
+        "level",
+        "critical",
+        "correction",
+        "test",
+        "n_resamples",
+        "seed",
+    ]
     shown = t.drop(columns=settings, errors="ignore").set_index(["system", "alpha"])
+    if len(shown) > TABLE_ROWS:
+        return h.paragraph(
+            f"The tidy table of riskeval.risk_table has {len(shown):,} rows here; riskeval risk "
+            "--format csv writes every row and column."
+        )
     ranks = {c: rank for c in ("rank_urisk", "rank_trisk", "rank_georisk")}
     inner = h.table(shown, formats={**counts, **p, **ranks}, css_class="data full")
     return h.Markup(
-        f"<details><summary>Every measure (the tidy table of riskeval.risk_table)</summary>{inner}</details>"
+        "<details><summary>Every measure at every α (the tidy table of riskeval.risk_table)"
+        f"</summary>{inner}</details>"
     )
 
 

@@ -1,0 +1,83 @@
+"""Topic texts (topic id → query text) from the files TREC campaigns ship, for display only.
+
+Three layouts, told apart by content:
+
+- **Lines** ``id<TAB>text`` (TREC DL ``topics.dl20-passage.txt``, MS MARCO ``queries.*.tsv``) or
+  ``id:text`` (TREC Web track ``queries.151-200.txt``).
+- **TREC SGML**: ``<top>`` blocks with ``<num> Number: 301`` and ``<title> text`` (Robust, ad hoc
+  tracks); the title runs to the next tag.
+- **XML**: ``<topic number="151">`` elements holding ``<query>`` (TREC Web track
+  ``full-topics.xml``) or ``<title>``; entities such as ``&amp;`` are decoded.
+
+Every file is read through :mod:`riskeval.io.decoding`; problems name ``file:line``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from pathlib import Path
+
+from riskeval.errors import InputFormatError
+from riskeval.io.decoding import read_text
+
+_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
+_NUM = re.compile(r"<num>\s*(?:Number:)?\s*([^<\s]+)", re.I)
+_TITLE = re.compile(r"<title>\s*(?:Topic:)?\s*([^<]*)", re.I)
+_TOPIC = re.compile(r"<topic\b([^>]*)>(.*?)</topic>", re.S | re.I)
+_NUMBER = re.compile(r"""\bnumber\s*=\s*["']([^"']+)["']""", re.I)
+_QUERY = re.compile(r"<(query|title)>(.*?)</\1>", re.S | re.I)
+
+
+def read_topic_texts(path: str | os.PathLike) -> dict[str, str]:
+    """Topic id → text of a topics file (see the module for the layouts), in file order.
+
+    Raises :class:`~riskeval.errors.InputFormatError` listing every ``file:line`` with a line or
+    block without an id or a text, or a topic given twice, and for a file with no topic at all.
+    """
+    path = Path(path)
+    text = read_text(path)
+    entries: list[tuple[int, str | None, str | None]] = []
+    if _TOPIC.search(text):
+        for m in _TOPIC.finditer(text):
+            num, body = _NUMBER.search(m.group(1)), _QUERY.search(m.group(2))
+            entries.append((_line(text, m.start()), num and num.group(1), body and body.group(2)))
+        fields = ('a number="..." attribute', "a <query> or <title>")
+    elif _TOP.search(text):
+        for m in _TOP.finditer(text):
+            num, title = _NUM.search(m.group(1)), _TITLE.search(m.group(1))
+            entries.append((_line(text, m.start()), num and num.group(1), title and title.group(1)))
+        fields = ("<num>", "<title>")
+    else:
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.strip():
+                sep = "\t" if "\t" in line else ":"
+                head, found, tail = line.partition(sep)
+                entries.append((number, head if found else None, tail if found else None))
+        fields = ("'topic<TAB>text' (or 'topic:text')", "a text after the id")
+    out: dict[str, str] = {}
+    problems: list[tuple[str, str]] = []
+    for at, raw_id, raw_text in entries:
+        where = f"{path}:{at}"
+        qid = "" if raw_id is None else html.unescape(raw_id).strip()
+        query = "" if raw_text is None else " ".join(html.unescape(raw_text).split())
+        if not qid:
+            problems.append((where, f"expected {fields[0]}: no topic id"))
+        elif not query:
+            problems.append((where, f"topic {qid} has no text (expected {fields[1]})"))
+        elif qid in out:
+            problems.append((where, f"topic {qid} is given twice"))
+        else:
+            out[qid] = query
+    if problems:
+        raise InputFormatError(problems)
+    if not out:
+        raise InputFormatError(
+            [(str(path), "no topic found (expected 'topic<TAB>text' lines, <top> or <topic>)")]
+        )
+    return out
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1

@@ -1,0 +1,222 @@
+"""The data of the report's interactive parts, computed once per measure and embedded as JSON.
+
+The page script (``templates/report.js``) only selects, sorts, filters and draws what is here: every
+number and every "significant" is computed in Python, by :func:`riskeval.risk_table` (systems, with
+the test and correction of the report) and :func:`riskeval.topic_risk` (topics).
+
+Size is bounded whatever the campaign: the per-topic analysis travels for at most
+:data:`TOPIC_VALUES` values (the focus systems first, then the riskiest and the safest), the α
+curves for at most :data:`CURVE_SYSTEMS` systems.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from riskeval.reporting.build import ReportContext
+
+#: Most per-topic values (systems × topics × α) embedded for the per-topic analysis.
+TOPIC_VALUES = 600_000
+#: Most systems whose TRisk and GeoRisk curves are embedded (the focus, the best and the worst).
+CURVE_SYSTEMS = 120
+#: The α grid of the curves runs from 0 to at least this (Dinçer, Macdonald & Ounis, SIGIR 2014, Figure 1).
+CURVE_ALPHA_MAX = 15.0
+
+#: The risk-table columns of the interactive table: (column of risk_table, header, decimals or kind).
+TABLE_COLUMNS = (
+    ("mean", "mean", 4),
+    ("urisk", "URisk", 4),
+    ("trisk", "TRisk", 3),
+    ("pvalue", "p", "p"),
+    ("pvalue_adj", "p (adj.)", "p"),
+    ("tstar", "T*Risk", 3),
+    ("georisk", "GeoRisk", 4),
+    ("zrisk", "ZRisk", 3),
+    ("wins", "wins", 0),
+    ("losses", "losses", 0),
+    ("loss20", "loss>20%", 0),
+)
+
+TEST_NAMES = {
+    "t": "Student's t test of TRisk",
+    "permutation": "sign-flip randomisation test of URisk",
+    "bootstrap": "BCa bootstrap of URisk over topics",
+}
+
+
+def numbers(values: Any, digits: int | str) -> list[Any]:
+    """A column as JSON numbers: rounded to ``digits`` decimals (``"p"``: 3 significant digits),
+    integers for 0 decimals, ``None`` for NaN."""
+    a = np.asarray(values, dtype=float)
+    finite = np.isfinite(a)
+    if digits == "p":
+        out: list[Any] = [float(f"{v:.3g}") for v in a.tolist()]
+    elif digits == 0:
+        out = np.where(finite, a, 0).astype(np.int64).tolist()
+    else:
+        out = np.round(np.where(finite, a, 0.0), int(digits)).tolist()
+    return [v if ok else None for v, ok in zip(out, finite.tolist(), strict=True)]
+
+
+def test_caption(settings: dict[str, Any], baseline: str) -> str:
+    """What decides "significant" in the risk table, in words: test, correction, level, baseline."""
+    s = settings
+    test = TEST_NAMES[s["test"]]
+    if s["test"] != "t":
+        test += f" ({s['n_resamples']:,} resamples, seed {s['seed']})"
+    corr = f"p-values {s['correction']}-adjusted across systems per α" if s["correction"] else "no correction"
+    return f"{test}, {corr}, level {s['level']:g}, against {baseline}"
+
+
+def page_data(ctx: ReportContext) -> dict[str, Any]:
+    """The JSON of one measure (see the module)."""
+    t = ctx.risk_table
+    s = ctx.settings
+    alphas = list(s["alphas"])
+    order = list(
+        t.groupby("system", sort=False)["mean"].first().sort_values(ascending=False, kind="stable").index
+    )
+    position = {name: i for i, name in enumerate(order)}
+    focus = [position[n] for n in ctx.focus]
+    tables, signs = [], []
+    for a in alphas:
+        at = t[t["alpha"] == a].set_index("system").loc[order]
+        cols = {key: numbers(at[key], d) if key in at else None for key, _, d in TABLE_COLUMNS}
+        tables.append(cols)
+        sign = np.where(at["significant"].to_numpy(dtype=bool), np.sign(at["urisk"].to_numpy(dtype=float)), 0)
+        signs.append(sign.astype(int).tolist())
+    first = t.iloc[0]
+    baseline = str(first["baseline"])
+    default_alpha = alphas.index(s["topic_alpha"])
+    at_default = t[t["alpha"] == s["topic_alpha"]].set_index("system")["trisk"]
+    by_risk = [position[n] for n in at_default.loc[order].sort_values(kind="stable").dropna().index]
+    data: dict[str, Any] = {
+        "key": ctx.key,
+        "measure": ctx.measure,
+        "baseline": baseline,
+        "alphas": alphas,
+        "alpha": default_alpha,
+        "level": s["level"],
+        "correction": s["correction"],
+        "test": s["test"],
+        "caption": test_caption(s, baseline),
+        "critical": float(first["critical"]) if np.isfinite(first["critical"]) else None,
+        "systems": order,
+        "focus": focus,
+        # T*Risk equals TRisk against the MEAN of all systems (Dinçer, Macdonald & Ounis, SIGIR 2014, §4)
+        "columns": [
+            [key, label, d]
+            for key, label, d in TABLE_COLUMNS
+            if key in t and not (key == "tstar" and baseline == "MEAN")
+        ],
+        "table": tables,
+        "sig": signs,
+        "byRisk": by_risk,
+    }
+    data["curves"] = _curves(ctx, order, focus, by_risk)
+    data.update(_per_topic(ctx, order, focus, by_risk))
+    return data
+
+
+def _shown_systems(order: list[str], focus: list[int], by_risk: list[int], limit: int) -> list[int]:
+    """At most ``limit`` systems (positions in ``order``): the focus, then alternately the riskiest
+    and the safest, then the rest by mean."""
+    chosen = list(dict.fromkeys(focus))
+    ends = [i for pair in zip(by_risk, by_risk[::-1], strict=True) for i in pair]
+    for i in [*ends, *range(len(order))]:
+        if len(chosen) >= limit:
+            break
+        if i not in chosen:
+            chosen.append(i)
+    return chosen
+
+
+def _curves(ctx: ReportContext, order: list[str], focus: list[int], by_risk: list[int]) -> dict[str, Any]:
+    """TRisk and GeoRisk on an α grid for at most CURVE_SYSTEMS systems (GeoRisk with every system)."""
+    from riskeval.analysis.table import risk_table
+
+    s = ctx.settings
+    top = max(CURVE_ALPHA_MAX, max(s["alphas"]))
+    grid = np.unique(np.concatenate([np.linspace(0.0, top, 31), s["alphas"]]))
+    ctx.log(f"α curves ({len(grid)} α values)")
+    t = risk_table(
+        ctx.matrix,
+        baseline=ctx.baseline,
+        alphas=grid,
+        se=s["se"],
+        level=s["level"],
+        leave_one_out=s["leave_one_out"],
+    )
+    shown = sorted(_shown_systems(order, focus, by_risk, CURVE_SYSTEMS))
+    names = [order[i] for i in shown]
+    tr = t.pivot(index="system", columns="alpha", values="trisk").loc[names, grid]
+    geo = t.pivot(index="system", columns="alpha", values="georisk").loc[names, grid]
+    has_geo = bool((ctx.matrix.to_numpy() >= 0).all())
+    return {
+        "alphas": numbers(grid, 3),
+        "systems": shown,
+        "trisk": [numbers(row, 3) for row in tr.to_numpy()],
+        "georisk": [numbers(row, 4) for row in geo.to_numpy()] if has_geo else None,
+        "critical": float(t["critical"].iloc[0]) if np.isfinite(t["critical"].iloc[0]) else None,
+    }
+
+
+def _per_topic(ctx: ReportContext, order: list[str], focus: list[int], by_risk: list[int]) -> dict[str, Any]:
+    """Scores, baseline, TR, TJ and the significant topics (signed 1-based indices) per α."""
+    from riskeval.analysis.topics import system_topic_risk
+
+    s = ctx.settings
+    M = ctx.matrix
+    topics = [str(c) for c in M.columns]
+    limit = max(1, TOPIC_VALUES // (len(topics) * len(s["alphas"])))
+    shown = _shown_systems(order, focus, by_risk, min(limit, len(order)))
+    ctx.log(f"per-topic analysis of {len(shown)} systems")
+    scores, bases, tr, tj, sig, p = [], [], [], [], [], []
+    for i in shown:
+        name = order[i]
+        rows = [
+            system_topic_risk(
+                M,
+                name,
+                ctx.baseline,
+                a,
+                level=s["level"],
+                correction=s["correction"],
+                leave_one_out=s["leave_one_out"],
+            )
+            for a in s["alphas"]
+        ]
+        scores.append(numbers(rows[0]["score"], 4))
+        bases.append(numbers(rows[0]["baseline_score"], 4))
+        tr.append([numbers(r["tr"], 2) for r in rows])
+        tj.append([numbers(r["tj"], 2) for r in rows])
+        p.append([numbers(r["pvalue_adj" if s["correction"] else "pvalue"], "p") for r in rows])
+        sig.append([_signed(r) for r in rows])
+    same_base = all(b == bases[0] for b in bases)
+    first = system_topic_risk(M, order[shown[0]], ctx.baseline, s["alphas"][0], level=s["level"])
+    return {
+        "topics": topics,
+        "texts": [ctx.topic_text.get(t, "") for t in topics] if ctx.topic_text else None,
+        "pt": {
+            "systems": shown,
+            "score": scores,
+            "base": bases[:1] if same_base else bases,
+            "tr": tr,
+            "tj": tj,
+            "p": p,
+            "sig": sig,
+            "critical": float(first["critical"].iloc[0]),
+        },
+    }
+
+
+def _signed(frame: pd.DataFrame) -> list[int]:
+    """The significant topics of a :func:`riskeval.topic_risk` frame as signed 1-based positions:
+    ``-j`` a significant loss on topic j, ``+j`` a significant gain."""
+    sig = frame["significant"].to_numpy(dtype=bool)
+    pos = np.flatnonzero(sig) + 1
+    return (pos * np.where(frame["tr"].to_numpy()[sig] < 0, -1, 1)).astype(int).tolist()
