@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from riskeval.analysis.by_measure import for_each_measure
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.paired import topic_risk
@@ -27,8 +28,18 @@ def system_topic_risk(
     with ``leave_one_out`` the aggregate excludes ``system``).
 
     The ``system`` column holds ``system``, the ``baseline`` column the baseline's name (e.g.
-    ``"MEAN"``).
+    ``"MEAN"``).  ``X`` may hold several measures (a mapping measure -> matrix or a long table
+    with a ``measure`` column, as in :func:`riskeval.risk_table`): then one table per measure,
+    stacked, with a ``measure`` column first.
     """
+    several = for_each_measure(
+        X,
+        lambda M: system_topic_risk(
+            M, system, baseline, alpha, level=level, correction=correction, leave_one_out=leave_one_out
+        ).reset_index(),
+    )
+    if several is not None:
+        return several
     M = as_matrix(X)
     if system not in M.index:
         shown = ", ".join(map(repr, M.index[:10])) + (" ..." if len(M.index) > 10 else "")
