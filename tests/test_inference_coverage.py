@@ -85,7 +85,7 @@ def test_parallel_kernels_equal_their_serial_twins():
     ranks = np.tile([10, 11, 5900, 5901], (200, 1))
     cases = {
         K.tukey_counts: (Xt, key, 300, obs, np.unique(obs), 16),
-        K.permuted_sums: (Xt, key, 300),
+        K.permuted_sums: (Xt, key, 300, 16),
         K.row_summaries: (A, np.zeros(200), 0.0),
         K.order_stats: (A, np.full(200, 6000.0), ranks),
     }
@@ -98,7 +98,8 @@ def test_parallel_kernels_equal_their_serial_twins():
         ):
             np.testing.assert_allclose(a, b, rtol=1e-12)
     np.testing.assert_array_equal(
-        K.order_stats(A, np.full(200, 6000.0), ranks), np.sort(A, axis=1)[:, [10, 11, 5900, 5901]]
+        K.order_stats(A, np.full(200, 6000.0), ranks),
+        np.sort(A, axis=1)[:, [10, 11, 5900, 5901]],
     )
     outs = []
     for kernel in (K.flip_hits, K._TWINS[K.flip_hits]):

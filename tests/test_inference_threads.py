@@ -52,6 +52,6 @@ def test_parallel_shuffles_equal_the_serial_twin():
     ser = K._TWINS[K.tukey_counts](Yt, key, 2000, obs, cuts, 3)
     for a, b in zip(par, ser, strict=True):
         np.testing.assert_array_equal(a, b)
-    sums = K._TWINS[K.permuted_sums](Yt, key, 50)
-    np.testing.assert_array_equal(K.permuted_sums(Yt, key, 80)[:50], sums)
-    assert not np.array_equal(K._TWINS[K.permuted_sums](Yt, key + np.uint64(1), 50), sums)
+    sums = K._TWINS[K.permuted_sums](Yt, key, 50, 1)
+    np.testing.assert_array_equal(K.permuted_sums(Yt, key, 80, 16)[:50], sums)
+    assert not np.array_equal(K._TWINS[K.permuted_sums](Yt, key + np.uint64(1), 50, 1), sums)

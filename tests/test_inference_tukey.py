@@ -38,9 +38,9 @@ def test_shuffles_keep_every_topics_scores():
     Y = rng.uniform(size=(5, 7))
     key = np.uint64(2**63 + 12345)
     shuffle = pick(permuted_sums, 0)  # the serial twin: same code, no thread pool
-    sums = shuffle(np.ascontiguousarray(Y.T), key, 400)
+    sums = shuffle(np.ascontiguousarray(Y.T), key, 400, 4)
     np.testing.assert_allclose(sums.sum(axis=1), Y.sum(), rtol=1e-12)
-    one = shuffle(np.ascontiguousarray(Y[:, :1].T), key, 2000)
+    one = shuffle(np.ascontiguousarray(Y[:, :1].T), key, 2000, 4)
     assert all(sorted(row) == sorted(Y[:, 0]) for row in one)
     # uniform over positions: each score lands in each position 1/5 of the time
     share = (one == Y[0, 0]).mean(axis=0)
@@ -49,7 +49,7 @@ def test_shuffles_keep_every_topics_scores():
     orders = np.unique(np.argsort(one, axis=1), axis=0, return_counts=True)[1]
     assert orders.size == 120 and orders.min() > 2000 / 120 / 3
     # the resamples' streams depend on the key only: the same key gives the same sums
-    np.testing.assert_array_equal(shuffle(np.ascontiguousarray(Y.T), key, 400), sums)
+    np.testing.assert_array_equal(shuffle(np.ascontiguousarray(Y.T), key, 400, 4), sums)
 
 
 def test_two_systems_is_fisher_randomisation_test():

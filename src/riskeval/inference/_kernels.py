@@ -202,16 +202,19 @@ def _shuffled_sums(Xt, key, b, col, acc):
 
 
 @njit(parallel=True, cache=True)
-def permuted_sums(Xt, key, n):
+def permuted_sums(Xt, key, n, chunks):
     """Row sums of the matrix after shuffling, independently within each topic, the scores across
-    systems: one row of sums for each of the resamples 0 … n − 1 of ``key`` (n × r)."""
+    systems: one row of sums for each of the resamples 0 … n − 1 of ``key`` (n × r), computed in
+    ``chunks`` runs of resamples."""
     r = Xt.shape[1]
     out = np.zeros((n, r))
-    for b in prange(n):
+    per = (n + chunks - 1) // chunks
+    for ch in prange(chunks):
         col = np.empty(r)
         acc = np.empty(r)
-        _shuffled_sums(Xt, key, b, col, acc)
-        out[b] = acc
+        for b in range(ch * per, min(n, (ch + 1) * per)):
+            _shuffled_sums(Xt, key, b, col, acc)
+            out[b] = acc
     return out
 
 
