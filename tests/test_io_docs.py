@@ -52,5 +52,9 @@ def test_inputs_page_examples_run(tmp_path, monkeypatch):
         "['0', '1']",
         "bm25    0.5  0.2500\ndph     0.1  0.0625",
         "dph     0.63093  1.0",
+        "['P@10', 'map'] (2, 66)",
+        "\n27\n",
+        "[0.25, 0.3333]",
+        "nDCG@10 -0.7262\n     AP -0.9167",
     ]:
         assert expected in printed

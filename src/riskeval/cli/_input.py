@@ -266,9 +266,9 @@ def load_scores(
             f"{len(inputs)} run(s) evaluated with {shown} against {qrels}",
             [qrels, *inputs],
         )
-    from riskeval.io.matrices import UNNAMED, is_score_table, score_matrices
+    from riskeval.io.matrices import UNNAMED, looks_per_query, score_matrices
 
-    if not inputs or (len(inputs) > 1 and any(is_score_table(p) for p in inputs)):
+    if not inputs or (len(inputs) > 1 and not all(looks_per_query(p) for p in inputs)):
         raise click.UsageError(
             "Give one score table file, trec_eval or ir_measures -q files, run files with --qrels, "
             "or --example."

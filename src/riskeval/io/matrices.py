@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.errors import RiskevalError
+from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.inputs import TREC_EVAL_FORMAT, score_matrix
 from riskeval.io.measures import describe_available, resolve_measure
-from riskeval.io.per_query import IR_MEASURES, read_per_query
+from riskeval.io.per_query import IR_MEASURES, per_query_format, read_per_query
 from riskeval.io.score_files import TABLE_FORMATS, table_columns, table_format
 from riskeval.io.tables import MEASURE_COLUMN
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
@@ -58,9 +58,10 @@ def score_matrices(
         raise RiskevalError("score_matrices: 'measures' lists no measure; pass None for every one.")
     if isinstance(data, Mapping) and data and all(_is_matrix(v) for v in data.values()):
         return _from_mapping(data, wanted, missing)
-    if _is_paths(data) and (format in (TREC_EVAL_FORMAT, IR_MEASURES) or not _all_tables(data, format)):
+    if _is_paths(data) and format not in TABLE_FORMATS:
         paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
-        return read_per_query(paths, wanted, names=names, missing=missing)
+        if format in (TREC_EVAL_FORMAT, IR_MEASURES) or len(paths) > 1 or looks_per_query(paths[0]):
+            return read_per_query(paths, wanted, names=names, missing=missing)
     present = _measures_in(data, format)
     if present is None and isinstance(data, (pd.DataFrame, str, os.PathLike)):
         if wanted is not None and len(wanted) > 1:
@@ -111,12 +112,19 @@ def _is_paths(data: Any) -> bool:
     )
 
 
-def _all_tables(data: Any, format: str | None) -> bool:
-    """Whether every path is a score table (CSV/TSV/Parquet) by ``format`` or its extension."""
-    if format in TABLE_FORMATS:
+def looks_per_query(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is read as trec_eval or ir_measures ``-q`` output: a file without a score
+    table's extension, or a CSV/TSV file whose first line is a per-query line (ir_measures' output
+    saved as ``.tsv``) rather than a header (:func:`riskeval.io.per_query.per_query_format`)."""
+    if not is_score_table(path):
         return True
-    paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
-    return all(is_score_table(path) for path in paths)
+    if table_format(path, None) == "parquet":
+        return False
+    try:
+        per_query_format(path)
+    except InputFormatError:
+        return False
+    return True
 
 
 def is_score_table(path: str | os.PathLike) -> bool:
