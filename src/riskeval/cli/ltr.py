@@ -171,15 +171,22 @@ def _emit_table7(frame, fmt: str) -> None:
         click.echo(f"{MACRO}: each measure averaged over the baselines; {', '.join(counts)} are mean counts.")
 
 
-def _progress_callback(total: int):
-    """A progress bar on stderr when it is a terminal, shown from the first tree (not for input
-    that fails before)."""
+_progress = click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar on stderr (default: when stderr is a terminal, not in a pipe or a log).",
+)
+
+
+def _progress_callback(total: int, progress: bool | None):
+    """A progress bar on stderr (by default when it is a terminal), shown from the first tree (not
+    for input that fails before)."""
     from tqdm.auto import tqdm
 
     bars: list[Any] = []
 
     def callback(env) -> None:
-        if not sys.stderr.isatty():
+        if not (sys.stderr.isatty() if progress is None else progress):
             return
         if not bars:
             bars.append(tqdm(total=total, desc="boosting", unit="tree", file=sys.stderr))
@@ -236,6 +243,7 @@ def ltr() -> None:
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False), required=True, help="Where to save the LightGBM model."
 )
+@_progress
 @format_option
 def train(
     data,
@@ -253,6 +261,7 @@ def train(
     valid,
     early_stopping,
     output,
+    progress,
     fmt,
 ):
     """Train a model on DATA and save it; print its Table 7 on --valid (else on DATA)."""
@@ -277,7 +286,7 @@ def train(
         baseline = features[0]
     else:
         baseline = np.vstack(list(baselines.values()))
-    kwargs = {"num_boost_round": rounds, "callbacks": [_progress_callback(rounds)]}
+    kwargs = {"num_boost_round": rounds, "callbacks": [_progress_callback(rounds, progress)]}
     report = train_set
     if valid:
         report, _ = _read([valid])
@@ -460,6 +469,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     help="Print the significance tests instead of Table 7 (the text format prints both).",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
+@_progress
 @format_option
 def experiment(
     data,
@@ -482,6 +492,7 @@ def experiment(
     resamples,
     show_tests,
     seed,
+    progress,
     fmt,
 ):
     """k-fold train/validate/test of several objectives and α values; prints Table 7 and the tests
@@ -530,7 +541,7 @@ def experiment(
         correction=correction_arg(correction),
         n_resamples=resamples,
         seed=seed,
-        progress=sys.stderr.isatty(),  # a progress bar on a terminal only, not in a pipe or a log
+        progress=sys.stderr.isatty() if progress is None else progress,
     )
     if fmt == "table" or not show_tests:
         _emit_table7(result.to_frame(), fmt)
