@@ -98,7 +98,7 @@ def evaluate_runs(
     n_jobs : worker processes; ``None`` chooses: one per idle CPU (CPUs less the load average; at
         most one per run) when the runs total 8 MB or more, else none.
     client : a ``dask.distributed.Client``: the runs are evaluated as tasks on its cluster (``n_jobs``
-        is then unused), a run of more than 8 MB on disk split into pieces of whole topics (see
+        is then unused), a run of more than 4 MiB on disk split into pieces of whole topics (see
         :mod:`riskeval.io.run_pieces`); the workers must see the run files at the same paths.  The
         values are those of the local evaluation.  See ``docs/scale.md``.
 

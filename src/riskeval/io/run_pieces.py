@@ -36,7 +36,7 @@ from riskeval.io.decoding import compression_of, read_utf8, to_utf8
 #: Text bytes per piece by default: small enough that a piece and what parsing it costs (about six
 #: times its size) stay well within one process's share of memory, large enough that the cost of
 #: evaluating a piece on its own is negligible.
-PIECE_BYTES = 32 * 2**20
+PIECE_BYTES = 16 * 2**20
 
 _OPEN: dict[str, Callable[[Any], Any]] = {
     "gzip": lambda raw: gzip.GzipFile(fileobj=raw),
@@ -97,19 +97,21 @@ def _read(stream: IO[bytes], size: int, location: str, kind: str | None) -> byte
 def _cut_stream(
     buf: bytes, stream: IO[bytes], location: str, size: int, kind: str | None
 ) -> Iterator[RunPiece]:
-    """Pieces of ``buf`` followed by the rest of ``stream``, read ``size`` bytes at a time; a piece
-    is cut only when more text follows, so text of one block is one piece."""
+    """Pieces of ``buf`` followed by the rest of ``stream``, read a quarter of ``size`` at a time; a
+    piece is cut only when more text follows (text of about one piece is one piece), and the text
+    held besides the piece is at most a quarter of ``size`` plus one topic."""
     line = 1
+    step = max(1, size // 4)
     while True:
-        block = _read(stream, size, location, kind)
+        block = _read(stream, step, location, kind)
         if not block:
             break
-        cut = _topic_cut(buf)
+        cut = _topic_cut(buf) if len(buf) >= size else 0
         if cut:
-            piece = _checked(buf[:cut], location, line)
+            piece, buf = buf[:cut], buf[cut:]
+            piece = _checked(piece, location, line)
             yield RunPiece(location, line, piece)
             line += piece.count(b"\n")
-            buf = buf[cut:]
         buf += block
     if buf or line == 1:
         yield RunPiece(location, line, _checked(buf, location, line))
