@@ -124,7 +124,7 @@ def test_large_campaigns_are_summarised_and_say_so(monkeypatch):
     X = matrix(40, 25)
     monkeypatch.setattr(sec, "BIAS_VISITS", 1000)
     monkeypatch.setattr(sec, "TABLE_ROWS", 10)
-    monkeypatch.setattr(explorer, "TOPIC_VALUES", 25 * 4 * 6)
+    monkeypatch.setattr(explorer, "TOPIC_VALUES", 25 * 14 * 6)
     monkeypatch.setattr(explorer, "CURVE_SYSTEMS", 8)
     monkeypatch.setattr(paper_sections, "RESIDUAL_CELLS", 100)
     r = rk.report(X, systems=["run5"], sections=[*FAST, paper_sections.residuals_section])

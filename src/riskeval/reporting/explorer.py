@@ -19,8 +19,9 @@ import pandas as pd
 if TYPE_CHECKING:
     from riskeval.reporting.build import ReportContext
 
-#: Most per-topic values (systems × topics × α) embedded for the per-topic analysis.
-TOPIC_VALUES = 600_000
+#: Most numbers embedded for the per-topic analysis: each system takes topics × (2 + 3 × α values)
+#: (score, baseline; TR, TJ, p per α), about 4 bytes each.
+TOPIC_VALUES = 900_000
 #: Most systems whose TRisk and GeoRisk curves are embedded (the focus, the best and the worst).
 CURVE_SYSTEMS = 120
 #: The α grid of the curves runs from 0 to at least this (Dinçer, Macdonald & Ounis, SIGIR 2014, Figure 1).
@@ -59,6 +60,15 @@ def numbers(values: Any, digits: int | str) -> list[Any]:
         out = np.where(finite, a, 0).astype(np.int64).tolist()
     else:
         out = np.round(np.where(finite, a, 0.0), int(digits)).tolist()
+    return [v if ok else None for v, ok in zip(out, finite.tolist(), strict=True)]
+
+
+def fixed(values: Any, digits: int) -> list[int | None]:
+    """A column as integers in units of 10^-digits (``None`` for NaN): the same rounding as
+    :func:`numbers`, in fewer characters (``-123`` for -1.23 at 2 digits); the page divides back."""
+    a = np.asarray(values, dtype=float)
+    finite = np.isfinite(a)
+    out = np.round(np.where(finite, a, 0.0) * 10**digits).astype(np.int64).tolist()
     return [v if ok else None for v, ok in zip(out, finite.tolist(), strict=True)]
 
 
@@ -166,38 +176,34 @@ def _curves(ctx: ReportContext, order: list[str], focus: list[int], by_risk: lis
 
 
 def _per_topic(ctx: ReportContext, order: list[str], focus: list[int], by_risk: list[int]) -> dict[str, Any]:
-    """Scores, baseline, TR, TJ and the significant topics (signed 1-based indices) per α."""
-    from riskeval.analysis.topics import system_topic_risk
+    """Scores and baseline (in units of 10⁻⁴), TR and TJ (10⁻²), p-values (10⁻³) and the
+    significant topics (signed 1-based indices) per α, for the systems that fit the size bound."""
+    from riskeval.measures.baselines import resolve_baseline
+    from riskeval.measures.paired import topic_risk
 
     s = ctx.settings
     M = ctx.matrix
     topics = [str(c) for c in M.columns]
-    limit = max(1, TOPIC_VALUES // (len(topics) * len(s["alphas"])))
+    limit = max(1, TOPIC_VALUES // (len(topics) * (2 + 3 * len(s["alphas"]))))
     shown = _shown_systems(order, focus, by_risk, min(limit, len(order)))
     ctx.log(f"per-topic analysis of {len(shown)} systems")
+    base = resolve_baseline(M, ctx.baseline, "report", leave_one_out=s["leave_one_out"]).values
+    values = M.to_numpy()
     scores, bases, tr, tj, sig, p = [], [], [], [], [], []
     for i in shown:
-        name = order[i]
+        row = M.index.get_loc(order[i])
+        b = base if base.ndim == 1 else base[row]
         rows = [
-            system_topic_risk(
-                M,
-                name,
-                ctx.baseline,
-                a,
-                level=s["level"],
-                correction=s["correction"],
-                leave_one_out=s["leave_one_out"],
-            )
-            for a in s["alphas"]
+            topic_risk(values[row], b, a, level=s["level"], correction=s["correction"]) for a in s["alphas"]
         ]
-        scores.append(numbers(rows[0]["score"], 4))
-        bases.append(numbers(rows[0]["baseline_score"], 4))
-        tr.append([numbers(r["tr"], 2) for r in rows])
-        tj.append([numbers(r["tj"], 2) for r in rows])
-        p.append([numbers(r["pvalue_adj" if s["correction"] else "pvalue"], "p") for r in rows])
+        scores.append(fixed(values[row], 4))
+        bases.append(fixed(b, 4))
+        tr.append([fixed(r["tr"], 2) for r in rows])
+        tj.append([fixed(r["tj"], 2) for r in rows])
+        p.append([_pvalues(r["pvalue_adj" if s["correction"] else "pvalue"]) for r in rows])
         sig.append([_signed(r) for r in rows])
     same_base = all(b == bases[0] for b in bases)
-    first = system_topic_risk(M, order[shown[0]], ctx.baseline, s["alphas"][0], level=s["level"])
+    first = topic_risk(values[0], base if base.ndim == 1 else base[0], s["alphas"][0], level=s["level"])
     return {
         "topics": topics,
         "texts": [ctx.topic_text.get(t, "") for t in topics] if ctx.topic_text else None,
@@ -212,6 +218,12 @@ def _per_topic(ctx: ReportContext, order: list[str], focus: list[int], by_risk: 
             "critical": float(first["critical"].iloc[0]),
         },
     }
+
+
+def _pvalues(p: Any) -> list[Any]:
+    """Per-topic p-values as the page shows them: thousandths, and 0 for "<0.001"."""
+    a = np.asarray(p, dtype=float)
+    return fixed(np.where(a < 0.001, 0.0, a), 3)
 
 
 def _signed(frame: pd.DataFrame) -> list[int]:

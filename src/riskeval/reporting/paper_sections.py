@@ -34,6 +34,13 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
     wide.columns = pd.MultiIndex.from_tuples(
         [(f"{b}, {a}" if b else "", "URisk" if f == "urisk" else f) for b, a, f in wide.columns]
     )
+    cut = (
+        f" The table shows the first {RANKING_ROWS:,} of {len(wide):,} systems by mean score; "
+        "riskeval.baseline_rankings gives them all."
+        if len(wide) > RANKING_ROWS
+        else ""
+    )
+    wide = wide.iloc[:RANKING_ROWS]
     agree = ranking_agreement(tidy)
     agree = agree[agree["reference_baseline"] == MEAN_SCORE]
     agree = agree.assign(
@@ -49,7 +56,7 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
             "Macdonald, ECIR 2014, Table 3). These baselines favour no system; the paper observes "
             "that the rankings they give stay close to the ranking by mean score as α grows "
             "(§4). Against MAX every topic is a loss, so URisk = (1 + α)·(mean − mean of MAX) and "
-            "its ranking is exactly the ranking by mean score."
+            "its ranking is exactly the ranking by mean score." + cut
         ),
         h.table(
             wide,
@@ -67,6 +74,8 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
     return Section("Risk rankings under unbiased baselines", h.join(body), "baseline-rankings")
 
 
+#: Most systems in the table of risk rankings under the unbiased baselines.
+RANKING_ROWS = 1_000
 #: Largest systems × topics matrix whose residuals are drawn as a heat map in the report.
 HEATMAP_CELLS = 4_000
 #: Largest matrix whose residual section is in the report (a tidy row per cell is computed).

@@ -194,7 +194,8 @@ def _riskiest(ctx: ReportContext) -> h.Markup:
     return h.table(
         frame,
         formats={"TRisk": h.number(3), "significant losses": h.integer, "significant gains": h.integer},
-        caption=f"The {len(rows)} systems with the lowest TRisk at α = {d['alphas'][a]:g}",
+        caption=(f"The {len(rows)} systems" if len(rows) > 1 else "The system")
+        + f" with the lowest TRisk at α = {d['alphas'][a]:g}",
     )
 
 

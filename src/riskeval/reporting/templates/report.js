@@ -130,11 +130,13 @@
     var base = pt.base.length === 1 ? pt.base[0] : pt.base[k];
     var signs = new Array(d.topics.length).fill(0);
     pt.sig[k][a].forEach(function (j) { signs[Math.abs(j) - 1] = j < 0 ? -1 : 1; });
+    /* fixed-point integers: scores in 1e-4, TR and TJ in 1e-2, p in 1e-3 (0: below 0.001) */
+    function at(v, scale) { return v === null ? null : v / scale; }
     return d.topics.map(function (topic, j) {
       var s = pt.score[k][j], b = base[j];
-      return { topic: topic, text: d.texts ? d.texts[j] : "", score: s, base: b,
-               delta: s === null || b === null ? null : s - b, tr: pt.tr[k][a][j], tj: pt.tj[k][a][j],
-               p: pt.p[k][a][j], sign: signs[j] };
+      return { topic: topic, text: d.texts ? d.texts[j] : "", score: at(s, 1e4), base: at(b, 1e4),
+               delta: s === null || b === null ? null : (s - b) / 1e4, tr: at(pt.tr[k][a][j], 100),
+               tj: at(pt.tj[k][a][j], 100), p: pt.p[k][a][j] === 0 ? 0 : at(pt.p[k][a][j], 1000), sign: signs[j] };
     });
   }
 
