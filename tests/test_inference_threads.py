@@ -1,5 +1,7 @@
-"""Resampling results depend on the seed only: not on the number of threads, nor on whether the
-parallel kernel or its serial twin runs.  The inputs are just large enough for the parallel kernels."""
+"""Resampling results depend on the seed only: not on the number of threads, on how the resamples
+are split into runs, nor on whether the parallel kernel or its serial twin runs.  The inputs are
+just large enough for the parallel kernels (compiled in the slow test only: they take seconds to
+compile)."""
 
 from __future__ import annotations
 
@@ -27,8 +29,30 @@ def _on_threads(n: int, f):
         numba.set_num_threads(before)
 
 
+def test_runs_of_resamples_do_not_change_the_counts():
+    """A kernel splits its resamples into runs, which threads share out; each resample draws from
+    its own stream of the key, so any split gives the same counts, and the first n of more
+    resamples are the same (serial twins here: the parallel kernels are compared in the slow test
+    below)."""
+    Yt = np.ascontiguousarray(X.to_numpy().T)
+    m = Yt.mean(axis=0)
+    obs = np.abs(m[:, None] - m[None, :]) - 1e-12
+    cuts = np.unique(obs[np.triu_indices(20, 1)])
+    key = np.uint64(987654321)
+    counts = K._TWINS[K.tukey_counts]
+    one = counts(Yt, key, 500, obs, cuts, 1)
+    for chunks in (3, 16):
+        for a, b in zip(counts(Yt, key, 500, obs, cuts, chunks), one, strict=True):
+            np.testing.assert_array_equal(a, b)
+    sums = K._TWINS[K.permuted_sums]
+    np.testing.assert_array_equal(sums(Yt, key, 80, 7)[:50], sums(Yt, key, 50, 1))
+    assert not np.array_equal(sums(Yt, key + np.uint64(1), 50, 1), sums(Yt, key, 50, 1))
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="one thread only: nothing to compare")
 def test_one_thread_and_all_threads_give_the_same_results():
+    """The parallel kernels on one thread and on all of them, and against their serial twins."""
     assert 2000 * X.size >= K.SERIAL_WORK  # the parallel kernels run
     runs = [
         lambda: rk.tukey_hsd(X, baseline="mean", alpha=2.0, n_resamples=2000, rng=9).table,
@@ -38,11 +62,6 @@ def test_one_thread_and_all_threads_give_the_same_results():
     ]
     for f in runs:
         pd.testing.assert_frame_equal(_on_threads(1, f), _on_threads(numba.config.NUMBA_NUM_THREADS, f))
-
-
-def test_parallel_shuffles_equal_the_serial_twin():
-    """Each resample draws from its own stream of the key, whoever computes it: the parallel kernel
-    and its serial twin count the same resamples, and the first n of more resamples are the same."""
     Yt = np.ascontiguousarray(X.to_numpy().T)
     m = Yt.mean(axis=0)
     obs = np.abs(m[:, None] - m[None, :]) - 1e-12
@@ -52,6 +71,6 @@ def test_parallel_shuffles_equal_the_serial_twin():
     ser = K._TWINS[K.tukey_counts](Yt, key, 2000, obs, cuts, 3)
     for a, b in zip(par, ser, strict=True):
         np.testing.assert_array_equal(a, b)
-    sums = K._TWINS[K.permuted_sums](Yt, key, 50, 1)
-    np.testing.assert_array_equal(K.permuted_sums(Yt, key, 80, 16)[:50], sums)
-    assert not np.array_equal(K._TWINS[K.permuted_sums](Yt, key + np.uint64(1), 50, 1), sums)
+    np.testing.assert_array_equal(
+        K.permuted_sums(Yt, key, 80, 16)[:50], K._TWINS[K.permuted_sums](Yt, key, 50, 1)
+    )
