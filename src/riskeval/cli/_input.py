@@ -5,7 +5,7 @@ correction)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import click
@@ -107,7 +107,6 @@ def risk_options(func: Callable) -> Callable:
                 help="A system name, or mean, median or max (per-topic aggregate of all systems).",
             ),
             alpha_option(
-                multiple=True,
                 help="Risk aversion α ≥ 0; repeat the option or give a comma list. [default: 0,1,5,10]",
             ),
             click.option(
@@ -144,22 +143,15 @@ systems_option = click.option(
 )
 
 
-def alpha_option(*, multiple: bool, help: str, default: Any = None) -> Callable:
-    return click.option(
-        "--alpha",
-        "-a",
-        "alphas",
-        multiple=multiple,
-        default=default,
-        help=help,
-        metavar="A[,A...]" if multiple else "A",
-    )
+def alpha_option(*, help: str) -> Callable:
+    """``--alpha``/``-a``: a list of α in every command, repeated or comma-separated."""
+    return click.option("--alpha", "-a", "alphas", multiple=True, help=help, metavar="A[,A...]")
 
 
-def parse_alphas(values: tuple[str, ...]) -> list[float]:
-    """``("0,1", "5")`` -> ``[0.0, 1.0, 5.0]``; nothing given -> the default grid."""
+def parse_alphas(values: tuple[str, ...], default: Sequence[float] = DEFAULT_ALPHAS) -> list[float]:
+    """``("0,1", "5")`` -> ``[0.0, 1.0, 5.0]``; nothing given -> ``default`` (the command's grid)."""
     if not values:
-        return list(DEFAULT_ALPHAS)
+        return list(default)
     from riskeval.io.numbers import parse_decimal  # on use: --help stays fast
 
     out: list[float] = []

@@ -502,7 +502,7 @@ def experiment(
     from riskeval.errors import RiskevalError
     from riskeval.ltr.experiment import run_experiment
 
-    alpha_values = parse_alphas(alphas) if alphas else [1.0, 5.0]
+    alpha_values = parse_alphas(alphas, [1.0, 5.0])
     grid_values = _parse_grid(grid)
     if folds_dir:
         if data or folds_by_file:

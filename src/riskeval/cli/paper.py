@@ -32,7 +32,7 @@ from riskeval.options import RANK_MEASURES
     default=None,
     help="A system name, or mean, median or max. [default: every system in turn]",
 )
-@alpha_option(multiple=True, help="Risk aversion α of URisk; repeat or give a comma list. [default: 5]")
+@alpha_option(help="Risk aversion α of URisk; repeat or give a comma list. [default: 5]")
 @click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
 @format_option
 def baseline_correlation(
@@ -57,7 +57,7 @@ def baseline_correlation(
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
-    A = parse_alphas(alphas) if alphas else [5.0]
+    A = parse_alphas(alphas, [5.0])
     results = [analyse(X, baseline, alpha, leave_one_out=leave_one_out) for alpha in A]
     table = pd.concat([r.table for r in results], ignore_index=True)
     against = "each system in turn" if baseline is None else results[0].baseline
@@ -89,7 +89,7 @@ def baseline_correlation(
     show_default=True,
     help="Comma list of baselines: mean, median, max or system names.",
 )
-@alpha_option(multiple=True, help="Risk aversion α; repeat or give a comma list. [default: 5,10]")
+@alpha_option(help="Risk aversion α; repeat or give a comma list. [default: 5,10]")
 @click.option(
     "--risk-measure",
     type=click.Choice(RANK_MEASURES),
@@ -144,7 +144,7 @@ def baseline_rankings(
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.matrix, scores.source
-    A = parse_alphas(alphas) if alphas else [5.0, 10.0]
+    A = parse_alphas(alphas, [5.0, 10.0])
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
 
     names: list[str] = []  # the baselines as the tables name them (MEAN, a system...)
@@ -177,7 +177,6 @@ def baseline_rankings(
     "--runs", "pair", required=True, metavar="A,B", help="The two systems to compare, comma separated."
 )
 @alpha_option(
-    multiple=True,
     help="Risk aversion α of the per-topic URisk scores; repeat or give a comma list. [default: 5]",
 )
 @format_option
@@ -200,7 +199,7 @@ def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alph
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
-    A = parse_alphas(alphas) if alphas else [5.0]
+    A = parse_alphas(alphas, [5.0])
     a, b = names
     tables = [compare(X, a, b, alpha) for alpha in A]
     lines = [f"{a} and {b} on {X.shape[1]} topics of {source}"]
@@ -292,9 +291,7 @@ def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fm
     help="A system name, or mean, median or max: each system within [system; baseline]. "
     "[default: every system a baseline of every other]",
 )
-@alpha_option(
-    multiple=True, help="Risk aversion α of the zrisk_term column; repeat or give a comma list. [default: 0]"
-)
+@alpha_option(help="Risk aversion α of the zrisk_term column; repeat or give a comma list. [default: 0]")
 @click.option(
     "--systems",
     "--system",
@@ -322,7 +319,7 @@ def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas,
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
-    A = parse_alphas(alphas) if alphas else [0.0]
+    A = parse_alphas(alphas, [0.0])
     parts = [chisq_residuals(X, baseline, alpha) for alpha in A]
     if len(A) > 1:
         parts = [part.assign(alpha=alpha) for part, alpha in zip(parts, A, strict=True)]
@@ -352,7 +349,7 @@ def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas,
     show_default=True,
     help="Baseline of URisk and TRisk: a system, mean, ...",
 )
-@alpha_option(multiple=True, help="Risk aversion α; repeat or give a comma list. [default: 0,1,5,10,20]")
+@alpha_option(help="Risk aversion α; repeat or give a comma list. [default: 0,1,5,10,20]")
 @click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
 @click.option("--tidy", is_flag=True, help="One row per (system, α, measure) instead of the paper's layout.")
 @systems_option
@@ -375,7 +372,7 @@ def risk_ranks(
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
-    A = parse_alphas(alphas) if alphas else [0.0, 1.0, 5.0, 10.0, 20.0]
+    A = parse_alphas(alphas, [0.0, 1.0, 5.0, 10.0, 20.0])
     table = select_systems(
         measure_rankings(X, baseline, A, leave_one_out=leave_one_out), systems, X.index, "--systems"
     )

@@ -283,9 +283,7 @@ def topic_table(
 
 @click.command("bias-study")
 @scores_options
-@alpha_option(
-    multiple=True, help="Risk aversion α of the URisk rankings; repeat or give a comma list. [default: 1]"
-)
+@alpha_option(help="Risk aversion α of the URisk rankings; repeat or give a comma list. [default: 1]")
 @click.option(
     "--virtual",
     default="mean,median,max",
@@ -325,7 +323,7 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
     from riskeval.formatting import format_pvalue
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    A = parse_alphas(alphas) if alphas else [1.0]
+    A = parse_alphas(alphas, [1.0])
     kinds = [] if virtual.strip().lower() == "none" else [v.strip() for v in virtual.split(",")]
     r, c = scores.matrix.shape
     visits = len(scores.matrices) * len(A) * r * r * c // 2

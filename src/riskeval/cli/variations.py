@@ -136,7 +136,7 @@ _clef = click.option(
 )
 @_measure
 @_clef
-@alpha_option(multiple=True, help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
+@alpha_option(help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
 @click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general", show_default=True)
 @click.option("--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot).")
 @click.option(
@@ -216,7 +216,7 @@ def mean_variance(
             import pandas as pd
 
             parts = []
-            for alpha in parse_alphas(alphas) if alphas else [1.0]:
+            for alpha in parse_alphas(alphas, [1.0]):
                 part = compute(df, alpha, decompose=decompose, **options)
                 if form != "intra":
                     part = part.assign(rank=competition_ranks(part["value"].to_numpy()))
