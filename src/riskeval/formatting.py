@@ -77,18 +77,6 @@ def format_alpha(alpha: float) -> str:
     return f"{float(alpha):g}"
 
 
-def human_table(
-    table: pd.DataFrame, *, digits: int = 4, baseline: str | None = None, nan: str = ""
-) -> tuple[pd.DataFrame, list[str]]:
-    """``table`` as strings for people, and the notes to print under it (see the module docstring).
-
-    ``baseline`` names the system whose rows against itself are left out (by default, the rows
-    whose ``system`` equals their ``baseline`` column).
-    """
-    cells = _cells(table, digits=digits, baseline=baseline, nan=nan)
-    return cells.text, cells.notes
-
-
 def to_text(
     table: pd.DataFrame,
     *,

@@ -27,7 +27,6 @@ from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 TREC_EVAL = "trec_eval"
 IR_MEASURES = "ir_measures"
-PER_QUERY_FORMATS = (TREC_EVAL, IR_MEASURES)
 _JSON_FIELDS = ("query_id", "measure", "value")
 
 
