@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,8 @@ def main() -> int:
     ap.add_argument("--large-systems", type=int, default=5000)
     ap.add_argument("--large-topics", type=int, default=10000)
     args = ap.parse_args()
+    # the DL 2020 runs hold unjudged topics; evaluate_runs says so once per call
+    warnings.filterwarnings("ignore", category=rk.RiskevalWarning)
     print(f"load average before: {os.getloadavg()}")
     missed = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -193,3 +193,36 @@ def test_topic_texts_reader_errors_name_file_and_line(tmp_path, text, where, wha
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputFormatError, match=re.escape(f"{path}{where}: ") + ".*" + what):
         read_topic_texts(path)
+
+
+@pytest.mark.slow
+def test_command_line_measures_focus_topics_and_test(tmp_path, capsys):
+    from click.testing import CliRunner
+
+    from riskeval.cli.main import cli
+
+    X = matrix(4, 8)
+    long = pd.concat(
+        [
+            X.stack().rename("score").rename_axis(["system", "topic"]).reset_index().assign(measure=m)
+            for m in ("nDCG@10", "AP")
+        ]
+    )
+    scores = tmp_path / "scores.csv"
+    long.to_csv(scores, index=False)
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("".join(f"{t}\tquery {t}\n" for t in X.columns), encoding="utf-8")
+    out = tmp_path / "r.html"
+    args = ["report", str(scores), "--measure", "nDCG@10", "--measure", "AP", "--systems", "run2"]
+    args += ["--topics-file", str(topics), "--test", "bootstrap", "--n-resamples", "200", "--seed", "5"]
+    res = CliRunner().invoke(cli, [*args, "--no-progress", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    html = out.read_text(encoding="utf-8")
+    assert data_of(html, "m1")["measure"] == "AP" and data_of(html)["texts"][0] == "query 100"
+    assert "BCa bootstrap of URisk over topics (200 resamples, seed 5)" in html
+    assert "focus: run2" in html
+    from riskeval.cli.main import main
+
+    with pytest.raises(SystemExit) as stop:
+        main([*args[:2], "--systems", "nosuch", "-o", str(out)])
+    assert stop.value.code == 2 and "no system 'nosuch'" in capsys.readouterr().err
