@@ -168,6 +168,9 @@ def write(name: str, data: bytes) -> Path:
 RUN = "301 Q0 d1 1 2.5 bm25\n301 Q0 d2 2 1.5 bm25\n302 Q0 d1 1 0.5 bm25\n303 Q0 d9 1 -1e-3 bm25\n"
 QRELS = "301 0 d1 1\n301 0 d2 0\n302 0 d1 2\n302 0 d3 -2\n"
 TREC_EVAL = "map\t301\t0.5000\nmap\t302\t0.2500\nP_10\t301\t0.1\nrunid\tall\tbm25\nmap\tall\t0.3750\n"
+IR_MEASURES = (
+    'q1\tnDCG@10\t0.6131\nq1\tAP\t0.5\n{"query_id": "q2", "measure": "AP", "value": 1.0}\nall\tAP\t0.75\n'
+)
 LONG_CSV = "system,topic,score\nbm25,301,0.42\nbm25,302,0.10\ndph,301,0.38\ndph,302,0.31\n"
 WIDE_CSV = "system,301,302\nbm25,0.42,0.10\ndph,0.38,\n"
 QUOTED_CSV = 'system,topic,score\n"bm,25",301,0.42\n"bm,25",302,"0.10"\ndph,301,0.38\ndph,302,0.31\n'
@@ -211,6 +214,19 @@ def test_evaluate_runs(data, run, measure):
 def test_read_trec_eval(data, measure):
     path = write("fuzz.eval", data)
     only_riskeval_errors("read_trec_eval", lambda: rk.read_trec_eval(path, measure, missing="zero"))
+
+
+@FUZZ
+@given(
+    data=st.one_of(contents(TREC_EVAL), contents(IR_MEASURES)),
+    name=st.sampled_from(["fuzz-q.txt", "fuzz-q.tsv"]),
+    measures=st.none() | st.just(["AP", "map"]),
+    as_list=st.booleans(),
+)
+def test_score_matrices_of_per_query_files(data, name, measures, as_list):
+    path = write(name, data)  # one .tsv path may be a score table or per-query output: told by content
+    given_as = [path] if as_list else path
+    only_riskeval_errors("score_matrices", lambda: rk.score_matrices(given_as, measures, missing="zero"))
 
 
 @FUZZ
