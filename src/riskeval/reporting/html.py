@@ -140,7 +140,8 @@ def json_script(element_id: str, data: Any) -> Markup:
 
 def short_paths(paths: Iterable[Any]) -> list[dict[str, Any]]:
     """Input paths grouped by folder, for display: ``[{"folder": ..., "files": [...]}]`` with the
-    folder relative to the working directory when it lies under it, and each file by its name."""
+    folder relative to the working directory when it lies under it or beside it (``../data``), else
+    absolute, and each file by its name."""
     import os
     from pathlib import Path
 
@@ -152,8 +153,8 @@ def short_paths(paths: Iterable[Any]) -> list[dict[str, Any]]:
             folder = os.path.relpath(path.parent) if path.is_absolute() else folder
         except ValueError:  # another drive (Windows)
             pass
-        if folder.count("..") > 2:
-            folder = str(path.parent)
+        if folder.startswith(os.pardir + os.sep + os.pardir):  # two levels up or more: absolute
+            folder = str(path.parent.resolve())
         groups.setdefault(folder, []).append(path.name)
     return [{"folder": "" if f == "." else f, "files": names} for f, names in groups.items()]
 
