@@ -175,3 +175,24 @@ def test_every_table_command_writes_latex_and_markdown(args, runs, variations):
     table = [line for line in markdown.splitlines() if line.startswith("| ")]
     assert len(table) >= 3 and set(table[1].replace(" ", "")) <= set("|:-")
     assert len({line.count(" | ") - line.count(r"\|") for line in table}) == 1  # aligned columns
+
+
+@pytest.mark.parametrize(
+    "files, args, message",
+    [
+        ({"g.txt": "hello there world\n"}, [], "g.txt:1: is not a score table"),
+        ({"i.txt": "q1\tAP\t0.5\nq2\tAP\t1_0\n"}, [], "i.txt:2: value '1_0' of measure 'AP' is not a number"),
+        ({"t.dat": "map\tq1\t0.5\n", "i.txt": "q1\tAP\t0.5\n"}, [], "one tool at a time"),
+        ({"t.dat": "map\tq1\t0.5\nmap\tq2\t0.1\n"}, ["-m", "P@10"], "t.dat:1: measure 'P@10' is not there"),
+        ({"i.txt": "q1\tAP\t0.5\nq1\tAP\t0.7\n"}, [], "i.txt:2: duplicate (system, topic)"),
+        ({"j.txt": '{"query_id": "q1", "value": 1}\n'}, [], "j.txt:1: expected a JSON object with query_id"),
+    ],
+)
+def test_bad_per_query_files_exit_2_naming_file_and_line(files, args, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(SystemExit) as exit_:
+        main(["risk", *files, *args])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in err and "Traceback" not in err
