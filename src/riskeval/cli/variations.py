@@ -114,6 +114,7 @@ def _grid(text: str):
 _inputs = click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 _measure = click.option(
     "--measure",
+    "-m",
     default="P_10",
     show_default=True,
     help="trec_eval measure name read from trec_eval -q files and the CLEF folder (P_10, map, ...).",
