@@ -95,6 +95,11 @@ def test_no_request_leaves_the_file_and_no_error(browser, report_file):
         "[src], [href]", "els => els.map(e => e.getAttribute('src') || e.getAttribute('href'))"
     )
     assert all(u.startswith("#") for u in urls)
+    # the TRisk curves mark the table's decisions for the focus system, at the table's α values
+    d = data(page)
+    i = d["systems"].index("p_bert")
+    marks = page.locator("figure[data-chart='trisk'] circle.rk-sig").count()
+    assert marks == sum(d["sig"][a][i] != 0 for a in range(len(d["alphas"]))) > 0
     # the page scrolls vertically only: tables scroll inside their own box at 1280 px
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     page.context.close()

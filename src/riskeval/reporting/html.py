@@ -139,13 +139,15 @@ def json_script(element_id: str, data: Any) -> Markup:
 
 
 def short_paths(paths: Iterable[Any]) -> list[dict[str, Any]]:
-    """Input paths grouped by folder, for display: ``[{"folder": ..., "files": [...]}]`` with the
+    """Input paths grouped by folder, for display: ``[{"folder": ..., "files": [...], "paths":
+    [...]}]`` (``paths``: folder/file, as shown when a folder has few files) with the
     folder relative to the working directory when it lies under it or beside it (``../data``), else
     absolute, and each file by its name."""
     import os
     from pathlib import Path
 
     groups: dict[str, list[str]] = {}
+    shown: dict[str, list[str]] = {}
     for p in paths:
         path = Path(p)
         folder = str(path.parent)
@@ -154,9 +156,12 @@ def short_paths(paths: Iterable[Any]) -> list[dict[str, Any]]:
         except ValueError:  # another drive (Windows)
             pass
         if folder.startswith(os.pardir + os.sep + os.pardir):  # two levels up or more: absolute
-            folder = str(path.parent.resolve())
+            folder = str(path.parent if path.is_absolute() else path.parent.resolve())
         groups.setdefault(folder, []).append(path.name)
-    return [{"folder": "" if f == "." else f, "files": names} for f, names in groups.items()]
+        shown.setdefault(folder, []).append(path.name if folder == "." else os.path.join(folder, path.name))
+    return [
+        {"folder": "" if f == "." else f, "files": names, "paths": shown[f]} for f, names in groups.items()
+    ]
 
 
 def paragraph(text: str) -> Markup:

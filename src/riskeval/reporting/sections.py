@@ -216,15 +216,17 @@ def alpha_curves_section(ctx: ReportContext) -> Section:
         f" The grey band is ±{c['critical']:.3f}, Student's t critical value at level {s['level']:g}: "
         "TRisk inside it is a trade-off chance can explain."
         if s["test"] == "t" and not s["correction"] and c["critical"] is not None
-        else " Significance at the α values of the table is decided by "
-        f"{test_caption(s, d['baseline'])}, so no fixed band is drawn; the table marks it."
+        else " No band is drawn: with this test and correction a fixed critical value of TRisk is "
+        "not the rule."
     )
     body = [
         ctx.data_script(),
         _alpha_picker(ctx),
         h.paragraph(
             "GeoRisk (every system a baseline) falls as α grows; a steep fall marks a system that "
-            f"fails badly on some topics. TRisk is against {d['baseline']}.{band} The vertical line "
+            f"fails badly on some topics. TRisk is against {d['baseline']}.{band} Dots on the coloured "
+            "TRisk curves mark a significant loss (red) or gain (green) at the α values of the table, "
+            f"as the table decides them ({test_caption(s, d['baseline'])}). The vertical line "
             f"is the chosen α; click a line to open its system in the per-topic analysis.{subset}"
         ),
         h.Markup(f'<figure class="rk-chart" data-chart="trisk" data-key="{ctx.key}"></figure>'),

@@ -268,6 +268,16 @@
       if (last !== null) { labels.push({ y: y(last), name: d.systems[sys], col: col }); }
     });
     paths.forEach(function (p) { p[0].setAttribute("data-system", d.systems[p[1]]); svg.appendChild(p[0]); });
+    if (kind === "trisk") {  /* the decisions of the table (its test and correction) at its α values */
+      d.alphas.forEach(function (alpha, a) {
+        c.systems.forEach(function (sys) {
+          var v = d.table[a].trisk[sys], sign = d.sig[a][sys];
+          if (!colour[sys] || sign === 0 || v === null) { return; }
+          svg.appendChild(sv("circle", { cx: x(alpha), cy: y(v), r: 4, fill: sign < 0 ? LOSS : GAIN,
+                                         stroke: "#fff", "class": "rk-sig" }));
+        });
+      });
+    }
     labels.sort(function (a, b) { return a.y - b.y; });
     var prev = -Infinity;
     labels.forEach(function (l) {
