@@ -128,6 +128,15 @@ def test_mean_variance_from_trec_eval_files_mapping_and_weights(trec_eval_files,
     # one topic, two users: mean of the two APs, sample variance of the two
     assert got.loc["B", "mean"] == pytest.approx(0.34)
     assert got.loc["B", "variance"] == pytest.approx(np.var([0.6, 0.08], ddof=1))
+    # the same scores as ir_measures -q output (query_id, measure, value), systems named by file
+    ir_files = []
+    for name, (q1, q2) in TABLE1.items():
+        path = tmp_path / name
+        path.write_text(f"q1\tAP\t{q1}\nq2\tAP\t{q2}\nall\tAP\t0.5\n")
+        ir_files.append(path)
+    code, out, err = call([*args, *ir_files], capsys)
+    assert code == 0, err
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(out)).set_index("system"), got)
 
 
 @pytest.mark.parametrize(
@@ -158,7 +167,7 @@ def test_mean_variance_bad_inputs_exit_2(tmp_path, capsys, trec_eval_files):
     code, _, err = call(["mean-variance"], capsys)
     assert code == 2 and "Give one table" in err
     code, _, err = call(["mean-variance", "--mapping", bad], capsys)
-    assert code == 2 and "--mapping needs the trec_eval -q files" in err
+    assert code == 2 and "--mapping needs the trec_eval or ir_measures -q files" in err
     weights = tmp_path / "w.txt"
     weights.write_text("1 heavy\n")
     code, _, err = call(["mean-variance", uneven, "--weights", weights], capsys)

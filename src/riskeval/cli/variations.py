@@ -37,7 +37,7 @@ def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef
     """The tidy variation table from exactly one kind of input."""
     from riskeval.errors import RiskevalError
     from riskeval.io.clef2015 import load_clef2015
-    from riskeval.io.variations import read_variation_table, read_variations
+    from riskeval.io.variations import read_mapping, read_variation_table
 
     if clef_root is not None:
         if inputs or mapping:
@@ -45,8 +45,14 @@ def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef
         return load_clef2015(clef_root, measure=measure)
     if mapping is not None:
         if not inputs:
-            raise RiskevalError("--mapping needs the trec_eval -q files of the systems as arguments.")
-        return read_variations(inputs, mapping, measure=measure)
+            raise RiskevalError(
+                "--mapping needs the trec_eval or ir_measures -q files of the systems as arguments."
+            )
+        from riskeval.io.per_query import read_per_query
+        from riskeval.model.variations import variations_from_scores
+
+        [matrix] = read_per_query(list(inputs), [measure]).values()  # trec_eval or ir_measures output
+        return variations_from_scores(matrix, read_mapping(mapping))
     if len(inputs) != 1:
         raise RiskevalError(
             "Give one table (CSV/TSV/Parquet with columns system, topic, variant, score), "
@@ -133,7 +139,8 @@ _clef = click.option(
 @click.option(
     "--mapping",
     type=click.Path(exists=True, dir_okay=False),
-    help="'query topic variant' per line; the arguments are then trec_eval -q files, one per system.",
+    help="'query topic variant' per line; the arguments are then trec_eval or ir_measures -q files, one "
+    "per system.",
 )
 @_measure
 @_clef
