@@ -107,15 +107,15 @@ def test_no_request_leaves_the_file_and_no_error(browser, report_file):
 
 def test_sort_and_filter_the_risk_table(browser, report_file):
     page = open_page(browser, report_file)
-    page.click("#m0-risk thead th:has-text('TRisk')")
-    values = [float(v) for v in column(page, "m0-risk", "TRisk") if v != "–"]
+    page.click("#m0-risk-table thead th:has-text('TRisk')")
+    values = [float(v) for v in column(page, "m0-risk-table", "TRisk") if v != "–"]
     assert values == sorted(values)
-    page.click("#m0-risk thead th:has-text('TRisk')")
-    values = [float(v) for v in column(page, "m0-risk", "TRisk") if v != "–"]
+    page.click("#m0-risk-table thead th:has-text('TRisk')")
+    values = [float(v) for v in column(page, "m0-risk-table", "TRisk") if v != "–"]
     assert values == sorted(values, reverse=True)
-    assert page.get_attribute("#m0-risk thead th:has-text('TRisk')", "aria-sort") == "descending"
-    page.fill("input[data-table='m0-risk']", "bert")
-    names = column(page, "m0-risk", "system")
+    assert page.get_attribute("#m0-risk-table thead th:has-text('TRisk')", "aria-sort") == "descending"
+    page.fill("input[data-table='m0-risk-table']", "bert")
+    names = column(page, "m0-risk-table", "system")
     assert names and all("bert" in n.lower() for n in names)
     assert len(names) == sum("bert" in n.lower() for n in example_scores().index)
     page.context.close()
@@ -127,16 +127,16 @@ def test_changing_alpha_updates_the_table_and_the_plots(browser, report_file):
     line = "figure[data-chart='trisk'] line[stroke='#2a5db0']"
     x10 = float(page.get_attribute(line, "x1"))
     page.select_option("#summary select.rk-alpha", "0")
-    assert page.locator("#m0-risk caption").text_content() == "Risk at α = 0, systems by mean score"
-    shown = [None if v == "–" else float(v) for v in column(page, "m0-risk", "TRisk")]
+    assert page.locator("#m0-risk-table caption").text_content() == "Risk at α = 0, systems by mean score"
+    shown = [None if v == "–" else float(v) for v in column(page, "m0-risk-table", "TRisk")]
     assert shown == [None if v is None else round(v, 3) for v in d["table"][0]["trisk"]]
     # the shading follows the significance at α = 0, computed by riskeval
-    wins = page.locator("#m0-risk td.sig-win").count()
+    wins = page.locator("#m0-risk-table td.sig-win").count()
     assert wins == sum(s > 0 for s in d["sig"][0])
     assert float(page.get_attribute(line, "x1")) < x10  # the α marker moved left
     # every α picker of the measure follows, and the per-topic caption too
     assert page.locator("#topics select.rk-alpha").input_value() == "0"
-    assert " at α = 0, topics by TR" in page.locator("#m0-topics caption").text_content()
+    assert " at α = 0, topics by TR" in page.locator("#m0-topics-table caption").text_content()
     page.context.close()
 
 
@@ -145,11 +145,13 @@ def test_picking_a_system_shows_its_per_topic_analysis(browser, report_file):
     assert page.locator("select.rk-system").input_value() == str(data(page)["systems"].index("p_bert"))
     X = example_scores()
     page.select_option("select.rk-system", label="UNH_bm25")
-    assert page.locator("#m0-topics caption").text_content() == "UNH_bm25 at α = 10, topics by TR"
-    assert page.locator("#m0-topics tbody tr").count() == X.shape[1]
+    assert page.locator("#m0-topics-table caption").text_content() == "UNH_bm25 at α = 10, topics by TR"
+    assert page.locator("#m0-topics-table tbody tr").count() == X.shape[1]
     tr = rk.topic_risk(X.loc["UNH_bm25"], rk.baseline(X, "mean"), alpha=10)
-    assert page.locator("#m0-topics td.sig-loss").count() == int((tr["significant"] & (tr["tr"] < 0)).sum())
-    assert [float(v) for v in column(page, "m0-topics", "TR")] == sorted(np.round(tr["tr"], 2))
+    assert page.locator("#m0-topics-table td.sig-loss").count() == int(
+        (tr["significant"] & (tr["tr"] < 0)).sum()
+    )
+    assert [float(v) for v in column(page, "m0-topics-table", "TR")] == sorted(np.round(tr["tr"], 2))
     bars = page.locator("figure[data-chart='topics'] rect[fill='#d62728']").count()
     assert bars == int((tr["significant"] & (tr["tr"] < 0)).sum())
     # hover: exact values of a topic
@@ -172,16 +174,37 @@ def test_hover_on_the_curves_names_the_system(browser, report_file):
     name = text.split("\n")[0]
     assert name in example_scores().index and re.search(r"TRisk -?[\d.]+ at α = [\d.]+", text)
     page.mouse.click(box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.4)
-    assert page.locator("#m0-topics caption").text_content().startswith(name + " at α")
+    assert page.locator("#m0-topics-table caption").text_content().startswith(name + " at α")
     page.context.close()
 
 
 def test_scripts_off_the_static_tables_stay(browser, report_file):
     page = open_page(browser, report_file, java_script_enabled=False)
-    assert page.locator("#m0-risk tbody tr").count() == 37
-    assert page.locator("#m0-risk caption").text_content() == "Risk at α = 10, systems by mean score"
+    assert page.locator("#m0-risk-table tbody tr").count() == 37
+    assert page.locator("#m0-risk-table caption").text_content() == "Risk at α = 10, systems by mean score"
     assert not page.locator("select.rk-alpha").first.is_visible()
     assert page.locator("noscript").count() >= 1
+    page.context.close()
+
+
+def test_measure_tabs(browser, tmp_path):
+    X = example_scores()
+    path = tmp_path / "two-measures.html"
+    rk.report({"nDCG@10": X, "rounded": X.round(1)}, path=path)
+    page = open_page(browser, path)
+    assert page.errors == []
+    assert (
+        page.locator("[data-measure='m0']").is_visible()
+        and not page.locator("[data-measure='m1']").is_visible()
+    )
+    page.click(".rk-tabs button:has-text('rounded')")
+    assert (
+        page.locator("[data-measure='m1']").is_visible()
+        and not page.locator("[data-measure='m0']").is_visible()
+    )
+    page.select_option("#m1-summary select.rk-alpha", "1")
+    assert page.locator("#m1-risk-table caption").text_content() == "Risk at α = 1, systems by mean score"
+    assert page.locator("#m0-risk-table caption").text_content() == "Risk at α = 10, systems by mean score"
     page.context.close()
 
 
@@ -196,7 +219,7 @@ def test_hostile_names_run_no_script(browser, tmp_path):
     page.select_option("select.rk-system", label="</script><img src=x onerror=alert(1)>")
     page.wait_for_timeout(200)
     assert dialogs == [] and page.locator("img").count() == 0 and page.errors == []
-    assert "</script><img src=x onerror=alert(1)>" in page.locator("#m0-risk").text_content()
+    assert "</script><img src=x onerror=alert(1)>" in page.locator("#m0-risk-table").text_content()
     page.context.close()
 
 
@@ -206,7 +229,7 @@ def test_two_systems_and_a_campaign_render(browser, tmp_path):
     small = tmp_path / "two.html"
     rk.report(X, baseline="bm25base_p", measure="nDCG@10", path=small)
     page = open_page(browser, small)
-    assert page.errors == [] and page.locator("#m0-risk tbody tr").count() == 2
+    assert page.errors == [] and page.locator("#m0-risk-table tbody tr").count() == 2
     assert "Left out" in page.locator("#bias").text_content()
     page.context.close()
     d = shared_data("trec-dl-2020-passage")
@@ -233,13 +256,13 @@ def test_two_systems_and_a_campaign_render(browser, tmp_path):
     )
     page = open_page(browser, out)
     assert page.errors == [] and page.blocked == []
-    assert page.locator("#m0-risk tbody tr").count() == 59
+    assert page.locator("#m0-risk-table tbody tr").count() == 59
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     # holm: no ±t line in the per-topic plot, no band on the TRisk curves
     assert page.locator("figure[data-chart='topics'] line[stroke-dasharray='5 4']").count() == 0
     assert "p-values holm-adjusted" in page.locator("#alpha").text_content()
     # the topic text is shown, and at most 14 coloured curves are labelled
-    assert page.locator("#m0-topics td.text").count() > 0
+    assert page.locator("#m0-topics-table td.text").count() > 0
     labels = page.locator("figure[data-chart='trisk'] text[fill]").count()
     assert 2 <= labels <= 14
     page.context.close()

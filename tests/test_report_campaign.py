@@ -65,6 +65,8 @@ def test_several_measures_give_one_tab_each():
     assert r.settings["measures"] == ["nDCG@10", "AP"]
     assert '<button type="button" role="tab" data-tab="m1">AP</button>' in r.html
     assert 'id="m0-summary"' in r.html and 'id="m1-summary"' in r.html
+    ids = re.findall(r'\bid="([^"]+)"', r.html)
+    assert len(ids) == len(set(ids))  # sections, tables and data of both measures
     t = rk.risk_table(B, alphas=[10]).set_index("system").loc[data_of(r.html, "m1")["systems"]]
     np.testing.assert_allclose(data_of(r.html, "m1")["table"][3]["urisk"], t["urisk"].round(4))
 

@@ -64,14 +64,14 @@ def summary_section(ctx: ReportContext) -> Section:
             "significant gain. Loss>20%: topics where the system loses more than 20% of the "
             f"baseline's score. Click a column to sort, type in the box to filter.{note}"
         ),
-        _filter_box(ctx, "risk", "filter systems"),
+        _filter_box(ctx, "risk-table", "filter systems"),
         h.table(
             shown,
             formats=formats,
             cell_class=classes.iloc[:TABLE_ROWS],
             caption=f"Risk at α = {alpha:g}, systems by mean score",
             css_class="data risk rk-sortable",
-            table_id=f"{ctx.key}-risk",
+            table_id=f"{ctx.key}-risk-table",
         ),
         _full_table(ctx.risk_table),
     ]
@@ -154,14 +154,14 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
             "<noscript><p>The plots of this page are drawn by its script; the table holds the "
             "values.</p></noscript>"
         ),
-        _filter_box(ctx, "topics", "filter topics"),
+        _filter_box(ctx, "topics-table", "filter topics"),
         h.table(
             shown.iloc[:TABLE_ROWS],
             formats={p_name: h.pvalue, "TR": h.number(2), "TJ": h.number(2)},
             cell_class=classes.iloc[:TABLE_ROWS],
             caption=f"{default} at α = {alpha:g}, topics by TR",
             css_class="data rk-sortable",
-            table_id=f"{ctx.key}-topics",
+            table_id=f"{ctx.key}-topics-table",
         ),
         _riskiest(ctx),
     ]

@@ -110,7 +110,7 @@
   function sysClass(sign) { return sign < 0 ? "sig-loss" : sign > 0 ? "sig-win" : null; }
 
   function renderRisk(st) {
-    var d = st.d, a = st.alpha, table = document.getElementById(d.key + "-risk");
+    var d = st.d, a = st.alpha, table = document.getElementById(d.key + "-risk-table");
     if (!table) { return; }
     var cols = d.columns, t = d.table[a], rows = [];
     d.systems.forEach(function (name, i) {
@@ -141,7 +141,7 @@
   }
 
   function renderTopics(st) {
-    var d = st.d, table = document.getElementById(d.key + "-topics");
+    var d = st.d, table = document.getElementById(d.key + "-topics-table");
     if (!table || ptIndex(st) < 0) { return; }
     var items = topicRows(st).slice().sort(function (x, y) { return compare(x.tr, y.tr, 1); });
     var rows = items.map(function (r) {
@@ -313,7 +313,7 @@
       var h = nearest(e);
       if (h && d.pt.systems.indexOf(c.systems[h.k]) >= 0) {
         setSystem(st, c.systems[h.k]);
-        var t = document.getElementById(d.key + "-topics");
+        var t = document.getElementById(d.key + "-topics-table");
         if (t) { t.scrollIntoView({ block: "center" }); }
       }
     });
@@ -357,7 +357,7 @@
       s.value = String(st.system);
       s.addEventListener("change", function () { setSystem(st, Number(s.value)); });
     });
-    [d.key + "-risk", d.key + "-topics"].forEach(function (id) {
+    [d.key + "-risk-table", d.key + "-topics-table"].forEach(function (id) {
       var t = document.getElementById(id);
       if (t) { sortable(t); }
     });
