@@ -140,3 +140,20 @@ def test_learning_to_rank_tests_print_small_pvalues_in_scientific_notation():
     )
     text = to_text(tests)
     assert "0.0000" not in text and "3.2e-12" in text and "1e-4" in text and "2e-4" in text
+
+
+def test_groups_choose_the_rows_among_which_the_best_is_bold():
+    table7 = pd.DataFrame(
+        {
+            "baseline": ["feature 0", "feature 0", "LambdaMART"],
+            "objective": ["LambdaMART", "T-FARO", "T-FARO"],
+            "alpha": [0.0, 2.0, 2.0],
+            "NDCG@10": [0.7064, 0.7184, 0.7184],
+            "Risk": [0.0334, 0.0269, 0.0300],
+        }
+    )
+    by_alpha = rk.to_markdown(table7).splitlines()  # per α: the two T-FARO rows tie
+    assert "**0.7184**" in by_alpha[3] and "**0.7184**" in by_alpha[4] and "**" not in by_alpha[2]
+    by_baseline = rk.to_markdown(table7, groups=("baseline",)).splitlines()
+    assert "**0.7184**" in by_baseline[3] and "**0.0269**" in by_baseline[3]  # higher NDCG, lower Risk
+    assert "**" not in by_baseline[2] and "**" not in by_baseline[4]  # alone against LambdaMART

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,8 +26,9 @@ import pandas as pd
 HIGHER_IS_BETTER = frozenset(
     {"mean", "score", "urisk", "trisk", "tstar", "zrisk", "georisk", "ugain", "freward", "wins"}
     | {"reward_risk", "win_loss", "delta", "x"}
+    | {"Reward", "Reward/Risk", "Wins", "W/L", "URisk", "TRisk"}  # learning to rank (Table 7)
 )
-LOWER_IS_BETTER = frozenset({"frisk", "losses", "loss20", "variance", "risk"})
+LOWER_IS_BETTER = frozenset({"frisk", "losses", "loss20", "variance", "risk", "Risk", "Losses", "Loss>20%"})
 #: Columns holding counts (printed as integers when every value is whole).
 COUNTS = frozenset({"wins", "losses", "ties", "loss20", "df", "systems", "topics", "runs", "n", "k"})
 #: Columns that group rows for the best value: one best per measure and α.
@@ -100,6 +101,7 @@ def to_latex(
     baseline: str | None = None,
     bold_best: bool = True,
     best: Mapping[str, str] | None = None,
+    groups: Sequence[str] = GROUPS,
 ) -> str:
     """A LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``).
 
@@ -119,9 +121,18 @@ def to_latex(
     best : mapping column -> "max" or "min", optional
         Which columns have a best value, and whether it is the largest or the smallest;
         default: :data:`HIGHER_IS_BETTER` and :data:`LOWER_IS_BETTER` (ranks: smallest).
+    groups : column names
+        The best value is per group of rows sharing these columns' values (those the table has);
+        default: per measure and α, the risk tables' evaluation settings.
     """
     cells = _cells(
-        table, digits=digits, baseline=baseline, nan="--", best=best if bold_best else {}, marks=True
+        table,
+        digits=digits,
+        baseline=baseline,
+        nan="--",
+        best=best if bold_best else {},
+        marks=True,
+        groups=groups,
     )
     text, marks = cells.text, cells.marks
     notes = cells.notes + ([f"{MARK}: significant."] if marks and MARK not in (caption or "") else [])
@@ -156,6 +167,7 @@ def to_markdown(
     baseline: str | None = None,
     bold_best: bool = True,
     best: Mapping[str, str] | None = None,
+    groups: Sequence[str] = GROUPS,
 ) -> str:
     """A Markdown pipe table (GitHub, pandoc), with the caption above and the notes below.
 
@@ -163,7 +175,13 @@ def to_markdown(
     ``|``, ``*`` or ``<b>`` stays text.
     """
     cells = _cells(
-        table, digits=digits, baseline=baseline, nan="", best=best if bold_best else {}, marks=True
+        table,
+        digits=digits,
+        baseline=baseline,
+        nan="",
+        best=best if bold_best else {},
+        marks=True,
+        groups=groups,
     )
     text, marks = cells.text, cells.marks
     notes = cells.notes + ([f"{MARK}: significant."] if marks and MARK not in (caption or "") else [])
@@ -259,6 +277,7 @@ def _cells(
     nan: str,
     best: Mapping[str, str] | None = None,
     marks: bool = False,
+    groups: Sequence[str] = GROUPS,
 ) -> _Cells:
     """The cells of ``table`` as strings; with ``marks``, the ``significant`` column becomes marks
     on the first :data:`MARKED` column."""
@@ -294,7 +313,7 @@ def _cells(
     for j, name in enumerate(frame.columns):
         direction = _direction(str(name), best)
         if direction is not None and numeric[j]:
-            bold[:, j] = _best_cells(frame, name, direction)
+            bold[:, j] = _best_cells(frame, name, direction, groups)
     return _Cells(text, numeric, bold, notes, marked)
 
 
@@ -353,17 +372,17 @@ def _missing(value: object) -> bool:
 def _direction(name: str, best: Mapping[str, str] | None) -> str | None:
     if best is not None:
         return best.get(name)
-    if name in HIGHER_IS_BETTER:
+    if name in HIGHER_IS_BETTER or name.startswith("NDCG@"):
         return "max"
     if name in LOWER_IS_BETTER or name.startswith("rank"):
         return "min"
     return None
 
 
-def _best_cells(frame: pd.DataFrame, column: Hashable, direction: str) -> np.ndarray:
-    """Cells equal to the best value of ``column`` within their group (measure, α)."""
+def _best_cells(frame: pd.DataFrame, column: Hashable, direction: str, groups: Sequence[str]) -> np.ndarray:
+    """Cells equal to the best value of ``column`` within their group (e.g. measure and α)."""
     values = frame[column].astype("float64")
-    keys = [frame[g] for g in GROUPS if g in frame.columns and g != column]
+    keys = [frame[g] for g in groups if g in frame.columns and g != column]
     if not keys:
         keys = [pd.Series(0, index=frame.index)]
     grouped = values.groupby(keys, sort=False)

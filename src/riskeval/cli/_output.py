@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 import click
@@ -50,6 +51,7 @@ def emit(
     digits: int = 4,
     caption: str | None = None,
     baseline: str | None = None,
+    groups: Sequence[str] | None = None,
 ) -> None:
     """Write ``frame`` to ``out`` (stdout) in ``fmt``.
 
@@ -58,7 +60,8 @@ def emit(
     ``baseline`` against itself are left out and said once.  CSV and JSON keep full precision and
     every row, without caption.  JSON is a list of records (one object per row, the index included
     as columns).  ``csv`` neutralises text cells that a spreadsheet would run
-    (:func:`neutralise_formulas`); ``csv-raw`` does not.
+    (:func:`neutralise_formulas`); ``csv-raw`` does not.  ``groups``: the columns within whose
+    values LaTeX and Markdown bold the best value (default: measure and α).
     """
     out = out or sys.stdout
     flat = frame.reset_index() if _has_named_index(frame) else frame
@@ -75,10 +78,12 @@ def emit(
     else:
         from riskeval import formatting
 
-        render = {"latex": formatting.to_latex, "markdown": formatting.to_markdown}.get(
-            fmt, formatting.to_text
-        )
-        out.write(render(flat, caption=caption, digits=digits, baseline=baseline))
+        if fmt == "table":
+            out.write(formatting.to_text(flat, caption=caption, digits=digits, baseline=baseline))
+            return
+        render = formatting.to_latex if fmt == "latex" else formatting.to_markdown
+        chosen = formatting.GROUPS if groups is None else groups
+        out.write(render(flat, caption=caption, digits=digits, baseline=baseline, groups=chosen))
 
 
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:

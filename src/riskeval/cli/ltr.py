@@ -166,7 +166,7 @@ def _emit_table7(frame, fmt: str) -> None:
             ]
         elif not macro.any():
             flat[column] = flat[column].astype(np.int64)
-    emit(flat, fmt)
+    emit(flat, fmt, groups=("baseline",))  # the models (each with its own α) against each baseline
     if fmt == "table" and counts and macro.any():
         click.echo(f"{MACRO}: each measure averaged over the baselines; {', '.join(counts)} are mean counts.")
 
