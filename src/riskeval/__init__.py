@@ -21,6 +21,7 @@ _EXPORTS = {
     # measures and analyses
     "BiasStudy": "riskeval.analysis.bias_study",
     "bias_study": "riskeval.analysis.bias_study",
+    "bias_table": "riskeval.analysis.bias_tables",
     "bootstrap_ci": "riskeval.inference.bootstrap",
     "bootstrap_difference": "riskeval.inference.bootstrap",
     "rank_intervals": "riskeval.inference.bootstrap",

@@ -6,7 +6,7 @@ The human table shows the columns people read; ``--format csv|json`` gives every
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -318,7 +318,7 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
     import pandas as pd
 
     import riskeval as rk
-    from riskeval.analysis.bias_tables import bias_overview
+    from riskeval.analysis.bias_tables import bias_overview, study_table
     from riskeval.analysis.by_measure import check_systems
     from riskeval.formatting import format_pvalue
 
@@ -347,13 +347,7 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
                 f"{format_pvalue(row['friedman_pvalue'])}; PCA: PC1 {row['pc1_pct']:.1f}%, PC2 "
                 f"{row['pc2_pct']:.1f}% of the variance"
             )
-            frame = _bias_frame(show, study, X) if show != "overview" else overview
-            if chosen is not None and show != "overview":
-                column = "system" if show == "ranks" else "run"
-                shown = frame[column].astype(str).isin(chosen)
-                if "virtual" in frame.columns:
-                    shown |= frame["virtual"]
-                frame = frame.loc[shown.to_numpy()]
+            frame = overview if show == "overview" else study_table(study, X, show, chosen)
             if len(A) > 1 and "alpha" not in frame.columns:
                 frame.insert(0, "alpha", alpha)
             if len(scores.matrices) > 1:
@@ -363,17 +357,6 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
     if show != "overview":
         caption += "\n" + "\n".join(lines)
     emit(integral_ranks(pd.concat(parts, ignore_index=True)), fmt, caption=caption)
-
-
-def _bias_frame(show: str, study: Any, X: pd.DataFrame) -> pd.DataFrame:
-    """The --show table of a bias study (but the overview), flat."""
-    from riskeval.analysis.bias_tables import bias_ranks, bias_summary
-
-    if show == "summary":
-        return bias_summary(study, X).reset_index()
-    if show == "ranks":
-        return bias_ranks(study).reset_index()
-    return study.pca.coordinates.rename_axis("run").reset_index()
 
 
 def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
