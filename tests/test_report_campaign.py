@@ -228,3 +228,19 @@ def test_command_line_measures_focus_topics_and_test(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         main([*args[:2], "--systems", "nosuch", "-o", str(out)])
     assert stop.value.code == 2 and "no system 'nosuch'" in capsys.readouterr().err
+
+
+def test_pca_names_only_runs_apart_and_friedman_p_never_zero():
+    X = matrix(40, 12, 3)
+    X.iloc[:20] += 0.3  # two groups, so that points crowd
+    r = rk.report(X.clip(0, 1), systems=["run5"], sections=[sec.bias_section])
+    study = rk.bias_study(X.clip(0, 1), 1.0)
+    xy = study.pca.coordinates.iloc[:, :2]
+    named = [n for n in xy.index if f">{n}</text>" in r.html]
+    assert "run5" in named and "MEAN" in named and len(named) < len(xy)
+    span = (xy.max() - xy.min()).to_numpy()
+    for i, a in enumerate(named):
+        for b in named[i + 1 :]:
+            gap = np.abs(xy.loc[a] - xy.loc[b]).to_numpy() / span
+            assert not (gap[0] < 0.08 and gap[1] < 0.04), (a, b)
+    assert "p = 0;" not in r.html

@@ -239,6 +239,25 @@ def alpha_curves_section(ctx: ReportContext) -> Section:
     return Section("GeoRisk and TRisk as α grows", h.join(body), "alpha")
 
 
+def _apart(xy: pd.DataFrame, names: list[str]) -> set[str]:
+    """The names, in order of priority, whose points are not too close to the point of a name
+    already kept (8% of the x range and 4% of the y range: a label is wide): labels that do not
+    collide on the plot."""
+    span = np.array(xy.max() - xy.min(), dtype=float)
+    span[span == 0] = 1.0
+    kept: list[str] = []
+    for name in dict.fromkeys(names):
+        gap = np.abs(xy.loc[kept].to_numpy(dtype=float) - xy.loc[name].to_numpy(dtype=float)) / span
+        if not len(kept) or not ((gap[:, 0] < 0.08) & (gap[:, 1] < 0.04)).any():
+            kept.append(name)
+    return set(kept)
+
+
+def _p_equals(p: float) -> str:
+    """``p = 0.012``, ``p = 3.4e-09``, or ``p < 1e-300`` where the p-value underflows to 0."""
+    return "p < 1e-300" if p == 0 else f"p = {p:.3g}"
+
+
 def _sig_class(sign: float) -> str | None:
     """The CSS class of a significant loss (sign < 0) or gain (> 0), none otherwise."""
     return "sig-loss" if sign < 0 else "sig-win" if sign > 0 else None
@@ -295,10 +314,11 @@ def bias_section(ctx: ReportContext) -> Section:
     o = bias_overview(study).iloc[0]
     xy = study.pca.coordinates.iloc[:, :2]
     labels = None
-    if r > 30:  # label the focus, the virtual runs and the extremes only; the rest stay unnamed dots
-        extremes = {*xy.iloc[:, 0].nsmallest(4).index, *xy.iloc[:, 0].nlargest(4).index}
-        extremes |= {*xy.iloc[:, 1].nsmallest(3).index, *xy.iloc[:, 1].nlargest(3).index}
-        labels = {*ctx.focus, *extremes} | {b for b in study.urisk.index if b not in study.urisk.columns}
+    if r > 30:  # name the focus, the virtual runs and the extremes, where the names do not collide
+        virtual = [b for b in study.urisk.index if b not in study.urisk.columns]
+        ends = [*xy.iloc[:, 0].nsmallest(4).index, *xy.iloc[:, 0].nlargest(4).index]
+        ends += [*xy.iloc[:, 1].nsmallest(3).index, *xy.iloc[:, 1].nlargest(3).index]
+        labels = _apart(xy, [*ctx.focus, *virtual, *ends])
     display = PCADisplay.from_study(study).plot(ax=ctx.new_axes(8.0, 6.5), labels=labels)
     summary = bias_summary(study, ctx.matrix).sort_values("mean", ascending=False)
     summary.columns = [c.replace("rank_vs_", "rank vs ").replace("_", " ") for c in summary.columns]
@@ -307,7 +327,7 @@ def bias_section(ctx: ReportContext) -> Section:
         h.paragraph(
             f"Each system in turn is the baseline and the others are ranked by URisk at α = "
             f"{study.alpha:g}. Friedman test of the {int(o['systems'])} rankings: χ² = "
-            f"{o['friedman_statistic']:.2f}, p = {o['friedman_pvalue']:.3g}; a small p means the "
+            f"{o['friedman_statistic']:.2f}, {_p_equals(o['friedman_pvalue'])}; a small p means the "
             "choice of a system as the baseline changes the ranking. The PCA places runs with "
             "similar per-topic profiles together; a baseline favours the runs near it. MEAN, "
             "MEDIAN and MAX are virtual runs that favour no system."
@@ -318,7 +338,8 @@ def bias_section(ctx: ReportContext) -> Section:
             + (
                 ""
                 if labels is None
-                else "; named: the focus systems, the virtual runs and the runs at the ends of each axis"
+                else "; named where the names do not collide: the focus systems, the virtual runs "
+                "and the runs at the ends of each axis (the table below has every run's coordinates)"
             ),
         ),
         h.table(
