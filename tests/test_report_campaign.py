@@ -125,6 +125,7 @@ def test_large_campaigns_are_summarised_and_say_so(monkeypatch):
 
     X = matrix(40, 25)
     monkeypatch.setattr(sec, "BIAS_VISITS", 1000)
+    # the static tables are cut at TABLE_ROWS rows (the script shows every row)
     monkeypatch.setattr(sec, "TABLE_ROWS", 10)
     monkeypatch.setattr(explorer, "TOPIC_VALUES", 25 * 14 * 6)
     monkeypatch.setattr(explorer, "CURVE_SYSTEMS", 8)
@@ -136,7 +137,8 @@ def test_large_campaigns_are_summarised_and_say_so(monkeypatch):
     assert d["pt"]["systems"][1] == d["byRisk"][0] and d["pt"]["systems"][2] == d["byRisk"][-1]
     assert "6 of the 40 systems travel in the page" in r.html
     assert "8 of the 40 systems are drawn" in r.html
-    assert "first 10 of 40 systems" in r.html
+    assert "first 10 of 40 systems" in r.html and "the 10 topics of lowest TR of 25" in r.html
+    assert r.html.split('id="m0-topics-table"')[1].split("</table>")[0].count("<tr>") == 11
     assert "Left out at this size" in r.html.split('id="bias"')[1]
     assert "Left out at this size (1,000 cells" in r.html
 

@@ -42,8 +42,8 @@ def summary_section(ctx: ReportContext) -> Section:
     classes["TRisk"] = [_sig_class(v) for v in sign]
     shown = frame.iloc[:TABLE_ROWS]
     note = (
-        f" The page shows the first {TABLE_ROWS:,} of {len(frame):,} systems by mean; filter by name "
-        "to reach the others, or get every row with riskeval risk --format csv."
+        f" Without scripts the table holds the first {TABLE_ROWS:,} of {len(frame):,} systems by mean; "
+        "the script shows them all, and riskeval risk --format csv writes every row."
         if len(frame) > TABLE_ROWS
         else ""
     )
@@ -137,6 +137,11 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
         "(the focus systems, then the riskiest and the safest); riskeval risk --topics SYSTEM "
         "gives any other."
     )
+    if len(shown) > TABLE_ROWS:
+        only += (
+            f" Without scripts the table holds the {TABLE_ROWS:,} topics of lowest TR of {len(shown):,}; "
+            "the script shows them all."
+        )
     body = [
         ctx.data_script(),
         _alpha_picker(ctx),
