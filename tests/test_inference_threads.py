@@ -49,11 +49,21 @@ def test_runs_of_resamples_do_not_change_the_counts():
     assert not np.array_equal(sums(Yt, key + np.uint64(1), 50, 1), sums(Yt, key, 50, 1))
 
 
+def test_parallel_kernels_only_with_a_core_to_spare(monkeypatch):
+    monkeypatch.setattr(K.os, "getloadavg", lambda: (0.2, 0.2, 0.2))
+    monkeypatch.setattr(K.os, "cpu_count", lambda: 2)
+    assert K.cores_idle() and K.pick(K.tukey_counts, K.SERIAL_WORK) is K.tukey_counts
+    assert K.pick(K.tukey_counts, K.SERIAL_WORK - 1) is K._TWINS[K.tukey_counts]
+    monkeypatch.setattr(K.os, "getloadavg", lambda: (1.7, 0.2, 0.2))
+    assert not K.cores_idle() and K.pick(K.tukey_counts, 10**9) is K._TWINS[K.tukey_counts]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="one thread only: nothing to compare")
-def test_one_thread_and_all_threads_give_the_same_results():
+def test_one_thread_and_all_threads_give_the_same_results(monkeypatch):
     """The parallel kernels on one thread and on all of them, and against their serial twins."""
-    assert 2000 * X.size >= K.SERIAL_WORK  # the parallel kernels run
+    assert 2000 * X.size >= K.SERIAL_WORK  # the parallel kernels run, however busy the machine
+    monkeypatch.setattr(K, "cores_idle", lambda: True)
     runs = [
         lambda: rk.tukey_hsd(X, baseline="mean", alpha=2.0, n_resamples=2000, rng=9).table,
         lambda: rk.bootstrap_ci(

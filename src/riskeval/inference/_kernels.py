@@ -6,13 +6,14 @@ a key: every resample then has its own splitmix64 stream of that key (:func:`str
 whichever thread computes it.  Work is split into a fixed number of runs of resamples, each counted
 apart, so results do not depend on the number of threads.  Each kernel has a serial twin
 (:func:`riskeval.core._numba.serial_twin`) that :func:`pick` chooses for small work, which would
-spend more on waking the thread pool than on computing.  Work arrays are allocated once per run of
+spend more on waking the thread pool than on computing, and on a machine whose cores are all busy.  Work arrays are allocated once per run of
 resamples, never per resample.
 """
 
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -481,6 +482,22 @@ _TWINS = {k: serial_twin(k) for k in _PARALLEL}
 SERIAL_WORK = 1 << 20
 
 
+def cores_idle() -> bool:
+    """Whether the machine has a core to spare: its 1-minute load average is below the number of
+    cores less one half (True where the load is not known)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return True
+    return load < (os.cpu_count() or 1) - 0.5
+
+
 def pick(kernel, work: int):
-    """``kernel`` for ``work`` (cells visited) of at least :data:`SERIAL_WORK`, else its serial twin."""
-    return kernel if work >= SERIAL_WORK else _TWINS[kernel]
+    """``kernel`` for ``work`` (cells visited) of at least :data:`SERIAL_WORK` on a machine with a
+    core to spare (:func:`cores_idle`), else its serial twin.
+
+    A parallel pass ends when its slowest thread does: where every core is busy with other work,
+    the threads are descheduled in turn and the pass takes longer than one thread alone (measured
+    on 2 cores at load 4–5: twice as long for the bootstrap).  The results are the same either way.
+    """
+    return kernel if work >= SERIAL_WORK and cores_idle() else _TWINS[kernel]

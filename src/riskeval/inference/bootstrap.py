@@ -48,7 +48,7 @@ class ResampledMeasures:
     """URisk, TRisk, ZRisk and GeoRisk of every system, at every α, for rows of topic weights.
 
     ``values`` is r × c (systems × topics), ``base`` the baseline (c,) or (r × c).  ``values_for(W)``
-    returns, for each measure asked for, an array B × k × r (resample, α, system).
+    returns, for each measure asked for, an array r × k × B (system, α, resample).
     """
 
     def __init__(
@@ -83,7 +83,8 @@ class ResampledMeasures:
         cells = self.r * self.alphas.size
         none = np.empty((0, 0))
         rows = {m: v.reshape(cells, v.shape[2]) for m, v in out.items()}  # views, row i·k + a
-        kernel = pick(resampled_measures, W.size * self.r * (2 if len(self.wanted) > 2 else 1))
+        passes = int(self.D.shape[1] > 0) + int(self.Xt.shape[1] > 0)  # paired, chi-square
+        kernel = pick(resampled_measures, W.size * self.r * passes)
         kernel(
             np.ascontiguousarray(W),
             self.D,
