@@ -88,7 +88,7 @@ def to_text(
     """Aligned text: the caption's lines, the table, then its notes."""
     cells = _cells(table, digits=digits, baseline=baseline, nan="")
     frame = cells.text
-    body = frame.to_string(index=False) if len(frame.columns) else ""
+    body = frame.to_string(index=False) if len(frame) else "(no rows)"
     return "\n".join([*([caption] if caption else []), body, *cells.notes]) + "\n"
 
 
