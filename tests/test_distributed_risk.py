@@ -97,3 +97,16 @@ def test_incomplete_tables_and_unsupported_baselines_are_refused():
         long_risk_table(long, "median")
     with pytest.raises(RiskevalError, match="not a finite number: system"):
         long_risk_table(long.assign(score=long.score.where(long.index != 3)))
+
+
+def test_on_a_distributed_client():
+    distributed = pytest.importorskip("distributed")
+    M = matrix()
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        got = long_risk_table(dd.from_pandas(long_form(M), npartitions=7), "s0", alphas=[0, 5])
+    same(got, rk.risk_table(M, "s0", alphas=[0, 5]))
