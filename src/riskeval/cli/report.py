@@ -106,8 +106,8 @@ def report(
     variations,
     bias_target,
 ):
-    """Write the risk report: one HTML file with the tables, the plots (inline SVG) and the inputs
-    and settings, readable in any browser without a server.  Prints the path written.
+    """Write the risk report: one HTML file with the tables, the plots and the inputs and settings,
+    readable in any browser without a server or network.  Prints the path written.
 
     The scores come from one per-topic score table (CSV, TSV or Parquet; long or wide), from TREC
     run files evaluated against --qrels, or from the shipped example (--example).  Several
