@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import riskeval as rk
@@ -84,7 +85,7 @@ def column(page, table: str, header: str) -> list[str]:
     heads = page.locator(f"#{table} thead th").all_text_contents()
     j = [h.strip() for h in heads].index(header)
     return page.eval_on_selector_all(
-        f"#{table} tbody tr:not([hidden])", f"rows => rows.map(r => r.cells[{j}].textContent)"
+        f"#{table} tbody tr:not(.rk-more)", f"rows => rows.map(r => r.cells[{j}].textContent)"
     )
 
 
@@ -205,6 +206,24 @@ def test_measure_tabs(browser, tmp_path):
     page.select_option("#m1-summary select.rk-alpha", "1")
     assert page.locator("#m1-risk-table caption").text_content() == "Risk at α = 1, systems by mean score"
     assert page.locator("#m0-risk-table caption").text_content() == "Risk at α = 10, systems by mean score"
+    page.context.close()
+
+
+def test_long_tables_show_the_first_thousand_rows_of_the_sort_and_filter(browser, tmp_path):
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.uniform(0, 1, (3, 1500)), index=["s0", "s1", "s2"])
+    X.columns = [f"t{j:04d}" for j in range(1500)]
+    path = tmp_path / "long.html"
+    rk.report(X, path=path)
+    page = open_page(browser, path)
+    rows = page.locator("#m0-topics-table tbody tr")
+    assert rows.count() == 1001 and "and 500 more rows" in rows.last.text_content()
+    page.click("#m0-topics-table thead th:has-text('TR')")  # ascending: the lowest TR first
+    first = float(column(page, "m0-topics-table", "TR")[0])
+    page.click("#m0-topics-table thead th:has-text('TR')")  # descending: the highest, even beyond row 1000
+    assert float(column(page, "m0-topics-table", "TR")[0]) > first
+    page.fill("input[data-table='m0-topics-table']", "t149")
+    assert sorted(column(page, "m0-topics-table", "topic")) == [f"t{j}" for j in range(1490, 1500)]
     page.context.close()
 
 

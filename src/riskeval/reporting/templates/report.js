@@ -56,48 +56,50 @@
     if (typeof a !== typeof b) { a = String(a); b = String(b); }
     return (a < b ? -1 : a > b ? 1 : 0) * dir;
   }
-  function applySort(table) {
-    var s = table.rkSort;
-    if (!s) { return; }
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    var keyed = rows.map(function (r, i) { return [cellValue(r.cells[s.col]), i, r]; });
-    keyed.sort(function (a, b) { return compare(a[0], b[0], s.dir) || a[1] - b[1]; });
-    keyed.forEach(function (k) { body.appendChild(k[2]); });
-    var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
-    for (var i = 0; i < heads.length; i++) {
-      heads[i].removeAttribute("aria-sort");
+  /* A table's rows live in table.rkRows (every row); the body shows at most SHOWN of those that
+     pass the filter, in the sorted order: laying out thousands of rows is what makes a page slow. */
+  var SHOWN = 1000;
+  function show(table) {
+    var s = table.rkSort, rows = table.rkRows;
+    if (s) {
+      var keyed = rows.map(function (r, i) { return [cellValue(r.cells[s.col]), i, r]; });
+      keyed.sort(function (a, b) { return compare(a[0], b[0], s.dir) || a[1] - b[1]; });
+      rows = table.rkRows = keyed.map(function (k) { return k[2]; });
+      var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
+      for (var i = 0; i < heads.length; i++) { heads[i].removeAttribute("aria-sort"); }
+      heads[s.col].setAttribute("aria-sort", s.dir > 0 ? "ascending" : "descending");
     }
-    heads[s.col].setAttribute("aria-sort", s.dir > 0 ? "ascending" : "descending");
-  }
-  function applyFilter(table) {
-    var q = (table.rkFilter || "").toLowerCase();
-    var rows = table.tBodies[0].rows;
-    for (var i = 0; i < rows.length; i++) {
-      var text = rows[i].cells[0].textContent + " " + (rows[i].getAttribute("data-text") || "");
-      rows[i].hidden = q !== "" && text.toLowerCase().indexOf(q) < 0;
+    var q = (table.rkFilter || "").toLowerCase(), body = el("tbody"), shown = 0, more = 0;
+    rows.forEach(function (r) {
+      var text = r.cells[0].textContent + " " + (r.getAttribute("data-text") || "");
+      if (q !== "" && text.toLowerCase().indexOf(q) < 0) { return; }
+      if (shown < SHOWN) { body.appendChild(r); shown++; } else { more++; }
+    });
+    if (more) {
+      var tr = el("tr", { "class": "rk-more" });
+      tr.appendChild(el("td", { colspan: String(rows[0].cells.length) }, "… and " + more + " more rows: filter or sort to bring them here"));
+      body.appendChild(tr);
     }
+    table.replaceChild(body, table.tBodies[0]);
   }
   function sortable(table) {
     var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
+    if (!table.rkRows) { table.rkRows = Array.prototype.slice.call(table.tBodies[0].rows); }
     Array.prototype.forEach.call(heads, function (th, i) {
       th.setAttribute("tabindex", "0");
       th.title = "sort";
       var click = function () {
         var s = table.rkSort;
         table.rkSort = { col: i, dir: s && s.col === i ? -s.dir : 1 };
-        applySort(table);
+        show(table);
       };
       th.addEventListener("click", click);
       th.addEventListener("keydown", function (e) { if (e.key === "Enter") { click(); } });
     });
   }
   function fillBody(table, rows) {
-    var body = el("tbody");
-    rows.forEach(function (r) { body.appendChild(r); });
-    table.replaceChild(body, table.tBodies[0]);
-    applySort(table);
-    applyFilter(table);
+    table.rkRows = rows;
+    show(table);
   }
   function row(head, cells, cls) {
     var tr = el("tr", cls ? { "class": cls } : {});
@@ -367,7 +369,7 @@
   document.querySelectorAll("input.rk-filter").forEach(function (box) {
     var table = document.getElementById(box.getAttribute("data-table"));
     if (!table) { return; }
-    box.addEventListener("input", function () { table.rkFilter = box.value; applyFilter(table); });
+    box.addEventListener("input", function () { table.rkFilter = box.value; show(table); });
   });
 
   var tabs = document.querySelectorAll(".rk-tabs button");
