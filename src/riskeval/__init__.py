@@ -90,6 +90,7 @@ _EXPORTS = {
     "example_scores": "riskeval.datasets",
     # report
     "report": "riskeval.reporting",
+    "read_topic_texts": "riskeval.io.topic_texts",
     # tables for papers
     "to_latex": "riskeval.formatting",
     "to_markdown": "riskeval.formatting",
