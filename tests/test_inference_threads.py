@@ -54,7 +54,7 @@ def test_parallel_kernels_only_with_a_core_to_spare(monkeypatch):
     monkeypatch.setattr(K.os, "cpu_count", lambda: 2)
     assert K.cores_idle() and K.pick(K.tukey_counts, K.SERIAL_WORK) is K.tukey_counts
     assert K.pick(K.tukey_counts, K.SERIAL_WORK - 1) is K._TWINS[K.tukey_counts]
-    monkeypatch.setattr(K.os, "getloadavg", lambda: (1.7, 0.2, 0.2))
+    monkeypatch.setattr(K.os, "getloadavg", lambda: (2.1, 0.2, 0.2))
     assert not K.cores_idle() and K.pick(K.tukey_counts, 10**9) is K._TWINS[K.tukey_counts]
 
 

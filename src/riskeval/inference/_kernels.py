@@ -6,8 +6,8 @@ a key: every resample then has its own splitmix64 stream of that key (:func:`str
 whichever thread computes it.  Work is split into a fixed number of runs of resamples, each counted
 apart, so results do not depend on the number of threads.  Each kernel has a serial twin
 (:func:`riskeval.core._numba.serial_twin`) that :func:`pick` chooses for small work, which would
-spend more on waking the thread pool than on computing, and on a machine whose cores are all busy.  Work arrays are allocated once per run of
-resamples, never per resample.
+spend more on waking the thread pool than on computing, and on a machine whose cores are all
+busy.  Work arrays are allocated once per run of resamples, never per resample.
 """
 
 from __future__ import annotations
@@ -483,13 +483,13 @@ SERIAL_WORK = 1 << 20
 
 
 def cores_idle() -> bool:
-    """Whether the machine has a core to spare: its 1-minute load average is below the number of
-    cores less one half (True where the load is not known)."""
+    """Whether the machine has a core to spare: its 1-minute load average, which counts this
+    process too, is below the number of cores (True where the load is not known)."""
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         return True
-    return load < (os.cpu_count() or 1) - 0.5
+    return load < (os.cpu_count() or 1)
 
 
 def pick(kernel, work: int):
