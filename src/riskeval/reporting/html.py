@@ -131,11 +131,27 @@ def json_script(element_id: str, data: Any) -> Markup:
     """``data`` as JSON in a ``<script type="application/json">`` element: every ``<``, ``>`` and
     ``&`` is written as a ``\\u`` escape, so no text in the data (a run called ``</script>``) can
     end the element or open a comment; ``JSON.parse`` gives the text back unchanged.  Numbers must
-    be finite (write a missing value as ``None``)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    be finite or infinite (a risk at a huge α): JSON has no infinity, so ±∞ is written as
+    ``{"__inf__": ±1}``, which the page's script turns back into a number; NaN is written as
+    ``null``, shown as a missing value."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a non-finite number: rare, so the common case pays nothing for it
+        text = json.dumps(_json_safe(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     for char in "<>&\u2028\u2029":
         text = text.replace(char, f"\\u{ord(char):04x}")
     return Markup(f'<script type="application/json" id="{escape(element_id)}">{text}</script>')
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float replaced as :func:`json_script` describes."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else {"__inf__": 1 if value > 0 else -1}
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
 
 
 def short_paths(paths: Iterable[Any]) -> list[dict[str, Any]]:

@@ -339,7 +339,11 @@
   }
 
   document.querySelectorAll('script[type="application/json"][id^="rk-data-"]').forEach(function (node) {
-    var d = JSON.parse(node.textContent);
+    var d = JSON.parse(node.textContent, function (k, v) {
+      // ±∞ travels as {"__inf__": ±1} (JSON has no infinity)
+      if (v !== null && typeof v === "object" && Object.keys(v).length === 1 && typeof v.__inf__ === "number") { return v.__inf__ * Infinity; }
+      return v;
+    });
     var st = { d: d, alpha: d.alpha, system: d.pt.systems[0], focus: {} };
     d.focus.forEach(function (i) { st.focus[i] = true; });
     states[d.key] = st;
