@@ -65,7 +65,10 @@ def _qrels_forms(qrels: pd.DataFrame):
     yield "ir_measures records", list(ir_measures.read_trec_qrels(_qrels_lines(qrels)))
     yield (
         "dict",
-        {q: dict(zip(g.doc_id, g.relevance.astype(int).tolist(), strict=True)) for q, g in qrels.groupby("query_id")},
+        {
+            q: dict(zip(g.doc_id, g.relevance.astype(int).tolist(), strict=True))
+            for q, g in qrels.groupby("query_id")
+        },
     )
 
 
