@@ -59,6 +59,7 @@ _EXPORTS = {
     "zrisk": "riskeval.measures.chisq",
     "risk_reward": "riskeval.measures.paired",
     "topic_risk": "riskeval.measures.paired",
+    "riskiest_topics": "riskeval.analysis.topics",
     "trisk": "riskeval.measures.paired",
     "urisk": "riskeval.measures.paired",
     "RiskReward": "riskeval.measures.results",

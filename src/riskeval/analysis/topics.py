@@ -53,3 +53,34 @@ def system_topic_risk(
         level=level,
         correction=correction,
     )
+
+
+def riskiest_topics(
+    table: pd.DataFrame, *, losses_only: bool = False, top: int | None = None
+) -> pd.DataFrame:
+    """The rows of a per-topic table (:func:`system_topic_risk`, :func:`riskeval.topic_risk`, or
+    several of them stacked) worst first: within each measure, system and α, by the risk-reward
+    score ``x`` ascending (the largest weighted loss first; Dinçer, Macdonald & Ounis, SIGIR 2014,
+    eq. 3), ties in topic order.
+
+    ``losses_only`` keeps the topics where the system scores below the baseline (``delta < 0``);
+    ``top`` keeps the first ``top`` rows of each group.  The columns are those of ``table``.
+    """
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+        raise RiskevalError(f"The 'top' parameter of riskiest_topics must be an integer >= 1. Got {top!r}.")
+    missing = [c for c in ("x", "delta") if c not in table.columns]
+    if missing:
+        raise RiskevalError(
+            f"riskiest_topics needs a per-topic table with columns 'x' and 'delta' (as topic_risk "
+            f"gives); this one lacks {missing}."
+        )
+    keys = [c for c in ("measure", "system", "alpha") if c in table.columns]
+    rows = table[table["delta"] < 0] if losses_only else table
+    order = pd.Series(range(len(rows)), index=rows.index)
+    group = rows.groupby(keys, sort=False).ngroup() if keys else pd.Series(0, index=rows.index)
+    ranked = rows.assign(_g=group.to_numpy(), _o=order.to_numpy()).sort_values(
+        ["_g", "x", "_o"], kind="stable"
+    )
+    if top is not None:
+        ranked = ranked.groupby("_g", sort=False).head(top)
+    return ranked.drop(columns=["_g", "_o"])

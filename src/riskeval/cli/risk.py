@@ -6,6 +6,7 @@ The human table shows the columns people read; ``--format csv|json`` gives every
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import click
@@ -66,6 +67,17 @@ TEST_NAMES = {
     "SYSTEM against the baseline.",
 )
 @click.option(
+    "--losses-only",
+    is_flag=True,
+    help="With --topics: only the topics where SYSTEM scores below the baseline.",
+)
+@click.option(
+    "--top",
+    default=None,
+    metavar="K",
+    help="With --topics: the K riskiest topics of each measure and α (the table is worst first).",
+)
+@click.option(
     "--test",
     default="t",
     show_default=True,
@@ -105,6 +117,8 @@ def risk(
     se,
     leave_one_out,
     topics_of,
+    losses_only,
+    top,
     test,
     n_resamples,
     seed,
@@ -166,9 +180,12 @@ def risk(
         ) + (" (--format csv: every pair)" if fmt == "table" else "")
         emit(letters if human else pairs, fmt, caption=caption)
         return
+    if topics_of is None and (losses_only or top is not None):
+        raise click.UsageError("--losses-only and --top go with --topics SYSTEM.")
     if topics_of is not None:
         if systems is not None:
             raise click.UsageError("--topics shows one system: leave out --systems.")
+        top_k = _integer(top, "--top", 1)
         if mapping is not None:  # the system's own baseline run, by name
             baseline = mapping.get(topics_of, baseline)
         frame = per_measure(
@@ -177,11 +194,18 @@ def risk(
                 M, topics_of, baseline, A, level=level, correction=corr, leave_one_out=leave_one_out
             ),
         )
+        from riskeval.analysis.topics import riskiest_topics
+
         caption = (
             f"{topics_of} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {source}"
             f"{_measures_note(scores)}; critical |t| = {frame['critical'].iloc[0]:.3f} at level "
             f"{_g(level)}" + (f", {corr}-adjusted across topics" if corr else "")
         )
+        # p-values are computed (and adjusted) over every topic; the rows shown are chosen after
+        frame = riskiest_topics(frame, losses_only=losses_only, top=top_k)
+        shown = " where it loses" if losses_only else ""
+        shown += f", the {top_k} riskiest per α" if top_k is not None else ""
+        caption += f"; topics{shown}, worst first"
         if human:
             frame = frame.drop(columns=["system", "baseline", "level", "critical"])
         emit(frame, fmt, caption=caption + _mark_note(frame, fmt))
@@ -248,10 +272,9 @@ def _integer(value: str | None, name: str, minimum: int) -> int | None:
 
     if value is None:
         return None
-    try:
-        number = int(value)
-    except ValueError:
-        number = minimum - 1
+    text = str(value).strip()
+    # ASCII digits only: not Python's int() syntax (1_0, non-ASCII digits)
+    number = int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else minimum - 1
     if number < minimum:
         raise RiskevalError(f"The '{name}' option must be an integer >= {minimum}. Got {value!r}.")
     return number
