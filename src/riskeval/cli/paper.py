@@ -34,9 +34,10 @@ from riskeval.options import RANK_MEASURES
 )
 @alpha_option(help="Risk aversion α of URisk; repeat or give a comma list. [default: 5]")
 @click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
+@systems_option
 @format_option
 def baseline_correlation(
-    inputs, example, qrels, measure, name_from, missing, baseline, alphas, leave_one_out, fmt
+    inputs, example, qrels, measure, name_from, missing, baseline, alphas, leave_one_out, systems, fmt
 ):
     """How each system's correlation with the baseline drives its URisk.
 
@@ -73,6 +74,10 @@ def baseline_correlation(
             ),
         ]
     )
+    if systems is not None:  # the rows shown; the correlations above use every pair
+        from riskeval.analysis.by_measure import select_systems
+
+        table = select_systems(table, systems, X.index, "--systems")
     if fmt in HUMAN_FORMATS:
         table = table[~table["is_baseline"]].drop(columns=["is_baseline"])
         table = table.drop(

@@ -10,7 +10,14 @@ from contextlib import contextmanager
 
 import click
 
-from riskeval.cli._input import DECIMAL, alpha_option, load_scores, parse_alphas, scores_options
+from riskeval.cli._input import (
+    DECIMAL,
+    alpha_option,
+    load_scores,
+    parse_alphas,
+    scores_options,
+    systems_option,
+)
 from riskeval.cli._output import emit, format_option
 from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, MISSING_POLICIES, UNEQUAL_POLICIES
 
@@ -259,6 +266,7 @@ def mean_variance(
     help="ap: bias and variance of the scores; delta: of target − score per topic.",
 )
 @click.option("--reference", help="Add the robustness index and <Init against this system.")
+@systems_option
 @format_option
 def bias_variance(
     inputs,
@@ -273,6 +281,7 @@ def bias_variance(
     best_of,
     form,
     reference,
+    systems,
     fmt,
 ) -> None:
     """Bias-variance decomposition of each system's per-topic scores, with GMAP.
@@ -308,6 +317,12 @@ def bias_variance(
         if reference is not None:
             robust = robustness_index(matrix, reference).to_frame()
             table = table.join(robust[["robustness_index", "below_init"]])
+        if systems is not None:  # the rows shown; the 'best' target uses every system
+            from riskeval.analysis.by_measure import select_systems
+
+            name = table.index.name or "system"
+            shown = select_systems(table.rename_axis(name).reset_index(), systems, matrix.index, "--systems")
+            table = shown.set_index(name)
     emit(table.sort_values("total", kind="stable"), fmt)
 
 
