@@ -33,12 +33,12 @@ def cubes(min_m=2):
 
 def test_acceptance_example():
     df = tidy(np.array([[[0.2, 0.4], [0.6, 0.8]], [[0.5, 0.5], [0.5, 0.5]]]), ["A", "B"])
-    mv = rk.mean_variance(df, alpha=1.0)  # pd.DataFrame indexed by system: columns mean, variance, value  # noqa: E501
+    mv = rk.mean_variance(df, alpha=1.0)  # indexed by system: columns alpha, mean, variance, value
     assert isinstance(mv, pd.DataFrame)
-    assert list(mv.columns) == ["mean", "variance", "value"] and mv.index.name == "system"
+    assert list(mv.columns) == ["alpha", "mean", "variance", "value"] and mv.index.name == "system"
     # A: user means (0.2+0.6)/2 = 0.4 and (0.4+0.8)/2 = 0.6 -> sample variance 0.02
-    np.testing.assert_allclose(mv.loc["A"], [0.5, 0.02, 0.48])
-    np.testing.assert_allclose(mv.loc["B"], [0.5, 0.0, 0.5])
+    np.testing.assert_allclose(mv.loc["A"], [1.0, 0.5, 0.02, 0.48])
+    np.testing.assert_allclose(mv.loc["B"], [1.0, 0.5, 0.0, 0.5])
 
 
 @settings(max_examples=60, deadline=None)
@@ -164,7 +164,7 @@ def test_decomposed_variance_detects_users_good_on_every_topic():
     # is good on one topic and bad on the other.  decompose=True splits σ² into the two parts.
     R = np.array([[[0.9, 0.1], [0.8, 0.2]], [[0.9, 0.1], [0.2, 0.8]]])
     mv = rk.mean_variance(tidy(R, ["same", "opposite"]), 1.0, decompose=True)
-    assert list(mv.columns) == ["mean", "variance", "value", "topic_variance", "covariance"]
+    assert list(mv.columns) == ["alpha", "mean", "variance", "value", "topic_variance", "covariance"]
     np.testing.assert_allclose(mv["topic_variance"] + mv["covariance"], mv["variance"])
     assert mv.loc["same", "covariance"] > 0 > mv.loc["opposite", "covariance"]
     # w² var: 0.25 · (0.32 + 0.18); cov(u-scores of t0, t1) = 0.24 → 2 · 0.25 · 0.24

@@ -135,7 +135,8 @@ def mean_variance(
     -------
     DataFrame
         Indexed by ``system`` (by ``system`` and ``topic`` for the intra-topic form), columns
-        ``mean``, ``variance``, ``value`` (and the two parts with ``decompose=True``).
+        ``alpha`` (the setting, as in every table of riskeval), ``mean``, ``variance``, ``value``
+        (and the two parts with ``decompose=True``).
     """
     a = check_alpha(alpha, "mean_variance", negative_ok=True)
     m = _moments(
@@ -155,7 +156,7 @@ def mean_variance(
     else:
         index = pd.MultiIndex.from_product([m.systems, m.topics], names=["system", "topic"])
     table = pd.DataFrame(
-        {"mean": m.mean.ravel(), "variance": m.variance.ravel(), "value": value.ravel()},
+        {"alpha": a, "mean": m.mean.ravel(), "variance": m.variance.ravel(), "value": value.ravel()},
         index=index,
     )
     if m.topic_variance is not None:

@@ -237,7 +237,7 @@ def mean_variance(
                     part = part.assign(rank=competition_ranks(part["value"].to_numpy()))
                     part = part.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
                 part = part.reset_index() if any(n is not None for n in part.index.names) else part
-                parts.append(part.drop(columns="alpha", errors="ignore").assign(alpha=alpha))
+                parts.append(part)
             table = pd.concat(parts, ignore_index=True)
             table = table[["system", "alpha", *(c for c in table.columns if c not in ("system", "alpha"))]]
     emit(table, fmt)
