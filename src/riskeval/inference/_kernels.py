@@ -21,6 +21,9 @@ from riskeval.core._numba import FAST, njit, prange, serial_twin
 
 _SQRT1_2 = math.sqrt(0.5)
 
+#: Resamples computed before their values are written out (see :func:`resampled_measures`).
+_BLOCK = 32
+
 
 @njit(parallel=True, cache=True, fastmath=FAST)
 def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_g, start, chunks):
@@ -60,82 +63,103 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
         ia = np.empty(r)
         zp = np.empty(r)
         zs = np.empty(r)
-        for b in range(ch * per, min(B, (ch + 1) * per)):
-            col = start + b
-            w_b = W[b]
-            nb = 0.0
-            for j in range(c):
-                nb += w_b[j]
-            inv_n = 1.0 / nb
-            inv_n1 = 1.0 / (nb - 1.0)
-            if paired:
-                sp[:] = 0.0
-                sn[:] = 0.0
-                sp2[:] = 0.0
-                sn2[:] = 0.0
+        # A block of _BLOCK resamples is written to these first, then to the outputs a row at a
+        # time: one resample's values lie in one column of each output, a cache line per value.
+        bu = np.empty((out_u.shape[0], _BLOCK))
+        bt = np.empty((out_t.shape[0], _BLOCK))
+        bz = np.empty((out_z.shape[0], _BLOCK))
+        bg = np.empty((out_g.shape[0], _BLOCK))
+        hi = min(B, (ch + 1) * per)
+        for b0 in range(ch * per, hi, _BLOCK):
+            nbl = min(_BLOCK, hi - b0)
+            for bb in range(nbl):
+                w_b = W[b0 + bb]
+                nb = 0.0
                 for j in range(c):
-                    w = w_b[j]
-                    if w != 0.0:
-                        d = D[j]
-                        for i in range(r):
-                            p = d[i]
-                            m = d[r + i]
-                            sp[i] += w * p
-                            sn[i] += w * m
-                            sp2[i] += w * p * p
-                            sn2[i] += w * m * m
-                for i in range(r):
-                    for t in range(k):
-                        f = factors[t]
-                        total = sp[i] + f * sn[i]
-                        u = total * inv_n
-                        if out_u.shape[0] > 0:
-                            out_u[i * k + t, col] = u
-                        if out_t.shape[0] > 0:
-                            sumsq = sp2[i] + f * f * sn2[i]
-                            var = (sumsq - total * u) * inv_n1
-                            if var > 1e-13 * sumsq * inv_n:
-                                out_t[i * k + t, col] = u / math.sqrt(var * inv_n)
-                            else:
-                                out_t[i * k + t, col] = np.nan
-            if chi:
-                s[:] = 0.0
-                N = 0.0
-                for j in range(c):
-                    w = w_b[j]
-                    if w != 0.0:
-                        N += w * T[j]
-                        x = Xt[j]
-                        for i in range(r):
-                            s[i] += w * x[i]
-                for i in range(r):
-                    if N > 0.0 and s[i] > 0.0:
-                        a[i] = math.sqrt(s[i] / N)
-                        ia[i] = 1.0 / a[i]
-                    else:
-                        a[i] = 0.0
-                        ia[i] = 0.0
-                zp[:] = 0.0
-                zs[:] = 0.0
-                for j in range(c):
-                    w = w_b[j]
-                    if w != 0.0:
-                        qj = q[j]
-                        iqj = inv_q[j]
-                        x = Xt[j]
-                        for i in range(r):
-                            z = x[i] * iqj * ia[i] - a[i] * qj
-                            zp[i] += w * max(z, 0.0)
-                            zs[i] += w * z
-                for i in range(r):
-                    zn = zs[i] - zp[i]
-                    for t in range(k):
-                        zr = zp[i] + factors[t] * zn
-                        if out_z.shape[0] > 0:
-                            out_z[i * k + t, col] = zr
-                        if out_g.shape[0] > 0:
-                            phi = 0.5 * math.erfc(-zr * inv_n * _SQRT1_2)
-                            out_g[i * k + t, col] = math.sqrt(s[i] * inv_n * phi)
+                    nb += w_b[j]
+                inv_n = 1.0 / nb
+                inv_n1 = 1.0 / (nb - 1.0)
+                if paired:
+                    sp[:] = 0.0
+                    sn[:] = 0.0
+                    sp2[:] = 0.0
+                    sn2[:] = 0.0
+                    for j in range(c):
+                        w = w_b[j]
+                        if w != 0.0:
+                            d = D[j]
+                            for i in range(r):
+                                p = d[i]
+                                m = d[r + i]
+                                sp[i] += w * p
+                                sn[i] += w * m
+                                sp2[i] += w * p * p
+                                sn2[i] += w * m * m
+                    for i in range(r):
+                        for t in range(k):
+                            f = factors[t]
+                            total = sp[i] + f * sn[i]
+                            u = total * inv_n
+                            if bu.shape[0] > 0:
+                                bu[i * k + t, bb] = u
+                            if bt.shape[0] > 0:
+                                sumsq = sp2[i] + f * f * sn2[i]
+                                var = (sumsq - total * u) * inv_n1
+                                if var > 1e-13 * sumsq * inv_n:
+                                    bt[i * k + t, bb] = u / math.sqrt(var * inv_n)
+                                else:
+                                    bt[i * k + t, bb] = np.nan
+                if chi:
+                    s[:] = 0.0
+                    N = 0.0
+                    for j in range(c):
+                        w = w_b[j]
+                        if w != 0.0:
+                            N += w * T[j]
+                            x = Xt[j]
+                            for i in range(r):
+                                s[i] += w * x[i]
+                    for i in range(r):
+                        if N > 0.0 and s[i] > 0.0:
+                            a[i] = math.sqrt(s[i] / N)
+                            ia[i] = 1.0 / a[i]
+                        else:
+                            a[i] = 0.0
+                            ia[i] = 0.0
+                    zp[:] = 0.0
+                    zs[:] = 0.0
+                    for j in range(c):
+                        w = w_b[j]
+                        if w != 0.0:
+                            qj = q[j]
+                            iqj = inv_q[j]
+                            x = Xt[j]
+                            for i in range(r):
+                                z = x[i] * iqj * ia[i] - a[i] * qj
+                                zp[i] += w * max(z, 0.0)
+                                zs[i] += w * z
+                    for i in range(r):
+                        zn = zs[i] - zp[i]
+                        for t in range(k):
+                            zr = zp[i] + factors[t] * zn
+                            if bz.shape[0] > 0:
+                                bz[i * k + t, bb] = zr
+                            if bg.shape[0] > 0:
+                                phi = 0.5 * math.erfc(-zr * inv_n * _SQRT1_2)
+                                bg[i * k + t, bb] = math.sqrt(s[i] * inv_n * phi)
+            col = start + b0
+            for row in range(bu.shape[0]):
+                for bb in range(nbl):
+                    out_u[row, col + bb] = bu[row, bb]
+            for row in range(bt.shape[0]):
+                for bb in range(nbl):
+                    out_t[row, col + bb] = bt[row, bb]
+            for row in range(bz.shape[0]):
+                for bb in range(nbl):
+                    out_z[row, col + bb] = bz[row, bb]
+            for row in range(bg.shape[0]):
+                for bb in range(nbl):
+                    out_g[row, col + bb] = bg[row, bb]
 
 
 #: Constants of splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
