@@ -25,6 +25,14 @@ _SQRT1_2 = math.sqrt(0.5)
 _BLOCK = 32
 
 
+@njit(inline="always")
+def _write_block(buf, out, col, nbl):
+    """Columns ``col … col + nbl − 1`` of ``out`` from the first ``nbl`` columns of ``buf``."""
+    for row in range(buf.shape[0]):
+        for bb in range(nbl):
+            out[row, col + bb] = buf[row, bb]
+
+
 @njit(parallel=True, cache=True, fastmath=FAST)
 def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_g, start, chunks):
     """URisk, TRisk, ZRisk and GeoRisk of every (system i, α) for each row of topic weights ``W``
@@ -147,19 +155,8 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                             if bg.shape[0] > 0:
                                 phi = 0.5 * math.erfc(-zr * inv_n * _SQRT1_2)
                                 bg[i * k + t, bb] = math.sqrt(s[i] * inv_n * phi)
-            col = start + b0
-            for row in range(bu.shape[0]):
-                for bb in range(nbl):
-                    out_u[row, col + bb] = bu[row, bb]
-            for row in range(bt.shape[0]):
-                for bb in range(nbl):
-                    out_t[row, col + bb] = bt[row, bb]
-            for row in range(bz.shape[0]):
-                for bb in range(nbl):
-                    out_z[row, col + bb] = bz[row, bb]
-            for row in range(bg.shape[0]):
-                for bb in range(nbl):
-                    out_g[row, col + bb] = bg[row, bb]
+            for buf, out in ((bu, out_u), (bt, out_t), (bz, out_z), (bg, out_g)):
+                _write_block(buf, out, start + b0, nbl)
 
 
 #: Constants of splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
