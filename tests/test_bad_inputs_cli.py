@@ -17,8 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from riskeval.cli.main import main
+from cli_runner import run_cli as call
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n3 0 d5 1\n"
 RUN = "".join(
@@ -60,17 +59,6 @@ def corrupt(data: bytes) -> bytes:
     damaged = bytearray(data)
     damaged[len(damaged) // 2] ^= 0xFF
     return bytes(damaged)
-
-
-def call(args, capsys) -> tuple[int, str, str]:
-    """Run the command line in this process, as the ``riskeval`` entry point does."""
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # name: (files {name: text or bytes}, command line with {file} placeholders, text the message must hold)

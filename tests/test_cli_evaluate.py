@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_runner import run_cli as call
 
 import riskeval as rk
-from riskeval.cli.main import main
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 QRELS = "1 0 d1 2\n1 0 d2 0\n2 0 d3 1\n2 0 d4 3\n"
@@ -40,17 +40,6 @@ def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
         text=True,
         timeout=120,
     )
-
-
-def call(args: list[str], capsys) -> tuple[int, str, str]:
-    """Run the command line in this process (as the ``riskeval`` entry point does)."""
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_acceptance_command(workdir):

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cli_runner import run_cli as run
 
 import riskeval as rk
-from riskeval.cli.main import main
 from riskeval.datasets import example_scores
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -23,17 +23,6 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 @pytest.fixture(scope="module")
 def X() -> pd.DataFrame:
     return example_scores()
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
-    """Run the command line in-process: (exit status, stdout, stderr)."""
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_example_has_the_documented_shape(X):

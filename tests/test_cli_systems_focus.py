@@ -7,16 +7,13 @@ import io
 
 import pandas as pd
 import pytest
-
-from riskeval.cli.main import main
+from cli_runner import run_cli
 
 
 def csv_of(argv: str, capsys: pytest.CaptureFixture) -> pd.DataFrame:
-    try:
-        main(argv.split())
-    except SystemExit as exc:
-        assert not exc.code, capsys.readouterr().err
-    return pd.read_csv(io.StringIO(capsys.readouterr().out))
+    code, out, err = run_cli(argv.split(), capsys)
+    assert code == 0, err
+    return pd.read_csv(io.StringIO(out))
 
 
 @pytest.mark.parametrize(
@@ -35,7 +32,5 @@ def test_systems_selects_rows_and_keeps_their_values(command, capsys):
 
 
 def test_an_unknown_system_is_a_one_line_error(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main("bias-variance --example --systems p_bertt".split())
-    err = capsys.readouterr().err
-    assert exc.value.code == 2 and "p_bert" in err and "Traceback" not in err
+    code, _, err = run_cli("bias-variance --example --systems p_bertt".split(), capsys)
+    assert code == 2 and "p_bert" in err and "Traceback" not in err

@@ -7,21 +7,11 @@ import io
 
 import pandas as pd
 import pytest
+from cli_runner import run_cli as run
 
 import riskeval as rk
-from riskeval.cli.main import main
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_topics_are_worst_first_within_each_alpha(capsys):

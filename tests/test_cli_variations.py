@@ -8,24 +8,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from cli_runner import run_cli as call
 from shared_data import shared_data
 
 import riskeval as rk
-from riskeval.cli.main import main
 
 # Zhang et al. 2013, Table 1 as trec_eval -q outputs (measure map, queries q1 and q2).
 TABLE1 = {"A": (0.3, 0.1), "B": (0.6, 0.08), "C": (0.65, 0.03), "T": (0.7, 0.2)}
-
-
-def call(args, capsys):
-    """Run the command line in this process, as the ``riskeval`` entry point does."""
-    try:
-        main(list(map(str, args)))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -8,21 +8,10 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from cli_runner import run_cli as run
 
 import riskeval as rk
-from riskeval.cli.main import main
 from riskeval.datasets import example_scores
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
 
 BASE = ["risk", "--example", "--baseline", "bm25base_p", "--alpha", "0,5"]
 

@@ -9,10 +9,10 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from cli_runner import run_cli as run
 from scipy import stats
 
 import riskeval as rk
-from riskeval.cli.main import main
 
 
 @pytest.fixture(scope="module")
@@ -95,16 +95,6 @@ def test_read_baseline_map(tmp_path):
         path.write_text(text)
         with pytest.raises(rk.InputFormatError, match=match):
             rk.read_baseline_map(path)
-
-
-def run(argv, capsys):
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_baseline_map(X, tmp_path, capsys):
