@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -125,17 +125,8 @@ def to_latex(
         The best value is per group of rows sharing these columns' values (those the table has);
         default: per measure and α, the risk tables' evaluation settings.
     """
-    cells = _cells(
-        table,
-        digits=digits,
-        baseline=baseline,
-        nan="--",
-        best=best if bold_best else {},
-        marks=True,
-        groups=groups,
-    )
-    text, marks = cells.text, cells.marks
-    notes = cells.notes + ([f"{MARK}: significant."] if marks and MARK not in (caption or "") else [])
+    cells = _marked_cells(table, caption, "--", digits, baseline, best if bold_best else {}, groups)
+    text, marks, notes = cells.text, cells.marks, cells.notes
     spec = "".join("r" if num else "l" for num in cells.numeric)
     lines = ["\\begin{table}", "\\centering"]
     full_caption = " ".join(_sentence(part) for part in (*(caption or "").split("\n"), *notes) if part)
@@ -174,17 +165,8 @@ def to_markdown(
     Same parameters and marks as :func:`to_latex`; cells are escaped so that a run name holding
     ``|``, ``*`` or ``<b>`` stays text.
     """
-    cells = _cells(
-        table,
-        digits=digits,
-        baseline=baseline,
-        nan="",
-        best=best if bold_best else {},
-        marks=True,
-        groups=groups,
-    )
-    text, marks = cells.text, cells.marks
-    notes = cells.notes + ([f"{MARK}: significant."] if marks and MARK not in (caption or "") else [])
+    cells = _marked_cells(table, caption, "", digits, baseline, best if bold_best else {}, groups)
+    text, marks, notes = cells.text, cells.marks, cells.notes
     header = "| " + " | ".join(markdown_escape(str(c)) for c in text.columns) + " |"
     rule = "| " + " | ".join("---:" if num else ":---" for num in cells.numeric) + " |"
     rows = []
@@ -267,6 +249,23 @@ def _latex_number(value: str) -> str:
     if exponent:
         return f"{sign}${mantissa} \\times 10^{{{int(exponent)}}}$"
     return sign + body
+
+
+def _marked_cells(
+    table: pd.DataFrame,
+    caption: str | None,
+    nan: str,
+    digits: int,
+    baseline: str | None,
+    best: Mapping[str, str] | None,
+    groups: Sequence[str],
+) -> _Cells:
+    """The cells of a paper table (:func:`to_latex`, :func:`to_markdown`): significance marks,
+    and among the notes the mark's meaning unless ``caption`` already says it."""
+    cells = _cells(table, digits=digits, baseline=baseline, nan=nan, best=best, marks=True, groups=groups)
+    if cells.marks and MARK not in (caption or ""):
+        return replace(cells, notes=[*cells.notes, f"{MARK}: significant."])
+    return cells
 
 
 def _cells(
