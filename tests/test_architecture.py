@@ -23,7 +23,7 @@ ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "core._numba": set(),
     "io": {"model"},
-    "effectiveness": {"io", "model"},
+    "effectiveness": {"io", "model", "core"},
     "pyterrier": {"effectiveness", "analysis", "measures", "io", "model", "core"},
     "datasets": {"model"},
     "measures": {"core", "model"},

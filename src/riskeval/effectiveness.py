@@ -1,12 +1,16 @@
 """Per-topic evaluation of TREC runs against qrels: the score matrix every risk measure starts from.
 
 The values are ir_measures' per-query values (its default provider for each measure: pytrec_eval for
-trec_eval's measures, gdeval for ERR and ``nDCG(dcg='exp-log2')``, ...).  What this module adds is
-speed on many large runs and explicit handling of topics that a run and the qrels do not share:
+trec_eval's measures, the MS MARCO evaluator for ``RR@k``, gdeval for ERR and
+``nDCG(dcg='exp-log2')``, ...).  What this module adds is speed on many large runs and explicit
+handling of topics that a run and the qrels do not share:
 
-- each run is read with :func:`riskeval.io.runs.read_run` restricted to the judged topics, so the
-  lines of unjudged topics (most lines of a TREC DL run) are never parsed;
-- ir_measures' evaluator is built once per process and fed the filtered run as a dict of dicts;
+- runs are read as a stream of pieces of whole topics (:mod:`riskeval.io.run_pieces`); the lines of
+  unjudged topics (most lines of a TREC DL run) are checked but never parsed;
+- the measures that pytrec_eval or the MS MARCO evaluator compute for ir_measures are computed by
+  compiled kernels (:mod:`riskeval.core.trec_measures`) from the judged lines read as arrays
+  (:mod:`riskeval.io.run_arrays`), with the same values; the others by ir_measures' evaluator, built
+  once per process and fed the filtered run;
 - runs are evaluated in parallel processes when the input is large enough to repay starting them.
 
 Topics judged in the qrels but absent from a run follow the ``missing`` policy (``"zero"``: score 0,
@@ -22,6 +26,7 @@ import os
 import re
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -31,10 +36,12 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 import pandas as pd
 
+from riskeval.core import trec_measures
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
 from riskeval.io.measures import canonical_spelling, parameter_problem
 from riskeval.io.memory import MemoryRun, qrels_input, run_inputs
 from riskeval.io.qrels import read_qrels
+from riskeval.io.run_arrays import JudgedDocuments, JudgedLines, read_judged_lines
 from riskeval.io.run_pieces import PIECE_BYTES, RunPiece, contiguity_problems, run_pieces
 from riskeval.io.runs import Run, parse_run, read_run
 from riskeval.io.variations import read_mapping
@@ -95,8 +102,8 @@ def evaluate_runs(
         a run that the qrels do not judge are left out with a
         :class:`~riskeval.errors.RiskevalWarning` that counts them.
     progress : show a progress bar over the runs on stderr; ``None``: only when stderr is a terminal.
-    n_jobs : worker processes; ``None`` chooses: one per idle CPU (CPUs less the load average; at
-        most one per run) when the runs total 8 MB or more, else none.
+    n_jobs : worker processes; ``None`` chooses: one per idle CPU (the CPUs other processes leave
+        idle, measured over 0.1 s; at most one per run) when the runs total 8 MB or more, else none.
     client : a ``dask.distributed.Client``: the runs are evaluated as tasks on its cluster (``n_jobs``
         is then unused), a run of more than 4 MiB on disk split into pieces of whole topics (see
         :mod:`riskeval.io.run_pieces`); the workers must see the run files at the same paths.  The
@@ -329,14 +336,72 @@ def _qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
     return result
 
 
+class _Compiled(NamedTuple):
+    """A measure that :mod:`riskeval.core.trec_measures` computes as ir_measures' provider does."""
+
+    measure: Any
+    kind: int
+    cutoff: int  # 0: none
+    rel: int
+    trec: bool  # ranked as pytrec_eval ranks, else as the MS MARCO evaluator
+
+
+def _compiled(measure: Any) -> _Compiled | None:
+    """How to compute ``measure`` with the compiled kernels, or ``None``: the measure has a
+    parameter they do not implement, or ir_measures computes it with another provider than
+    pytrec_eval (trec_eval's measures) or, for ``RR@k``, the MS MARCO evaluator."""
+    import ir_measures
+    from ir_measures.providers.base import NOT_PROVIDED
+
+    kinds = {
+        "nDCG": trec_measures.NDCG,
+        "AP": trec_measures.AP,
+        "P": trec_measures.PRECISION,
+        "R": trec_measures.RECALL,
+        "RR": trec_measures.RR,
+    }
+    if measure.NAME not in kinds or measure["judged_only"] is not False:
+        return None
+    cutoff = measure["cutoff"]
+    cutoff = 0 if cutoff is NOT_PROVIDED else cutoff
+    if measure.NAME == "nDCG":
+        if measure["dcg"] != "log2" or measure["gains"] is not NOT_PROVIDED:
+            return None
+        rel = 1
+    else:
+        rel = measure["rel"]
+    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
+        return None
+    if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 0:
+        return None
+    if cutoff == 0 and measure.NAME in ("P", "R"):
+        return None
+    provider = next(
+        (p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(measure) and p.is_available()),
+        None,
+    )
+    expected = "msmarco" if measure.NAME == "RR" and cutoff else "pytrec_eval"
+    if provider != expected:
+        return None
+    return _Compiled(measure, kinds[measure.NAME], cutoff, rel, expected == "pytrec_eval")
+
+
 class _RunEvaluator:
-    """ir_measures' evaluator for the qrels and measures, built once per process."""
+    """The evaluator of one process for the qrels and measures, built once per process.
+
+    Measures that :mod:`riskeval.core.trec_measures` implements are computed by its kernels from
+    the run's text read by :func:`riskeval.io.run_arrays.read_judged_lines`; the others, and every
+    run whose text has a problem to report, by ir_measures' evaluator (built when first needed)."""
 
     def __init__(self, qrels: dict[str, dict[str, int]], measures: list[Any]):
-        import ir_measures
-
         self.topics = frozenset(qrels)
-        self.evaluator = ir_measures.evaluator(measures, qrels)
+        self.qrels = qrels
+        self.measures = measures
+        plans = [_compiled(m) for m in measures]
+        self.compiled = [p for p in plans if p is not None]
+        self.others = [m for m, p in zip(measures, plans, strict=True) if p is None]
+        self.judgments = JudgedDocuments.from_qrels(qrels) if self.compiled else None
+        self._evaluators: dict[bool, Any] = {}
         self.lock = threading.Lock()  # one evaluation at a time (Dask workers run tasks in threads)
 
     def __call__(self, path: str) -> _RunScores:
@@ -356,21 +421,65 @@ class _RunEvaluator:
 
     def piece(self, piece: RunPiece) -> _RunScores:
         """Evaluate the topics of one piece of a run file."""
+        judged = read_judged_lines(piece.data, self.judgments) if self.judgments is not None else None
+        if judged is not None and not self.others:
+            return _RunScores(
+                judged.tag, frozenset(judged.topics), tuple(judged.skipped), self._compiled(judged), []
+            )
         try:
             run = parse_run(piece.data, piece.location, topics=self.topics, first_line=piece.first_line)
         except InputFormatError as exc:
             return _failed(exc.problems)
-        return self.evaluate(run)
+        if judged is None:
+            return self.evaluate(run)
+        scores = self.evaluate(run, every=False)
+        scores.values.update(self._compiled(judged))
+        return scores
 
-    def evaluate(self, run: Run) -> _RunScores:
-        """Evaluate a run read (or given in memory) and restricted to the judged topics."""
+    def evaluate(self, run: Run, *, every: bool = True) -> _RunScores:
+        """Evaluate a run read (or given in memory) and restricted to the judged topics, with
+        ir_measures: every measure, or (``every=False``) those without a compiled kernel."""
         with self.lock:
             values = {
                 (str(m.measure), m.query_id): float(m.value)
-                for m in self.evaluator.iter_calc(run.scores)
+                for m in self._evaluator(every).iter_calc(run.scores)
                 if m.query_id in run.scores
             }
         return _RunScores(run.tag, frozenset(run.scores), run.skipped_topics, values, [])
+
+    def _evaluator(self, every: bool) -> Any:
+        """ir_measures' evaluator for every measure, or for those without a compiled kernel."""
+        if every not in self._evaluators:
+            import ir_measures
+
+            self._evaluators[every] = ir_measures.evaluator(
+                self.measures if every else self.others, self.qrels
+            )
+        return self._evaluators[every]
+
+    def _compiled(self, lines: JudgedLines) -> dict[tuple[str, str], float]:
+        """The values of the measures with compiled kernels for the judged lines of a piece."""
+        assert self.judgments is not None
+        values: dict[tuple[str, str], float] = {}
+        orders: dict[bool, np.ndarray] = {}
+        for plan in self.compiled:
+            if plan.trec not in orders:
+                orders[plan.trec] = trec_measures.rank(
+                    lines.text, lines.doc_starts, lines.doc_ends, lines.scores, lines.offsets, plan.trec
+                )
+            per_topic = trec_measures.topic_values(
+                plan.kind,
+                plan.cutoff,
+                plan.rel,
+                lines.grades[orders[plan.trec]],
+                lines.offsets,
+                lines.judged,
+                self.judgments.ideal,
+                self.judgments.offsets,
+            )
+            name = str(plan.measure)
+            values.update(((name, t), v) for t, v in zip(lines.topics, per_topic.tolist(), strict=True))
+        return values
 
 
 #: Text bytes per piece of a run (:mod:`riskeval.io.run_pieces`); with a Dask client, a run file of
@@ -416,6 +525,13 @@ def _evaluate_in_memory(
     return [evaluator.evaluate(run.restrict(evaluator.topics)) for run in runs]
 
 
+def _load_kernels() -> None:
+    """Load (or compile) the compiled kernels of evaluation by evaluating a one-line run."""
+    _RunEvaluator({"q": {"d": 1}}, parse_measures(["nDCG@10", "RR@10"])).piece(
+        RunPiece("", 1, b"q 0 d 1 1 t\n")
+    )
+
+
 _worker: _RunEvaluator | None = None
 
 
@@ -452,6 +568,7 @@ def _run_all(
                 yield evaluate(path)
                 bar.update()
             return
+        _load_kernels()  # compiled once here: forked workers inherit them
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(qrels, measures)) as pool:
             for result in pool.map(_evaluate_in_worker, paths):
                 yield result
@@ -529,9 +646,34 @@ def _workers(n_jobs: int | None, paths: list[str]) -> int:
         return 1
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     # CPUs that other work leaves idle: on a busy machine more processes only compete for them
-    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    idle = int(cpus - busy + 0.5)
-    return max(1, min(cpus, idle, len(paths)))
+    return max(1, min(cpus, _idle_cpus(cpus), len(paths)))
+
+
+def _idle_cpus(cpus: int, interval: float = 0.1) -> int:
+    """How many CPUs other processes leave idle now: the idle share of the machine's CPU time over
+    ``interval`` seconds (``/proc/stat``; this process sleeps meanwhile, so its own past work does
+    not count, as it would in the load average), else CPUs less the 1-minute load average."""
+    try:
+        before = _cpu_times()
+        time.sleep(interval)
+        after = _cpu_times()
+    except (OSError, ValueError, IndexError):
+        busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        return int(cpus - busy + 0.5)
+    total = sum(after) - sum(before)
+    idle = (after[3] + after[4]) - (before[3] + before[4])  # idle and iowait
+    machine = os.cpu_count() or cpus
+    return int(machine * idle / total + 0.5) if total > 0 else cpus
+
+
+def _cpu_times() -> list[int]:
+    """The machine's CPU time by state (``/proc/stat``'s ``cpu`` line: user, nice, system, idle,
+    iowait, ...), in clock ticks."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = stat.readline().split()
+    if fields[0] != "cpu":
+        raise ValueError("/proc/stat does not start with the cpu line")
+    return [int(f) for f in fields[1:]]
 
 
 _RUN_SUFFIXES = (".txt", ".run", ".trec", ".res", ".tsv")

@@ -1,0 +1,146 @@
+"""Per-topic ranking measures computed as trec_eval and the MS MARCO evaluator compute them.
+
+Compiled kernels over arrays: the documents of each topic with their scores and grades (``-1``: not
+judged), and each topic's judged grades in decreasing order.  Every value is the one of the
+reference implementation, bit for bit, because every operation is the one it does, in its order:
+
+- **ranking**: trec_eval (Buckley & Voorhees, TREC: Experiment and Evaluation in Information
+  Retrieval, MIT Press 2005, chapter 3) sorts a topic's documents by score, decreasing, ties by
+  document id in decreasing byte order; pytrec_eval (Van Gysel & de Rijke, SIGIR 2018), through which
+  ir_measures computes trec_eval's measures, holds scores in single precision, so scores equal as
+  ``float32`` tie.  The MS MARCO evaluator, through which ir_measures computes ``RR@k``, sorts by the
+  double score, decreasing, ties by document id in increasing order;
+- **measures** (``rel``: the least grade that counts as relevant; ``k``: the cutoff):
+  ``nDCG[@k]`` (Järvelin & Kekäläinen, TOIS 2002, with trec_eval's gain = grade and discount
+  ``log2(rank + 1)``, DCG and ideal DCG summed in rank order), ``AP[@k]``, ``P@k``, ``R@k`` and
+  ``RR[@k]``, with trec_eval's conventions: ``P@k`` divides by ``k`` however few documents were
+  retrieved; ``AP`` and ``R@k`` divide by the number of judged relevant documents and are 0 when
+  there is none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from riskeval.core._numba import njit
+
+#: Measure kinds understood by :func:`topic_values`.
+NDCG, AP, PRECISION, RECALL, RR = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _before(text, starts, ends, a, b, score, trec):
+    """Whether row ``a`` ranks above row ``b``: higher score, then document id (decreasing for
+    trec_eval, increasing for MS MARCO)."""
+    if score[a] != score[b]:
+        return score[a] > score[b]
+    la, lb = ends[a] - starts[a], ends[b] - starts[b]
+    for j in range(min(la, lb)):
+        ca, cb = text[starts[a] + j], text[starts[b] + j]
+        if ca != cb:
+            return (ca > cb) if trec else (ca < cb)
+    return (la > lb) if trec else (la < lb)
+
+
+@njit(cache=True)
+def rank(text, starts, ends, scores, offsets, trec):
+    """The rows of each topic (``offsets[g]:offsets[g + 1]``) in rank order.
+
+    ``text[starts[r]:ends[r]]`` is row ``r``'s document id; ``trec``: rank as pytrec_eval (single
+    precision scores, ties by decreasing id), else as the MS MARCO evaluator."""
+    key = scores.astype(np.float32).astype(np.float64) if trec else scores
+    order = np.empty(scores.size, dtype=np.int64)
+    buffer = np.empty(scores.size, dtype=np.int64)
+    for g in range(offsets.size - 1):
+        lo, hi = offsets[g], offsets[g + 1]
+        part = lo + np.argsort(-key[lo:hi], kind="mergesort")
+        # ties (rare) are put in order by a merge sort of each run of equal scores
+        i = 0
+        while i < part.size:
+            j = i + 1
+            while j < part.size and key[part[j]] == key[part[i]]:
+                j += 1
+            if j - i > 1:
+                _merge_sort(part[i:j], buffer[lo + i : lo + j], text, starts, ends, key, trec)
+            i = j
+        order[lo:hi] = part
+    return order
+
+
+@njit(cache=True)
+def _merge_sort(rows, buffer, text, starts, ends, key, trec):
+    n = rows.size
+    width = 1
+    while width < n:
+        for left in range(0, n, 2 * width):
+            mid, right = min(left + width, n), min(left + 2 * width, n)
+            i, j, k = left, mid, left
+            while i < mid and j < right:
+                if _before(text, starts, ends, rows[j], rows[i], key, trec):
+                    buffer[k] = rows[j]
+                    j += 1
+                else:
+                    buffer[k] = rows[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                buffer[k] = rows[i]
+                i += 1
+                k += 1
+            while j < right:
+                buffer[k] = rows[j]
+                j += 1
+                k += 1
+        rows[:] = buffer[:n]
+        width *= 2
+
+
+@njit(cache=True)
+def topic_values(kind, cutoff, rel, ranked, offsets, judged, ideal, ideal_offsets):
+    """One measure for each topic ``g``: ``ranked[offsets[g]:offsets[g + 1]]`` holds the grades
+    of its documents in rank order, ``ideal[ideal_offsets[judged[g]]:ideal_offsets[judged[g] + 1]]``
+    its judged grades in decreasing order; ``cutoff`` 0: none."""
+    out = np.zeros(offsets.size - 1)
+    for g in range(offsets.size - 1):
+        lo, hi = offsets[g], offsets[g + 1]
+        limit = hi - lo if cutoff == 0 else min(hi - lo, cutoff)
+        first, last = ideal_offsets[judged[g]], ideal_offsets[judged[g] + 1]
+        relevant = 0
+        for i in range(first, last):
+            if ideal[i] >= rel:
+                relevant += 1
+        if kind == NDCG:
+            dcg = 0.0
+            for i in range(limit):
+                if ranked[lo + i] > 0:
+                    dcg += ranked[lo + i] / np.log2(i + 2.0)
+            best = 0.0
+            for i in range(last - first):
+                if ideal[first + i] <= 0 or (cutoff != 0 and i >= cutoff):
+                    break
+                best += ideal[first + i] / np.log2(i + 2.0)
+            out[g] = dcg / best if best > 0.0 else dcg
+        elif kind == AP:
+            found = 0
+            total = 0.0
+            for i in range(limit):
+                if ranked[lo + i] >= rel:
+                    found += 1
+                    total += found / (i + 1)
+            if (found if cutoff == 0 else relevant) > 0:
+                out[g] = total / relevant
+        elif kind == PRECISION or kind == RECALL:
+            found = 0
+            for i in range(limit):
+                if ranked[lo + i] >= rel:
+                    found += 1
+            if kind == PRECISION:
+                out[g] = found / cutoff
+            elif relevant > 0:
+                out[g] = found / relevant
+        else:
+            for i in range(limit):
+                if ranked[lo + i] >= rel:
+                    out[g] = 1.0 / (i + 1)
+                    break
+    return out

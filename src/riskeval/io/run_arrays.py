@@ -1,0 +1,310 @@
+"""A run's text as arrays, by compiled loops over its bytes: the fast path of run evaluation.
+
+:func:`read_judged_lines` finds the fields of every line of a piece of run text
+(:mod:`riskeval.io.run_pieces`), keeps the lines of judged topics, reads their scores and looks up
+their documents' grades in :class:`JudgedDocuments`, one pass over the bytes each, with no Python
+object per line.  It reads what :func:`riskeval.io.runs.parse_run` reads, to the same values:
+
+- fields are split on ASCII whitespace, as ``bytes.split`` splits them;
+- a score is the double Python's ``float`` reads: a decimal of at most 15 significant digits with a
+  power of ten within ±22 is one exact product or quotient of two doubles (Clinger's fast path of
+  correctly rounded decimal reading, Clinger, PLDI 1990), every other score is read by ``float``.
+
+It does not say what is wrong with a file: when a line lacks six fields, a score of a judged topic
+is not a finite decimal number or a document repeats within a topic, it returns ``None`` and the
+caller reads the text with :func:`~riskeval.io.runs.parse_run`, which lists every problem with its
+line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from riskeval.core._numba import njit
+
+_FIELDS = 6
+# Exact doubles: 10**k for k <= 22 is representable exactly.
+_POWERS = np.array([10.0**k for k in range(23)])
+_MANTISSA_LIMIT = 1 << 53
+
+
+class JudgedDocuments(NamedTuple):
+    """The qrels in arrays for lookups by compiled code: topic ``t`` (in ``topics`` order) owns
+    positions ``offsets[t]:offsets[t + 1]`` of the other arrays, sorted by the documents' hash.
+
+    ``ideal`` holds every topic's grades sorted in decreasing order (same offsets): what the
+    measures need of the judgments besides the ranking (relevant counts, ideal DCG)."""
+
+    topics: dict[bytes, int]
+    offsets: np.ndarray  # int64, len(topics) + 1
+    hashes: np.ndarray  # uint64
+    grades: np.ndarray  # int64
+    text: np.ndarray  # uint8: the documents' ids, one after the other
+    starts: np.ndarray  # int64 into text
+    ends: np.ndarray  # int64 into text
+    ideal: np.ndarray  # int64
+
+    @classmethod
+    def from_qrels(cls, qrels: Mapping[str, Mapping[str, int]]) -> JudgedDocuments:
+        """From ``{topic: {document: grade}}`` (grades fit in 64 bits)."""
+        topics = {topic.encode(): t for t, topic in enumerate(qrels)}
+        docs = [doc.encode() for judged in qrels.values() for doc in judged]
+        text = np.frombuffer(b"".join(docs), dtype=np.uint8)
+        lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
+        grades = np.fromiter(
+            (g for judged in qrels.values() for g in judged.values()), dtype=np.int64, count=len(docs)
+        )
+        sizes = np.fromiter(map(len, qrels.values()), dtype=np.int64, count=len(qrels))
+        offsets = np.concatenate(([0], np.cumsum(sizes)))
+        hashes = _hash_spans(text, starts, ends)
+        topic_of = np.repeat(np.arange(len(sizes)), sizes)
+        order = np.lexsort((hashes, topic_of))
+        ideal = np.concatenate(
+            [-np.sort(-grades[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        )
+        return cls(topics, offsets, hashes[order], grades[order], text, starts[order], ends[order], ideal)
+
+
+class JudgedLines(NamedTuple):
+    """The lines of a piece of run text whose topic is judged, grouped by topic.
+
+    Group ``g`` holds rows ``offsets[g]:offsets[g + 1]`` (in file order) of the judged topic
+    ``judged[g]`` (its position in :attr:`JudgedDocuments.topics`), named ``topics[g]``."""
+
+    text: np.ndarray  # uint8: the piece
+    tag: str | None  # the 6th field of the piece's first line
+    topics: list[str]
+    judged: np.ndarray  # int64
+    offsets: np.ndarray  # int64
+    doc_starts: np.ndarray
+    doc_ends: np.ndarray
+    scores: np.ndarray  # float64
+    grades: np.ndarray  # int64; -1: not judged
+    skipped: list[str]  # topics of the piece that are not judged
+
+
+def read_judged_lines(data: bytes, judgments: JudgedDocuments) -> JudgedLines | None:
+    """The judged lines of a piece of run text (UTF-8, LF line breaks), or ``None`` when the text
+    has anything to report (see the module's description)."""
+    text = np.frombuffer(data, dtype=np.uint8)
+    ok, spans, tag_start, tag_end = _split_lines(text)
+    if not ok:
+        return None
+    qid_starts, qid_ends, doc_starts, doc_ends, score_starts, score_ends = spans
+    tag = data[tag_start:tag_end].decode() if tag_end > tag_start else None
+    firsts = _block_starts(text, qid_starts, qid_ends)
+    ids = [data[a:b] for a, b in zip(qid_starts[firsts].tolist(), qid_ends[firsts].tolist(), strict=True)]
+    lookup = judgments.topics
+    block_topic = np.fromiter((lookup.get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
+    skipped = sorted({i.decode() for i, t in zip(ids, block_topic.tolist(), strict=True) if t < 0})
+    sizes = np.diff(np.append(firsts, len(qid_starts)))
+    line_topic = np.repeat(block_topic, sizes)
+    rows = np.flatnonzero(line_topic >= 0)
+    rows = rows[np.argsort(line_topic[rows], kind="stable")]  # grouped by topic, file order within
+    judged, group_starts = np.unique(line_topic[rows], return_index=True)
+    offsets = np.append(group_starts, len(rows)).astype(np.int64)
+    scores, unread = _scores(text, score_starts[rows], score_ends[rows], _POWERS)
+    if unread.any():  # read by Python's float, in one pass over the tokens joined by spaces
+        rest = rows[unread]
+        joined = _joined(text, score_starts[rest], score_ends[rest]).tobytes()
+        if b"_" in joined:  # "1_0": float's digit separator, not a number in a run file
+            return None
+        try:
+            values = np.fromiter(map(float, joined.split()), dtype=np.float64, count=rest.size)
+        except ValueError:
+            return None
+        if not np.isfinite(values).all():
+            return None
+        scores[unread] = values
+    doc_starts, doc_ends = doc_starts[rows], doc_ends[rows]
+    hashes = _hash_spans(text, doc_starts, doc_ends)
+    grades, repeated = _grades(text, doc_starts, doc_ends, hashes, judged, offsets, *judgments[1:7])
+    if repeated:
+        return None
+    names = {t: i for i, t in zip(ids, block_topic.tolist(), strict=True)}
+    topics = [names[t].decode() for t in judged.tolist()]
+    return JudgedLines(text, tag, topics, judged, offsets, doc_starts, doc_ends, scores, grades, skipped)
+
+
+@njit(cache=True)
+def _is_space(c: int) -> bool:
+    return c == 32 or 9 <= c <= 13
+
+
+@njit(cache=True)
+def _split_lines(text):
+    """Spans of fields 1, 3 and 5 of every non-blank line (rows: start and end of each), and of the
+    first line's field 6; False when a non-blank line does not have six fields."""
+    n = text.size
+    lines = 1
+    for i in range(n):
+        if text[i] == 10:
+            lines += 1
+    spans = np.empty((6, lines), dtype=np.int64)
+    tag_start = tag_end = 0
+    k = 0
+    i = 0
+    while i < n:
+        fields = 0
+        while i < n and text[i] != 10:
+            if _is_space(text[i]):
+                i += 1
+                continue
+            start = i
+            while i < n and not _is_space(text[i]):
+                i += 1
+            if fields < 6 and fields % 2 == 0:
+                spans[fields, k] = start
+                spans[fields + 1, k] = i
+            elif fields == 5 and k == 0:
+                tag_start, tag_end = start, i
+            fields += 1
+        if fields != 0:
+            if fields != _FIELDS:
+                return False, spans[:, :0].copy(), 0, 0
+            k += 1
+        i += 1
+    return True, spans[:, :k].copy(), tag_start, tag_end
+
+
+@njit(cache=True)
+def _same_bytes(text, a0, a1, b_text, b0, b1):
+    if a1 - a0 != b1 - b0:
+        return False
+    for j in range(a1 - a0):
+        if text[a0 + j] != b_text[b0 + j]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _block_starts(text, starts, ends):
+    """The lines that begin a block of consecutive lines of one topic."""
+    n = starts.size
+    first = np.zeros(n, dtype=np.bool_)
+    for k in range(n):
+        first[k] = k == 0 or not _same_bytes(text, starts[k], ends[k], text, starts[k - 1], ends[k - 1])
+    return np.flatnonzero(first)
+
+
+@njit(cache=True)
+def _scores(text, starts, ends, powers):
+    """Scores read exactly by Clinger's fast path; ``unread[i]``: the score needs Python's float
+    (more than 15 significant digits, a large exponent, ``inf``, a typo, ...)."""
+    n = starts.size
+    values = np.zeros(n, dtype=np.float64)
+    unread = np.zeros(n, dtype=np.bool_)
+    for r in range(n):
+        i, end = starts[r], ends[r]
+        negative = text[i] == 45  # "-"
+        if text[i] == 43 or text[i] == 45:  # "+", "-"
+            i += 1
+        mantissa = 0
+        digits = 0  # significant digits
+        seen = 0  # digits of any kind
+        fraction = 0
+        dot = False
+        ok = True
+        while i < end:
+            c = text[i]
+            if 48 <= c <= 57:
+                seen += 1
+                if mantissa > 0 or c != 48:
+                    digits += 1
+                    if digits > 15:
+                        ok = False
+                        break
+                    mantissa = 10 * mantissa + (c - 48)
+                if dot:
+                    fraction += 1
+            elif c == 46 and not dot:  # "."
+                dot = True
+            else:
+                break
+            i += 1
+        exponent = 0
+        if ok and seen > 0 and i < end and (text[i] == 101 or text[i] == 69):  # "e", "E"
+            i += 1
+            sign = 1
+            if i < end and (text[i] == 43 or text[i] == 45):
+                sign = -1 if text[i] == 45 else 1
+                i += 1
+            expdigits = 0
+            while i < end and 48 <= text[i] <= 57 and expdigits < 4:
+                exponent = 10 * exponent + (text[i] - 48)
+                expdigits += 1
+                i += 1
+            exponent *= sign
+            if expdigits == 0:
+                ok = False
+        if not ok or seen == 0 or i != end or mantissa >= _MANTISSA_LIMIT:
+            unread[r] = True
+            continue
+        scale = exponent - fraction
+        if scale > 22 or scale < -22:
+            unread[r] = True
+            continue
+        value = float(mantissa)
+        value = value * powers[scale] if scale >= 0 else value / powers[-scale]
+        values[r] = -value if negative else value
+    return values, unread
+
+
+@njit(cache=True)
+def _joined(text, starts, ends):
+    """The spans of bytes one after the other, each followed by a space."""
+    out = np.empty((ends - starts).sum() + starts.size, dtype=np.uint8)
+    k = 0
+    for r in range(starts.size):
+        for j in range(starts[r], ends[r]):
+            out[k] = text[j]
+            k += 1
+        out[k] = 32
+        k += 1
+    return out
+
+
+@njit(cache=True)
+def _hash_spans(text, starts, ends):
+    """FNV-1a (64 bits) of each span of bytes."""
+    out = np.empty(starts.size, dtype=np.uint64)
+    for r in range(starts.size):
+        h = np.uint64(14695981039346656037)
+        for j in range(starts[r], ends[r]):
+            h = (h ^ np.uint64(text[j])) * np.uint64(1099511628211)
+        out[r] = h
+    return out
+
+
+@njit(cache=True)
+def _grades(
+    text, starts, ends, hashes, judged, offsets, q_offsets, q_hashes, q_grades, q_text, q_starts, q_ends
+):
+    """Each row's grade in its topic's judgments (-1: not judged), by hash then bytes; and whether a
+    document occurs twice in a topic."""
+    grades = np.full(starts.size, -1, dtype=np.int64)
+    for g in range(judged.size):
+        lo, hi = q_offsets[judged[g]], q_offsets[judged[g] + 1]
+        for r in range(offsets[g], offsets[g + 1]):
+            k = lo + np.searchsorted(q_hashes[lo:hi], hashes[r])
+            while k < hi and q_hashes[k] == hashes[r]:
+                if _same_bytes(text, starts[r], ends[r], q_text, q_starts[k], q_ends[k]):
+                    grades[r] = q_grades[k]
+                    break
+                k += 1
+        rows = offsets[g] + np.argsort(hashes[offsets[g] : offsets[g + 1]])
+        for j in range(1, rows.size):
+            a, b = rows[j - 1], rows[j]
+            if hashes[a] == hashes[b]:
+                # equal hashes are adjacent; compare every pair of the run of equal hashes
+                k = j - 1
+                while k >= 0 and hashes[rows[k]] == hashes[b]:
+                    if _same_bytes(text, starts[rows[k]], ends[rows[k]], text, starts[b], ends[b]):
+                        return grades, True
+                    k -= 1
+    return grades, False

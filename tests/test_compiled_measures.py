@@ -1,0 +1,218 @@
+"""The compiled evaluation path (riskeval.io.run_arrays + riskeval.core.trec_measures) gives
+ir_measures' values bit for bit: on random runs full of ties, on real runs, and it hands every text
+with something to report to the reader that says what."""
+
+from __future__ import annotations
+
+import gzip
+import math
+
+import ir_measures
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shared_data import shared_data
+
+import riskeval as rk
+from riskeval import effectiveness
+from riskeval.io.run_arrays import JudgedDocuments, _grades, _hash_spans, read_judged_lines
+from riskeval.io.run_pieces import RunPiece
+from riskeval.io.runs import parse_run
+
+COMPILED = [
+    "nDCG@10",
+    "nDCG@3",
+    "nDCG",
+    "AP",
+    "AP(rel=2)",
+    "AP@5",
+    "P@5",
+    "P(rel=2)@10",
+    "R@5",
+    "R@100",
+    "R(rel=2)@10",
+    "RR",
+    "RR(rel=2)",
+    "RR@10",
+    "RR(rel=2)@3",
+]
+
+
+def _reference(qrels, text, measures):
+    """ir_measures' per-topic values of a run text: {(measure, topic): value}."""
+    run = parse_run(text, "run")
+    evaluator = ir_measures.evaluator([ir_measures.parse_measure(m) for m in measures], qrels)
+    return {(str(m.measure), m.query_id): float(m.value) for m in evaluator.iter_calc(run.scores)}
+
+
+def _compiled(qrels, text, measures):
+    evaluator = effectiveness._RunEvaluator(qrels, effectiveness.parse_measures(measures))
+    assert len(evaluator.compiled) == len(measures) and not evaluator.others
+    result = evaluator.piece(RunPiece("run", 1, text))
+    assert not result.problems
+    assert result.present == {line.split()[0].decode() for line in text.splitlines()} & qrels.keys()
+    return result.values
+
+
+def test_every_compiled_measure_is_recognised():
+    plans = [effectiveness._compiled(m) for m in effectiveness.parse_measures(COMPILED)]
+    assert all(p is not None for p in plans)
+    others = ["ERR@20", "nDCG(dcg='exp-log2')@20", "nDCG(judged_only=True)@10", "Bpref", "Success@10"]
+    assert all(effectiveness._compiled(m) is None for m in effectiveness.parse_measures(others))
+
+
+# documents whose ids share prefixes, differ in length and hold UTF-8 bytes above 0x7f: ties are
+# broken by the ids' bytes
+_DOCS = ["d", "d1", "d10", "d2", "D", "é", "éa", "a-b", "z", "zz", "10", "9", "0"]
+# scores that tie as doubles, and scores that differ as doubles but tie in single precision
+_SCORES = ["1", "1.0", "0.5", "0.50000001", "0.5000000001", "-0", "0", "2e-3", "0.002", "7", "-3.25"]
+
+
+@st.composite
+def _run_and_qrels(draw):
+    topics = draw(st.lists(st.sampled_from(["1", "2", "30", "x"]), min_size=1, max_size=4, unique=True))
+    qrels: dict[str, dict[str, int]] = {}
+    lines = []
+    for topic in topics:
+        docs = draw(st.lists(st.sampled_from(_DOCS), min_size=1, max_size=len(_DOCS), unique=True))
+        judged = draw(st.lists(st.sampled_from(_DOCS), max_size=8, unique=True))
+        qrels[topic] = {d: draw(st.integers(0, 3)) for d in judged} or {"unretrieved": 1}
+        for d in docs:
+            lines.append(f"{topic} Q0 {d} 1 {draw(st.sampled_from(_SCORES))} tag")
+    extra = draw(st.sampled_from(["", "99 Q0 d 1 1 tag\n"]))  # a topic nobody judged
+    return qrels, (extra + "\n".join(lines) + "\n").encode()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_run_and_qrels())
+def test_equal_to_ir_measures_on_random_runs_with_ties(case):
+    qrels, text = case
+    assert _compiled(qrels, text, COMPILED) == _reference(qrels, text, COMPILED)
+
+
+def test_single_precision_ties_follow_pytrec_eval_and_double_ties_msmarco():
+    # 0.5 and 0.5000000001 tie in single precision: trec_eval breaks the tie by decreasing id
+    # ("b" first), the MS MARCO evaluator by score ("a" first)
+    qrels = {"1": {"a": 1}}
+    text = b"1 Q0 a 1 0.5000000001 t\n1 Q0 b 2 0.5 t\n"
+    values = _compiled(qrels, text, ["RR", "RR@10"])
+    assert values == {("RR", "1"): 0.5, ("RR@10", "1"): 1.0}
+    assert values == _reference(qrels, text, ["RR", "RR@10"])
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "1",
+        "-0",
+        "+2.5",
+        "1.",
+        ".5",
+        "007.250",
+        "1e3",
+        "1E-3",
+        "-2.5e+10",
+        "0.1234567890123456789",
+        "123456789012345678901234",
+        "1e-400",
+        "1e300",
+        "4.9e-324",
+        "0.30000000000000004",
+        "-1.1279716491699219",
+        "9007199254740993",
+        "1e0022",
+        "1.5e22",
+        "1.5e23",
+    ],
+)
+def test_scores_are_what_float_reads(token):
+    text = f"1 Q0 d 1 {token} t\n1 Q0 e 2 0 t\n".encode()
+    lines = read_judged_lines(text, JudgedDocuments.from_qrels({"1": {"d": 1}}))
+    assert lines is not None
+    assert lines.scores[0] == float(token) and math.copysign(1, lines.scores[0]) == math.copysign(
+        1, float(token)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.from_regex(r"\A[+-]?[0-9]{0,20}(\.[0-9]{0,20})?([eE][+-]?[0-9]{1,3})?\Z", fullmatch=True).filter(
+        lambda s: any(c.isdigit() for c in s.split("e")[0].split("E")[0])
+    )
+)
+def test_random_decimal_scores_are_what_float_reads(token):
+    text = f"1 Q0 d 1 {token} t\n".encode()
+    lines = read_judged_lines(text, JudgedDocuments.from_qrels({"1": {"d": 1}}))
+    value = float(token)
+    if not math.isfinite(value):
+        assert lines is None
+    else:
+        assert lines is not None and lines.scores[0] == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"1 Q0 d 1 0.5 t\n1 Q0 e 2\n",  # five fields
+        b"1 Q0 d 1 1_0 t\n",  # float's digit separator
+        b"1 Q0 d 1 nan t\n",
+        b"1 Q0 d 1 inf t\n",
+        b"1 Q0 d 1 0.5x t\n",
+        b"1 Q0 d 1 0.5 t\n1 Q0 d 2 0.4 t\n",  # a document twice
+        b"7 Q0 d 1 0.5 t\n7 Q0 d\n",  # an unjudged topic's line with three fields
+    ],
+)
+def test_text_with_a_problem_goes_to_the_reader_that_says_what(text):
+    assert read_judged_lines(text, JudgedDocuments.from_qrels({"1": {"d": 1}})) is None
+
+
+def test_an_unjudged_topic_is_not_read_but_counted():
+    text = b"7 Q0 d 1 nan t\n1 Q0 d 1 2 t\n"  # the score of topic 7 is never read
+    lines = read_judged_lines(text, JudgedDocuments.from_qrels({"1": {"d": 1}}))
+    assert lines is not None and lines.skipped == ["7"] and lines.topics == ["1"] and lines.tag == "t"
+
+
+def test_grades_and_repeats_are_found_by_bytes_when_hashes_collide():
+    """Every hash equal: the lookup and the repeat check rest on comparing the ids' bytes."""
+    qrels = {"1": {"ab": 2, "a": 1, "b": 3}}
+    judgments = JudgedDocuments.from_qrels(qrels)
+    judgments = judgments._replace(hashes=np.zeros_like(judgments.hashes))
+    text = np.frombuffer(b"b a c ab", dtype=np.uint8)
+    starts, ends = np.array([0, 2, 4, 6]), np.array([1, 3, 5, 8])
+    hashes = np.zeros(4, dtype=np.uint64)
+    one = (np.array([0]), np.array([0, 4]))
+    grades, repeated = _grades(text, starts, ends, hashes, *one, *judgments[1:7])
+    assert grades.tolist() == [3, 1, -1, 2] and not repeated
+    again = np.frombuffer(b"b a b", dtype=np.uint8)
+    _, repeated = _grades(
+        again,
+        np.array([0, 2, 4]),
+        np.array([1, 3, 5]),
+        np.zeros(3, np.uint64),
+        np.array([0]),
+        np.array([0, 3]),
+        *judgments[1:7],
+    )
+    assert repeated
+    assert _hash_spans(text, starts, ends).tolist()[0] != _hash_spans(text, starts, ends).tolist()[1]
+
+
+def test_compiled_and_ir_measures_measures_together(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 2\n1 0 b 0\n2 0 c 1\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 0.2 t\n1 Q0 b 2 0.9 t\n2 Q0 c 1 1 t\n2 Q0 a 2 3 t\n")
+    measures = ["nDCG@10", "ERR@20", "RR@10"]
+    long = rk.evaluate_runs_long(qrels, [run], measures)
+    reference = _reference({"1": {"a": 2, "b": 0}, "2": {"c": 1}}, run.read_bytes(), measures)
+    assert {(m, t): s for m, t, s in zip(long.measure, long.topic, long.score, strict=True)} == reference
+
+
+def test_equal_to_ir_measures_on_trec_dl_2019_runs(tmp_path):
+    folder = shared_data("trec-dl-2019-passage")
+    qrels = effectiveness._qrels_dict(folder / "qrels.dl19-passage.txt")
+    for name in ["input.TUW19-p1-f.gz", "input.bm25base_p.gz", "input.idst_bert_p1.gz", "input.test1.gz"]:
+        text = gzip.decompress((folder / "runs" / name).read_bytes())
+        judged = b"".join(line + b"\n" for line in text.splitlines() if line.split()[0].decode() in qrels)
+        assert _compiled(qrels, judged, COMPILED) == _reference(qrels, judged, COMPILED), name
