@@ -16,7 +16,7 @@ from shared_data import shared_data
 
 import riskeval as rk
 from riskeval import effectiveness
-from riskeval.io.run_arrays import JudgedDocuments, _grades, _hash_spans, read_judged_lines
+from riskeval.io.run_arrays import JudgedDocuments, _grades, _hash_spans, _repeats, read_judged_lines
 from riskeval.io.run_pieces import RunPiece
 from riskeval.io.runs import parse_run
 
@@ -175,26 +175,21 @@ def test_an_unjudged_topic_is_not_read_but_counted():
 
 def test_grades_and_repeats_are_found_by_bytes_when_hashes_collide():
     """Every hash equal: the lookup and the repeat check rest on comparing the ids' bytes."""
-    qrels = {"1": {"ab": 2, "a": 1, "b": 3}}
-    judgments = JudgedDocuments.from_qrels(qrels)
+    judgments = JudgedDocuments.from_qrels({"1": {"ab": 2, "a": 1, "b": 3}})
     judgments = judgments._replace(hashes=np.zeros_like(judgments.hashes))
-    text = np.frombuffer(b"b a c ab", dtype=np.uint8)
+    data = b"b a c ab"
+    text = np.frombuffer(data, dtype=np.uint8)
     starts, ends = np.array([0, 2, 4, 6]), np.array([1, 3, 5, 8])
     hashes = np.zeros(4, dtype=np.uint64)
-    one = (np.array([0]), np.array([0, 4]))
-    grades, repeated = _grades(text, starts, ends, hashes, *one, *judgments[1:7])
-    assert grades.tolist() == [3, 1, -1, 2] and not repeated
-    again = np.frombuffer(b"b a b", dtype=np.uint8)
-    _, repeated = _grades(
-        again,
-        np.array([0, 2, 4]),
-        np.array([1, 3, 5]),
-        np.zeros(3, np.uint64),
-        np.array([0]),
-        np.array([0, 3]),
-        *judgments[1:7],
+    grades = _grades(text, starts, ends, hashes, np.array([0]), np.array([0, 4]), *judgments[1:7])
+    assert grades.tolist() == [3, 1, -1, 2]
+    assert not _repeats(data, hashes, starts, ends, np.array([0, 4]))
+    again = b"b a c b"
+    assert _repeats(again, hashes, starts, np.array([1, 3, 5, 7]), np.array([0, 4]))
+    # the same document in two topics is no repeat
+    assert not _repeats(
+        b"b a b", np.zeros(3, np.uint64), np.array([0, 2, 4]), np.array([1, 3, 5]), np.array([0, 2, 3])
     )
-    assert repeated
     assert _hash_spans(text, starts, ends).tolist()[0] != _hash_spans(text, starts, ends).tolist()[1]
 
 

@@ -47,52 +47,35 @@ def rank(text, starts, ends, scores, offsets, trec):
     """The rows of each topic (``offsets[g]:offsets[g + 1]``) in rank order.
 
     ``text[starts[r]:ends[r]]`` is row ``r``'s document id; ``trec``: rank as pytrec_eval (single
-    precision scores, ties by decreasing id), else as the MS MARCO evaluator."""
-    key = scores.astype(np.float32).astype(np.float64) if trec else scores
+    precision scores, ties by decreasing id), else as the MS MARCO evaluator.  A merge sort of each
+    topic's rows (bottom-up, a block of rows of one topic at a time)."""
+    key = np.empty(scores.size)
     order = np.empty(scores.size, dtype=np.int64)
-    buffer = np.empty(scores.size, dtype=np.int64)
+    spare = np.empty(scores.size, dtype=np.int64)
+    for r in range(scores.size):
+        key[r] = np.float32(scores[r]) if trec else scores[r]
+        order[r] = r
     for g in range(offsets.size - 1):
         lo, hi = offsets[g], offsets[g + 1]
-        part = lo + np.argsort(-key[lo:hi], kind="mergesort")
-        # ties (rare) are put in order by a merge sort of each run of equal scores
-        i = 0
-        while i < part.size:
-            j = i + 1
-            while j < part.size and key[part[j]] == key[part[i]]:
-                j += 1
-            if j - i > 1:
-                _merge_sort(part[i:j], buffer[lo + i : lo + j], text, starts, ends, key, trec)
-            i = j
-        order[lo:hi] = part
+        width = 1
+        while width < hi - lo:
+            left = lo
+            while left < hi:
+                mid = min(left + width, hi)
+                right = min(mid + width, hi)
+                i, j = left, mid
+                for k in range(left, right):
+                    if j < right and (i >= mid or _before(text, starts, ends, order[j], order[i], key, trec)):
+                        spare[k] = order[j]
+                        j += 1
+                    else:
+                        spare[k] = order[i]
+                        i += 1
+                left = right
+            for k in range(lo, hi):
+                order[k] = spare[k]
+            width *= 2
     return order
-
-
-@njit(cache=True)
-def _merge_sort(rows, buffer, text, starts, ends, key, trec):
-    n = rows.size
-    width = 1
-    while width < n:
-        for left in range(0, n, 2 * width):
-            mid, right = min(left + width, n), min(left + 2 * width, n)
-            i, j, k = left, mid, left
-            while i < mid and j < right:
-                if _before(text, starts, ends, rows[j], rows[i], key, trec):
-                    buffer[k] = rows[j]
-                    j += 1
-                else:
-                    buffer[k] = rows[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                buffer[k] = rows[i]
-                i += 1
-                k += 1
-            while j < right:
-                buffer[k] = rows[j]
-                j += 1
-                k += 1
-        rows[:] = buffer[:n]
-        width *= 2
 
 
 @njit(cache=True)

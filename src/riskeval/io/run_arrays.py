@@ -123,9 +123,9 @@ def read_judged_lines(data: bytes, judgments: JudgedDocuments) -> JudgedLines | 
         scores[unread] = values
     doc_starts, doc_ends = doc_starts[rows], doc_ends[rows]
     hashes = _hash_spans(text, doc_starts, doc_ends)
-    grades, repeated = _grades(text, doc_starts, doc_ends, hashes, judged, offsets, *judgments[1:7])
-    if repeated:
+    if _repeats(data, hashes, doc_starts, doc_ends, offsets):
         return None
+    grades = _grades(text, doc_starts, doc_ends, hashes, judged, offsets, *judgments[1:7])
     names = {t: i for i, t in zip(ids, block_topic.tolist(), strict=True)}
     topics = [names[t].decode() for t in judged.tolist()]
     return JudgedLines(text, tag, topics, judged, offsets, doc_starts, doc_ends, scores, grades, skipped)
@@ -185,11 +185,13 @@ def _same_bytes(text, a0, a1, b_text, b0, b1):
 @njit(cache=True)
 def _block_starts(text, starts, ends):
     """The lines that begin a block of consecutive lines of one topic."""
-    n = starts.size
-    first = np.zeros(n, dtype=np.bool_)
-    for k in range(n):
-        first[k] = k == 0 or not _same_bytes(text, starts[k], ends[k], text, starts[k - 1], ends[k - 1])
-    return np.flatnonzero(first)
+    first = np.empty(starts.size, dtype=np.int64)
+    count = 0
+    for k in range(starts.size):
+        if k == 0 or not _same_bytes(text, starts[k], ends[k], text, starts[k - 1], ends[k - 1]):
+            first[count] = k
+            count += 1
+    return first[:count]
 
 
 @njit(cache=True)
@@ -258,7 +260,10 @@ def _scores(text, starts, ends, powers):
 @njit(cache=True)
 def _joined(text, starts, ends):
     """The spans of bytes one after the other, each followed by a space."""
-    out = np.empty((ends - starts).sum() + starts.size, dtype=np.uint8)
+    size = 0
+    for r in range(starts.size):
+        size += ends[r] - starts[r] + 1
+    out = np.empty(size, dtype=np.uint8)
     k = 0
     for r in range(starts.size):
         for j in range(starts[r], ends[r]):
@@ -285,26 +290,42 @@ def _hash_spans(text, starts, ends):
 def _grades(
     text, starts, ends, hashes, judged, offsets, q_offsets, q_hashes, q_grades, q_text, q_starts, q_ends
 ):
-    """Each row's grade in its topic's judgments (-1: not judged), by hash then bytes; and whether a
-    document occurs twice in a topic."""
+    """Each row's grade in its topic's judgments (-1: not judged): a binary search for its hash,
+    then its bytes compared with those of each judged document of that hash."""
     grades = np.full(starts.size, -1, dtype=np.int64)
     for g in range(judged.size):
-        lo, hi = q_offsets[judged[g]], q_offsets[judged[g] + 1]
+        first, last = q_offsets[judged[g]], q_offsets[judged[g] + 1]
         for r in range(offsets[g], offsets[g + 1]):
-            k = lo + np.searchsorted(q_hashes[lo:hi], hashes[r])
-            while k < hi and q_hashes[k] == hashes[r]:
-                if _same_bytes(text, starts[r], ends[r], q_text, q_starts[k], q_ends[k]):
-                    grades[r] = q_grades[k]
+            lo, hi = first, last
+            while lo < hi:  # the first judged document whose hash is not below the row's
+                mid = (lo + hi) // 2
+                if q_hashes[mid] < hashes[r]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            while lo < last and q_hashes[lo] == hashes[r]:
+                if _same_bytes(text, starts[r], ends[r], q_text, q_starts[lo], q_ends[lo]):
+                    grades[r] = q_grades[lo]
                     break
-                k += 1
-        rows = offsets[g] + np.argsort(hashes[offsets[g] : offsets[g + 1]])
-        for j in range(1, rows.size):
-            a, b = rows[j - 1], rows[j]
-            if hashes[a] == hashes[b]:
-                # equal hashes are adjacent; compare every pair of the run of equal hashes
-                k = j - 1
-                while k >= 0 and hashes[rows[k]] == hashes[b]:
-                    if _same_bytes(text, starts[rows[k]], ends[rows[k]], text, starts[b], ends[b]):
-                        return grades, True
-                    k -= 1
-    return grades, False
+                lo += 1
+    return grades
+
+
+def _repeats(
+    data: bytes, hashes: np.ndarray, starts: np.ndarray, ends: np.ndarray, offsets: np.ndarray
+) -> bool:
+    """Whether a document occurs twice in a topic: rows of equal hash within a topic, compared by
+    their bytes (rows ``offsets[g]:offsets[g + 1]`` are topic ``g``'s)."""
+    group = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    order = np.lexsort((hashes, group))
+    same = (hashes[order[1:]] == hashes[order[:-1]]) & (group[order[1:]] == group[order[:-1]])
+    if not same.any():
+        return False
+    for i in np.flatnonzero(same).tolist():  # equal hashes lie next to each other
+        j = i + 1
+        while j < order.size and hashes[order[j]] == hashes[order[i]] and group[order[j]] == group[order[i]]:
+            a, b = order[i], order[j]
+            if data[starts[a] : ends[a]] == data[starts[b] : ends[b]]:
+                return True
+            j += 1
+    return False
