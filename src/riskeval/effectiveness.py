@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -202,7 +202,8 @@ def _evaluate(
         raise RiskevalError("The 'measures' parameter of evaluate_runs_long must name at least one measure.")
     parsed = parse_measures(measures)
     qrels_dict = _qrels_dict(qrels)
-    workers = 1 if client is not None else _workers(n_jobs, paths)
+    warm_up = _load_kernels if any(_compiled(m) for m in parsed) else None
+    workers = 1 if client is not None else _workers(n_jobs, paths, warm_up)
     from_files = iter(list(_run_all(paths, qrels_dict, parsed, progress, workers, client)))
     in_memory = [s for s in sources if not isinstance(s, str)]
     from_memory = iter(_evaluate_in_memory(in_memory, qrels_dict, parsed))
@@ -568,11 +569,19 @@ def _run_all(
                 yield evaluate(path)
                 bar.update()
             return
-        _load_kernels()  # compiled once here: forked workers inherit them
+        # the largest runs first, so that no worker is left with a large run at the end
+        order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
+        results: list[_RunScores | None] = [None] * len(paths)
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(qrels, measures)) as pool:
-            for result in pool.map(_evaluate_in_worker, paths):
-                yield result
+            done = pool.map(_evaluate_in_worker, [paths[i] for i in order])
+            for i, result in zip(order, done, strict=True):
+                results[i] = result
                 bar.update()
+        yield from cast(list[_RunScores], results)
+
+
+def _size(path: str) -> int:
+    return os.path.getsize(path) if os.path.isfile(path) else 0
 
 
 def _run_on_cluster(
@@ -634,36 +643,47 @@ def _evaluate_piece_task(setup: tuple[dict[str, dict[str, int]], list[Any]], pie
     return _evaluator_for(setup).piece(piece)
 
 
-def _workers(n_jobs: int | None, paths: list[str]) -> int:
+def _workers(n_jobs: int | None, paths: list[str], warm_up: Callable[[], None] | None = None) -> int:
+    """Worker processes for the runs; ``warm_up`` (loading the compiled kernels, which forked
+    workers inherit) runs here first, while the machine's idle CPUs are measured."""
     if n_jobs is not None:
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
             raise RiskevalError(
                 f"The 'n_jobs' parameter of evaluate_runs must be an integer >= 1 or None. Got {n_jobs!r}."
             )
+        if n_jobs > 1 and len(paths) > 1 and warm_up is not None:
+            warm_up()
         return min(n_jobs, len(paths))
-    size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    size = sum(_size(p) for p in paths)
     if len(paths) < 2 or size < _PARALLEL_MIN_BYTES:
         return 1
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     # CPUs that other work leaves idle: on a busy machine more processes only compete for them
-    return max(1, min(cpus, _idle_cpus(cpus), len(paths)))
+    return max(1, min(cpus, _idle_cpus(cpus, warm_up), len(paths)))
 
 
-def _idle_cpus(cpus: int, interval: float = 0.1) -> int:
-    """How many CPUs other processes leave idle now: the idle share of the machine's CPU time over
-    ``interval`` seconds (``/proc/stat``; this process sleeps meanwhile, so its own past work does
-    not count, as it would in the load average), else CPUs less the 1-minute load average."""
+def _idle_cpus(cpus: int, during: Callable[[], None] | None = None, interval: float = 0.1) -> int:
+    """How many CPUs other processes leave idle now: the idle share of the machine's CPU time
+    (``/proc/stat``) over at least ``interval`` seconds, while ``during`` runs, adding back the CPU
+    time this process spends meanwhile (its own work does not count, as it would in the load
+    average); else CPUs less the 1-minute load average."""
     try:
-        before = _cpu_times()
-        time.sleep(interval)
-        after = _cpu_times()
+        before, own = _cpu_times(), time.process_time()
     except (OSError, ValueError, IndexError):
+        before = None
+    start = time.monotonic()
+    if during is not None:
+        during()
+    if before is None:
         busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
         return int(cpus - busy + 0.5)
+    time.sleep(max(0.0, interval - (time.monotonic() - start)))
+    after, own = _cpu_times(), time.process_time() - own
     total = sum(after) - sum(before)
-    idle = (after[3] + after[4]) - (before[3] + before[4])  # idle and iowait
+    # idle and iowait ticks, and the ticks this process used
+    idle = (after[3] + after[4]) - (before[3] + before[4]) + own * os.sysconf("SC_CLK_TCK")
     machine = os.cpu_count() or cpus
-    return int(machine * idle / total + 0.5) if total > 0 else cpus
+    return int(machine * min(1.0, idle / total) + 0.5) if total > 0 else cpus
 
 
 def _cpu_times() -> list[int]:

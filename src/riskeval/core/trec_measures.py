@@ -63,14 +63,20 @@ def rank(text, starts, ends, scores, offsets, trec):
             while left < hi:
                 mid = min(left + width, hi)
                 right = min(mid + width, hi)
-                i, j = left, mid
-                for k in range(left, right):
-                    if j < right and (i >= mid or _before(text, starts, ends, order[j], order[i], key, trec)):
-                        spare[k] = order[j]
-                        j += 1
-                    else:
-                        spare[k] = order[i]
-                        i += 1
+                if mid == right or not _before(text, starts, ends, order[mid], order[mid - 1], key, trec):
+                    for k in range(left, right):  # already in order (runs list documents by rank)
+                        spare[k] = order[k]
+                else:
+                    i, j = left, mid
+                    for k in range(left, right):
+                        if j < right and (
+                            i >= mid or _before(text, starts, ends, order[j], order[i], key, trec)
+                        ):
+                            spare[k] = order[j]
+                            j += 1
+                        else:
+                            spare[k] = order[i]
+                            i += 1
                 left = right
             for k in range(lo, hi):
                 order[k] = spare[k]

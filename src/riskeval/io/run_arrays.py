@@ -92,12 +92,12 @@ def read_judged_lines(data: bytes, judgments: JudgedDocuments) -> JudgedLines | 
     """The judged lines of a piece of run text (UTF-8, LF line breaks), or ``None`` when the text
     has anything to report (see the module's description)."""
     text = np.frombuffer(data, dtype=np.uint8)
-    ok, spans, tag_start, tag_end = _split_lines(text)
+    ok, spans, count, firsts, blocks, tag_start, tag_end = _split_lines(text)
     if not ok:
         return None
-    qid_starts, qid_ends, doc_starts, doc_ends, score_starts, score_ends = spans
+    qid_starts, qid_ends, doc_starts, doc_ends, score_starts, score_ends = spans[:, :count]
+    firsts = firsts[:blocks]
     tag = data[tag_start:tag_end].decode() if tag_end > tag_start else None
-    firsts = _block_starts(text, qid_starts, qid_ends)
     ids = [data[a:b] for a, b in zip(qid_starts[firsts].tolist(), qid_ends[firsts].tolist(), strict=True)]
     lookup = judgments.topics
     block_topic = np.fromiter((lookup.get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
@@ -138,14 +138,14 @@ def _is_space(c: int) -> bool:
 
 @njit(cache=True)
 def _split_lines(text):
-    """Spans of fields 1, 3 and 5 of every non-blank line (rows: start and end of each), and of the
-    first line's field 6; False when a non-blank line does not have six fields."""
+    """One pass over the text: the spans of fields 1, 3 and 5 of every non-blank line (rows: start
+    and end of each; the first ``count`` columns), the lines that begin a block of consecutive
+    lines of one topic, and the span of the first line's field 6.  ``ok`` is False when a non-blank
+    line does not have six fields."""
     n = text.size
-    lines = 1
-    for i in range(n):
-        if text[i] == 10:
-            lines += 1
-    spans = np.empty((6, lines), dtype=np.int64)
+    spans = np.empty((6, n // 12 + 1), dtype=np.int64)  # a six-field line takes 11 bytes or more
+    firsts = np.empty(n // 12 + 1, dtype=np.int64)
+    blocks = 0
     tag_start = tag_end = 0
     k = 0
     i = 0
@@ -166,10 +166,15 @@ def _split_lines(text):
             fields += 1
         if fields != 0:
             if fields != _FIELDS:
-                return False, spans[:, :0].copy(), 0, 0
+                return False, spans, 0, firsts, 0, 0, 0
+            if k == 0 or not _same_bytes(
+                text, spans[0, k], spans[1, k], text, spans[0, k - 1], spans[1, k - 1]
+            ):
+                firsts[blocks] = k
+                blocks += 1
             k += 1
         i += 1
-    return True, spans[:, :k].copy(), tag_start, tag_end
+    return True, spans, k, firsts, blocks, tag_start, tag_end
 
 
 @njit(cache=True)
@@ -180,18 +185,6 @@ def _same_bytes(text, a0, a1, b_text, b0, b1):
         if text[a0 + j] != b_text[b0 + j]:
             return False
     return True
-
-
-@njit(cache=True)
-def _block_starts(text, starts, ends):
-    """The lines that begin a block of consecutive lines of one topic."""
-    first = np.empty(starts.size, dtype=np.int64)
-    count = 0
-    for k in range(starts.size):
-        if k == 0 or not _same_bytes(text, starts[k], ends[k], text, starts[k - 1], ends[k - 1]):
-            first[count] = k
-            count += 1
-    return first[:count]
 
 
 @njit(cache=True)

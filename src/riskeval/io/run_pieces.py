@@ -67,15 +67,24 @@ def run_pieces(path: str | os.PathLike[str], size: int = PIECE_BYTES) -> Iterato
         kind = compression_of(raw.read(16))
         if os.fstat(raw.fileno()).st_size <= (size // 4 if kind else size):
             # about one piece of text: decoded whole, in one call (faster than a stream)
-            yield from _cut_stream(b"", io.BytesIO(read_utf8(location)), location, size, None)
+            yield from _cut_text(read_utf8(location), location, size)
             return
         raw.seek(0)
         stream: IO[bytes] = _OPEN[kind](raw) if kind else raw
         first = _read(stream, size, location, kind)
         if _needs_transcoding(first):
-            yield from _cut_stream(b"", io.BytesIO(read_utf8(location)), location, size, None)
+            yield from _cut_text(read_utf8(location), location, size)
             return
         yield from _cut_stream(first.removeprefix(codecs.BOM_UTF8), stream, location, size, kind)
+
+
+def _cut_text(text: bytes, location: str, size: int) -> Iterator[RunPiece]:
+    """Pieces of a file's text already decoded and checked (:func:`~riskeval.io.decoding.read_utf8`):
+    the text itself when it is at most ``size`` bytes."""
+    if len(text) <= size:
+        yield RunPiece(location, 1, text)
+    else:
+        yield from _cut_stream(b"", io.BytesIO(text), location, size, None)
 
 
 def _needs_transcoding(head: bytes) -> bool:
