@@ -211,3 +211,53 @@ def test_equal_to_ir_measures_on_trec_dl_2019_runs(tmp_path):
         text = gzip.decompress((folder / "runs" / name).read_bytes())
         judged = b"".join(line + b"\n" for line in text.splitlines() if line.split()[0].decode() in qrels)
         assert _compiled(qrels, judged, COMPILED) == _reference(qrels, judged, COMPILED), name
+
+
+_GAPS = st.sampled_from([" ", "\t", "  ", " \t ", "\x0b", "\x0c", "\r"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["1", "2", "x7", "99"]),
+            st.sampled_from(_DOCS),
+            st.sampled_from(_SCORES),
+            st.lists(_GAPS, min_size=7, max_size=7),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_same_lines_and_scores_as_the_reader_whatever_the_whitespace(rows):
+    """Odd whitespace between, before and after fields, and blank lines: the judged lines, their
+    scores and the tag are those ``parse_run`` reads (or both refuse the text)."""
+    text = (
+        "".join(
+            f"{g[0] if lead else ''}{q}{g[1]}Q0{g[2]}{d}{g[3]}1{g[4]}{s}{g[5]}tag{g[6] if lead else ''}\n"
+            + ("\n" if lead else "")
+            for q, d, s, g, lead in rows
+        )
+        .replace("\r", " ")
+        .encode()
+    )
+    qrels = {"1": {"d": 1}, "2": {"é": 2}, "x7": {"z": 1}}
+    judged = read_judged_lines(text, JudgedDocuments.from_qrels(qrels))
+    try:
+        run = parse_run(text, "run", topics=set(qrels))
+    except rk.InputFormatError:
+        assert judged is None
+        return
+    assert judged is not None and judged.tag == run.tag and judged.skipped == sorted(run.skipped_topics)
+    read = {
+        (topic, judged.text[a:b].tobytes().decode()): score
+        for g, topic in enumerate(judged.topics)
+        for a, b, score in zip(
+            judged.doc_starts[judged.offsets[g] : judged.offsets[g + 1]],
+            judged.doc_ends[judged.offsets[g] : judged.offsets[g + 1]],
+            judged.scores[judged.offsets[g] : judged.offsets[g + 1]],
+            strict=True,
+        )
+    }
+    assert read == {(t, d): s for t, docs in run.scores.items() for d, s in docs.items()}
