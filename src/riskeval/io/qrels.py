@@ -14,6 +14,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from riskeval.core._numba import njit
 from riskeval.errors import InputFormatError
 from riskeval.io.decoding import read_utf8
 
@@ -101,37 +102,126 @@ def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 def _well_formed(text: bytes) -> pd.DataFrame | None:
-    """The qrels of a file without any problem, read in bulk: the fields counted per line from the
-    positions of the whitespace bytes, the text split once, the grades parsed and checked together;
-    ``None`` when a line needs a message, and the caller reads the file line by line to say which
-    and why."""
-    arr = np.frombuffer(text, dtype=np.uint8)
-    space = arr <= 0x20
-    if not arr.size or (arr[space] < 9).any() or b"_" in text:  # control bytes; "1_0" (int() reads 10)
+    """The qrels of a file without any problem, read in bulk: one compiled pass finds the four
+    fields of every line and reads the grades; the string columns are made from the fields' bytes
+    without a Python object per field where pandas keeps strings in Arrow memory; ``None`` when a
+    line needs a message (or holds a control byte), and the caller reads the file line by line to
+    say which and why."""
+    ok, spans, count, grades, keys = _fields(np.frombuffer(text, dtype=np.uint8))
+    if not ok or count == 0:
         return None
-    begins = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))  # each field's first byte
-    breaks = np.flatnonzero(arr == 0x0A)
-    counts = np.bincount(np.searchsorted(breaks, begins), minlength=breaks.size + 1)  # fields per line
-    if not counts.any() or ((counts != 4) & (counts != 0)).any():
-        return None
-    fields = text.decode("utf-8").split()
-    if len(fields) != 4 * np.count_nonzero(counts):  # Unicode whitespace inside a field
-        return None
-    try:  # int() takes an optional sign and ASCII digits, as _grade does
-        values = list(map(int, fields[3::4]))
-    except ValueError:
-        return None
-    if min(values) < GRADE_RANGE[0] or max(values) > GRADE_RANGE[1]:
-        return None
+    spans = spans[:, :count]
+    columns = {
+        name: _strings(text, spans[2 * k], spans[2 * k + 1])
+        for k, name in ((0, "query_id"), (2, "doc_id"), (1, "iteration"))
+    }
     frame = pd.DataFrame(
         {
-            "query_id": pd.Series(fields[0::4], dtype=str),
-            "doc_id": pd.Series(fields[2::4], dtype=str),
-            "relevance": np.array(values, dtype=np.int64),
-            "iteration": pd.Series(fields[1::4], dtype=str),
+            "query_id": columns["query_id"],
+            "doc_id": columns["doc_id"],
+            "relevance": grades[:count].copy(),
+            "iteration": columns["iteration"],
         }
     )
-    return None if frame.duplicated(["query_id", "doc_id"]).any() else frame
+    return None if _judged_twice(frame, keys[:count]) else frame
+
+
+_STR = pd.Series([], dtype=str).dtype  # pandas' default string dtype: object, or Arrow strings
+
+
+def _strings(text: bytes, starts: np.ndarray, ends: np.ndarray) -> pd.Series:
+    """The fields ``text[starts[i]:ends[i]]`` (UTF-8) as a string column of pandas' default dtype."""
+    if getattr(_STR, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        data, offsets = _gather(np.frombuffer(text, dtype=np.uint8), starts, ends)
+        array = pa.LargeStringArray.from_buffers(starts.size, pa.py_buffer(offsets), pa.py_buffer(data))
+        return pd.Series(pd.array(array, dtype=_STR))
+    return pd.Series(
+        [text[a:b].decode() for a, b in zip(starts.tolist(), ends.tolist(), strict=True)], dtype=str
+    )
+
+
+def _judged_twice(frame: pd.DataFrame, keys: np.ndarray) -> bool:
+    """Whether a (topic, document) pair is judged twice; ``keys``: a hash of each row's pair, so
+    that only equal hashes (a pair judged twice, or very rarely two pairs of one hash) call for
+    comparing the pairs themselves."""
+    ordered = np.sort(keys)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return False
+    return bool(frame.duplicated(["query_id", "doc_id"]).any())
+
+
+@njit(cache=True)
+def _fields(text):
+    """One pass: the spans of the four fields of every non-blank line (rows: start and end of each
+    field; the first ``count`` columns), the grades, and a hash (FNV-1a, 64 bits) of each line's
+    topic and document; ``ok`` is False when a line has another
+    number of fields, a grade is not a decimal integer (optional sign) of at most 12 digits within
+    :data:`GRADE_RANGE`, or the text holds a control byte other than whitespace."""
+    n = text.size
+    spans = np.empty((8, n // 8 + 1), dtype=np.int64)  # a four-field line takes 8 bytes or more
+    grades = np.empty(n // 8 + 1, dtype=np.int64)
+    keys = np.empty(n // 8 + 1, dtype=np.uint64)
+    k = 0
+    i = 0
+    while i < n:
+        fields = 0
+        while i < n and text[i] != 10:
+            c = text[i]
+            if c == 32 or 9 <= c <= 13:
+                i += 1
+                continue
+            start = i
+            while i < n and text[i] > 32:
+                i += 1
+            if i < n and text[i] < 32 and not 9 <= text[i] <= 13:
+                return False, spans, 0, grades, keys
+            if fields < 4:
+                spans[2 * fields, k] = start
+                spans[2 * fields + 1, k] = i
+            fields += 1
+        if fields != 0:
+            if fields != 4:
+                return False, spans, 0, grades, keys
+            j, end = spans[6, k], spans[7, k]
+            negative = text[j] == 45
+            if text[j] == 43 or text[j] == 45:
+                j += 1
+            if end - j < 1 or end - j > 12:
+                return False, spans, 0, grades, keys
+            value = 0
+            while j < end:
+                if not 48 <= text[j] <= 57:
+                    return False, spans, 0, grades, keys
+                value = 10 * value + (text[j] - 48)
+                j += 1
+            value = -value if negative else value
+            if value < -(2**31) or value > 2**31 - 1:
+                return False, spans, 0, grades, keys
+            grades[k] = value
+            h = np.uint64(14695981039346656037)
+            for field in (0, 2):
+                for j in range(spans[2 * field, k], spans[2 * field + 1, k]):
+                    h = (h ^ np.uint64(text[j])) * np.uint64(1099511628211)
+                h = (h ^ np.uint64(255)) * np.uint64(1099511628211)  # 0xff: in no UTF-8 text
+            keys[k] = h
+            k += 1
+        i += 1
+    return True, spans, k, grades, keys
+
+
+@njit(cache=True)
+def _gather(text, starts, ends):
+    """The spans' bytes one after the other, and the offsets where each begins (and the last ends)."""
+    offsets = np.empty(starts.size + 1, dtype=np.int64)
+    offsets[0] = 0
+    for r in range(starts.size):
+        offsets[r + 1] = offsets[r] + ends[r] - starts[r]
+    data = np.empty(offsets[-1], dtype=np.uint8)
+    for r in range(starts.size):
+        data[offsets[r] : offsets[r + 1]] = text[starts[r] : ends[r]]
+    return data, offsets
 
 
 def _grade(raw: bytes) -> int | None:
