@@ -6,6 +6,7 @@ it also evaluates runs split into pieces of whole topics on those workers."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import socket
@@ -13,6 +14,8 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+import pandas as pd
 import pytest
 from shared_data import shared_data
 
@@ -136,6 +139,23 @@ def test_cli_on_a_real_scheduler_and_two_workers(cluster, tmp_path, monkeypatch)
     assert remote == local and len(local.splitlines()) == 1 + 6 * 43 * 2
     risk_args = ["risk", "--qrels", qrels, "--alpha", "0,5", "--format", "csv", *runs]
     assert cli(*risk_args, "--scheduler", cluster) == cli(*risk_args)
+    # a long score table as Parquet: risk computed by the workers, in two passes over the table
+    pd.read_csv(io.StringIO(local)).to_parquet(tmp_path / "scores.parquet", index=False)
+    table_args = [
+        "risk",
+        str(tmp_path / "scores.parquet"),
+        "-m",
+        "AP(rel=2)",
+        "--alpha",
+        "0,5",
+        "--format",
+        "csv",
+    ]
+    on_cluster = pd.read_csv(io.StringIO(cli(*table_args, "--scheduler", cluster)))
+    in_memory = pd.read_csv(io.StringIO(cli(*table_args)))
+    assert on_cluster[["system", "alpha"]].equals(in_memory[["system", "alpha"]])
+    numeric = [c for c in in_memory.columns if in_memory[c].dtype.kind == "f"]
+    np.testing.assert_allclose(on_cluster[numeric], in_memory[numeric], rtol=1e-9, atol=1e-12)
     out = tmp_path / "report.html"
     printed = cli("report", "--qrels", qrels, "--scheduler", cluster, "-o", str(out), *runs)
     assert str(out) in printed and out.stat().st_size > 10_000

@@ -24,7 +24,8 @@ _OPTIONS = [
         metavar="ADDRESS",
         default=None,
         help="Evaluate runs on the Dask cluster whose scheduler is at ADDRESS (e.g. "
-        "tcp://10.0.0.5:8786); its workers must see the run files at the same paths. Needs "
+        "tcp://10.0.0.5:8786); its workers must see the run files at the same paths. risk also "
+        "computes the risk table of a long Parquet score table there. Needs "
         'pip install "riskeval[dask]".',
     ),
     click.option(
@@ -33,7 +34,8 @@ _OPTIONS = [
         default=None,
         metavar="N",
         help="Evaluate runs on a local Dask cluster of N worker processes, started for this "
-        'command. Needs pip install "riskeval[dask]".',
+        "command (risk: and the risk table of a long Parquet score table). Needs "
+        'pip install "riskeval[dask]".',
     ),
 ]
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from riskeval.cli._cluster import cluster_options
+from riskeval.cli._cluster import active_client, cluster_options
 from riskeval.cli._input import (
     Scores,
     alpha_option,
@@ -147,6 +147,42 @@ def risk(
     import riskeval as rk
     from riskeval.analysis.by_measure import select_systems
 
+    if active_client() is not None and not example and qrels is None:
+        unsupported = {
+            "--topics": topics_of is not None,
+            "--tukey": tukey,
+            "--test": test != "t",
+            "--baseline-map": baseline_map is not None,
+        }
+        used = [name for name, on in unsupported.items() if on]
+        if used:
+            raise click.UsageError(
+                f"{', '.join(used)} cannot be used with a score table on a cluster (--scheduler/"
+                "--workers), which computes the risk table in two passes over the table; leave out the "
+                "cluster options to compute them in memory."
+            )
+        table = _on_cluster(
+            inputs,
+            measure,
+            baseline,
+            parse_alphas(alphas),
+            level,
+            correction_arg(correction),
+            se,
+            leave_one_out,
+        )
+        table = select_systems(table, systems, list(table["system"].unique()), "--systems")
+        caption = (
+            f"{table['system'].nunique()} systems from {inputs[0]} on the Dask cluster; baseline "
+            f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at level "
+            f"{_g(level)}"
+            + (f", {correction_arg(correction)}-adjusted" if correction_arg(correction) else "")
+        )
+        own = str(table["baseline"].iloc[0])
+        if fmt in HUMAN_FORMATS:
+            table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
+        emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own)
+        return
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     source, X = scores.source, scores.matrix
     A = parse_alphas(alphas)
@@ -242,6 +278,53 @@ def risk(
     if human:
         table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
     emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own)
+
+
+def _on_cluster(
+    inputs: tuple[str, ...],
+    measure: tuple[str, ...],
+    baseline: str,
+    alphas: list[float],
+    level: float,
+    correction: str | None,
+    se: str,
+    leave_one_out: bool,
+) -> pd.DataFrame:
+    """:func:`riskeval.long_risk_table` of a long Parquet score table on the active cluster; with
+    several ``--measure``, one after the other, stacked with a ``measure`` column first."""
+    import os
+
+    import pandas as pd
+
+    from riskeval.distributed.risk import long_risk_table
+    from riskeval.errors import RiskevalError
+    from riskeval.io.measures import canonical_measure
+
+    path = inputs[0] if len(inputs) == 1 else None
+    if path is None or not (os.path.isdir(path) or path.endswith((".parquet", ".pq")) or "*" in path):
+        raise RiskevalError(
+            "With --scheduler/--workers, risk reads one long score table (columns system, topic, "
+            "[measure,] score) on the cluster: a Parquet file (.parquet, .pq), a folder of Parquet "
+            f"files or a glob of them; got {', '.join(inputs) or 'no input'}. Write the table as Parquet, "
+            "or leave out the cluster options to read it in memory."
+        )
+    names: list[str | None] = [canonical_measure(m) for m in measure] or [None]
+    tables = []
+    for name in names:
+        table = long_risk_table(
+            path,
+            baseline,
+            alphas,
+            measure=name,
+            se=se,
+            level=level,
+            correction=correction,
+            leave_one_out=leave_one_out,
+        )
+        if name is not None and len(names) > 1:
+            table.insert(0, "measure", name)
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
 
 
 def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None) -> object:
