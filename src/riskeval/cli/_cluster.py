@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from riskeval.cli._input import WholeNumber
+
 _client: Any = None
 
 _OPTIONS = [
@@ -30,7 +32,7 @@ _OPTIONS = [
     ),
     click.option(
         "--workers",
-        type=click.IntRange(min=1),
+        type=WholeNumber(1),
         default=None,
         metavar="N",
         help="Evaluate runs on a local Dask cluster of N worker processes, started for this "

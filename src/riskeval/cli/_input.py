@@ -22,6 +22,35 @@ CORRECTIONS = ("none", *options.CORRECTIONS)
 DEFAULT_MEASURE = "nDCG@10"
 
 
+class WholeNumber(click.ParamType):
+    """An integer option of ASCII digits (optional sign) at least ``minimum``: not Python's
+    ``int()`` syntax, which also reads ``1_0`` as 10 and other scripts' digits.  A bad value is a
+    one-line :class:`~riskeval.errors.RiskevalError` naming the option (exit status 2)."""
+
+    name = "integer"
+
+    def __init__(self, minimum: int | None = None, maximum: int | None = None):
+        self.minimum, self.maximum = minimum, maximum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        import re
+
+        from riskeval.errors import RiskevalError
+
+        text = str(value).strip()
+        number = int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else None
+        low, high = self.minimum, self.maximum
+        if number is None or (low is not None and number < low) or (high is not None and number > high):
+            name = param.opts[0] if param is not None and param.opts else "value"
+            bounds = " and ".join(
+                f"{op} {bound}" for op, bound in ((">=", low), ("<=", high)) if bound is not None
+            )
+            raise RiskevalError(
+                f"The '{name}' option must be an integer{' ' + bounds if bounds else ''}. Got {value!r}."
+            )
+        return number
+
+
 class Scores(NamedTuple):
     """The score matrices and what they came from: a one-line description, the input files, the
     measures.

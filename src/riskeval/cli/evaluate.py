@@ -11,6 +11,7 @@ import warnings
 import click
 
 from riskeval.cli._cluster import active_client, cluster_options
+from riskeval.cli._input import WholeNumber
 from riskeval.cli._output import emit, format_option
 from riskeval.options import MISSING_POLICIES
 
@@ -54,9 +55,7 @@ from riskeval.options import MISSING_POLICIES
     help="Topics judged in the qrels but absent from a run: score 0 (as trec_eval -c), drop the "
     "topic for every system, or stop with an error.",
 )
-@click.option(
-    "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: auto)."
-)
+@click.option("--jobs", "-j", type=WholeNumber(1), default=None, help="Worker processes (default: auto).")
 @click.option(
     "--progress/--no-progress",
     default=None,

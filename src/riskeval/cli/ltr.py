@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from riskeval.cli._input import CORRECTIONS, DecimalRange, correction_arg, parse_alphas
+from riskeval.cli._input import CORRECTIONS, DecimalRange, WholeNumber, correction_arg, parse_alphas
 from riskeval.cli._output import emit, format_option
 from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SE_POLICIES, VARIANTS
 
@@ -24,13 +24,13 @@ _query_file = click.option(
     help="LightGBM group sizes when the data lines have no qid (default: DATA.query).",
 )
 _k = click.option(
-    "-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="The cut-off of NDCG@k."
+    "-k", "k", type=WholeNumber(1), default=10, show_default=True, help="The cut-off of NDCG@k."
 )
 _features = click.option(
     "--baseline-feature",
     "features",
     multiple=True,
-    type=click.IntRange(0),
+    type=WholeNumber(0),
     help="A feature whose ranking is a baseline (repeatable), e.g. 110 for MSLR's BM25.",
 )
 _baseline_models = click.option(
@@ -228,7 +228,7 @@ def ltr() -> None:
 @_variant
 @_params
 @click.option(
-    "--rounds", type=click.IntRange(min=1), default=100, show_default=True, help="Boosting rounds (trees)."
+    "--rounds", type=WholeNumber(1), default=100, show_default=True, help="Boosting rounds (trees)."
 )
 @click.option(
     "--valid",
@@ -237,7 +237,7 @@ def ltr() -> None:
 )
 @click.option(
     "--early-stopping",
-    type=click.IntRange(min=1),
+    type=WholeNumber(1),
     help="Stop when NDCG@k on --valid has not improved for this many rounds.",
 )
 @click.option(
@@ -402,7 +402,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 @click.option(
     "--baseline-feature",
     "feature",
-    type=click.IntRange(0),
+    type=WholeNumber(0),
     help="The feature baseline (U-CRO, T-SARO, T-FARO learn against it).",
 )
 @click.option(
@@ -418,7 +418,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     show_default=True,
     help="Share of the queries for the learned baselines.",
 )
-@click.option("--folds", type=click.IntRange(min=3), default=5, show_default=True)
+@click.option("--folds", type=WholeNumber(3), default=5, show_default=True)
 @click.option(
     "--folds-by-file",
     is_flag=True,
@@ -433,10 +433,10 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     help="LightGBM parameter values tried per fold and model, the best on validation kept "
     "(repeatable); 'default': learning_rate=0.05,0.1 and num_leaves=15,50.",
 )
-@click.option("--rounds", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--rounds", type=WholeNumber(1), default=100, show_default=True)
 @click.option(
     "--early-stopping",
-    type=click.IntRange(min=1),
+    type=WholeNumber(1),
     help="Early stopping on each fold's validation part (NDCG@k).",
 )
 @_k
@@ -457,7 +457,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 )
 @click.option(
     "--resamples",
-    type=click.IntRange(min=0),
+    type=WholeNumber(0),
     default=10000,
     show_default=True,
     help="Sign flips of the randomisation test (0: TRisk only).",
@@ -468,7 +468,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     is_flag=True,
     help="Print the significance tests instead of Table 7 (the text format prints both).",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=WholeNumber(), default=0, show_default=True)
 @_progress
 @format_option
 def experiment(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import click
 
 from riskeval.cli._input import (
+    WholeNumber,
     alpha_option,
     load_scores,
     parse_alphas,
@@ -261,7 +262,9 @@ def risk_reward(inputs, example, qrels, measure, name_from, missing, baseline, l
 
 @click.command("pca-topics")
 @scores_options
-@click.option("--topics", "n_topics", default=10, show_default=True, type=int, help="How many topics.")
+@click.option(
+    "--topics", "n_topics", default=10, show_default=True, type=WholeNumber(1), help="How many topics."
+)
 @format_option
 def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fmt):
     """The topics that load most on the second principal axis of the runs (ECIR 2014, §2.4), and

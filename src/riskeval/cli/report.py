@@ -8,6 +8,7 @@ import click
 
 from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import (
+    WholeNumber,
     correction_arg,
     load_scores,
     parse_alphas,
@@ -32,7 +33,7 @@ from riskeval.cli.variations import variation_data
 @click.option("--title", default=None, help="Page title. [default: Risk report]")
 @click.option(
     "--n-risky",
-    type=click.IntRange(min=0),
+    type=WholeNumber(0),
     default=3,
     show_default=True,
     help="How many of the riskiest systems get a per-topic analysis.",
@@ -59,12 +60,12 @@ from riskeval.cli.variations import variation_data
 )
 @click.option(
     "--n-resamples",
-    type=click.IntRange(min=1),
+    type=WholeNumber(1),
     default=10_000,
     show_default=True,
     help="Resamples of --test.",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the resamples (recorded).")
+@click.option("--seed", type=WholeNumber(0), default=None, help="Seed of the resamples (recorded).")
 @click.option(
     "--progress/--no-progress",
     default=None,

@@ -6,7 +6,6 @@ The human table shows the columns people read; ``--format csv|json`` gives every
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import click
@@ -14,6 +13,7 @@ import click
 from riskeval.cli._cluster import active_client, cluster_options
 from riskeval.cli._input import (
     Scores,
+    WholeNumber,
     alpha_option,
     correction_arg,
     load_scores,
@@ -73,6 +73,7 @@ TEST_NAMES = {
 )
 @click.option(
     "--top",
+    type=WholeNumber(1),
     default=None,
     metavar="K",
     help="With --topics: the K riskiest topics of each measure and α (the table is worst first).",
@@ -86,9 +87,20 @@ TEST_NAMES = {
     "max-T p-value over all systems and α, pvalue_maxt) or the BCa bootstrap over topics.",
 )
 @click.option(
-    "--n-resamples", default="10000", show_default=True, metavar="N", help="Resamples of --test and --tukey."
+    "--n-resamples",
+    type=WholeNumber(1),
+    default=10_000,
+    show_default=True,
+    metavar="N",
+    help="Resamples of --test and --tukey.",
 )
-@click.option("--seed", default=None, metavar="S", help="Seed of the resamples (recorded in the output).")
+@click.option(
+    "--seed",
+    type=WholeNumber(0),
+    default=None,
+    metavar="S",
+    help="Seed of the resamples (recorded in the output).",
+)
 @click.option(
     "--tukey", is_flag=True, help="Instead: randomised Tukey HSD of all pairs of systems' URisk, per α."
 )
@@ -187,7 +199,7 @@ def risk(
     source, X = scores.source, scores.matrix
     A = parse_alphas(alphas)
     corr = correction_arg(correction)
-    n_res, seed = _integer(n_resamples, "--n-resamples", 1), _integer(seed, "--seed", 0)
+    n_res = n_resamples
     test = check_option(test, RISK_TESTS, "riskeval risk", "--test")
     human = fmt in HUMAN_FORMATS
     mapping = None
@@ -221,7 +233,7 @@ def risk(
     if topics_of is not None:
         if systems is not None:
             raise click.UsageError("--topics shows one system: leave out --systems.")
-        top_k = _integer(top, "--top", 1)
+        top_k = top
         if mapping is not None:  # the system's own baseline run, by name
             baseline = mapping.get(topics_of, baseline)
         frame = per_measure(
@@ -347,20 +359,6 @@ def _mark_note(table: pd.DataFrame, fmt: str) -> str:
 
 def _g(value: float) -> str:
     return f"{value:g}"
-
-
-def _integer(value: str | None, name: str, minimum: int) -> int | None:
-    """An integer option given as text (None stays None); a bad value is a one-line error."""
-    from riskeval.errors import RiskevalError
-
-    if value is None:
-        return None
-    text = str(value).strip()
-    # ASCII digits only: not Python's int() syntax (1_0, non-ASCII digits)
-    number = int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else minimum - 1
-    if number < minimum:
-        raise RiskevalError(f"The '{name}' option must be an integer >= {minimum}. Got {value!r}.")
-    return number
 
 
 def topic_table(

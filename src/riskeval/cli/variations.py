@@ -12,6 +12,7 @@ import click
 
 from riskeval.cli._input import (
     DECIMAL,
+    WholeNumber,
     alpha_option,
     load_scores,
     parse_alphas,
@@ -156,7 +157,7 @@ _clef = click.option(
 @click.option("--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot).")
 @click.option(
     "--ddof",
-    type=click.IntRange(0, 1),
+    type=WholeNumber(0, 1),
     default=1,
     show_default=True,
     help="Variance: 1 sample, 0 population.",
@@ -169,7 +170,7 @@ _clef = click.option(
     show_default=True,
     help="Topics with different numbers of variants: stop, drop them, or downsample (--seed).",
 )
-@click.option("--seed", type=int, help="Seed of --unequal downsample.")
+@click.option("--seed", type=WholeNumber(), help="Seed of --unequal downsample.")
 @click.option(
     "--missing",
     type=click.Choice(MISSING_POLICIES),
