@@ -103,7 +103,7 @@ def evaluate_runs(
         :class:`~riskeval.errors.RiskevalWarning` that counts them.
     progress : show a progress bar over the runs on stderr; ``None``: only when stderr is a terminal.
     n_jobs : worker processes; ``None`` chooses: one per idle CPU (the CPUs other processes leave
-        idle, measured over 0.1 s; at most one per run) when the runs total 8 MB or more, else none.
+        idle, measured over 0.05 s; at most one per run) when the runs total 8 MB or more, else none.
     client : a ``dask.distributed.Client``: the runs are evaluated as tasks on its cluster (``n_jobs``
         is then unused), a run of more than 4 MiB on disk split into pieces of whole topics (see
         :mod:`riskeval.io.run_pieces`); the workers must see the run files at the same paths.  The
@@ -662,7 +662,7 @@ def _workers(n_jobs: int | None, paths: list[str], warm_up: Callable[[], None] |
     return max(1, min(cpus, _idle_cpus(cpus, warm_up), len(paths)))
 
 
-def _idle_cpus(cpus: int, during: Callable[[], None] | None = None, interval: float = 0.1) -> int:
+def _idle_cpus(cpus: int, during: Callable[[], None] | None = None, interval: float = 0.05) -> int:
     """How many CPUs other processes leave idle now: the idle share of the machine's CPU time
     (``/proc/stat``) over at least ``interval`` seconds, while ``during`` runs, adding back the CPU
     time this process spends meanwhile (its own work does not count, as it would in the load
