@@ -261,3 +261,29 @@ def test_same_lines_and_scores_as_the_reader_whatever_the_whitespace(rows):
         )
     }
     assert read == {(t, d): s for t, docs in run.scores.items() for d, s in docs.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::riskeval.errors.RiskevalWarning")
+@pytest.mark.parametrize(
+    ("qrels", "runs"),
+    [
+        ("trec-web-2012/qrels-topics/2012/qrels.adhoc.txt", "trec-web-2012/baselines-2012"),
+        ("trec-dl-2020-passage/qrels.dl20-passage.txt", "trec-dl-2020-passage/runs-top100"),
+        (
+            "clef-ehealth-2015-task2/qrels/qrels.eng.clef2015.qtest.graded.txt",
+            "clef-ehealth-2015-task2/runs-en",
+        ),
+    ],
+    ids=["web-2012", "dl-2020", "clef-2015"],
+)
+def test_equal_to_ir_measures_on_campaign_runs(monkeypatch, qrels, runs):
+    """TREC Web 2012 (grades -2 to 4), TREC DL 2020, CLEF eHealth 2015: the compiled kernels and
+    ir_measures' evaluators give the same value for every run, topic and measure."""
+    qrels_path = shared_data(*qrels.split("/"))
+    paths = sorted(p for p in shared_data(*runs.split("/")).iterdir() if p.is_file())[:4]
+    compiled = rk.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", n_jobs=1)
+    monkeypatch.setattr(effectiveness, "_compiled", lambda measure: None)
+    reference = rk.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", n_jobs=1)
+    assert len(compiled) == len(reference) > 0
+    assert compiled.equals(reference)
