@@ -104,7 +104,7 @@ def test_parallel_kernels_equal_their_serial_twins():
     outs = []
     for kernel in (K.flip_hits, K._TWINS[K.flip_hits]):
         hits, maxima = np.zeros((2, 60)), np.empty(3000)
-        kernel(codes, Tp, Tn, f, sc, th, hits, maxima, 16)
+        kernel(codes, np.concatenate([Tp, Tn], axis=2), f, sc, th, hits, maxima, 16)
         outs.append((hits, maxima))
     np.testing.assert_array_equal(outs[0][0], outs[1][0])
     np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12)

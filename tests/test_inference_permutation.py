@@ -189,3 +189,17 @@ def test_table_cell_matches_single_test():
     single = rk.risk_permutation_table(X.iloc[[1]], base, [5.0], n_resamples=400, rng=3)
     one = rk.permutation_test(X.iloc[1], base, alpha=5.0, n_resamples=400, rng=3)
     assert single["pvalue"].iloc[0] == one.pvalue == single["pvalue_maxt"].iloc[0]
+
+
+def test_sign_tables_hold_every_signed_sum_of_each_group_of_eight_topics() -> None:
+    from riskeval.inference._common import sign_tables
+
+    v = np.random.default_rng(3).normal(size=(4, 19))  # 3 groups, the last one padded
+    T = sign_tables(v)
+    assert T.shape == (3, 256, 4)
+    padded = np.zeros((4, 24))
+    padded[:, :19] = v
+    for g in range(3):
+        for s in (0, 1, 37, 128, 255):
+            signs = np.array([-1.0 if s >> t & 1 else 1.0 for t in range(8)])
+            np.testing.assert_allclose(T[g, s], padded[:, 8 * g : 8 * g + 8] @ signs, atol=1e-14)

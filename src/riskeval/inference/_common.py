@@ -108,14 +108,18 @@ def all_signs(c: int, size: int = SIGN_BLOCK) -> Iterator[np.ndarray]:
 def sign_tables(v: np.ndarray) -> np.ndarray:
     """For rows of ``v`` (r × c): ``T[g, s, i] = Σ_t ε_t(s) v[i, 8g+t]`` over the topics of group g,
     with ``ε_t(s) = −1`` where bit t of s is set, else +1 — every signed sum of each group of 8
-    topics (⌈c/8⌉ × 256 × r)."""
+    topics (⌈c/8⌉ × 256 × r).  Built by doubling: the codes with bit t set are those below 2^t with
+    topic t's sign turned, ``T[s + 2^t] = T[s] − 2 v_t``, one vector operation per bit."""
     r, c = v.shape
     groups = (c + 7) // 8
-    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
-    signs = 1.0 - 2.0 * bits  # 256 × 8
-    padded = np.zeros((r, 8 * groups))
-    padded[:, :c] = v
-    return np.ascontiguousarray(np.einsum("st,rgt->gsr", signs, padded.reshape(r, groups, 8)))
+    padded = np.zeros((groups, 8, r))
+    padded.reshape(groups * 8, r)[:c] = v.T
+    out = np.empty((groups, 256, r))
+    out[:, 0] = padded.sum(axis=1)
+    for t in range(8):
+        h = 1 << t
+        out[:, h : 2 * h] = out[:, :h] - 2.0 * padded[:, t][:, None]
+    return out
 
 
 def mc_pvalue(count: Any, n: int) -> np.ndarray:

@@ -321,35 +321,35 @@ def row_summaries(A, estimate, null):
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def flip_hits(codes, Tp, Tn, factors, scale, threshold, hits, maxima, chunks):
+def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
     """One block of sign vectors for every (system i, α) cell.
 
     A sign vector is given as bytes, ``codes[b, g]`` holding the signs of topics 8g … 8g+7 (bit t
-    set: topic 8g+t flipped).  ``Tp[g, s]`` is the signed sum over group g of δ⁺ for code s (and
-    ``Tn`` of δ⁻), one 256-row table per group of 8 topics built once, so a sign vector costs c/8
-    row additions instead of c ("four Russians" tables).  With ``P = Σ ε δ⁺`` and ``N = Σ ε δ⁻`` the
-    flipped sum of cell (i, α) is ``P + (1+α) N`` (``factors`` holds 1+α); its statistic
+    set: topic 8g+t flipped).  ``Tpn[g, s]`` holds the signed sums over group g of δ⁺ (r values)
+    then of δ⁻ (r values) for code s, one 256-row table per group of 8 topics built once, so a
+    sign vector costs c/8 row additions instead of c ("four Russians" tables).  With
+    ``P = Σ ε δ⁺`` and ``N = Σ ε δ⁻`` the flipped sum of cell (i, α) is ``P + (1+α) N``
+    (``factors`` holds 1+α); its statistic
     ``u = |P + (1+α) N|·scale`` is compared with the cell's ``threshold`` (``scale``, ``threshold``
     and ``hits`` are k × r; ``hits`` accumulates) and the maximum of u over all cells is written to
     ``maxima[b]``.  One parallel region: ``chunks`` runs of sign vectors, each counted apart.
     """
     B, G = codes.shape
-    r = Tp.shape[2]
+    r = Tpn.shape[2] // 2
     k = factors.size
     counts = np.zeros((chunks, k, r))
     per = (B + chunks - 1) // chunks
     for ch in prange(chunks):
-        P = np.empty(r)
-        N = np.empty(r)
+        PN = np.empty(2 * r)
+        P = PN[:r]
+        N = PN[r:]
         cnt = counts[ch]
         for b in range(ch * per, min(B, (ch + 1) * per)):
-            P[:] = 0.0
-            N[:] = 0.0
+            PN[:] = 0.0
             for g in range(G):
-                s = codes[b, g]
-                for i in range(r):
-                    P[i] += Tp[g, s, i]
-                    N[i] += Tn[g, s, i]
+                row = Tpn[g, codes[b, g]]
+                for i in range(2 * r):
+                    PN[i] += row[i]
             top = 0.0
             for a in range(k):  # inner loops over contiguous systems, branch-free: vectorised
                 f = factors[a]

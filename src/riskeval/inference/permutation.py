@@ -120,13 +120,13 @@ def sign_flip_counts(
     exact = c < 63 and 2**c <= n_resamples
     hits_max = np.zeros((r, factors.size))
     source = all_signs(c) if exact else random_signs(rng, c, n_resamples)
-    Tp, Tn = sign_tables(pos), sign_tables(neg)
+    Tpn = sign_tables(np.concatenate([pos, neg]))
     hits_t = np.zeros((factors.size, r))
     scale_t, threshold_t = np.ascontiguousarray(scale.T), np.ascontiguousarray(threshold.T)
     for codes in source:
         maxima = np.empty(codes.shape[0])
         kernel = pick(flip_hits, codes.size * r * factors.size)
-        kernel(codes, Tp, Tn, factors, scale_t, threshold_t, hits_t, maxima, 16)
+        kernel(codes, Tpn, factors, scale_t, threshold_t, hits_t, maxima, 16)
         maxima.sort()
         hits_max += maxima.size - np.searchsorted(maxima, threshold, side="left")
     return FlipCounts(hits_t.T.copy(), hits_max, 2**c if exact else n_resamples, exact)
