@@ -105,3 +105,18 @@ def test_letter_display_of_the_example():
     assert d["mean"].is_monotonic_decreasing and "a" in d["letters"].iloc[0]
     # the weakest run (UNH_exDL_bm25, nDCG@10 0.08) differs from every other run
     assert len(set(d["letters"].iloc[-1]) & set("".join(d["letters"].iloc[:-1]))) == 0
+
+
+def test_pair_effect_sizes_equal_numpy_and_are_nan_for_constant_differences():
+    from riskeval.inference._kernels import pair_effect_sizes
+
+    Y = np.random.default_rng(5).uniform(size=(6, 9))
+    Y[4] = Y[1]  # no difference at all: no spread
+    iu, ku = np.triu_indices(6, 1)
+    d = Y[iu] - Y[ku]
+    with np.errstate(invalid="ignore"):
+        want = d.mean(axis=1) / d.std(axis=1, ddof=1)
+    got = pair_effect_sizes(Y)
+    constant = (iu == 1) & (ku == 4)
+    assert np.isnan(got[constant]).all()
+    np.testing.assert_allclose(got[~constant], want[~constant], rtol=1e-12)

@@ -2,12 +2,13 @@
 
 Kernels hold no state.  They take random numbers drawn by the caller
 (:mod:`riskeval.inference._common`: bootstrap counts, sign vectors), or draw within themselves from
-a key: every resample then has its own splitmix64 stream of that key (:func:`stream_start`),
-whichever thread computes it.  Work is split into a fixed number of runs of resamples, each counted
-apart, so results do not depend on the number of threads.  Each kernel has a serial twin
-(:func:`riskeval.core._numba.serial_twin`) that :func:`pick` chooses for small work, which would
-spend more on waking the thread pool than on computing, and on a machine whose cores are all
-busy.  Work arrays are allocated once per run of resamples, never per resample.
+a key: every resample then has its own random stream (xoroshiro128+ seeded by splitmix64 from the
+key and the resample's number, :func:`stream_start`), whichever thread computes it.  Work is
+split into a fixed number of runs of resamples, each counted apart, so results do not depend on
+the number of threads.  Each kernel has a serial twin (:func:`riskeval.core._numba.serial_twin`)
+that :func:`pick` chooses for small work, which would spend more on waking the thread pool than on
+computing, and on a machine whose cores are all busy.  Work arrays are allocated once per run of
+resamples, never per resample.
 """
 
 from __future__ import annotations
@@ -177,9 +178,24 @@ def _mix(z):
 
 @njit(inline="always")
 def stream_start(key, b):
-    """State of the random stream of resample ``b`` under ``key``: each resample has its own
-    splitmix64 stream, whichever thread computes it, so results depend on the key only."""
+    """Seed word of the random stream of resample ``b`` under ``key``: each resample has its own
+    stream, whichever thread computes it, so results depend on the key only."""
     return _mix(key ^ _mix(np.uint64(b) * _GAMMA + _GAMMA))
+
+
+@njit(inline="always")
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@njit(inline="always")
+def _seed(key, b, state):
+    """Seed ``state`` (two 64-bit words) with the stream of resample ``b`` under ``key``: two
+    successive splitmix64 outputs, never both zero (the second is the mix of a non-zero word when
+    the first is zero)."""
+    s0 = stream_start(key, b)
+    state[0] = s0
+    state[1] = _mix(s0 + _GAMMA)
 
 
 @njit(inline="always")
@@ -187,40 +203,47 @@ def _shuffle_add(x, col, acc, state):
     """Add to ``acc`` the scores ``x`` (one topic, r systems) after a uniform random permutation.
 
     Fisher–Yates from the end: position k swaps with ⌊u·(k+1)/2³²⌋ for a 32-bit draw u (Lemire's
-    multiply-shift; its bias, below r/2³², is negligible), two draws per 64-bit output of the
-    stream.  Position k is final once swapped, so it is added at once.  Returns the new state.
+    multiply-shift; its bias, below r/2³², is negligible), the two halves of one output of
+    xoroshiro128+ (Blackman & Vigna, ACM TOMS 47(4), 2021) per two positions.  The index is decided
+    by the high bits of each half; the generator's weak lowest bits barely move it.  Position k is
+    final once swapped, so it is added at once.  ``state`` (two words) is advanced in place.
     """
     r = x.size
     for i in range(r):
         col[i] = x[i]
+    s0 = state[0]
+    s1 = state[1]
     k = r - 1
     while k >= 1:
-        state += _GAMMA
-        u = _mix(state)
+        u = s0 + s1
+        s1 ^= s0
+        s0 = _rotl(s0, 24) ^ s1 ^ (s1 << np.uint64(16))
+        s1 = _rotl(s1, 37)
         m = ((u >> np.uint64(32)) * np.uint64(k + 1)) >> np.uint64(32)
         t = col[m]
         col[m] = col[k]
         acc[k] += t
-        k -= 1
-        if k >= 1:
-            m = ((u & _LOW32) * np.uint64(k + 1)) >> np.uint64(32)
-            t = col[m]
-            col[m] = col[k]
-            acc[k] += t
-            k -= 1
+        if k == 1:
+            k = 0
+            break
+        m = ((u & _LOW32) * np.uint64(k)) >> np.uint64(32)
+        t = col[m]
+        col[m] = col[k - 1]
+        acc[k - 1] += t
+        k -= 2
     acc[0] += col[0]
-    return state
+    state[0] = s0
+    state[1] = s1
 
 
 @njit(inline="always")
-def _shuffled_sums(Xt, key, b, col, acc):
+def _shuffled_sums(Xt, key, b, col, acc, state):
     """Row sums of Xt (c × r) after shuffling each topic's scores across the systems, with the
     random stream of resample ``b``."""
-    c = Xt.shape[0]
     acc[:] = 0.0
-    state = stream_start(key, b)
-    for j in range(c):
-        state = _shuffle_add(Xt[j], col, acc, state)
+    _seed(key, b, state)
+    for j in range(Xt.shape[0]):
+        _shuffle_add(Xt[j], col, acc, state)
 
 
 @njit(parallel=True, cache=True)
@@ -234,10 +257,15 @@ def permuted_sums(Xt, key, n, chunks):
     for ch in prange(chunks):
         col = np.empty(r)
         acc = np.empty(r)
+        state = np.empty(2, dtype=np.uint64)
         for b in range(ch * per, min(n, (ch + 1) * per)):
-            _shuffled_sums(Xt, key, b, col, acc)
+            _shuffled_sums(Xt, key, b, col, acc, state)
             out[b] = acc
     return out
+
+
+#: Resamples whose means are kept before the pairs are counted (see :func:`tukey_counts`).
+_TUKEY_BLOCK = 256
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
@@ -248,9 +276,11 @@ def tukey_counts(Xt, key, n, threshold, cuts, chunks):
     every pair (i, k) whether ``|m_i − m_k| ≥ threshold[i, k]`` (counted; upper triangle of the
     returned r × r); the range ``max − min`` of the means is placed among the ascending ``cuts``
     (``hist[p]``: resamples with exactly p cuts at or below their range), so the resamples whose
-    range reaches a cut are counted without keeping the ranges.  Resamples are split into
-    ``chunks`` contiguous runs, each counted apart and summed at the end: no two threads write the
-    same memory, and the counts do not depend on the number of threads.
+    range reaches a cut are counted without keeping the ranges.  The means of a block of 256
+    resamples are kept system by system, and each pair is counted over the block in one pass
+    (a register count, no per-resample writes).  Resamples are split into ``chunks`` contiguous
+    runs, each counted apart and summed at the end: no two threads write the same memory, and the
+    counts do not depend on the number of threads.
     """
     c, r = Xt.shape
     m = cuts.size
@@ -260,25 +290,57 @@ def tukey_counts(Xt, key, n, threshold, cuts, chunks):
     for ch in prange(chunks):
         col = np.empty(r)
         acc = np.empty(r)
+        state = np.empty(2, dtype=np.uint64)
+        means = np.empty((r, _TUKEY_BLOCK))
         cnt = counts[ch]
         h = hist[ch]
-        for b in range(ch * per, min(n, (ch + 1) * per)):
-            _shuffled_sums(Xt, key, b, col, acc)
-            lo = np.inf
-            hi = -np.inf
-            for i in range(r):
-                acc[i] /= c
-                lo = min(lo, acc[i])
-                hi = max(hi, acc[i])
-            h[np.searchsorted(cuts, hi - lo, side="right")] += 1.0
+        end = min(n, (ch + 1) * per)
+        for b0 in range(ch * per, end, _TUKEY_BLOCK):
+            nbl = min(_TUKEY_BLOCK, end - b0)
+            for bb in range(nbl):
+                _shuffled_sums(Xt, key, b0 + bb, col, acc, state)
+                lo = np.inf
+                hi = -np.inf
+                for i in range(r):
+                    v = acc[i] / c
+                    means[i, bb] = v
+                    lo = min(lo, v)
+                    hi = max(hi, v)
+                h[np.searchsorted(cuts, hi - lo, side="right")] += 1.0
             for i in range(r - 1):
-                mi = acc[i]
-                row = cnt[i, i + 1 :]  # views from 0: the loop vectorises
-                thr = threshold[i, i + 1 :]
-                rest = acc[i + 1 :]
-                for k in range(row.size):
-                    row[k] += 1.0 if abs(mi - rest[k]) >= thr[k] else 0.0
+                mi = means[i]
+                for k in range(i + 1, r):
+                    mk = means[k]
+                    t = threshold[i, k]
+                    q = 0
+                    for bb in range(nbl):
+                        q += 1 if abs(mi[bb] - mk[bb]) >= t else 0
+                    cnt[i, k] += q
     return counts.sum(axis=0), hist.sum(axis=0)
+
+
+@njit(cache=True)
+def pair_effect_sizes(Y):
+    """Mean over standard deviation (ddof = 1) of the per-topic differences ``Y[i] − Y[k]`` of every
+    pair i < k of rows of ``Y`` (r × c), in ``numpy.triu_indices(r, 1)`` order; NaN where the
+    differences do not vary.  Two passes per pair, as ``numpy.std`` computes it."""
+    r, c = Y.shape
+    out = np.empty(r * (r - 1) // 2)
+    p = 0
+    for i in range(r - 1):
+        for k in range(i + 1, r):
+            s = 0.0
+            for j in range(c):
+                s += Y[i, j] - Y[k, j]
+            mean = s / c
+            ss = 0.0
+            for j in range(c):
+                d = Y[i, j] - Y[k, j] - mean
+                ss += d * d
+            sd = math.sqrt(ss / (c - 1)) if c > 1 else np.nan
+            out[p] = mean / sd if sd > 0 else np.nan
+            p += 1
+    return out
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)

@@ -24,7 +24,7 @@ import pandas as pd
 from riskeval.core.paired import risk_scores, topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import TOL, check_n_resamples, mc_pvalue, resolve_rng, stream_key
-from riskeval.inference._kernels import pick, tukey_counts
+from riskeval.inference._kernels import pair_effect_sizes, pick, tukey_counts
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_level
@@ -182,10 +182,7 @@ def tukey_hsd(
     count_range = reach[np.searchsorted(cuts, observed[iu, ku] - tol)]
     p_pair = mc_pvalue(count_pair[iu, ku], n)
     p_hsd = mc_pvalue(count_range, n)
-    d = Y[iu] - Y[ku]
-    sd = d.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        effect = np.where(sd > 0, d.mean(axis=1) / sd, np.nan)
+    effect = pair_effect_sizes(np.ascontiguousarray(Y, dtype=np.float64))
     labels = M.index.to_numpy()
     table = pd.DataFrame(
         {
