@@ -63,15 +63,19 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
     chi = Xt.shape[1] > 0
     per = (B + chunks - 1) // chunks
     for ch in prange(chunks):
-        sp = np.empty(r)
-        sn = np.empty(r)
-        sp2 = np.empty(r)
-        sn2 = np.empty(r)
+        s1 = np.empty(2 * r)
+        s2 = np.empty(2 * r)
+        sp = s1[:r]
+        sn = s1[r:]
+        sp2 = s2[:r]
+        sn2 = s2[r:]
         s = np.empty(r)
         a = np.empty(r)
         ia = np.empty(r)
         zp = np.empty(r)
         zs = np.empty(r)
+        cu = np.empty(r)
+        ct = np.empty(r)
         # A block of _BLOCK resamples is written to these first, then to the outputs a row at a
         # time: one resample's values lie in one column of each output, a cache line per value.
         bu = np.empty((out_u.shape[0], _BLOCK))
@@ -89,35 +93,33 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                 inv_n = 1.0 / nb
                 inv_n1 = 1.0 / (nb - 1.0)
                 if paired:
-                    sp[:] = 0.0
-                    sn[:] = 0.0
-                    sp2[:] = 0.0
-                    sn2[:] = 0.0
+                    # two accumulators over the 2r contiguous values of a topic: few enough
+                    # arrays for LLVM to vectorise the loop (it checks every pair for overlap)
+                    s1[:] = 0.0
+                    s2[:] = 0.0
                     for j in range(c):
                         w = w_b[j]
                         if w != 0.0:
                             d = D[j]
-                            for i in range(r):
-                                p = d[i]
-                                m = d[r + i]
-                                sp[i] += w * p
-                                sn[i] += w * m
-                                sp2[i] += w * p * p
-                                sn2[i] += w * m * m
-                    for i in range(r):
-                        for t in range(k):
-                            f = factors[t]
+                            for i in range(2 * r):
+                                wd = w * d[i]
+                                s1[i] += wd
+                                s2[i] += wd * d[i]
+                    for t in range(k):  # over contiguous systems, branch-free: vectorised
+                        f = factors[t]
+                        for i in range(r):
                             total = sp[i] + f * sn[i]
                             u = total * inv_n
-                            if bu.shape[0] > 0:
-                                bu[i * k + t, bb] = u
-                            if bt.shape[0] > 0:
-                                sumsq = sp2[i] + f * f * sn2[i]
-                                var = (sumsq - total * u) * inv_n1
-                                if var > 1e-13 * sumsq * inv_n:
-                                    bt[i * k + t, bb] = u / math.sqrt(var * inv_n)
-                                else:
-                                    bt[i * k + t, bb] = np.nan
+                            sumsq = sp2[i] + f * f * sn2[i]
+                            var = (sumsq - total * u) * inv_n1
+                            cu[i] = u
+                            ct[i] = u / math.sqrt(var * inv_n) if var > 1e-13 * sumsq * inv_n else np.nan
+                        if bu.shape[0] > 0:
+                            for i in range(r):
+                                bu[i * k + t, bb] = cu[i]
+                        if bt.shape[0] > 0:
+                            for i in range(r):
+                                bt[i * k + t, bb] = ct[i]
                 if chi:
                     s[:] = 0.0
                     N = 0.0
@@ -147,15 +149,18 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                                 z = x[i] * iqj * ia[i] - a[i] * qj
                                 zp[i] += w * max(z, 0.0)
                                 zs[i] += w * z
-                    for i in range(r):
-                        zn = zs[i] - zp[i]
-                        for t in range(k):
-                            zr = zp[i] + factors[t] * zn
-                            if bz.shape[0] > 0:
-                                bz[i * k + t, bb] = zr
-                            if bg.shape[0] > 0:
-                                phi = 0.5 * math.erfc(-zr * inv_n * _SQRT1_2)
-                                bg[i * k + t, bb] = math.sqrt(s[i] * inv_n * phi)
+                    for t in range(k):
+                        f = factors[t]
+                        for i in range(r):
+                            cu[i] = zp[i] + f * (zs[i] - zp[i])
+                        if bz.shape[0] > 0:
+                            for i in range(r):
+                                bz[i * k + t, bb] = cu[i]
+                        if bg.shape[0] > 0:
+                            for i in range(r):
+                                ct[i] = 0.5 * math.erfc(-cu[i] * inv_n * _SQRT1_2)
+                            for i in range(r):
+                                bg[i * k + t, bb] = math.sqrt(s[i] * inv_n * ct[i])
             for buf, out in ((bu, out_u), (bt, out_t), (bz, out_z), (bg, out_g)):
                 _write_block(buf, out, start + b0, nbl)
 
