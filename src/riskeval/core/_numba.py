@@ -23,7 +23,8 @@ SERIAL_CELLS = 1 << 16
 
 
 def serial_twin(kernel: Any) -> Callable[..., Any]:
-    """The serial compilation of a ``parallel=True`` kernel (``prange`` runs as ``range``).
+    """The serial compilation of a ``parallel=True`` kernel (``prange`` runs as ``range``), with the
+    kernel's own ``fastmath`` setting.
 
     The twin is a copy of the Python function under its own name, so that numba's on-disk cache
     keeps the two compilations apart.
@@ -35,7 +36,7 @@ def serial_twin(kernel: Any) -> Callable[..., Any]:
     twin.__qualname__ = f"{f.__qualname__}_serial"
     twin.__module__ = f.__module__
     twin.__doc__ = f.__doc__
-    return njit(cache=True, fastmath=FAST)(twin)
+    return njit(cache=True, fastmath=kernel.targetoptions.get("fastmath", False))(twin)
 
 
 __all__ = ["FAST", "SERIAL_CELLS", "njit", "prange", "serial_twin"]

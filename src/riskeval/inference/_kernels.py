@@ -349,45 +349,6 @@ def pair_effect_sizes(Y):
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def row_summaries(A, estimate, null):
-    """Per row of ``A`` (m × B, NaN = undefined resample): the number of defined values, their
-    standard deviation (ddof = 1), and twice the mid-rank count below ``estimate[i]`` and below
-    ``null`` (``#(a < v) + #(a ≤ v)``).  One branch-free pass (a NaN compares false), which
-    vectorises; the squares are taken about ``estimate[i]`` (when finite), near the mean, so that
-    subtracting the squared offset loses nothing: ``Σ(a − m)² = Σ(a − e)² − v·(m − e)²``."""
-    m, B = A.shape
-    valid = np.zeros(m)
-    sd = np.full(m, np.nan)
-    below_est = np.zeros(m)
-    below_null = np.zeros(m)
-    for i in prange(m):
-        row = A[i]
-        v = 0.0
-        s = 0.0
-        ss = 0.0
-        be = 0.0
-        bn = 0.0
-        e = estimate[i]
-        shift = e if np.isfinite(e) else 0.0
-        for b in range(B):
-            x = row[b]
-            ok = x == x
-            d = x - shift if ok else 0.0
-            v += 1.0 if ok else 0.0
-            s += d
-            ss += d * d
-            be += (1.0 if x < e else 0.0) + (1.0 if x <= e else 0.0)
-            bn += (1.0 if x < null else 0.0) + (1.0 if x <= null else 0.0)
-        valid[i] = v
-        below_est[i] = be
-        below_null[i] = bn
-        if v > 1.0:
-            mean_off = s / v
-            sd[i] = math.sqrt(max(ss - v * mean_off * mean_off, 0.0) / (v - 1.0))
-    return valid, sd, below_est, below_null
-
-
-@njit(parallel=True, cache=True, fastmath=FAST)
 def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
     """One block of sign vectors for every (system i, α) cell.
 
@@ -554,12 +515,132 @@ def order_stats(A, valid, ranks):
     return out
 
 
+@njit(inline="always")
+def _inverse(w):
+    return 1.0 / w if w > 0.0 else 0.0
+
+
+@njit(inline="always")
+def _bin_of(x, lo, w, inv_w, nb):
+    """Bin of ``x`` (not NaN) among ``nb + 2``: 0 below ``lo``, g + 1 for ``E(g) ≤ x < E(g + 1)``
+    (g < nb) and ``nb + 1`` from ``E(nb)`` up, with edges ``E(g) = lo + g·w`` (w = 0: every x ≥ lo in
+    bin nb + 1).  The guess ⌊(x − lo)·inv_w⌋ (``inv_w`` ≈ 1/w) is corrected against the edges
+    themselves, so the bin is exactly the interval of edges that holds x, whoever computes the
+    edges the same way."""
+    if not x >= lo:
+        return 0
+    if not w > 0.0:
+        return nb + 1
+    g = int(min((x - lo) * inv_w, float(nb)))
+    while g > 0 and x < lo + g * w:
+        g -= 1
+    while g < nb and x >= lo + (g + 1) * w:
+        g += 1
+    return g + 1
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def block_summaries(A, estimate, null, acc):
+    """Add one block of values (rows of ``A``, m × b, NaN = undefined) to each row's running
+    summaries ``acc[i]``: the number of defined values, ``Σd`` and ``Σd²`` with
+    ``d = x − estimate[i]`` (x itself where the estimate is not finite), twice the mid-rank counts
+    below ``estimate[i]`` and below ``null`` (``#(x < v) + #(x ≤ v)``), the minimum and the maximum.
+    One branch-free pass (a NaN compares false), which vectorises; the squares are taken about the
+    estimate, near the mean, so that subtracting the squared offset loses nothing:
+    ``Σ(x − m)² = Σ(x − e)² − v·(m − e)²``."""
+    m, B = A.shape
+    for i in prange(m):
+        row = A[i]
+        e = estimate[i]
+        shift = e if np.isfinite(e) else 0.0
+        v = s = ss = be = bn = 0.0
+        mn = np.inf
+        mx = -np.inf
+        for b in range(B):
+            x = row[b]
+            ok = x == x
+            d = x - shift if ok else 0.0
+            v += 1.0 if ok else 0.0
+            s += d
+            ss += d * d
+            be += (1.0 if x < e else 0.0) + (1.0 if x <= e else 0.0)
+            bn += (1.0 if x < null else 0.0) + (1.0 if x <= null else 0.0)
+            mn = min(mn, x) if ok else mn
+            mx = max(mx, x) if ok else mx
+        acc[i, 0] += v
+        acc[i, 1] += s
+        acc[i, 2] += ss
+        acc[i, 3] += be
+        acc[i, 4] += bn
+        acc[i, 5] = min(acc[i, 5], mn)
+        acc[i, 6] = max(acc[i, 6], mx)
+
+
+@njit(parallel=True, cache=True)
+def block_histograms(A, lo, w, hist):
+    """Count one block of values (rows of ``A``, m × b; NaN not counted) into ``hist[i]`` by the
+    bins of :func:`_bin_of` (edges ``lo[i] + g·w[i]``, one more bin than edges on each side).  Not
+    compiled with ``fastmath``: the edges must round as numpy rounds them."""
+    nb = hist.shape[1] - 2
+    for i in prange(A.shape[0]):
+        h = hist[i]
+        for x in A[i]:
+            if x == x:
+                h[_bin_of(x, lo[i], w[i], _inverse(w[i]), nb)] += 1
+
+
+@njit(parallel=True, cache=True)
+def block_targets(A, first, t_lo, t_hi, mode, offset, fill, t_min, t_max, buf, sub_lo, sub_w, sub):
+    """One block of values for the targets of a multi-pass selection: target t belongs to row
+    ``rows`` of ``A`` given by ``first`` (targets ``first[i] … first[i + 1] − 1`` are row i's) and
+    looks at the defined values x with ``t_lo[t] ≤ x < t_hi[t]``: their minimum and maximum go to
+    ``t_min``/``t_max``; with ``mode[t] = 1`` they are appended to ``buf`` from ``offset[t]``
+    (``fill[t]`` so far), with ``mode[t] = 2`` counted into row ``offset[t]`` of ``sub`` by
+    :func:`_bin_of` (edges ``sub_lo[t] + g·sub_w[t]``); ``mode[t] = 0``: minimum and maximum only;
+    ``mode[t] = −1``: skipped (a target of the same row and interval as the one before it)."""
+    m, B = A.shape
+    nb = sub.shape[1] - 2
+    for i in prange(m):
+        row = A[i]
+        for t in range(first[i], first[i + 1]):
+            lo_t, hi_t, md = t_lo[t], t_hi[t], mode[t]
+            if md < 0:  # the same interval as the target before it: counted there
+                continue
+            mn, mx = t_min[t], t_max[t]
+            k = fill[t]
+            off = offset[t]
+            s_lo, s_w = sub_lo[t], sub_w[t]
+            s_inv = _inverse(s_w)
+            for b in range(B):
+                x = row[b]
+                if x >= lo_t and x < hi_t:  # False for NaN
+                    mn = min(mn, x)
+                    mx = max(mx, x)
+                    if md == 1:
+                        buf[off + k] = x
+                        k += 1
+                    elif md == 2:
+                        sub[off, _bin_of(x, s_lo, s_w, s_inv, nb)] += 1
+            t_min[t], t_max[t], fill[t] = mn, mx, k
+
+
+@njit(cache=True)
+def select_kept(buf, offset, count, rank, out):
+    """``out[t]``: the ``rank[t]``-th smallest (from 0) of ``buf[offset[t] : offset[t] + count[t]]``
+    for every t (segments may be shared: selection only reorders a segment)."""
+    for t in range(offset.size):
+        seg = buf[offset[t] : offset[t] + count[t]]
+        out[t] = _select(seg, 0, seg.size - 1, rank[t])
+
+
 _PARALLEL = (
     resampled_measures,
     permuted_sums,
     tukey_counts,
-    row_summaries,
     order_stats,
+    block_summaries,
+    block_histograms,
+    block_targets,
     flip_hits,
 )
 _TWINS = {k: serial_twin(k) for k in _PARALLEL}

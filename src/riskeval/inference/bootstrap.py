@@ -11,14 +11,18 @@ every α for it: URisk and TRisk from the counts' weighted sums of δ⁺, δ⁻ 
 total and every expected value — for each resample.  Per-topic aggregate baselines (MEAN, ...) are
 per-topic values and travel with their topic.
 
-The draws are made block by block; the bootstrap distribution of each reported number is kept,
-since an interval is a pair of its quantiles (B values per system, α and measure: the only memory
-that grows with the number of resamples).  The quantiles are selected, not sorted.
+The draws are made block by block.  An interval is a pair of quantiles of a bootstrap
+distribution (B values per system, α and measure).  :func:`bootstrap_ci` keeps the distributions
+while they fit in 256 MiB (:data:`KEEP_BYTES`) and selects the quantiles from them; beyond that it
+streams them, drawing the same resamples again in a second pass
+(:mod:`riskeval.inference.order_statistics`), so that its memory does not grow with the number of
+resamples.  The intervals are the same either way.  :func:`bootstrap_difference` keeps its one
+distribution (it is part of the result), :func:`rank_intervals` its r × B ranks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -30,7 +34,8 @@ from riskeval.core import paired
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
-from riskeval.inference._kernels import order_stats, pick, resampled_measures, row_summaries
+from riskeval.inference._kernels import pick, resampled_measures
+from riskeval.inference.order_statistics import Summaries, quantiles, streamed_intervals, summaries
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import check_nonnegative
 from riskeval.measures.results import ConfidenceInterval, TestResult
@@ -40,6 +45,12 @@ from riskeval.options import BOOTSTRAP_METHODS, check_alpha, check_alphas, check
 MEASURES = ("urisk", "trisk", "zrisk", "georisk")
 #: Runs of resamples per kernel call (parallel work units, each with its own work arrays).
 _CHUNKS = 16
+#: Resamples per streamed block (see :meth:`ResampledMeasures.stream`): few passes of the kernel,
+#: and a block of 1,600 rows (100 systems, 4 α, 4 measures) stays within the L3 cache.
+_STREAM_BLOCK = 1024
+#: The most memory that :func:`bootstrap_ci` spends on keeping bootstrap distributions (256 MiB);
+#: larger ones are streamed (see :func:`measure_intervals`).
+KEEP_BYTES = 1 << 28
 #: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
 _NULL_ZERO = ("urisk", "trisk")
 
@@ -109,14 +120,34 @@ class ResampledMeasures:
         """Leave-one-topic-out values (r × k × c per measure), for the BCa acceleration."""
         return self.values_for(1.0 - np.eye(self.c))
 
-    def resample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
-        """The bootstrap distribution (r × k × n per measure: each cell's resamples contiguous)."""
-        out = {m: np.empty((self.r, self.alphas.size, n)) for m in self.wanted}
+    def stream(self, seed: int, n: int) -> Iterator[np.ndarray]:
+        """The bootstrap distribution of every measure, drawn from ``seed`` as :meth:`resample`
+        draws it, in blocks of at most :data:`_STREAM_BLOCK` resamples: (measures·r·k) × b arrays,
+        measure by measure, each measure's rows i·k + α.  A block is overwritten by the next."""
+        shape = (len(self.wanted), self.r, self.alphas.size)
+        full = np.empty((*shape, _STREAM_BLOCK))
+        for W in bootstrap_counts(np.random.default_rng(seed), self.c, n):
+            for start in range(0, W.shape[0], _STREAM_BLOCK):
+                w = W[start : start + _STREAM_BLOCK]
+                out = full if w.shape[0] == _STREAM_BLOCK else np.empty((*shape, w.shape[0]))
+                self.fill(w, dict(zip(self.wanted, out, strict=True)), 0)
+                yield out.reshape(-1, w.shape[0])
+
+    def distribution(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """The bootstrap distribution of every measure: (measures·r·k) × n, measure by measure, each
+        measure's rows i·k + α, each row's resamples contiguous."""
+        whole = np.empty((len(self.wanted), self.r, self.alphas.size, n))
+        out = dict(zip(self.wanted, whole, strict=True))
         start = 0
         for W in bootstrap_counts(rng, self.c, n):
             self.fill(W, out, start)
             start += W.shape[0]
-        return out
+        return whole.reshape(-1, n)
+
+    def resample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+        """The bootstrap distribution, r × k × n per measure."""
+        whole = self.distribution(rng, n).reshape(len(self.wanted), self.r, self.alphas.size, n)
+        return dict(zip(self.wanted, whole, strict=True))
 
 
 def bca_acceleration(jack: np.ndarray) -> np.ndarray:
@@ -166,49 +197,69 @@ class Intervals:
     a: np.ndarray
 
 
-def quantiles(boot: np.ndarray, valid: np.ndarray, *probs: np.ndarray) -> list[np.ndarray]:
-    """Quantile ``p[i]`` of the defined values of row i of ``boot`` (m × B, NaN = undefined,
-    ``valid[i]`` defined values) for each of ``probs``, with numpy's default (linear) interpolation
-    between the order statistics ⌊h⌋ and ⌊h⌋ + 1, ``h = (valid − 1)·p``; NaN where undefined.  The
-    order statistics are selected, not sorted (:func:`riskeval.inference._kernels.order_stats`)."""
-    v = valid.astype(np.int64)
-    parts = []
-    for p in probs:
-        h = (np.maximum(v, 1) - 1) * np.clip(np.nan_to_num(p), 0.0, 1.0)
-        lo = np.floor(h).astype(np.int64)
-        parts.append((p, h, lo, np.minimum(lo + 1, np.maximum(v - 1, 0))))
-    ranks = np.ascontiguousarray(np.stack([x for _, _, lo, hi in parts for x in (lo, hi)], axis=1))
-    stats = pick(order_stats, boot.size)(boot, valid, ranks)
-    out = []
-    for n, (p, h, lo, _) in enumerate(parts):
-        a, b = stats[:, 2 * n], stats[:, 2 * n + 1]
-        t = h - lo
-        with np.errstate(invalid="ignore"):
-            q = np.where(t >= 0.5, b - (b - a) * (1.0 - t), a + (b - a) * t)  # numpy's lerp
-        out.append(np.where((v > 0) & np.isfinite(p), q, np.nan))
-    return out
+def _bca_z0(sums: Summaries, method: str) -> np.ndarray:
+    """The bias correction ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties counting half
+    (eq. 14.14, as :func:`scipy.stats.bootstrap` counts them); 0 for the percentile interval."""
+    if method != "bca":
+        return np.zeros(sums.valid.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return ndtri(sums.below_est / (2.0 * sums.valid))
+
+
+def _intervals(
+    sums: Summaries, z0: np.ndarray, a: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> Intervals:
+    return Intervals(low, high, inverted_pvalue(sums.below_null, sums.valid, z0, a), sums.se, z0, a)
 
 
 def intervals(
     boot: np.ndarray, estimate: np.ndarray, jack: np.ndarray | None, confidence_level: float, method: str
 ) -> Intervals:
-    """Intervals of every row of ``boot`` (m × B; NaN marks a resample where the measure is
-    undefined) by ``method``: "percentile", or "bca" with the leave-one-out values ``jack`` (m × c).
-    The bias correction is ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties counting half
-    (eq. 14.14, as :func:`scipy.stats.bootstrap` counts them)."""
-    estimate = np.ascontiguousarray(estimate, dtype=np.float64)
-    valid, se, below_est, below_null = pick(row_summaries, boot.size)(boot, estimate, 0.0)
-    m = boot.shape[0]
+    """Intervals of every row of a kept distribution ``boot`` (m × B; NaN marks a resample where the
+    measure is undefined) by ``method``: "percentile", or "bca" with the leave-one-out values
+    ``jack`` (m × c)."""
+    sums = summaries(boot, np.ascontiguousarray(estimate, dtype=np.float64))
+    z0 = _bca_z0(sums, method)
+    a = bca_acceleration(jack) if method == "bca" and jack is not None else np.zeros(boot.shape[0])
+    low, high = quantiles(boot, sums, *interval_probs(z0, a, confidence_level))
+    return _intervals(sums, z0, a, low, high)
+
+
+def measure_intervals(
+    engine: ResampledMeasures, seed: int, n: int, confidence_level: float, method: str
+) -> tuple[dict[str, np.ndarray], dict[str, Intervals]]:
+    """Estimates (r × k) and intervals (rows i·k + α) of every measure of ``engine`` from ``n``
+    resamples drawn from ``seed``.
+
+    Distributions that fit in :data:`KEEP_BYTES` are kept, and their quantiles selected in one
+    pass; larger ones are streamed: the resamples are drawn again for each pass of
+    :func:`riskeval.inference.order_statistics.streamed_intervals` (usually two), and memory no
+    longer depends on ``n``.  Both give the same bounds and p-values.
+    """
+    point = engine.point()
+    estimate = np.concatenate([point[m].ravel() for m in engine.wanted])
+    rows = estimate.size
+    a = np.zeros(rows)
     if method == "bca":
-        assert jack is not None
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z0 = ndtri(below_est / (2.0 * valid))
-        a = bca_acceleration(jack)
+        jack = engine.jackknife()
+        a = bca_acceleration(np.concatenate([jack[m].reshape(-1, engine.c) for m in engine.wanted]))
+    if rows * n * 8 <= KEEP_BYTES:
+        boot = engine.distribution(np.random.default_rng(seed), n)
+        sums = summaries(boot, estimate)
+        low, high = quantiles(boot, sums, *interval_probs(_bca_z0(sums, method), a, confidence_level))
     else:
-        z0, a = np.zeros(m), np.zeros(m)
-    p1, p2 = interval_probs(z0, a, confidence_level)
-    low, high = quantiles(boot, valid, p1, p2)
-    return Intervals(low, high, inverted_pvalue(below_null, valid, z0, a), se, z0, a)
+
+        def probs_of(sums: Summaries) -> tuple[np.ndarray, np.ndarray]:
+            return interval_probs(_bca_z0(sums, method), a, confidence_level)
+
+        sums, (low, high) = streamed_intervals(lambda: engine.stream(seed, n), rows, estimate, probs_of)
+    iv = _intervals(sums, _bca_z0(sums, method), a, low, high)
+    per = rows // len(engine.wanted)
+    out = {}
+    for j, m in enumerate(engine.wanted):
+        part = slice(j * per, (j + 1) * per)
+        out[m] = Intervals(*(getattr(iv, f)[part] for f in ("low", "high", "pvalue", "se", "z0", "a")))
+    return point, out
 
 
 def _check_measures(measures: Any, func: str) -> list[str]:
@@ -273,7 +324,7 @@ def bootstrap_ci(
     method = check_option(method, BOOTSTRAP_METHODS, func, "method")
     wanted = _check_measures(measures, func)
     n = check_n_resamples(n_resamples, func, minimum=2)
-    gen, used_seed = resolve_rng(seed, func, "seed")
+    _, used_seed = resolve_rng(seed, func, "seed")
     values = M.to_numpy()
     r, c = values.shape
     if any(m in wanted for m in ("zrisk", "georisk")) and values.min() < 0:
@@ -283,9 +334,7 @@ def bootstrap_ci(
         )
     base = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
     engine = ResampledMeasures(values, base.values, A, wanted)
-    point = engine.point()
-    boots = engine.resample(gen, n)
-    jack = engine.jackknife() if method == "bca" else None
+    point, ivs = measure_intervals(engine, used_seed, n, cl, method)
     effect = np.full(r * A.size, np.nan)
     if any(m in _NULL_ZERO for m in wanted):  # standardised URisk x̄/s_x of every cell
         sums = paired.paired_sums(values, base.values)
@@ -296,13 +345,7 @@ def bootstrap_ci(
     for m in wanted:
         # one row per cell, system-major: all α of system 0, then system 1, ...
         est = point[m].ravel()
-        iv = intervals(
-            boots.pop(m).reshape(r * A.size, n),
-            est,
-            None if jack is None else jack[m].reshape(r * A.size, c),
-            cl,
-            method,
-        )
+        iv = ivs[m]
         rows.append(
             pd.DataFrame(
                 {
@@ -388,9 +431,8 @@ class BootstrapDifferenceResult(TestResult):
             return ConfidenceInterval(self.low, self.high)
         cl = check_level(confidence_level, "confidence_interval", "confidence_level")
         p1, p2 = interval_probs(self.bias_correction, self.acceleration, cl)
-        boot = self.bootstrap_distribution[None, :]
-        valid = np.array([float(np.isfinite(boot).sum())])
-        low, high = quantiles(boot, valid, p1, p2)
+        boot = np.ascontiguousarray(self.bootstrap_distribution[None, :])
+        low, high = quantiles(boot, summaries(boot, np.array([self.statistic])), p1, p2)
         return ConfidenceInterval(float(low[0]), float(high[0]))
 
     def to_frame(self) -> pd.DataFrame:
