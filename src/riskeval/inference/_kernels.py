@@ -442,10 +442,11 @@ def _pair(buf, n, k, k2):
 
 
 @njit(parallel=True, cache=True)
-def order_stats(A, valid, ranks):
+def order_stats(A, valid, ranks, lo_row, hi_row):
     """``out[i, t]``: the ``ranks[i, t]``-th smallest (from 0) of the defined values of row i of
-    ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values).  ``ranks`` is m × 4: two pairs
-    (k, k or k + 1) of ranks in [0, valid[i] − 1].  NaN where a row has no defined value.
+    ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values, the smallest ``lo_row[i]`` and the
+    largest ``hi_row[i]``).  ``ranks`` is m × 4: two pairs (k, k or k + 1) of ranks in
+    [0, valid[i] − 1].  NaN where a row has no defined value.
 
     The row is not sorted: a histogram of its values over 2048 equal bins between its minimum and
     maximum tells which bins hold each pair of ranks and how many values lie below them; a second
@@ -459,12 +460,8 @@ def order_stats(A, valid, ranks):
         if valid[i] == 0:
             continue
         row = A[i]
-        lo = np.inf
-        hi = -np.inf
-        for b in range(B):
-            x = row[b]
-            lo = min(lo, x) if x == x else lo
-            hi = max(hi, x) if x == x else hi
+        lo = lo_row[i]
+        hi = hi_row[i]
         if not hi > lo:  # every defined value the same
             out[i, :] = lo
             continue

@@ -51,6 +51,8 @@ _STREAM_BLOCK = 1024
 #: The most memory that :func:`bootstrap_ci` spends on keeping bootstrap distributions (256 MiB);
 #: larger ones are streamed (see :func:`measure_intervals`).
 KEEP_BYTES = 1 << 28
+#: What :func:`_kept_intervals` gathers per row: the summaries, then the two bounds.
+_SUMMARY_FIELDS = (*Summaries.__dataclass_fields__, "low", "high")
 #: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
 _NULL_ZERO = ("urisk", "trisk")
 
@@ -94,12 +96,14 @@ class ResampledMeasures:
         cells = self.r * self.alphas.size
         none = np.empty((0, 0))
         rows = {m: v.reshape(cells, v.shape[2]) for m, v in out.items()}  # views, row i·k + a
-        passes = int(self.D.shape[1] > 0) + int(self.Xt.shape[1] > 0)  # paired, chi-square
-        kernel = pick(resampled_measures, W.size * self.r * passes)
+        # only the parts that the outputs asked for: paired sums, chi-square matrix
+        D = self.D if "urisk" in out or "trisk" in out else none
+        Xt = self.Xt if "zrisk" in out or "georisk" in out else none
+        kernel = pick(resampled_measures, W.size * self.r * (int(D.size > 0) + int(Xt.size > 0)))
         kernel(
             np.ascontiguousarray(W),
-            self.D,
-            self.Xt,
+            D,
+            Xt,
             self.T,
             self.q,
             self.inv_q,
@@ -225,6 +229,45 @@ def intervals(
     return _intervals(sums, z0, a, low, high)
 
 
+def _kept_intervals(
+    engine: ResampledMeasures,
+    seed: int,
+    n: int,
+    estimate: np.ndarray,
+    a: np.ndarray,
+    confidence_level: float,
+    method: str,
+) -> tuple[Summaries, np.ndarray, np.ndarray]:
+    """Summaries and bounds of every row of :func:`measure_intervals` from kept distributions: the
+    paired measures (URisk, TRisk) and the chi-square ones (ZRisk, GeoRisk) are computed apart, in
+    turn, from the same resamples, into one buffer (half the memory, half the pages touched)."""
+    counts = list(bootstrap_counts(np.random.default_rng(seed), engine.c, n))
+    per = engine.r * engine.alphas.size
+    groups = [[m for m in engine.wanted if m in g] for g in (("urisk", "trisk"), ("zrisk", "georisk"))]
+    groups = [g for g in groups if g]
+    buf = np.empty(max(len(g) for g in groups) * per * n)
+    parts: dict[str, list[np.ndarray]] = {f: [np.empty(0)] * len(engine.wanted) for f in _SUMMARY_FIELDS}
+    for group in groups:
+        dist = buf[: len(group) * per * n].reshape(len(group), engine.r, engine.alphas.size, n)
+        out = dict(zip(group, dist, strict=True))
+        start = 0
+        for W in counts:
+            engine.fill(W, out, start)
+            start += W.shape[0]
+        boot = dist.reshape(-1, n)
+        where = np.concatenate([np.arange(per) + engine.wanted.index(m) * per for m in group])
+        sums = summaries(boot, estimate[where])
+        low, high = quantiles(boot, sums, *interval_probs(_bca_z0(sums, method), a[where], confidence_level))
+        for j, m in enumerate(group):
+            part = slice(j * per, (j + 1) * per)
+            for f, v in zip(
+                _SUMMARY_FIELDS, (*(getattr(sums, g) for g in _SUMMARY_FIELDS[:-2]), low, high), strict=True
+            ):
+                parts[f][engine.wanted.index(m)] = v[part]
+    whole = {f: np.concatenate(v) for f, v in parts.items()}
+    return Summaries(*(whole[f] for f in _SUMMARY_FIELDS[:-2])), whole["low"], whole["high"]
+
+
 def measure_intervals(
     engine: ResampledMeasures, seed: int, n: int, confidence_level: float, method: str
 ) -> tuple[dict[str, np.ndarray], dict[str, Intervals]]:
@@ -244,9 +287,7 @@ def measure_intervals(
         jack = engine.jackknife()
         a = bca_acceleration(np.concatenate([jack[m].reshape(-1, engine.c) for m in engine.wanted]))
     if rows * n * 8 <= KEEP_BYTES:
-        boot = engine.distribution(np.random.default_rng(seed), n)
-        sums = summaries(boot, estimate)
-        low, high = quantiles(boot, sums, *interval_probs(_bca_z0(sums, method), a, confidence_level))
+        sums, low, high = _kept_intervals(engine, seed, n, estimate, a, confidence_level, method)
     else:
 
         def probs_of(sums: Summaries) -> tuple[np.ndarray, np.ndarray]:

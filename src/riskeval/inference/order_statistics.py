@@ -70,19 +70,22 @@ def quantiles(boot: np.ndarray, sums: Summaries, p1: np.ndarray, p2: np.ndarray)
     where undefined.  The order statistics are selected, not sorted
     (:func:`riskeval.inference._kernels.order_stats`)."""
     ranks, parts = quantile_ranks(sums.valid, (p1, p2))
-    return interpolate(pick(order_stats, boot.size)(boot, sums.valid, ranks), parts, sums.valid)
+    stats = pick(order_stats, boot.size)(boot, sums.valid, ranks, sums.minimum, sums.maximum)
+    return interpolate(stats, parts, sums.valid)
 
 
 @dataclass(frozen=True)
 class Summaries:
     """Per-row summaries of a bootstrap distribution (NaN = undefined resample): the number of
-    defined values, their standard deviation (ddof = 1), and twice the mid-rank counts below the
-    estimate and below 0."""
+    defined values, their standard deviation (ddof = 1), twice the mid-rank counts below the
+    estimate and below 0, and the smallest and largest value."""
 
     valid: np.ndarray
     se: np.ndarray
     below_est: np.ndarray
     below_null: np.ndarray
+    minimum: np.ndarray
+    maximum: np.ndarray
 
 
 def _running(m: int) -> np.ndarray:
@@ -98,7 +101,7 @@ def _summaries(acc: np.ndarray) -> Summaries:
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_off = s / v
         sd = np.where(v > 1, np.sqrt(np.maximum(ss - v * mean_off * mean_off, 0.0) / (v - 1.0)), np.nan)
-    return Summaries(v.copy(), sd, acc[:, 3].copy(), acc[:, 4].copy())
+    return Summaries(v.copy(), sd, acc[:, 3].copy(), acc[:, 4].copy(), acc[:, 5].copy(), acc[:, 6].copy())
 
 
 def summaries(boot: np.ndarray, estimate: np.ndarray) -> Summaries:
@@ -193,7 +196,7 @@ def streamed_intervals(
         np.take_along_axis(hist[has], g, axis=1).ravel(),
     )
     while targets.slot.size:
-        slots, values, targets = _pass(blocks, m, nb, targets, acc[:, 5], acc[:, 6])
+        slots, values, targets = _pass(blocks, m, nb, targets, sums.minimum, sums.maximum)
         stats.ravel()[slots] = values
     return sums, interpolate(stats, parts, sums.valid)
 
