@@ -48,8 +48,9 @@ _CHUNKS = 16
 #: Resamples per streamed block (see :meth:`ResampledMeasures.stream`): few passes of the kernel,
 #: and a block of 1,600 rows (100 systems, 4 α, 4 measures) stays within the L3 cache.
 _STREAM_BLOCK = 1024
-#: The most memory that :func:`bootstrap_ci` spends on keeping bootstrap distributions (256 MiB);
-#: larger ones are streamed (see :func:`measure_intervals`).
+#: The most memory that :func:`bootstrap_ci` spends on keeping bootstrap distributions (256 MiB,
+#: two measures at a time, and the resamples' topic counts); larger ones are streamed (see
+#: :func:`measure_intervals`).
 KEEP_BYTES = 1 << 28
 #: What :func:`_kept_intervals` gathers per row: the summaries, then the two bounds.
 _SUMMARY_FIELDS = (*Summaries.__dataclass_fields__, "low", "high")
@@ -286,7 +287,9 @@ def measure_intervals(
     if method == "bca":
         jack = engine.jackknife()
         a = bca_acceleration(np.concatenate([jack[m].reshape(-1, engine.c) for m in engine.wanted]))
-    if rows * n * 8 <= KEEP_BYTES:
+    paired = sum(m in ("urisk", "trisk") for m in engine.wanted)
+    kept_rows = max(paired, len(engine.wanted) - paired) * (rows // len(engine.wanted))
+    if (kept_rows + engine.c) * n * 8 <= KEEP_BYTES:  # a pair of measures and the topic counts
         sums, low, high = _kept_intervals(engine, seed, n, estimate, a, confidence_level, method)
     else:
 
