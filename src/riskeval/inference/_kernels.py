@@ -442,11 +442,10 @@ def _pair(buf, n, k, k2):
 
 
 @njit(parallel=True, cache=True)
-def order_stats(A, valid, ranks, lo_row, hi_row):
+def order_stats(A, valid, ranks):
     """``out[i, t]``: the ``ranks[i, t]``-th smallest (from 0) of the defined values of row i of
-    ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values, the smallest ``lo_row[i]`` and the
-    largest ``hi_row[i]``).  ``ranks`` is m × 4: two pairs (k, k or k + 1) of ranks in
-    [0, valid[i] − 1].  NaN where a row has no defined value.
+    ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values).  ``ranks`` is m × 4: two pairs
+    (k, k or k + 1) of ranks in [0, valid[i] − 1].  NaN where a row has no defined value.
 
     The row is not sorted: a histogram of its values over 2048 equal bins between its minimum and
     maximum tells which bins hold each pair of ranks and how many values lie below them; a second
@@ -460,8 +459,12 @@ def order_stats(A, valid, ranks, lo_row, hi_row):
         if valid[i] == 0:
             continue
         row = A[i]
-        lo = lo_row[i]
-        hi = hi_row[i]
+        lo = np.inf
+        hi = -np.inf
+        for b in range(B):
+            x = row[b]
+            lo = min(lo, x) if x == x else lo
+            hi = max(hi, x) if x == x else hi
         if not hi > lo:  # every defined value the same
             out[i, :] = lo
             continue
@@ -540,10 +543,10 @@ def _bin_of(x, lo, w, inv_w, nb):
 def block_summaries(A, estimate, null, acc):
     """Add one block of values (rows of ``A``, m × b, NaN = undefined) to each row's running
     summaries ``acc[i]``: the number of defined values, ``Σd`` and ``Σd²`` with
-    ``d = x − estimate[i]`` (x itself where the estimate is not finite), twice the mid-rank counts
-    below ``estimate[i]`` and below ``null`` (``#(x < v) + #(x ≤ v)``), the minimum and the maximum.
-    One branch-free pass (a NaN compares false), which vectorises; the squares are taken about the
-    estimate, near the mean, so that subtracting the squared offset loses nothing:
+    ``d = x − estimate[i]`` (x itself where the estimate is not finite), and twice the mid-rank
+    counts below ``estimate[i]`` and below ``null`` (``#(x < v) + #(x ≤ v)``).  One branch-free
+    pass (a NaN compares false), which vectorises; the squares are taken about the estimate, near
+    the mean, so that subtracting the squared offset loses nothing:
     ``Σ(x − m)² = Σ(x − e)² − v·(m − e)²``."""
     m, B = A.shape
     for i in prange(m):
@@ -551,8 +554,6 @@ def block_summaries(A, estimate, null, acc):
         e = estimate[i]
         shift = e if np.isfinite(e) else 0.0
         v = s = ss = be = bn = 0.0
-        mn = np.inf
-        mx = -np.inf
         for b in range(B):
             x = row[b]
             ok = x == x
@@ -562,28 +563,29 @@ def block_summaries(A, estimate, null, acc):
             ss += d * d
             be += (1.0 if x < e else 0.0) + (1.0 if x <= e else 0.0)
             bn += (1.0 if x < null else 0.0) + (1.0 if x <= null else 0.0)
-            mn = min(mn, x) if ok else mn
-            mx = max(mx, x) if ok else mx
         acc[i, 0] += v
         acc[i, 1] += s
         acc[i, 2] += ss
         acc[i, 3] += be
         acc[i, 4] += bn
-        acc[i, 5] = min(acc[i, 5], mn)
-        acc[i, 6] = max(acc[i, 6], mx)
 
 
 @njit(parallel=True, cache=True)
-def block_histograms(A, lo, w, hist):
+def block_histograms(A, lo, w, hist, extremes):
     """Count one block of values (rows of ``A``, m × b; NaN not counted) into ``hist[i]`` by the
-    bins of :func:`_bin_of` (edges ``lo[i] + g·w[i]``, one more bin than edges on each side).  Not
-    compiled with ``fastmath``: the edges must round as numpy rounds them."""
+    bins of :func:`_bin_of` (edges ``lo[i] + g·w[i]``, one more bin than edges on each side), and
+    keep each row's smallest and largest value in ``extremes[i]``.  Not compiled with
+    ``fastmath``: the edges must round as numpy rounds them."""
     nb = hist.shape[1] - 2
     for i in prange(A.shape[0]):
         h = hist[i]
+        mn, mx = extremes[i, 0], extremes[i, 1]
         for x in A[i]:
             if x == x:
                 h[_bin_of(x, lo[i], w[i], _inverse(w[i]), nb)] += 1
+                mn = min(mn, x)
+                mx = max(mx, x)
+        extremes[i, 0], extremes[i, 1] = mn, mx
 
 
 @njit(parallel=True, cache=True)

@@ -70,30 +70,26 @@ def quantiles(boot: np.ndarray, sums: Summaries, p1: np.ndarray, p2: np.ndarray)
     where undefined.  The order statistics are selected, not sorted
     (:func:`riskeval.inference._kernels.order_stats`)."""
     ranks, parts = quantile_ranks(sums.valid, (p1, p2))
-    stats = pick(order_stats, boot.size)(boot, sums.valid, ranks, sums.minimum, sums.maximum)
+    stats = pick(order_stats, boot.size)(boot, sums.valid, ranks)
     return interpolate(stats, parts, sums.valid)
 
 
 @dataclass(frozen=True)
 class Summaries:
     """Per-row summaries of a bootstrap distribution (NaN = undefined resample): the number of
-    defined values, their standard deviation (ddof = 1), twice the mid-rank counts below the
-    estimate and below 0, and the smallest and largest value."""
+    defined values, their standard deviation (ddof = 1), and twice the mid-rank counts below the
+    estimate and below 0."""
 
     valid: np.ndarray
     se: np.ndarray
     below_est: np.ndarray
     below_null: np.ndarray
-    minimum: np.ndarray
-    maximum: np.ndarray
 
 
 def _running(m: int) -> np.ndarray:
     """Running summaries of m rows, as :func:`riskeval.inference._kernels.block_summaries` adds to
-    them: count, Σd, Σd², the two mid-rank counts, minimum, maximum."""
-    acc = np.zeros((m, 7))
-    acc[:, 5], acc[:, 6] = np.inf, -np.inf
-    return acc
+    them: count, Σd, Σd², the two mid-rank counts."""
+    return np.zeros((m, 5))
 
 
 def _summaries(acc: np.ndarray) -> Summaries:
@@ -101,7 +97,7 @@ def _summaries(acc: np.ndarray) -> Summaries:
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_off = s / v
         sd = np.where(v > 1, np.sqrt(np.maximum(ss - v * mean_off * mean_off, 0.0) / (v - 1.0)), np.nan)
-    return Summaries(v.copy(), sd, acc[:, 3].copy(), acc[:, 4].copy(), acc[:, 5].copy(), acc[:, 6].copy())
+    return Summaries(v.copy(), sd, acc[:, 3].copy(), acc[:, 4].copy())
 
 
 def summaries(boot: np.ndarray, estimate: np.ndarray) -> Summaries:
@@ -168,6 +164,7 @@ def streamed_intervals(
     nb = int(max(8, min(_MAX_BINS, _CELLS // max(m, 1) - 2)))
     acc = _running(m)
     hist = np.zeros((m, nb + 2), dtype=np.int64)
+    extremes = np.tile([np.inf, -np.inf], (m, 1))
     lo = w = np.zeros(m)
     for n, A in enumerate(blocks()):
         if n == 0:  # bins over the range of the first block, widened by a tenth on each side
@@ -179,7 +176,7 @@ def streamed_intervals(
             lo = np.ascontiguousarray(first_lo - 0.1 * span)
             w = np.ascontiguousarray(1.2 * span / nb)
         pick(block_summaries, A.size)(A, estimate, 0.0, acc)
-        pick(block_histograms, A.size)(A, lo, w, hist)
+        pick(block_histograms, A.size)(A, lo, w, hist, extremes)
     sums = _summaries(acc)
     ranks, parts = quantile_ranks(sums.valid, probs_of(sums))
     stats = np.full(ranks.shape, np.nan)
@@ -196,7 +193,7 @@ def streamed_intervals(
         np.take_along_axis(hist[has], g, axis=1).ravel(),
     )
     while targets.slot.size:
-        slots, values, targets = _pass(blocks, m, nb, targets, sums.minimum, sums.maximum)
+        slots, values, targets = _pass(blocks, m, nb, targets, extremes[:, 0], extremes[:, 1])
         stats.ravel()[slots] = values
     return sums, interpolate(stats, parts, sums.valid)
 
