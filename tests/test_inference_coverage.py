@@ -86,7 +86,7 @@ def test_parallel_kernels_equal_their_serial_twins():
     cases = {
         K.tukey_counts: (Xt, key, 300, obs, np.unique(obs), 16),
         K.permuted_sums: (Xt, key, 300, 16),
-        K.order_stats: (A, np.full(200, 6000.0), ranks),
+        K.order_stats: (A, np.full(200, 6000.0), ranks, np.full(200, -3.0), np.full(200, 3.0)),
     }
     for kernel, args in cases.items():
         got, want = kernel(*args), K._TWINS[kernel](*args)
@@ -97,7 +97,7 @@ def test_parallel_kernels_equal_their_serial_twins():
         ):
             np.testing.assert_allclose(a, b, rtol=1e-12)
     np.testing.assert_array_equal(
-        K.order_stats(A, np.full(200, 6000.0), ranks),
+        K.order_stats(A, np.full(200, 6000.0), ranks, np.full(200, -3.0), np.full(200, 3.0)),
         np.sort(A, axis=1)[:, [10, 11, 5900, 5901]],
     )
     accs, hists = [], []

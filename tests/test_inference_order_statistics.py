@@ -134,3 +134,18 @@ def test_streamed_memory_does_not_grow_with_the_resamples(monkeypatch):
     small, large = peak(2_000), peak(20_000)
     # kept, 20,000 resamples of 148 rows would take 23.7 MB
     assert large < 1.3 * small + 1e6
+
+
+@pytest.mark.parametrize("guess", ["fits", "narrow", "none"])
+def test_order_stats_whatever_the_guessed_range(guess):
+    """The histogram's guessed range only speeds the selection up: ranks outside it, or no range at
+    all, give the same order statistics (the row's own range is measured instead)."""
+    from riskeval.inference._kernels import _TWINS, order_stats
+
+    A = shaped("heavy", 30, 5000, seed=4)
+    ranks = np.tile([3, 4, 4990, 4990], (30, 1))
+    lo, hi = {"fits": (-1e6, 1e6), "narrow": (-0.1, 0.1), "none": (np.nan, np.nan)}[guess]
+    want = np.sort(A, axis=1)[:, [3, 4, 4990, 4990]]
+    for kernel in (order_stats, _TWINS[order_stats]):
+        got = kernel(A, np.full(30, 5000.0), ranks, np.full(30, lo), np.full(30, hi))
+        np.testing.assert_array_equal(got, want)

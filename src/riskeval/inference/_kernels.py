@@ -441,17 +441,27 @@ def _pair(buf, n, k, k2):
     return first, second
 
 
+@njit(inline="always")
+def _hist_bin(x, lo, scale):
+    """Bin of ``x`` in :func:`order_stats`: 0 below ``lo``, then 1 … _BINS, and _BINS + 1 from
+    ``lo + _BINS/scale`` up; a non-decreasing function of x."""
+    t = (x - lo) * scale
+    return 0 if t < 0.0 else min(int(t), _BINS) + 1
+
+
 @njit(parallel=True, cache=True)
-def order_stats(A, valid, ranks):
+def order_stats(A, valid, ranks, lo_guess, hi_guess):
     """``out[i, t]``: the ``ranks[i, t]``-th smallest (from 0) of the defined values of row i of
     ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values).  ``ranks`` is m × 4: two pairs
     (k, k or k + 1) of ranks in [0, valid[i] − 1].  NaN where a row has no defined value.
 
-    The row is not sorted: a histogram of its values over 2048 equal bins between its minimum and
-    maximum tells which bins hold each pair of ranks and how many values lie below them; a second
-    pass keeps the values of those bins (a handful each, or every tie of a heavily tied row), among
-    which the ranks are selected.  The bin of a value is a non-decreasing function of the value, so
-    the result is exact.
+    The row is not sorted: a histogram of its values over 2048 equal bins between ``lo_guess[i]``
+    and ``hi_guess[i]`` (and one bin for the values on either side) tells which bins hold each pair
+    of ranks and how many values lie below them; a second pass keeps the values of those bins (a
+    handful each, or every tie of a heavily tied row), among which the ranks are selected.  Where
+    a rank lies outside the guessed range, or the guess is no range, the row's minimum and maximum
+    are taken instead (one more pass).  The bin of a value is a non-decreasing function of the
+    value, so the result is exact.
     """
     m, B = A.shape
     out = np.full((m, 4), np.nan)
@@ -459,43 +469,54 @@ def order_stats(A, valid, ranks):
         if valid[i] == 0:
             continue
         row = A[i]
-        lo = np.inf
-        hi = -np.inf
-        for b in range(B):
-            x = row[b]
-            lo = min(lo, x) if x == x else lo
-            hi = max(hi, x) if x == x else hi
-        if not hi > lo:  # every defined value the same
-            out[i, :] = lo
-            continue
-        scale = _BINS / (hi - lo)
-        if not np.isfinite(scale):  # a subnormal spread: one bin
-            scale = 0.0
-        hist = np.zeros(_BINS + 1, dtype=np.int64)
-        for b in range(B):
-            x = row[b]
-            if x == x:
-                hist[min(int((x - lo) * scale), _BINS - 1)] += 1
-        # bins [first, last] holding each pair of ranks, and the values below them
+        lo, hi = lo_guess[i], hi_guess[i]
         first = np.empty(2, dtype=np.int64)
         last = np.empty(2, dtype=np.int64)
         below = np.empty(2, dtype=np.int64)
         size = np.empty(2, dtype=np.int64)
-        for p in range(2):
-            k, k2 = ranks[i, 2 * p], ranks[i, 2 * p + 1]
-            cum = 0
-            g = 0
-            while cum + hist[g] <= k:
-                cum += hist[g]
-                g += 1
-            first[p] = g
-            below[p] = cum
-            n = hist[g]
-            while cum + n <= k2:
-                g += 1
-                n += hist[g]
-            last[p] = g
-            size[p] = n
+        scale = 0.0
+        for attempt in range(2):
+            if attempt == 1 or not hi > lo or not np.isfinite(hi - lo):
+                lo = np.inf
+                hi = -np.inf
+                for b in range(B):
+                    x = row[b]
+                    lo = min(lo, x) if x == x else lo
+                    hi = max(hi, x) if x == x else hi
+            if not hi > lo:  # every defined value the same
+                break
+            scale = _BINS / (hi - lo)
+            if not np.isfinite(scale):  # a subnormal spread: one bin
+                scale = 0.0
+            hist = np.zeros(_BINS + 2, dtype=np.int64)
+            for b in range(B):
+                x = row[b]
+                if x == x:
+                    hist[_hist_bin(x, lo, scale)] += 1
+            # bins [first, last] holding each pair of ranks, and the values below them
+            for p in range(2):
+                k, k2 = ranks[i, 2 * p], ranks[i, 2 * p + 1]
+                cum = 0
+                g = 0
+                while cum + hist[g] <= k:
+                    cum += hist[g]
+                    g += 1
+                first[p] = g
+                below[p] = cum
+                n = hist[g]
+                while cum + n <= k2:
+                    g += 1
+                    n += hist[g]
+                last[p] = g
+                size[p] = n
+            # a rank among the values outside the guessed range: measure the row instead
+            outside = first[0] == 0 or first[1] == 0 or last[0] == _BINS + 1 or last[1] == _BINS + 1
+            if attempt == 0 and outside:
+                continue
+            break
+        if not hi > lo:
+            out[i, :] = lo
+            continue
         buf0 = np.empty(size[0])
         buf1 = np.empty(size[1])
         n0 = 0
@@ -503,7 +524,7 @@ def order_stats(A, valid, ranks):
         for b in range(B):
             x = row[b]
             if x == x:
-                g = min(int((x - lo) * scale), _BINS - 1)
+                g = _hist_bin(x, lo, scale)
                 if first[0] <= g <= last[0]:
                     buf0[n0] = x
                     n0 += 1

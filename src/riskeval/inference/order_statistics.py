@@ -35,6 +35,8 @@ from riskeval.inference._kernels import (
 _CELLS = 1 << 21
 #: The most bins per histogram.
 _MAX_BINS = 128
+#: Standard deviations on either side of the mean that a kept distribution's histogram spans.
+_GUESS_SDS = 10.0
 
 
 def quantile_ranks(valid: np.ndarray, probs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, list[tuple]]:
@@ -68,22 +70,26 @@ def quantiles(boot: np.ndarray, sums: Summaries, p1: np.ndarray, p2: np.ndarray)
     """Quantiles ``p1[i]`` and ``p2[i]`` of the defined values of row i of ``boot`` (m × B, NaN =
     undefined; ``sums`` its :func:`summaries`), with numpy's default (linear) interpolation; NaN
     where undefined.  The order statistics are selected, not sorted
-    (:func:`riskeval.inference._kernels.order_stats`)."""
+    (:func:`riskeval.inference._kernels.order_stats`), by a histogram over the mean ± 10 standard
+    deviations, which holds the quantiles of any distribution but the most heavy-tailed (those
+    measure their range instead)."""
     ranks, parts = quantile_ranks(sums.valid, (p1, p2))
-    stats = pick(order_stats, boot.size)(boot, sums.valid, ranks)
+    reach = _GUESS_SDS * sums.se
+    stats = pick(order_stats, boot.size)(boot, sums.valid, ranks, sums.mean - reach, sums.mean + reach)
     return interpolate(stats, parts, sums.valid)
 
 
 @dataclass(frozen=True)
 class Summaries:
     """Per-row summaries of a bootstrap distribution (NaN = undefined resample): the number of
-    defined values, their standard deviation (ddof = 1), and twice the mid-rank counts below the
-    estimate and below 0."""
+    defined values, their standard deviation (ddof = 1), twice the mid-rank counts below the
+    estimate and below 0, and their mean."""
 
     valid: np.ndarray
     se: np.ndarray
     below_est: np.ndarray
     below_null: np.ndarray
+    mean: np.ndarray
 
 
 def _running(m: int) -> np.ndarray:
@@ -92,19 +98,21 @@ def _running(m: int) -> np.ndarray:
     return np.zeros((m, 5))
 
 
-def _summaries(acc: np.ndarray) -> Summaries:
+def _summaries(acc: np.ndarray, estimate: np.ndarray) -> Summaries:
     v, s, ss = acc[:, 0], acc[:, 1], acc[:, 2]
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_off = s / v
         sd = np.where(v > 1, np.sqrt(np.maximum(ss - v * mean_off * mean_off, 0.0) / (v - 1.0)), np.nan)
-    return Summaries(v.copy(), sd, acc[:, 3].copy(), acc[:, 4].copy())
+    mean = np.where(np.isfinite(estimate), estimate, 0.0) + mean_off
+    return Summaries(v.copy(), sd, acc[:, 3].copy(), acc[:, 4].copy(), mean)
 
 
 def summaries(boot: np.ndarray, estimate: np.ndarray) -> Summaries:
     """:class:`Summaries` of the rows of a kept distribution ``boot`` (m × B)."""
     acc = _running(boot.shape[0])
-    pick(block_summaries, boot.size)(boot, np.ascontiguousarray(estimate, dtype=np.float64), 0.0, acc)
-    return _summaries(acc)
+    estimate = np.ascontiguousarray(estimate, dtype=np.float64)
+    pick(block_summaries, boot.size)(boot, estimate, 0.0, acc)
+    return _summaries(acc, estimate)
 
 
 @dataclass
@@ -177,7 +185,7 @@ def streamed_intervals(
             w = np.ascontiguousarray(1.2 * span / nb)
         pick(block_summaries, A.size)(A, estimate, 0.0, acc)
         pick(block_histograms, A.size)(A, lo, w, hist, extremes)
-    sums = _summaries(acc)
+    sums = _summaries(acc, estimate)
     ranks, parts = quantile_ranks(sums.valid, probs_of(sums))
     stats = np.full(ranks.shape, np.nan)
     has = np.flatnonzero(sums.valid > 0)
