@@ -149,3 +149,18 @@ def test_order_stats_whatever_the_guessed_range(guess):
     for kernel in (order_stats, _TWINS[order_stats]):
         got = kernel(A, np.full(30, 5000.0), ranks, np.full(30, lo), np.full(30, hi))
         np.testing.assert_array_equal(got, want)
+
+
+def test_rank_intervals_counted_block_by_block_equal_numpys_quantiles():
+    from scipy.stats import rankdata
+
+    from riskeval.inference.bootstrap import ResampledMeasures
+
+    X = example_scores().iloc[:15]
+    got = rk.rank_intervals(X, measure="urisk", alpha=2.0, baseline="mean", n_resamples=700, rng=8)
+    engine = ResampledMeasures(X.to_numpy(), X.to_numpy().mean(axis=0), np.array([2.0]), ["urisk"])
+    boot = engine.resample(np.random.default_rng(8), 700)["urisk"][:, 0, :].T
+    ranks = rankdata(-boot, method="min", axis=1)
+    np.testing.assert_array_equal(got["rank_low"], np.quantile(ranks, 0.025, axis=0, method="lower"))
+    np.testing.assert_array_equal(got["rank_high"], np.quantile(ranks, 0.975, axis=0, method="higher"))
+    np.testing.assert_allclose(got["rank_mean"], ranks.mean(axis=0), rtol=1e-12)

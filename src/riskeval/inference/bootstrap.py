@@ -16,8 +16,9 @@ distribution (B values per system, α and measure).  :func:`bootstrap_ci` keeps 
 while they fit in 256 MiB (:data:`KEEP_BYTES`) and selects the quantiles from them; beyond that it
 streams them, drawing the same resamples again in a second pass
 (:mod:`riskeval.inference.order_statistics`), so that its memory does not grow with the number of
-resamples.  The intervals are the same either way.  :func:`bootstrap_difference` keeps its one
-distribution (it is part of the result), :func:`rank_intervals` its r × B ranks.
+resamples.  The intervals are the same either way.  :func:`rank_intervals` counts each system's
+ranks block by block; :func:`bootstrap_difference` keeps its one distribution, which is part of its
+result.
 """
 
 from __future__ import annotations
@@ -596,7 +597,7 @@ def rank_intervals(
     alpha = check_alpha(alpha, func)
     cl = check_level(confidence_level, func, "confidence_level")
     n = check_n_resamples(n_resamples, func, minimum=2)
-    gen, seed = resolve_rng(rng, func)
+    _, seed = resolve_rng(rng, func)
     values = M.to_numpy()
     base_name, base_values = "all systems", None
     if measure in ("zrisk", "georisk"):
@@ -606,13 +607,25 @@ def rank_intervals(
         base_name, base_values = rb.name, rb.values
     engine = ResampledMeasures(values, base_values, np.array([alpha]), [measure])
     est = engine.point()[measure][:, 0]
-    boot = engine.resample(gen, n)[measure][:, 0, :].T  # resamples × systems
+    r = est.size
 
     def ranks(v: np.ndarray) -> np.ndarray:
         return rankdata(-np.nan_to_num(v, nan=-np.inf), method="min", axis=-1)
 
-    rk_b = ranks(boot)
+    # each system's ranks counted block by block (r × r counts): nothing kept per resample
+    counts = np.zeros((r, r + 1), dtype=np.int64)
+    for block in engine.stream(seed, n):  # systems × resamples
+        rk_b = ranks(block.T)  # resamples × systems, ranks 1 … r
+        counts += np.bincount((rk_b + (r + 1) * np.arange(r)).ravel(), minlength=r * (r + 1)).reshape(
+            r, r + 1
+        )
     tail = (1.0 - cl) / 2.0
+    cum = np.cumsum(counts, axis=1)
+    # numpy's "lower" and "higher" quantiles: the values at positions ⌊(n − 1)q⌋ and ⌈(n − 1)q⌉
+    low_at = np.floor((n - 1) * tail)
+    high_at = np.ceil((n - 1) * (1.0 - tail))
+    rank_low = (cum <= low_at).sum(axis=1)
+    rank_high = (cum <= high_at).sum(axis=1)
     return pd.DataFrame(
         {
             "system": M.index.to_numpy(),
@@ -621,9 +634,9 @@ def rank_intervals(
             "baseline": base_name,
             "estimate": est,
             "rank": ranks(est),
-            "rank_low": np.quantile(rk_b, tail, axis=0, method="lower").astype(np.int64),
-            "rank_high": np.quantile(rk_b, 1.0 - tail, axis=0, method="higher").astype(np.int64),
-            "rank_mean": rk_b.mean(axis=0),
+            "rank_low": rank_low.astype(np.int64),
+            "rank_high": rank_high.astype(np.int64),
+            "rank_mean": counts @ np.arange(r + 1) / n,
             "confidence_level": cl,
             "n_resamples": n,
             "seed": seed,
