@@ -13,6 +13,7 @@ import riskeval as rk
 from riskeval.core import chisq, paired
 from riskeval.core.paired import risk_scores
 from riskeval.datasets import example_scores
+from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_block
 from riskeval.inference.bootstrap import ResampledMeasures
 
@@ -221,3 +222,19 @@ def test_effect_size_is_standardised_urisk():
     x = risk_scores(X.loc["p_bert"].to_numpy() - X.loc["bm25base_p"].to_numpy(), 5.0)
     assert row["effect_size"] == pytest.approx(x.mean() / x.std(ddof=1))
     assert t.loc[t["measure"] == "georisk", "effect_size"].isna().all()
+
+
+def test_one_or_two_topics():
+    """Two topics: the jackknife leaves one, whose TRisk is undefined (no crash); one topic: every
+    resample is the same topic, TRisk undefined, and BCa (which leaves a topic out) is refused."""
+    X = example_scores().iloc[:6]
+    kw = {"measures": ["urisk", "trisk", "zrisk", "georisk"], "n_resamples": 200, "seed": 3}
+    two = rk.bootstrap_ci(X.iloc[:, :2], "mean", [0, 5], method="bca", **kw)
+    assert two["low"].notna().all()
+    one = rk.bootstrap_ci(X.iloc[:, :1], "mean", [0, 5], **kw)
+    assert one.loc[one["measure"] == "trisk", "low"].isna().all()
+    assert one.loc[one["measure"] == "urisk", "low"].notna().all()
+    with pytest.raises(RiskevalError, match="method='bca' needs at least 2 topics"):
+        rk.bootstrap_ci(X.iloc[:, :1], "mean", [0, 5], method="bca", **kw)
+    with pytest.raises(RiskevalError, match="needs at least 2 topics"):
+        rk.bootstrap_difference(X.iloc[:, :1], X.index[0], X.index[1], method="bca", n_resamples=50, rng=1)

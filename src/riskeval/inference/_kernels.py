@@ -90,8 +90,8 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                 nb = 0.0
                 for j in range(c):
                     nb += w_b[j]
-                inv_n = 1.0 / nb
-                inv_n1 = 1.0 / (nb - 1.0)
+                inv_n = 1.0 / nb if nb > 0.0 else np.nan
+                inv_n1 = 1.0 / (nb - 1.0) if nb > 1.0 else np.nan  # one topic: no spread
                 if paired:
                     # two accumulators over the 2r contiguous values of a topic: few enough
                     # arrays for LLVM to vectorise the loop (it checks every pair for overlap)

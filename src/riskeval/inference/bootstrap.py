@@ -307,6 +307,15 @@ def measure_intervals(
     return point, out
 
 
+def _check_bca_topics(method: str, c: int, func: str) -> None:
+    """BCa's acceleration comes from the leave-one-topic-out values: it needs two topics."""
+    if method == "bca" and c < 2:
+        raise RiskevalError(
+            f"{func}: method='bca' needs at least 2 topics (its acceleration leaves one topic out "
+            f"at a time); the matrix has {c}. Use method='percentile'."
+        )
+
+
 def _check_measures(measures: Any, func: str) -> list[str]:
     wanted = [measures] if isinstance(measures, str) else list(measures)
     unknown = [m for m in wanted if m not in MEASURES]
@@ -372,6 +381,7 @@ def bootstrap_ci(
     _, used_seed = resolve_rng(seed, func, "seed")
     values = M.to_numpy()
     r, c = values.shape
+    _check_bca_topics(method, c, func)
     if any(m in wanted for m in ("zrisk", "georisk")) and values.min() < 0:
         raise RiskevalError(
             f"{func}: ZRisk and GeoRisk need scores >= 0; leave them out of 'measures' for a matrix "
@@ -523,6 +533,7 @@ def bootstrap_difference(
         idx.append(M.index.get_loc(label))
     values = M.to_numpy()
     c = values.shape[1]
+    _check_bca_topics(method, c, func)
     base_name = "all systems"
     base_values = None
     if measure in ("zrisk", "georisk"):
