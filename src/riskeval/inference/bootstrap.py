@@ -23,7 +23,7 @@ result.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -53,8 +53,6 @@ _STREAM_BLOCK = 1024
 #: two measures at a time, and the resamples' topic counts); larger ones are streamed (see
 #: :func:`measure_intervals`).
 KEEP_BYTES = 1 << 28
-#: What :func:`_kept_intervals` gathers per row: the summaries, then the two bounds.
-_SUMMARY_FIELDS = (*Summaries.__dataclass_fields__, "low", "high")
 #: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
 _NULL_ZERO = ("urisk", "trisk")
 
@@ -139,21 +137,19 @@ class ResampledMeasures:
                 self.fill(w, dict(zip(self.wanted, out, strict=True)), 0)
                 yield out.reshape(-1, w.shape[0])
 
-    def distribution(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """The bootstrap distribution of every measure: (measures·r·k) × n, measure by measure, each
-        measure's rows i·k + α, each row's resamples contiguous."""
-        whole = np.empty((len(self.wanted), self.r, self.alphas.size, n))
-        out = dict(zip(self.wanted, whole, strict=True))
+    def fill_all(self, counts: Iterable[np.ndarray], out: dict[str, np.ndarray]) -> None:
+        """Write the measures for every block of topic counts, one block after another, into
+        ``out[m]`` (r × k × n, n the resamples of all the blocks)."""
         start = 0
-        for W in bootstrap_counts(rng, self.c, n):
+        for W in counts:
             self.fill(W, out, start)
             start += W.shape[0]
-        return whole.reshape(-1, n)
 
     def resample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
-        """The bootstrap distribution, r × k × n per measure."""
-        whole = self.distribution(rng, n).reshape(len(self.wanted), self.r, self.alphas.size, n)
-        return dict(zip(self.wanted, whole, strict=True))
+        """The bootstrap distribution (r × k × n per measure: each cell's resamples contiguous)."""
+        out = {m: np.empty((self.r, self.alphas.size, n)) for m in self.wanted}
+        self.fill_all(bootstrap_counts(rng, self.c, n), out)
+        return out
 
 
 def bca_acceleration(jack: np.ndarray) -> np.ndarray:
@@ -248,26 +244,19 @@ def _kept_intervals(
     groups = [[m for m in engine.wanted if m in g] for g in (("urisk", "trisk"), ("zrisk", "georisk"))]
     groups = [g for g in groups if g]
     buf = np.empty(max(len(g) for g in groups) * per * n)
-    parts: dict[str, list[np.ndarray]] = {f: [np.empty(0)] * len(engine.wanted) for f in _SUMMARY_FIELDS}
+    rows = per * len(engine.wanted)
+    got = {f: np.empty(rows) for f in (*Summaries.__dataclass_fields__, "low", "high")}
     for group in groups:
         dist = buf[: len(group) * per * n].reshape(len(group), engine.r, engine.alphas.size, n)
-        out = dict(zip(group, dist, strict=True))
-        start = 0
-        for W in counts:
-            engine.fill(W, out, start)
-            start += W.shape[0]
+        engine.fill_all(counts, dict(zip(group, dist, strict=True)))
         boot = dist.reshape(-1, n)
         where = np.concatenate([np.arange(per) + engine.wanted.index(m) * per for m in group])
         sums = summaries(boot, estimate[where])
-        low, high = quantiles(boot, sums, *interval_probs(_bca_z0(sums, method), a[where], confidence_level))
-        for j, m in enumerate(group):
-            part = slice(j * per, (j + 1) * per)
-            for f, v in zip(
-                _SUMMARY_FIELDS, (*(getattr(sums, g) for g in _SUMMARY_FIELDS[:-2]), low, high), strict=True
-            ):
-                parts[f][engine.wanted.index(m)] = v[part]
-    whole = {f: np.concatenate(v) for f, v in parts.items()}
-    return Summaries(*(whole[f] for f in _SUMMARY_FIELDS[:-2])), whole["low"], whole["high"]
+        probs = interval_probs(_bca_z0(sums, method), a[where], confidence_level)
+        got["low"][where], got["high"][where] = quantiles(boot, sums, *probs)
+        for f in Summaries.__dataclass_fields__:
+            got[f][where] = getattr(sums, f)
+    return Summaries(*(got[f] for f in Summaries.__dataclass_fields__)), got["low"], got["high"]
 
 
 def measure_intervals(
