@@ -107,17 +107,16 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                                 s2[i] += wd * d[i]
                     for t in range(k):  # over contiguous systems, branch-free: vectorised
                         f = factors[t]
-                        for i in range(r):
-                            total = sp[i] + f * sn[i]
-                            u = total * inv_n
-                            sumsq = sp2[i] + f * f * sn2[i]
-                            var = (sumsq - total * u) * inv_n1
-                            cu[i] = u
-                            ct[i] = u / math.sqrt(var * inv_n) if var > 1e-13 * sumsq * inv_n else np.nan
                         if bu.shape[0] > 0:
                             for i in range(r):
-                                bu[i * k + t, bb] = cu[i]
-                        if bt.shape[0] > 0:
+                                bu[i * k + t, bb] = (sp[i] + f * sn[i]) * inv_n
+                        if bt.shape[0] > 0:  # TRisk only when asked for: a root per cell
+                            for i in range(r):
+                                total = sp[i] + f * sn[i]
+                                u = total * inv_n
+                                sumsq = sp2[i] + f * f * sn2[i]
+                                var = (sumsq - total * u) * inv_n1
+                                ct[i] = u / math.sqrt(var * inv_n) if var > 1e-13 * sumsq * inv_n else np.nan
                             for i in range(r):
                                 bt[i * k + t, bb] = ct[i]
                 if chi:
