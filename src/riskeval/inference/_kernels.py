@@ -610,9 +610,9 @@ def block_histograms(A, lo, w, hist, extremes):
 
 @njit(parallel=True, cache=True)
 def block_targets(A, first, t_lo, t_hi, mode, offset, fill, t_min, t_max, buf, sub_lo, sub_w, sub):
-    """One block of values for the targets of a multi-pass selection: target t belongs to row
-    ``rows`` of ``A`` given by ``first`` (targets ``first[i] … first[i + 1] − 1`` are row i's) and
-    looks at the defined values x with ``t_lo[t] ≤ x < t_hi[t]``: their minimum and maximum go to
+    """One block of values for the targets of a multi-pass selection: targets
+    ``first[i] … first[i + 1] − 1`` belong to row i of ``A``, and target t looks at the row's
+    defined values x with ``t_lo[t] ≤ x < t_hi[t]``: their minimum and maximum go to
     ``t_min``/``t_max``; with ``mode[t] = 1`` they are appended to ``buf`` from ``offset[t]``
     (``fill[t]`` so far), with ``mode[t] = 2`` counted into row ``offset[t]`` of ``sub`` by
     :func:`_bin_of` (edges ``sub_lo[t] + g·sub_w[t]``); ``mode[t] = 0``: minimum and maximum only;

@@ -129,7 +129,13 @@ class _Targets:
     count: np.ndarray
 
     def take(self, idx: np.ndarray) -> _Targets:
-        return _Targets(*(getattr(self, f)[idx] for f in ("slot", "row", "rank", "lo", "hi", "count")))
+        return _Targets(*(getattr(self, f)[idx] for f in self.__dataclass_fields__))
+
+    def then(self, other: _Targets) -> _Targets:
+        """These targets followed by ``other``'s."""
+        return _Targets(
+            *(np.concatenate([getattr(self, f), getattr(other, f)]) for f in self.__dataclass_fields__)
+        )
 
 
 def _bin_bounds(lo: np.ndarray, w: np.ndarray, g: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
@@ -274,6 +280,4 @@ def _pass(
         np.take_along_axis(sub[offset[refine]], g, axis=1)[:, 0],
     )
     left = tg.take(np.flatnonzero(~done & (mode != 2)))
-    fields = ("slot", "row", "rank", "lo", "hi", "count")
-    nxt = _Targets(*(np.concatenate([getattr(narrowed, f), getattr(left, f)]) for f in fields))
-    return tg.slot[done], values[done], nxt
+    return tg.slot[done], values[done], narrowed.then(left)
