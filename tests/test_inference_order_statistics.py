@@ -164,3 +164,62 @@ def test_rank_intervals_counted_block_by_block_equal_numpys_quantiles():
     np.testing.assert_array_equal(got["rank_low"], np.quantile(ranks, 0.025, axis=0, method="lower"))
     np.testing.assert_array_equal(got["rank_high"], np.quantile(ranks, 0.975, axis=0, method="higher"))
     np.testing.assert_allclose(got["rank_mean"], ranks.mean(axis=0), rtol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 700),
+    st.sampled_from(["edges", "ties", "spread"]),
+    st.floats(0.0, 0.4),
+    st.sampled_from(["exact", "inside", "wide", "none"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_order_stats_on_bin_edges_ties_and_odd_lengths(B, kind, nan_share, guess, seed):
+    """The selection is exact whatever the row length (runs of values binned and checked together,
+    and the values left over), with values on the bins' very edges or just below the lowest, ties
+    and undefined values: both twins give the sorted defined values at the ranks asked for."""
+    from riskeval.inference._kernels import _BINS, _TWINS, order_stats
+
+    rng = np.random.default_rng(seed)
+    m = 3
+    lo, hi = -1.0, 3.0
+    if kind == "edges":  # every edge lo + g·(hi − lo)/_BINS, its neighbours, values below lo
+        edges = lo + np.arange(-2, _BINS + 3) * ((hi - lo) / _BINS)
+        tiny = [-1e-20, -5e-324, 5e-324, 1e-20]  # below and above the lower edge of "inside"
+        pool = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf), tiny])
+        A = rng.choice(pool, size=(m, B))
+    elif kind == "ties":
+        A = rng.integers(-2, 5, size=(m, B)).astype(float)
+    else:
+        A = rng.normal(1.0, 2.0, size=(m, B))
+    A[rng.uniform(size=A.shape) < nan_share] = np.nan
+    valid = (~np.isnan(A)).sum(axis=1).astype(float)
+    ranks = np.zeros((m, 4), dtype=np.int64)
+    want = np.full((m, 4), np.nan)
+    for i in range(m):
+        v = np.sort(A[i][~np.isnan(A[i])])
+        if v.size == 0:
+            continue
+        for p in range(2):
+            k = int(rng.integers(0, v.size))
+            ranks[i, 2 * p : 2 * p + 2] = k, min(k + int(rng.integers(0, 2)), v.size - 1)
+        want[i] = v[ranks[i]]
+    g_lo, g_hi = {"exact": (lo, hi), "inside": (0.0, 1.0), "wide": (-50.0, 60.0), "none": (np.nan, np.nan)}[
+        guess
+    ]
+    for kernel in (order_stats, _TWINS[order_stats]):
+        got = kernel(np.ascontiguousarray(A), valid, ranks, np.full(m, g_lo), np.full(m, g_hi))
+        np.testing.assert_array_equal(got, want)
+
+
+def test_order_stats_values_a_hair_below_the_guessed_range():
+    """A value a hair below the lowest edge lies below the range, not in its first bin: its
+    t = (x − lo)·scale is negative however small (t + 1 would round to 1)."""
+    from riskeval.inference._kernels import _TWINS, order_stats
+
+    row = np.array([-5e-324] * 5 + [0.0] * 5 + [0.5] * 7 + [-1e-300] * 3)
+    ranks = np.array([[8, 9, 10, 10]])
+    want = np.sort(row)[[8, 9, 10, 10]]
+    for kernel in (order_stats, _TWINS[order_stats]):
+        got = kernel(row[None, :], np.array([20.0]), ranks, np.array([0.0]), np.array([1.0]))
+        np.testing.assert_array_equal(got[0], want)

@@ -424,7 +424,11 @@ def _select(a, lo, hi, k):
 
 
 #: Bins of the histogram by which :func:`order_stats` finds where a rank lies.
-_BINS = 2048
+_BINS = 1024
+#: Values binned at a time by :func:`_histogram` (a fixed count, which LLVM vectorises).
+_RUN = 256
+#: Values checked at a time by :func:`_collect` before it looks at them one by one.
+_LOOK = 32
 
 
 @njit(inline="always")
@@ -442,10 +446,66 @@ def _pair(buf, n, k, k2):
 
 @njit(inline="always")
 def _hist_bin(x, lo, scale):
-    """Bin of ``x`` in :func:`order_stats`: 0 below ``lo``, then 1 … _BINS, and _BINS + 1 from
-    ``lo + _BINS/scale`` up; a non-decreasing function of x."""
+    """Bin of ``x`` in :func:`order_stats`: with ``t = (x − lo)·scale``, 0 for t < 0, ⌊t⌋ + 1 up to
+    _BINS + 1 (t ≥ _BINS), and _BINS + 2 for NaN.  A non-decreasing function of x (NaN aside): bins
+    ``first … last`` hold exactly the values with ``first − 1 ≤ t < last`` (no lower bound for
+    first = 0, no upper bound for last = _BINS + 1), which :func:`_collect` tests."""
     t = (x - lo) * scale
-    return 0 if t < 0.0 else min(int(t), _BINS) + 1
+    g = int(min(max(t, -1.0), _BINS + 0.5)) + 1 if t >= 0.0 else 0
+    return g if x == x else _BINS + 2
+
+
+@njit(cache=True)
+def _histogram(row, lo, scale, hist, bins):
+    """Count the values of ``row`` into ``hist`` (4 × (_BINS + 3): four interleaved counts, so that
+    consecutive values in one bin do not wait on each other) by :func:`_hist_bin`; ``bins`` is work
+    space for _RUN bins, computed together (vectorised) before they are counted."""
+    full = row.size - row.size % _RUN
+    for b0 in range(0, full, _RUN):
+        for u in range(_RUN):
+            bins[u] = _hist_bin(row[b0 + u], lo, scale)
+        for u in range(0, _RUN, 4):
+            hist[0, bins[u]] += 1
+            hist[1, bins[u + 1]] += 1
+            hist[2, bins[u + 2]] += 1
+            hist[3, bins[u + 3]] += 1
+    for b in range(full, row.size):
+        hist[0, _hist_bin(row[b], lo, scale)] += 1
+
+
+@njit(inline="always")
+def _within(t, t_lo, t_hi):
+    return t >= t_lo and (t < t_hi or t_hi == np.inf)
+
+
+@njit(cache=True)
+def _collect(row, lo, scale, t_lo, t_hi, buf0, buf1):
+    """Copy the values of ``row`` with ``t_lo[p] ≤ (x − lo)·scale < t_hi[p]`` (no upper bound where
+    t_hi[p] is inf) to ``buf0`` (p = 0) and ``buf1`` (p = 1), in order; returns their numbers.  Runs
+    of _LOOK values are first checked together (vectorised), and looked at one by one only where
+    one of them is wanted: a few per row."""
+    lo0, hi0, lo1, hi1 = t_lo[0], t_hi[0], t_lo[1], t_hi[1]
+    full = row.size - row.size % _LOOK
+    n0 = 0
+    n1 = 0
+    for b0 in range(0, row.size, _LOOK):
+        if b0 < full:
+            hits = 0
+            for u in range(_LOOK):
+                t = (row[b0 + u] - lo) * scale
+                hits += ((t >= lo0) & (t < hi0)) | ((t >= lo1) & (t < hi1)) | (t == np.inf)
+            if hits == 0:
+                continue
+        for b in range(b0, min(b0 + _LOOK, row.size)):
+            x = row[b]
+            t = (x - lo) * scale
+            if _within(t, lo0, hi0):
+                buf0[n0] = x
+                n0 += 1
+            if _within(t, lo1, hi1):
+                buf1[n1] = x
+                n1 += 1
+    return n0, n1
 
 
 @njit(parallel=True, cache=True)
@@ -454,7 +514,7 @@ def order_stats(A, valid, ranks, lo_guess, hi_guess):
     ``A`` (m × B, NaN = undefined, ``valid[i]`` defined values).  ``ranks`` is m × 4: two pairs
     (k, k or k + 1) of ranks in [0, valid[i] − 1].  NaN where a row has no defined value.
 
-    The row is not sorted: a histogram of its values over 2048 equal bins between ``lo_guess[i]``
+    The row is not sorted: a histogram of its values over 1024 equal bins between ``lo_guess[i]``
     and ``hi_guess[i]`` (and one bin for the values on either side) tells which bins hold each pair
     of ranks and how many values lie below them; a second pass keeps the values of those bins (a
     handful each, or every tie of a heavily tied row), among which the ranks are selected.  Where
@@ -473,6 +533,8 @@ def order_stats(A, valid, ranks, lo_guess, hi_guess):
         last = np.empty(2, dtype=np.int64)
         below = np.empty(2, dtype=np.int64)
         size = np.empty(2, dtype=np.int64)
+        bins = np.empty(_RUN, dtype=np.int64)
+        hist = np.empty((4, _BINS + 3), dtype=np.int32)
         scale = 0.0
         for attempt in range(2):
             if attempt == 1 or not hi > lo or not np.isfinite(hi - lo):
@@ -487,25 +549,23 @@ def order_stats(A, valid, ranks, lo_guess, hi_guess):
             scale = _BINS / (hi - lo)
             if not np.isfinite(scale):  # a subnormal spread: one bin
                 scale = 0.0
-            hist = np.zeros(_BINS + 2, dtype=np.int64)
-            for b in range(B):
-                x = row[b]
-                if x == x:
-                    hist[_hist_bin(x, lo, scale)] += 1
+            hist[:] = 0
+            _histogram(row, lo, scale, hist, bins)
             # bins [first, last] holding each pair of ranks, and the values below them
             for p in range(2):
                 k, k2 = ranks[i, 2 * p], ranks[i, 2 * p + 1]
                 cum = 0
                 g = 0
-                while cum + hist[g] <= k:
-                    cum += hist[g]
+                n = hist[0, 0] + hist[1, 0] + hist[2, 0] + hist[3, 0]
+                while cum + n <= k:
+                    cum += n
                     g += 1
+                    n = hist[0, g] + hist[1, g] + hist[2, g] + hist[3, g]
                 first[p] = g
                 below[p] = cum
-                n = hist[g]
                 while cum + n <= k2:
                     g += 1
-                    n += hist[g]
+                    n += hist[0, g] + hist[1, g] + hist[2, g] + hist[3, g]
                 last[p] = g
                 size[p] = n
             # a rank among the values outside the guessed range: measure the row instead
@@ -516,20 +576,14 @@ def order_stats(A, valid, ranks, lo_guess, hi_guess):
         if not hi > lo:
             out[i, :] = lo
             continue
+        t_lo = np.empty(2)
+        t_hi = np.empty(2)
+        for p in range(2):
+            t_lo[p] = first[p] - 1.0 if first[p] > 0 else -np.inf
+            t_hi[p] = last[p] * 1.0 if last[p] <= _BINS else np.inf
         buf0 = np.empty(size[0])
         buf1 = np.empty(size[1])
-        n0 = 0
-        n1 = 0
-        for b in range(B):
-            x = row[b]
-            if x == x:
-                g = _hist_bin(x, lo, scale)
-                if first[0] <= g <= last[0]:
-                    buf0[n0] = x
-                    n0 += 1
-                if first[1] <= g <= last[1]:
-                    buf1[n1] = x
-                    n1 += 1
+        n0, n1 = _collect(row, lo, scale, t_lo, t_hi, buf0, buf1)
         out[i, 0], out[i, 1] = _pair(buf0, n0, ranks[i, 0] - below[0], ranks[i, 1] - below[0])
         out[i, 2], out[i, 3] = _pair(buf1, n1, ranks[i, 2] - below[1], ranks[i, 3] - below[1])
     return out
