@@ -86,6 +86,29 @@ def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
     assert np.isfinite(got).all()
 
 
+@pytest.mark.parametrize("r", [13, 37, 100])
+def test_systems_with_the_same_scores_get_the_same_resampled_values(r):
+    """Two systems with the same scores tie in every resample, for every measure, wherever they
+    stand in the matrix (in a vector lane of the kernel or in its scalar remainder), in both twins."""
+    from riskeval.inference import _kernels as K
+
+    rng = np.random.default_rng(r)
+    V = rng.beta(2, 5, size=(r, 43))
+    V[r - 1] = V[0]
+    V[r - 3] = V[2]
+    eng = ResampledMeasures(
+        V, V.mean(axis=0), np.array([0.0, 1.0, 5.0]), list(rk.inference.bootstrap.MEASURES)
+    )
+    W = np.stack([rng.multinomial(43, np.full(43, 1 / 43)) for _ in range(200)]).astype(float)
+    outs = {m: np.empty((r * 3, 200)) for m in ("u", "t", "z", "g")}
+    for kernel in (K.resampled_measures, K._TWINS[K.resampled_measures]):
+        kernel(W, eng.D, eng.Xt, eng.T, eng.q, eng.inv_q, np.array([1.0, 2.0, 6.0]), *outs.values(), 0, 4)
+        for out in outs.values():
+            rows = out.reshape(r, 3, 200)
+            np.testing.assert_array_equal(rows[0], rows[r - 1])
+            np.testing.assert_array_equal(rows[2], rows[r - 3])
+
+
 @pytest.mark.parametrize("method", ["percentile", "BCa"])
 def test_urisk_interval_equals_scipy_bootstrap(method):
     """scipy.stats.bootstrap of the mean of x_j with the same seed and batch draws the same resamples

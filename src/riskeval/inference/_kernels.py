@@ -22,19 +22,115 @@ from riskeval.core._numba import FAST, njit, prange, serial_twin
 
 _SQRT1_2 = math.sqrt(0.5)
 
-#: Resamples computed before their values are written out (see :func:`resampled_measures`).
-_BLOCK = 32
+#: Resamples computed together before their values are written out (see
+#: :func:`resampled_measures`): each output row then gets a cache line of 8 values at a time.
+_BLOCK = 8
 
 
 @njit(inline="always")
-def _write_block(buf, out, col, nbl):
-    """Columns ``col … col + nbl − 1`` of ``out`` from the first ``nbl`` columns of ``buf``."""
-    for row in range(buf.shape[0]):
-        for bb in range(nbl):
-            out[row, col + bb] = buf[row, bb]
+def _nonzero(w_b, idx, ws):
+    """The topics of nonzero weight in ``w_b``: their indices to ``idx``, their weights to ``ws``;
+    returns their number and the sum of the weights."""
+    m = 0
+    total = 0.0
+    for j in range(w_b.size):
+        w = w_b[j]
+        total += w
+        if w != 0.0:
+            idx[m] = j
+            ws[m] = w
+            m += 1
+    return m, total
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)
+@njit(inline="always")
+def _weighted_sums(V, idx, ws, m, s1, s2, squares):
+    """``s1[i] = Σ_g ws[g]·V[idx[g], i]`` over the m topics listed, and, when ``squares``,
+    ``s2[i] = Σ_g ws[g]·V[idx[g], i]²``.  Four topics are added at a time: a quarter of the loads
+    and stores of the sums."""
+    s1[:] = 0.0
+    if squares:
+        s2[:] = 0.0
+    g = 0
+    while g + 4 <= m:
+        v0, v1, v2, v3 = V[idx[g]], V[idx[g + 1]], V[idx[g + 2]], V[idx[g + 3]]
+        w0, w1, w2, w3 = ws[g], ws[g + 1], ws[g + 2], ws[g + 3]
+        if squares:
+            for i in range(s1.size):
+                a0, a1, a2, a3 = w0 * v0[i], w1 * v1[i], w2 * v2[i], w3 * v3[i]
+                s1[i] += (a0 + a1) + (a2 + a3)
+                s2[i] += (a0 * v0[i] + a1 * v1[i]) + (a2 * v2[i] + a3 * v3[i])
+        else:
+            for i in range(s1.size):
+                s1[i] += (w0 * v0[i] + w1 * v1[i]) + (w2 * v2[i] + w3 * v3[i])
+        g += 4
+    while g < m:
+        v, w = V[idx[g]], ws[g]
+        for i in range(s1.size):
+            a = w * v[i]
+            s1[i] += a
+            if squares:
+                s2[i] += a * v[i]
+        g += 1
+
+
+@njit(inline="always")
+def _z_sums(Xt, q, inv_q, idx, ws, m, a, ia, zp, zs):
+    """``zp[i] = Σ_g ws[g]·max(z_ij, 0)`` and ``zs[i] = Σ_g ws[g]·z_ij`` over the m topics listed
+    (j = idx[g]), with ``z_ij = x_ij/(a_i q_j) − a_i q_j``; four topics at a time."""
+    zp[:] = 0.0
+    zs[:] = 0.0
+    g = 0
+    while g + 4 <= m:
+        j0, j1, j2, j3 = idx[g], idx[g + 1], idx[g + 2], idx[g + 3]
+        x0, x1, x2, x3 = Xt[j0], Xt[j1], Xt[j2], Xt[j3]
+        w0, w1, w2, w3 = ws[g], ws[g + 1], ws[g + 2], ws[g + 3]
+        for i in range(zp.size):
+            z0 = x0[i] * inv_q[j0] * ia[i] - a[i] * q[j0]
+            z1 = x1[i] * inv_q[j1] * ia[i] - a[i] * q[j1]
+            z2 = x2[i] * inv_q[j2] * ia[i] - a[i] * q[j2]
+            z3 = x3[i] * inv_q[j3] * ia[i] - a[i] * q[j3]
+            zp[i] += (w0 * max(z0, 0.0) + w1 * max(z1, 0.0)) + (w2 * max(z2, 0.0) + w3 * max(z3, 0.0))
+            zs[i] += (w0 * z0 + w1 * z1) + (w2 * z2 + w3 * z3)
+        g += 4
+    while g < m:
+        j, w = idx[g], ws[g]
+        x = Xt[j]
+        for i in range(zp.size):
+            z = x[i] * inv_q[j] * ia[i] - a[i] * q[j]
+            zp[i] += w * max(z, 0.0)
+            zs[i] += w * z
+        g += 1
+
+
+@njit(inline="always")
+def _trisk(s1, s2, factors, inv_n, inv_n1, out):
+    """TRisk of every system at every α (``out[t·r + i]``) from the sums of one resample:
+    ``s1`` = Σwδ⁺ then Σwδ⁻ of each system, ``s2`` the same of squares."""
+    r = s1.size // 2
+    for t in range(factors.size):
+        f = factors[t]
+        for i in range(r):
+            total = s1[i] + f * s1[r + i]
+            u = total * inv_n
+            sumsq = s2[i] + f * f * s2[r + i]
+            var = (sumsq - total * u) * inv_n1
+            out[t * r + i] = u / math.sqrt(var * inv_n) if var > 1e-13 * sumsq * inv_n else np.nan
+
+
+@njit(inline="always")
+def _georisk(s, zp, zs, factors, inv_n, out):
+    """GeoRisk of every system at every α (``out[t·r + i]``) from one resample's row totals ``s``
+    and chi-square sums Z⁺ (``zp``) and Z⁺ + Z⁻ (``zs``)."""
+    r = s.size
+    for t in range(factors.size):
+        f = factors[t]
+        for i in range(r):
+            phi = 0.5 * math.erfc(-(zp[i] + f * (zs[i] - zp[i])) * inv_n * _SQRT1_2)
+            out[t * r + i] = math.sqrt(s[i] * inv_n * phi)
+
+
+@njit(parallel=True, cache=True)
 def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_g, start, chunks):
     """URisk, TRisk, ZRisk and GeoRisk of every (system i, α) for each row of topic weights ``W``
     (B × c: bootstrap counts, or 0/1 jackknife weights), written to column ``start + b`` of row
@@ -54,81 +150,53 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
       √((S_i/n)·Φ(ZRisk/n)) (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 6–7).
 
     One parallel region: ``chunks`` runs of rows of ``W``, each with its own work arrays, allocated
-    once per run.
+    once per run.  Within a run, the sums of _BLOCK resamples are computed first (one row of work
+    array per resample), then every output row gets the values of those resamples, contiguous.
+
+    Compiled without ``fastmath``: a system's values come from the same exactly rounded operations
+    whether it falls in a vector lane or in the loop's scalar remainder, so systems with the same
+    scores get the same values in every resample (and tie).
     """
     B, c = W.shape
     r = Xt.shape[1] if Xt.shape[1] > 0 else D.shape[1] // 2
     k = factors.size
     paired = D.shape[1] > 0
     chi = Xt.shape[1] > 0
+    squares = out_t.shape[0] > 0  # TRisk needs the sums of squares
     per = (B + chunks - 1) // chunks
     for ch in prange(chunks):
-        s1 = np.empty(2 * r)
-        s2 = np.empty(2 * r)
-        sp = s1[:r]
-        sn = s1[r:]
-        sp2 = s2[:r]
-        sn2 = s2[r:]
-        s = np.empty(r)
+        idx = np.empty(c, dtype=np.int64)
+        ws = np.empty(c)
+        inv_n = np.empty(_BLOCK)
+        inv_n1 = np.empty(_BLOCK)
+        S1 = np.empty((_BLOCK, 2 * r if paired else 0))  # Σwδ⁺ then Σwδ⁻ of each system
+        S2 = np.empty((_BLOCK, 2 * r if squares else 0))  # the same of squares
+        S = np.empty((_BLOCK, r if chi else 0))  # row totals S_i
+        ZP = np.empty((_BLOCK, r if chi else 0))  # Z⁺_i
+        ZS = np.empty((_BLOCK, r if chi else 0))  # Z⁺_i + Z⁻_i
         a = np.empty(r)
         ia = np.empty(r)
-        zp = np.empty(r)
-        zs = np.empty(r)
-        cu = np.empty(r)
-        ct = np.empty(r)
-        # A block of _BLOCK resamples is written to these first, then to the outputs a row at a
-        # time: one resample's values lie in one column of each output, a cache line per value.
-        bu = np.empty((out_u.shape[0], _BLOCK))
-        bt = np.empty((out_t.shape[0], _BLOCK))
-        bz = np.empty((out_z.shape[0], _BLOCK))
-        bg = np.empty((out_g.shape[0], _BLOCK))
+        # TRisk and GeoRisk (a root, or Φ, per value) of each resample, α-major: computed over
+        # contiguous systems, which vectorises, then written out like the others
+        VT = np.empty((_BLOCK, k * r if squares else 0))
+        VG = np.empty((_BLOCK, k * r if out_g.shape[0] > 0 else 0))
         hi = min(B, (ch + 1) * per)
         for b0 in range(ch * per, hi, _BLOCK):
             nbl = min(_BLOCK, hi - b0)
             for bb in range(nbl):
-                w_b = W[b0 + bb]
-                nb = 0.0
-                for j in range(c):
-                    nb += w_b[j]
-                inv_n = 1.0 / nb if nb > 0.0 else np.nan
-                inv_n1 = 1.0 / (nb - 1.0) if nb > 1.0 else np.nan  # one topic: no spread
+                m, nb = _nonzero(W[b0 + bb], idx, ws)
+                inv_n[bb] = 1.0 / nb if nb > 0.0 else np.nan
+                inv_n1[bb] = 1.0 / (nb - 1.0) if nb > 1.0 else np.nan  # one topic: no spread
                 if paired:
-                    # two accumulators over the 2r contiguous values of a topic: few enough
-                    # arrays for LLVM to vectorise the loop (it checks every pair for overlap)
-                    s1[:] = 0.0
-                    s2[:] = 0.0
-                    for j in range(c):
-                        w = w_b[j]
-                        if w != 0.0:
-                            d = D[j]
-                            for i in range(2 * r):
-                                wd = w * d[i]
-                                s1[i] += wd
-                                s2[i] += wd * d[i]
-                    for t in range(k):  # over contiguous systems, branch-free: vectorised
-                        f = factors[t]
-                        if bu.shape[0] > 0:
-                            for i in range(r):
-                                bu[i * k + t, bb] = (sp[i] + f * sn[i]) * inv_n
-                        if bt.shape[0] > 0:  # TRisk only when asked for: a root per cell
-                            for i in range(r):
-                                total = sp[i] + f * sn[i]
-                                u = total * inv_n
-                                sumsq = sp2[i] + f * f * sn2[i]
-                                var = (sumsq - total * u) * inv_n1
-                                ct[i] = u / math.sqrt(var * inv_n) if var > 1e-13 * sumsq * inv_n else np.nan
-                            for i in range(r):
-                                bt[i * k + t, bb] = ct[i]
+                    _weighted_sums(D, idx, ws, m, S1[bb], S2[bb], squares)
+                    if squares:
+                        _trisk(S1[bb], S2[bb], factors, inv_n[bb], inv_n1[bb], VT[bb])
                 if chi:
-                    s[:] = 0.0
+                    s = S[bb]
+                    _weighted_sums(Xt, idx, ws, m, s, s, False)
                     N = 0.0
-                    for j in range(c):
-                        w = w_b[j]
-                        if w != 0.0:
-                            N += w * T[j]
-                            x = Xt[j]
-                            for i in range(r):
-                                s[i] += w * x[i]
+                    for g in range(m):
+                        N += ws[g] * T[idx[g]]
                     for i in range(r):
                         if N > 0.0 and s[i] > 0.0:
                             a[i] = math.sqrt(s[i] / N)
@@ -136,32 +204,30 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                         else:
                             a[i] = 0.0
                             ia[i] = 0.0
-                    zp[:] = 0.0
-                    zs[:] = 0.0
-                    for j in range(c):
-                        w = w_b[j]
-                        if w != 0.0:
-                            qj = q[j]
-                            iqj = inv_q[j]
-                            x = Xt[j]
-                            for i in range(r):
-                                z = x[i] * iqj * ia[i] - a[i] * qj
-                                zp[i] += w * max(z, 0.0)
-                                zs[i] += w * z
-                    for t in range(k):
-                        f = factors[t]
-                        for i in range(r):
-                            cu[i] = zp[i] + f * (zs[i] - zp[i])
-                        if bz.shape[0] > 0:
-                            for i in range(r):
-                                bz[i * k + t, bb] = cu[i]
-                        if bg.shape[0] > 0:
-                            for i in range(r):
-                                ct[i] = 0.5 * math.erfc(-cu[i] * inv_n * _SQRT1_2)
-                            for i in range(r):
-                                bg[i * k + t, bb] = math.sqrt(s[i] * inv_n * ct[i])
-            for buf, out in ((bu, out_u), (bt, out_t), (bz, out_z), (bg, out_g)):
-                _write_block(buf, out, start + b0, nbl)
+                    _z_sums(Xt, q, inv_q, idx, ws, m, a, ia, ZP[bb], ZS[bb])
+                    if VG.shape[1] > 0:
+                        _georisk(S[bb], ZP[bb], ZS[bb], factors, inv_n[bb], VG[bb])
+            col = start + b0
+            for i in range(r):
+                for t in range(k):
+                    f = factors[t]
+                    row = i * k + t
+                    if out_u.shape[0] > 0:
+                        o = out_u[row]
+                        for bb in range(nbl):
+                            o[col + bb] = (S1[bb, i] + f * S1[bb, r + i]) * inv_n[bb]
+                    if squares:
+                        o = out_t[row]
+                        for bb in range(nbl):
+                            o[col + bb] = VT[bb, t * r + i]
+                    if out_z.shape[0] > 0:
+                        o = out_z[row]
+                        for bb in range(nbl):
+                            o[col + bb] = ZP[bb, i] + f * (ZS[bb, i] - ZP[bb, i])
+                    if out_g.shape[0] > 0:
+                        o = out_g[row]
+                        for bb in range(nbl):
+                            o[col + bb] = VG[bb, t * r + i]
 
 
 #: Constants of splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
