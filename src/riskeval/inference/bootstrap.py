@@ -385,31 +385,32 @@ def bootstrap_ci(
         with np.errstate(divide="ignore", invalid="ignore"):
             sd = np.sqrt(paired.variance_from(sums, A[:, None]))
             effect = np.where(sd > 0, paired.urisk_from(sums, A[:, None]) / sd, np.nan).T.ravel()
-    rows = []
-    for m in wanted:
-        # one row per cell, system-major: all α of system 0, then system 1, ...
-        est = point[m].ravel()
-        iv = ivs[m]
-        rows.append(
-            pd.DataFrame(
-                {
-                    "system": np.repeat(M.index.to_numpy(), A.size),
-                    "alpha": np.tile(A, r),
-                    "measure": m,
-                    "baseline": base.name if m in ("urisk", "trisk") else "all systems",
-                    "estimate": est,
-                    "low": iv.low,
-                    "high": iv.high,
-                    "se": iv.se,
-                    "pvalue": iv.pvalue if m in _NULL_ZERO else np.nan,
-                    "effect_size": effect if m in _NULL_ZERO else np.nan,
-                }
-            )
-        )
-    out = pd.concat(rows, ignore_index=True).assign(
-        method=method, confidence_level=cl, n_resamples=n, seed=used_seed
+    # one row per cell, measure by measure, system-major: all α of system 0, then system 1, ...
+    cells = r * A.size
+    null = np.repeat([m in _NULL_ZERO for m in wanted], cells)
+    baselines = [base.name if m in _NULL_ZERO else "all systems" for m in wanted]
+
+    def column(f: str) -> np.ndarray:
+        return np.concatenate([getattr(ivs[m], f) for m in wanted])
+
+    return pd.DataFrame(
+        {
+            "system": np.tile(np.repeat(M.index.to_numpy(), A.size), len(wanted)),
+            "alpha": np.tile(A, r * len(wanted)),
+            "measure": np.repeat(wanted, cells),
+            "baseline": np.repeat(np.array(baselines, dtype=object), cells),
+            "estimate": np.concatenate([point[m].ravel() for m in wanted]),
+            "low": column("low"),
+            "high": column("high"),
+            "se": column("se"),
+            "pvalue": np.where(null, column("pvalue"), np.nan),
+            "effect_size": np.where(null, np.tile(effect, len(wanted)), np.nan),
+            "method": method,
+            "confidence_level": cl,
+            "n_resamples": n,
+            "seed": used_seed,
+        }
     )
-    return out
 
 
 @dataclass(frozen=True)
