@@ -436,6 +436,7 @@ def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
         PN = np.empty(2 * r)
         P = PN[:r]
         N = PN[r:]
+        top = np.empty(r)  # each system's largest u over the α
         cnt = counts[ch]
         for b in range(ch * per, min(B, (ch + 1) * per)):
             PN[:] = 0.0
@@ -443,14 +444,17 @@ def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
                 row = Tpn[g, codes[b, g]]
                 for i in range(2 * r):
                     PN[i] += row[i]
-            top = 0.0
+            top[:] = 0.0
             for a in range(k):  # inner loops over contiguous systems, branch-free: vectorised
                 f = factors[a]
                 for i in range(r):
                     u = abs(P[i] + f * N[i]) * scale[a, i]
-                    top = max(top, u)
+                    top[i] = u if u > top[i] else top[i]
                     cnt[a, i] += u >= threshold[a, i]
-            maxima[b] = top
+            largest = 0.0
+            for i in range(r):
+                largest = top[i] if top[i] > largest else largest
+            maxima[b] = largest
     hits += counts.sum(axis=0)
 
 
