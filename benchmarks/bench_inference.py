@@ -20,14 +20,21 @@ and the same kind of draws as riskeval, nothing deliberately slow:
 - Tukey HSD: per resample, ``rng.permuted(v, axis=0)`` (every topic shuffled across systems), the
   means, and the r × r matrix of their absolute differences compared with the observed ones.
 
-Each is timed ``--repeat`` times, alternating with riskeval's call, and the medians are compared.
-Printed per procedure: riskeval's median time, the loop's, their ratio, the load average (1 min)
-during the runs, and the peak memory of riskeval's call at 1,000, 10,000 and 100,000 resamples
-(tracemalloc; the bootstrap keeps its distributions up to 256 MiB, and streams them beyond).
-Targets on ``beta``: ≥ 20× the loop and ≤ 2 s; on ``ties``, Tukey HSD ≤ 2 s.  The machine may be
-shared: the load says how much.
+Each is timed ``--repeat`` times, alternating with riskeval's call.  Printed per procedure:
+riskeval's median time, the loop's, the ratio of the medians (``speed-up``) and of the best times
+(``best``), the load average (1 min) during the runs, and the peak memory of riskeval's call at
+1,000, 10,000 and 100,000 resamples (tracemalloc; the bootstrap keeps its distributions up to
+256 MiB, and streams them beyond).  Targets on ``beta``: ≥ 20× the loop and ≤ 2 s; on ``ties``,
+Tukey HSD ≤ 2 s; the speed-up target is checked on the best times and the medians both.
 
-    python benchmarks/bench_inference.py [--shape beta|ties|example|all] [--repeat 5]
+The machine may be shared: the load says how much.  On a shared virtual machine a two-thread call
+can also take 1.5× as long as in the run before, with both threads running all along (the host
+then gives the two virtual CPUs less than two cores); the single-threaded loop hardly notices.  The
+best of the runs is the time the code takes when it has the cores it asked for (the convention of
+Python's ``timeit``: later runs are slower because of interference, not because of the code); the
+median is what a run on this machine is likely to see.
+
+    python benchmarks/bench_inference.py [--shape beta|ties|example|all] [--repeat 7]
 
 ``--coverage`` instead runs the simulations that check the procedures' error rates and coverage
 (too long for the test suite): the randomisation test's type I error and the max-T and Tukey HSD
@@ -185,6 +192,7 @@ def bench(shape: str, n: int, repeat: int) -> list[dict[str, object]]:
                 "riskeval_s": round(med_ours, 3),
                 "loop_s": round(med_loop, 3),
                 "speed-up": round(med_loop / med_ours, 1),
+                "best": round(min(t_loop) / min(t_ours), 1),
                 "load": f"{min(loads):.1f}–{max(loads):.1f}",
                 "peak_MiB_1k": round(peak_mib(lambda name=name: ours(name, X, 1000, 1)), 1),
                 "peak_MiB_10k": round(peak_mib(lambda name=name: ours(name, X, 10_000, 1)), 1),
@@ -260,7 +268,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", choices=("beta", "ties", "example", "all"), default="all")
     parser.add_argument("--resamples", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each; medians compared")
+    parser.add_argument("--repeat", type=int, default=7, help="timed runs of each")
     parser.add_argument("--coverage", action="store_true", help="run the error-rate and coverage simulations")
     parser.add_argument("--reps", type=int, default=400, help="simulated collections per --coverage check")
     args = parser.parse_args()
@@ -275,11 +283,12 @@ def main() -> int:
     print(f"load {os.getloadavg()}")
     beta = table["shape"].str.startswith("beta")
     ties_tukey = table["shape"].str.startswith("ties") & (table["procedure"] == "Tukey HSD")
-    ok = (table["riskeval_s"] <= 2) & (table["speed-up"] >= 20)
+    ok = (table["riskeval_s"] <= 2) & (table["speed-up"] >= 20) & (table["best"] >= 20)
     ok = ok.where(beta, table["riskeval_s"] <= 2).where(beta | ties_tukey, True)
     for _, row in table[~ok].iterrows():
         print(
-            f"target missed on {row['shape']}: {row['procedure']} ({row['speed-up']}×, {row['riskeval_s']} s)"
+            f"target missed on {row['shape']}: {row['procedure']} (medians {row['speed-up']}×, "
+            f"best times {row['best']}×, {row['riskeval_s']} s)"
         )
     return 0 if ok.all() else 1
 

@@ -548,6 +548,19 @@ def _within(t, t_lo, t_hi):
     return t >= t_lo and (t < t_hi or t_hi == np.inf)
 
 
+@njit(inline="always")
+def _any_within(row, b0, lo, scale, lo0, hi0, lo1, hi1):
+    """Whether one of the _LOOK values from ``row[b0]`` on may lie within [lo0, hi0) or [lo1, hi1)
+    on the scale of :func:`_collect` (t = inf counts); branch-free integer flags, which vectorise."""
+    hits = 0
+    for u in range(_LOOK):
+        t = (row[b0 + u] - lo) * scale
+        first = np.int64(t >= lo0) & np.int64(t < hi0)
+        second = np.int64(t >= lo1) & np.int64(t < hi1)
+        hits += first | second | np.int64(t == np.inf)
+    return hits > 0
+
+
 @njit(cache=True)
 def _collect(row, lo, scale, t_lo, t_hi, buf0, buf1):
     """Copy the values of ``row`` with ``t_lo[p] ≤ (x − lo)·scale < t_hi[p]`` (no upper bound where
@@ -558,23 +571,25 @@ def _collect(row, lo, scale, t_lo, t_hi, buf0, buf1):
     full = row.size - row.size % _LOOK
     n0 = 0
     n1 = 0
-    for b0 in range(0, row.size, _LOOK):
-        if b0 < full:
-            hits = 0
-            for u in range(_LOOK):
-                t = (row[b0 + u] - lo) * scale
-                hits += ((t >= lo0) & (t < hi0)) | ((t >= lo1) & (t < hi1)) | (t == np.inf)
-            if hits == 0:
-                continue
-        for b in range(b0, min(b0 + _LOOK, row.size)):
-            x = row[b]
-            t = (x - lo) * scale
-            if _within(t, lo0, hi0):
-                buf0[n0] = x
-                n0 += 1
-            if _within(t, lo1, hi1):
-                buf1[n1] = x
-                n1 += 1
+    for b0 in range(0, full, _LOOK):
+        if _any_within(row, b0, lo, scale, lo0, hi0, lo1, hi1):
+            n0, n1 = _keep_within(row, b0, b0 + _LOOK, lo, scale, t_lo, t_hi, buf0, buf1, n0, n1)
+    return _keep_within(row, full, row.size, lo, scale, t_lo, t_hi, buf0, buf1, n0, n1)
+
+
+@njit(inline="always")
+def _keep_within(row, start, stop, lo, scale, t_lo, t_hi, buf0, buf1, n0, n1):
+    """The values ``row[start:stop]`` that :func:`_collect` keeps, appended to ``buf0`` (from n0)
+    and ``buf1`` (from n1); returns the new numbers."""
+    for b in range(start, stop):
+        x = row[b]
+        t = (x - lo) * scale
+        if _within(t, t_lo[0], t_hi[0]):
+            buf0[n0] = x
+            n0 += 1
+        if _within(t, t_lo[1], t_hi[1]):
+            buf1[n1] = x
+            n1 += 1
     return n0, n1
 
 
