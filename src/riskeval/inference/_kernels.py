@@ -207,27 +207,41 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                     _z_sums(Xt, q, inv_q, idx, ws, m, a, ia, ZP[bb], ZS[bb])
                     if VG.shape[1] > 0:
                         _georisk(S[bb], ZP[bb], ZS[bb], factors, inv_n[bb], VG[bb])
-            col = start + b0
-            for i in range(r):
-                for t in range(k):
-                    f = factors[t]
-                    row = i * k + t
-                    if out_u.shape[0] > 0:
-                        o = out_u[row]
-                        for bb in range(nbl):
-                            o[col + bb] = (S1[bb, i] + f * S1[bb, r + i]) * inv_n[bb]
-                    if squares:
-                        o = out_t[row]
-                        for bb in range(nbl):
-                            o[col + bb] = VT[bb, t * r + i]
-                    if out_z.shape[0] > 0:
-                        o = out_z[row]
-                        for bb in range(nbl):
-                            o[col + bb] = ZP[bb, i] + f * (ZS[bb, i] - ZP[bb, i])
-                    if out_g.shape[0] > 0:
-                        o = out_g[row]
-                        for bb in range(nbl):
-                            o[col + bb] = VG[bb, t * r + i]
+            outs = (out_u, out_t, out_z, out_g)
+            if nbl == _BLOCK:  # a constant count: the loops over the block vectorise
+                _write_block(S1, ZP, ZS, VT, VG, inv_n, factors, outs, start + b0, _BLOCK)
+            else:
+                _write_block(S1, ZP, ZS, VT, VG, inv_n, factors, outs, start + b0, nbl)
+
+
+@njit(inline="always")
+def _write_block(S1, ZP, ZS, VT, VG, inv_n, factors, outs, col, nbl):
+    """The values of the first ``nbl`` resamples of a block of :func:`resampled_measures` to
+    columns ``col … col + nbl − 1`` of every output row (i·k + α) of ``outs`` (URisk, TRisk,
+    ZRisk, GeoRisk), a row at a time."""
+    out_u, out_t, out_z, out_g = outs
+    k = factors.size
+    r = max(S1.shape[1] // 2, ZP.shape[1])
+    for i in range(r):
+        for t in range(k):
+            f = factors[t]
+            row = i * k + t
+            if out_u.shape[0] > 0:
+                o = out_u[row]
+                for bb in range(nbl):
+                    o[col + bb] = (S1[bb, i] + f * S1[bb, r + i]) * inv_n[bb]
+            if out_t.shape[0] > 0:
+                o = out_t[row]
+                for bb in range(nbl):
+                    o[col + bb] = VT[bb, t * r + i]
+            if out_z.shape[0] > 0:
+                o = out_z[row]
+                for bb in range(nbl):
+                    o[col + bb] = ZP[bb, i] + f * (ZS[bb, i] - ZP[bb, i])
+            if out_g.shape[0] > 0:
+                o = out_g[row]
+                for bb in range(nbl):
+                    o[col + bb] = VG[bb, t * r + i]
 
 
 #: Constants of splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
