@@ -19,8 +19,7 @@ import os
 import numpy as np
 
 from riskeval.core._numba import FAST, njit, prange, serial_twin
-
-_SQRT1_2 = math.sqrt(0.5)
+from riskeval.core.normal_cdf import ndtr
 
 #: Resamples computed together before their values are written out (see
 #: :func:`resampled_measures`): each output row then gets a cache line of 8 values at a time.
@@ -126,11 +125,10 @@ def _georisk(s, zp, zs, factors, inv_n, out):
     for t in range(factors.size):
         f = factors[t]
         for i in range(r):
-            phi = 0.5 * math.erfc(-(zp[i] + f * (zs[i] - zp[i])) * inv_n * _SQRT1_2)
-            out[t * r + i] = math.sqrt(s[i] * inv_n * phi)
+            out[t * r + i] = math.sqrt(s[i] * inv_n * ndtr((zp[i] + f * (zs[i] - zp[i])) * inv_n))
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, error_model="numpy")
 def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_g, start, chunks):
     """URisk, TRisk, ZRisk and GeoRisk of every (system i, α) for each row of topic weights ``W``
     (B × c: bootstrap counts, or 0/1 jackknife weights), written to column ``start + b`` of row
@@ -155,7 +153,10 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
 
     Compiled without ``fastmath``: a system's values come from the same exactly rounded operations
     whether it falls in a vector lane or in the loop's scalar remainder, so systems with the same
-    scores get the same values in every resample (and tie).
+    scores get the same values in every resample (and tie).  Φ is
+    :func:`riskeval.core.normal_cdf.ndtr`, which vectorises where the C library's ``erfc`` is
+    called value by value; ``error_model="numpy"`` lets its divisions vectorise (numba's default
+    checks each for zero; every division here is guarded).
     """
     B, c = W.shape
     r = Xt.shape[1] if Xt.shape[1] > 0 else D.shape[1] // 2
