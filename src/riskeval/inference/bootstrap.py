@@ -53,6 +53,10 @@ _STREAM_BLOCK = 1024
 #: two measures at a time, and the resamples' topic counts); larger ones are streamed (see
 #: :func:`measure_intervals`).
 KEEP_BYTES = 1 << 28
+#: Measures computed from the paired sums of δ⁺ and δ⁻ against a baseline (the kernel's first part).
+_PAIRED = ("urisk", "trisk")
+#: Measures computed from the chi-square matrix of every system (scores ≥ 0, no baseline).
+_CHI_SQUARE = ("zrisk", "georisk")
 #: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
 _NULL_ZERO = ("urisk", "trisk")
 
@@ -72,14 +76,14 @@ class ResampledMeasures:
         self.r, self.c = values.shape
         empty = np.zeros((self.c, 0))
         self.D = empty
-        if any(m in self.wanted for m in ("urisk", "trisk")):
+        if any(m in self.wanted for m in _PAIRED):
             assert base is not None
             delta = values - base
             # c × 2r: δ⁺ then δ⁻ of each system, topic by topic
             self.D = np.ascontiguousarray(np.concatenate([np.maximum(delta, 0.0), np.minimum(delta, 0.0)]).T)
         self.Xt, self.T = empty, np.zeros(self.c)
         self.q, self.inv_q = self.T, self.T
-        if any(m in self.wanted for m in ("zrisk", "georisk")):
+        if any(m in self.wanted for m in _CHI_SQUARE):
             self.Xt = topic_major(values)
             self.T = self.Xt.sum(axis=1)
             self.q = np.sqrt(self.T)
@@ -97,8 +101,8 @@ class ResampledMeasures:
         none = np.empty((0, 0))
         rows = {m: v.reshape(cells, v.shape[2]) for m, v in out.items()}  # views, row i·k + a
         # only the parts that the outputs asked for: paired sums, chi-square matrix
-        D = self.D if "urisk" in out or "trisk" in out else none
-        Xt = self.Xt if "zrisk" in out or "georisk" in out else none
+        D = self.D if any(m in out for m in _PAIRED) else none
+        Xt = self.Xt if any(m in out for m in _CHI_SQUARE) else none
         kernel = pick(resampled_measures, W.size * self.r * (int(D.size > 0) + int(Xt.size > 0)))
         kernel(
             np.ascontiguousarray(W),
@@ -241,7 +245,7 @@ def _kept_intervals(
     turn, from the same resamples, into one buffer (half the memory, half the pages touched)."""
     counts = list(bootstrap_counts(np.random.default_rng(seed), engine.c, n))
     per = engine.r * engine.alphas.size
-    groups = [[m for m in engine.wanted if m in g] for g in (("urisk", "trisk"), ("zrisk", "georisk"))]
+    groups = [[m for m in engine.wanted if m in g] for g in (_PAIRED, _CHI_SQUARE)]
     groups = [g for g in groups if g]
     buf = np.empty(max(len(g) for g in groups) * per * n)
     rows = per * len(engine.wanted)
@@ -277,7 +281,7 @@ def measure_intervals(
     if method == "bca":
         jack = engine.jackknife()
         a = bca_acceleration(np.concatenate([jack[m].reshape(-1, engine.c) for m in engine.wanted]))
-    paired = sum(m in ("urisk", "trisk") for m in engine.wanted)
+    paired = sum(m in _PAIRED for m in engine.wanted)
     kept_rows = max(paired, len(engine.wanted) - paired) * (rows // len(engine.wanted))
     if (kept_rows + engine.c) * n * 8 <= KEEP_BYTES:  # a pair of measures and the topic counts
         sums, low, high = _kept_intervals(engine, seed, n, estimate, a, confidence_level, method)
@@ -371,7 +375,7 @@ def bootstrap_ci(
     values = M.to_numpy()
     r, c = values.shape
     _check_bca_topics(method, c, func)
-    if any(m in wanted for m in ("zrisk", "georisk")) and values.min() < 0:
+    if any(m in wanted for m in _CHI_SQUARE) and values.min() < 0:
         raise RiskevalError(
             f"{func}: ZRisk and GeoRisk need scores >= 0; leave them out of 'measures' for a matrix "
             "with negative scores."
@@ -526,7 +530,7 @@ def bootstrap_difference(
     _check_bca_topics(method, c, func)
     base_name = "all systems"
     base_values = None
-    if measure in ("zrisk", "georisk"):
+    if measure in _CHI_SQUARE:
         check_nonnegative(values, M.index, M.columns, func)
     else:
         rb = resolve_baseline(M, baseline, func)
@@ -601,7 +605,7 @@ def rank_intervals(
     _, seed = resolve_rng(rng, func)
     values = M.to_numpy()
     base_name, base_values = "all systems", None
-    if measure in ("zrisk", "georisk"):
+    if measure in _CHI_SQUARE:
         check_nonnegative(values, M.index, M.columns, func)
     else:
         rb = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
