@@ -84,12 +84,3 @@ def test_one_thread_and_all_threads_give_the_same_results(monkeypatch):
     np.testing.assert_array_equal(
         K.permuted_sums(Yt, key, 80, 16)[:50], K._TWINS[K.permuted_sums](Yt, key, 50, 1)
     )
-    # the bootstrap's summaries (sums with fastmath): the same sums from the parallel kernel and its
-    # twin, so an interval's standard error does not depend on which one the machine's load picks
-    A = np.random.default_rng(2).normal(size=(60, 1003))
-    A[5, ::7] = np.nan
-    est = A[:, 0].copy()
-    acc_par, acc_ser = np.zeros((60, 5)), np.zeros((60, 5))
-    K.block_summaries(A, est, 0.0, acc_par)
-    K._TWINS[K.block_summaries](A, est, 0.0, acc_ser)
-    np.testing.assert_array_equal(acc_par, acc_ser)

@@ -713,39 +713,35 @@ def _bin_of(x, lo, w, inv_w, nb):
     return g + 1
 
 
-@njit(cache=True, fastmath=FAST)
-def _row_summaries(row, e, null, acc):
-    """:func:`block_summaries` of one row into ``acc`` (5 values), one branch-free pass (a NaN
-    compares false) that vectorises.  A function of its own, compiled once and called by both
-    twins of :func:`block_summaries`, so that they add in the same order and give the same sums."""
-    shift = e if np.isfinite(e) else 0.0
-    v = s = ss = be = bn = 0.0
-    for b in range(row.size):
-        x = row[b]
-        ok = x == x
-        d = x - shift if ok else 0.0
-        v += 1.0 if ok else 0.0
-        s += d
-        ss += d * d
-        be += (1.0 if x < e else 0.0) + (1.0 if x <= e else 0.0)
-        bn += (1.0 if x < null else 0.0) + (1.0 if x <= null else 0.0)
-    acc[0] += v
-    acc[1] += s
-    acc[2] += ss
-    acc[3] += be
-    acc[4] += bn
-
-
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FAST)
 def block_summaries(A, estimate, null, acc):
     """Add one block of values (rows of ``A``, m × b, NaN = undefined) to each row's running
     summaries ``acc[i]``: the number of defined values, ``Σd`` and ``Σd²`` with
     ``d = x − estimate[i]`` (x itself where the estimate is not finite), and twice the mid-rank
-    counts below ``estimate[i]`` and below ``null`` (``#(x < v) + #(x ≤ v)``).  The squares are
-    taken about the estimate, near the mean, so that subtracting the squared offset loses nothing:
-    ``Σ(x − m)² = Σ(x − e)² − v·(m − e)²``.  Row by row (:func:`_row_summaries`)."""
-    for i in prange(A.shape[0]):
-        _row_summaries(A[i], estimate[i], null, acc[i])
+    counts below ``estimate[i]`` and below ``null`` (``#(x < v) + #(x ≤ v)``).  One branch-free
+    pass (a NaN compares false), which vectorises; the squares are taken about the estimate, near
+    the mean, so that subtracting the squared offset loses nothing:
+    ``Σ(x − m)² = Σ(x − e)² − v·(m − e)²``."""
+    m, B = A.shape
+    for i in prange(m):
+        row = A[i]
+        e = estimate[i]
+        shift = e if np.isfinite(e) else 0.0
+        v = s = ss = be = bn = 0.0
+        for b in range(B):
+            x = row[b]
+            ok = x == x
+            d = x - shift if ok else 0.0
+            v += 1.0 if ok else 0.0
+            s += d
+            ss += d * d
+            be += (1.0 if x < e else 0.0) + (1.0 if x <= e else 0.0)
+            bn += (1.0 if x < null else 0.0) + (1.0 if x <= null else 0.0)
+        acc[i, 0] += v
+        acc[i, 1] += s
+        acc[i, 2] += ss
+        acc[i, 3] += be
+        acc[i, 4] += bn
 
 
 @njit(parallel=True, cache=True)
