@@ -817,6 +817,10 @@ _PARALLEL = (
     flip_hits,
 )
 _TWINS = {k: serial_twin(k) for k in _PARALLEL}
+#: Kernels whose twins add floating-point sums in different orders (reductions under ``fastmath``,
+#: which LLVM vectorises differently in each compilation): :func:`pick` chooses them by the work
+#: alone, so the same input gives the same sums however busy the machine.
+_BY_WORK_ONLY = (block_summaries,)
 
 
 #: Below this much work (cells visited, about a millisecond on one core) a kernel runs serially:
@@ -840,6 +844,10 @@ def pick(kernel, work: int):
 
     A parallel pass ends when its slowest thread does: where every core is busy with other work,
     the threads are descheduled in turn and the pass takes longer than one thread alone (measured
-    on 2 cores at load 4–5: twice as long for the bootstrap).  The results are the same either way.
+    on 2 cores at load 4–5: twice as long for the bootstrap).  The results are the same either way,
+    but for the kernels of :data:`_BY_WORK_ONLY`, whose twins round their sums differently: the
+    load never switches those.
     """
+    if kernel in _BY_WORK_ONLY:
+        return kernel if work >= SERIAL_WORK else _TWINS[kernel]
     return kernel if work >= SERIAL_WORK and cores_idle() else _TWINS[kernel]
