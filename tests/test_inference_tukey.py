@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 import riskeval as rk
 from riskeval.core.paired import risk_scores
 from riskeval.datasets import example_scores
-from riskeval.inference._kernels import permuted_sums, pick
+from riskeval.inference._kernels import accepted, digits3, permuted_sums, pick
 from riskeval.inference.tukey import compact_letters
 
 
@@ -45,11 +46,73 @@ def test_shuffles_keep_every_topics_scores():
     # uniform over positions: each score lands in each position 1/5 of the time
     share = (one == Y[0, 0]).mean(axis=0)
     assert np.all(np.abs(share - 0.2) < 5 * np.sqrt(0.16 / 2000))
-    # and every one of the 5! orders of a topic is drawn, each about as often
-    orders = np.unique(np.argsort(one, axis=1), axis=0, return_counts=True)[1]
-    assert orders.size == 120 and orders.min() > 2000 / 120 / 3
     # the resamples' streams depend on the key only: the same key gives the same sums
     np.testing.assert_array_equal(shuffle(np.ascontiguousarray(Y.T), key, 400, 4), sums)
+
+
+def _orders(rows: np.ndarray) -> np.ndarray:
+    """How often each order of a row's values was drawn (all orders listed, drawn or not)."""
+    r = rows.shape[1]
+    seen = dict.fromkeys(itertools.permutations(range(r)), 0)
+    for row in np.argsort(rows, axis=1):
+        seen[tuple(int(v) for v in row)] += 1
+    return np.array(list(seen.values()))
+
+
+@pytest.mark.parametrize("c", [1, 2, 3])
+def test_every_order_equally_likely_and_topics_independent(c):
+    """Topics are shuffled two at a time from the halves of one generator output (the last of an
+    odd number alone): each topic's 5! orders are drawn equally often, and the two topics of a pair
+    independently (the pair of positions of their first scores is uniform over 5 × 5)."""
+    key = np.uint64(424242)
+    Y = np.arange(5.0)[:, None] * 10.0 ** np.arange(c)[None, :]  # topic j in digit j
+    sums = pick(permuted_sums, 0)(np.ascontiguousarray(Y.T), key, 12_000, 4)
+    digits = [np.round(sums / 10.0**j) % 10 for j in range(c)]
+    for d in digits:
+        counts = _orders(d)
+        assert stats.chisquare(counts).pvalue > 1e-3
+    if c >= 2:
+        first = [np.argmax(d == 0, axis=1) for d in digits[:2]]
+        joint = np.bincount(first[0] * 5 + first[1], minlength=25)
+        assert stats.chisquare(joint).pvalue > 1e-3
+
+
+def test_bounded_integers_are_the_mixed_radix_digits():
+    """Three indices from one 32-bit word are the mixed-radix digits of ⌊w·abc/2³²⌋ with the
+    leftover w·abc mod 2³²; a word is kept exactly when its leftover reaches 2³² mod abc, which
+    leaves every value of ⌊w·abc/2³²⌋ the same number of words (Brackett-Rozinsky & Lemire)."""
+    rng = np.random.default_rng(5)
+    for a, b, c in [(100, 101, 102), (2, 3, 4), (1623, 1624, 1625), (7, 1, 1), (2**31 + 11, 1, 1)]:
+        p = a * b * c
+        assert p < 2**32
+        # words whose leftover is near the cut: w = ⌈v·2³²/p⌉ + δ
+        v = rng.integers(0, p, 200)
+        near = [(int(x) * 2**32 + p - 1) // p + d for x in v for d in (0, 1)]
+        words = [w for w in near + [int(w) for w in rng.integers(0, 2**32, 500)] if w < 2**32]
+        for w in words:
+            i, j, k, left = (int(t) for t in digits3(np.uint64(w), *map(np.uint64, (a, b, c))))
+            assert (i * b + j) * c + k == w * p >> 32 and left == w * p % 2**32
+            assert i < a and j < b and k < c
+            assert accepted(np.uint64(left), np.uint64(p)) == (left >= 2**32 % p)
+    # every value of ⌊w·p/2³²⌋ keeps exactly ⌊2³²/p⌋ words; with p just below 2³² that is one word
+    # per value, whose run of words has one or two (the first is dropped then)
+    p = 1623 * 1624 * 1625
+    cut = 2**32 % p
+    for value in [0, 1, p - 1, *map(int, rng.integers(0, p, 300))]:
+        lo, hi = -(-value * 2**32 // p), -(-(value + 1) * 2**32 // p)
+        assert sum((w * p % 2**32) >= cut for w in range(lo, hi)) == 2**32 // p
+
+
+def test_shuffles_of_many_systems():
+    """Beyond 1,625 systems the first steps draw one index per half-word: each topic of a pair is
+    still permuted, and its first score lands in every part of the ranking as often."""
+    r = 1700
+    Y = np.arange(float(r))[:, None] * np.array([1.0, 10_000.0])
+    sums = pick(permuted_sums, 0)(np.ascontiguousarray(Y.T), np.uint64(9), 1000, 4)
+    for d in (sums % 10_000, sums // 10_000):
+        assert (np.sort(d, axis=1) == np.arange(float(r))).all()
+        where = np.argmax(d == 0, axis=1)
+        assert stats.chisquare(np.bincount(where // 100, minlength=17)).pvalue > 1e-3
 
 
 def test_two_systems_is_fisher_randomisation_test():

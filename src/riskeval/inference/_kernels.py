@@ -2,7 +2,7 @@
 
 Kernels hold no state.  They take random numbers drawn by the caller
 (:mod:`riskeval.inference._common`: bootstrap counts, sign vectors), or draw within themselves from
-a key: every resample then has its own random stream (xoroshiro128+ seeded by splitmix64 from the
+a key: every resample then has its own random stream (xoroshiro128++ seeded by splitmix64 from the
 key and the resample's number, :func:`stream_start`), whichever thread computes it.  Work is
 split into a fixed number of runs of resamples, each counted apart, so results do not depend on
 the number of threads.  Each kernel has a serial twin (:func:`riskeval.core._numba.serial_twin`)
@@ -284,51 +284,113 @@ def _seed(key, b, state):
 
 
 @njit(inline="always")
-def _shuffle_add(x, col, acc, state):
-    """Add to ``acc`` the scores ``x`` (one topic, r systems) after a uniform random permutation.
+def _next(s0, s1):
+    """One output of xoroshiro128++ (Blackman & Vigna, ACM TOMS 47(4), 2021) and the next state."""
+    u = _rotl(s0 + s1, 17) + s0
+    s1 ^= s0
+    return u, _rotl(s0, 49) ^ s1 ^ (s1 << np.uint64(21)), _rotl(s1, 28)
 
-    Fisher–Yates from the end: position k swaps with ⌊u·(k+1)/2³²⌋ for a 32-bit draw u (Lemire's
-    multiply-shift; its bias, below r/2³², is negligible), the two halves of one output of
-    xoroshiro128+ (Blackman & Vigna, ACM TOMS 47(4), 2021) per two positions.  The index is decided
-    by the high bits of each half; the generator's weak lowest bits barely move it.  Position k is
-    final once swapped, so it is added at once.  ``state`` (two words) is advanced in place.
+
+_TWO32 = np.uint64(1 << 32)
+_SHIFT32 = np.uint64(32)
+
+#: Three consecutive bases whose middle one is below this have a product below 2³² (1623·1624·1625).
+_THREE_BELOW = 1625
+
+
+@njit(inline="always")
+def digits3(w, a, b, c):
+    """Three bounded integers from a 32-bit word ``w``: the digits (i, j, l) of ⌊w·abc/2³²⌋ in the
+    mixed radix (a, b, c), i < a, j < b, l < c, one multiplication each, and the leftover
+    w·abc mod 2³² (Brackett-Rozinsky & Lemire, Software: Practice and Experience, 2025).  With
+    ``b = c = 1`` it is Lemire's multiply-shift for the one bound ``a``."""
+    p = w * a
+    i = p >> _SHIFT32
+    p = (p & _LOW32) * b
+    j = p >> _SHIFT32
+    p = (p & _LOW32) * c
+    return i, j, p >> _SHIFT32, p & _LOW32
+
+
+@njit(inline="always")
+def accepted(leftover, bound):
+    """Whether the digits of a word with this ``leftover`` (:func:`digits3`) are kept: exactly when
+    the leftover reaches 2³² mod ``bound`` (the product of the bases), which leaves every value of
+    ⌊w·bound/2³²⌋ the same number of words, so the digits are uniform and independent.  The
+    division is computed only for a leftover below ``bound``, about once in 2³²/bound words."""
+    return leftover >= bound or leftover >= _TWO32 % bound
+
+
+@njit(inline="always")
+def _draw(s0, s1, a, b, c):
+    """Digits in the bases (a, b, c) for each half of the next accepted xoroshiro128++ output (a
+    word whose halves are not both :func:`accepted` is drawn again), and the state after it."""
+    while True:
+        u, s0, s1 = _next(s0, s1)
+        a1, a2, a3, la = digits3(u >> _SHIFT32, a, b, c)
+        b1, b2, b3, lb = digits3(u & _LOW32, a, b, c)
+        if accepted(min(la, lb), a * b * c):
+            return a1, a2, a3, b1, b2, b3, s0, s1
+
+
+@njit(inline="always")
+def _place(out, i, j, x):
+    """Inside-out Fisher–Yates step: ``x`` goes to position ``j`` ≤ i, whose value moves to i."""
+    out[i] = out[j]
+    out[j] = x
+
+
+@njit(inline="always")
+def _shuffle_two_add(xa, xb, ca, cb, acc, state):
+    """Add to ``acc`` the scores of two topics ``xa`` and ``xb`` (r systems each), each after its own
+    uniform random permutation (built in the work rows ``ca`` and ``cb``).
+
+    Fisher–Yates (Knuth, TAOCP vol. 2, §3.4.2, Algorithm P) run inside out: the score at i goes to
+    a uniform position j ≤ i, the score there to i; the rows are added to ``acc`` at the end.  Each output of
+    xoroshiro128++ gives one 32-bit half to each topic; a half gives the positions of three steps
+    i, i + 1, i + 2 (:func:`digits3`, bases i + 1, i + 2, i + 3) where their product is below 2³²,
+    of one step elsewhere.  Words are drawn until :func:`accepted`, so the permutations are exactly
+    uniform for a uniform generator.  ``state`` (two words) is advanced in place.
     """
-    r = x.size
-    for i in range(r):
-        col[i] = x[i]
+    r = xa.size
     s0 = state[0]
     s1 = state[1]
-    k = r - 1
-    while k >= 1:
-        u = s0 + s1
-        s1 ^= s0
-        s0 = _rotl(s0, 24) ^ s1 ^ (s1 << np.uint64(16))
-        s1 = _rotl(s1, 37)
-        m = ((u >> np.uint64(32)) * np.uint64(k + 1)) >> np.uint64(32)
-        t = col[m]
-        col[m] = col[k]
-        acc[k] += t
-        if k == 1:
-            k = 0
-            break
-        m = ((u & _LOW32) * np.uint64(k)) >> np.uint64(32)
-        t = col[m]
-        col[m] = col[k - 1]
-        acc[k - 1] += t
-        k -= 2
-    acc[0] += col[0]
+    one = np.uint64(1)
+    ca[0] = xa[0]
+    cb[0] = xb[0]
+    i = 1
+    while i + 2 < min(r, _THREE_BELOW):
+        a1, a2, a3, b1, b2, b3, s0, s1 = _draw(s0, s1, np.uint64(i + 1), np.uint64(i + 2), np.uint64(i + 3))
+        _place(ca, i, a1, xa[i])
+        _place(cb, i, b1, xb[i])
+        _place(ca, i + 1, a2, xa[i + 1])
+        _place(cb, i + 1, b2, xb[i + 1])
+        _place(ca, i + 2, a3, xa[i + 2])
+        _place(cb, i + 2, b3, xb[i + 2])
+        i += 3
+    while i < r:
+        a1, _, _, b1, _, _, s0, s1 = _draw(s0, s1, np.uint64(i + 1), one, one)
+        _place(ca, i, a1, xa[i])
+        _place(cb, i, b1, xb[i])
+        i += 1
+    for i in range(r):
+        acc[i] += ca[i] + cb[i]
     state[0] = s0
     state[1] = s1
 
 
 @njit(inline="always")
-def _shuffled_sums(Xt, key, b, col, acc, state):
+def _shuffled_sums(Xt, key, b, ca, cb, zero, acc, state):
     """Row sums of Xt (c × r) after shuffling each topic's scores across the systems, with the
-    random stream of resample ``b``."""
+    random stream of resample ``b``: topics two at a time, the last of an odd number with the
+    zero row ``zero`` (adding 0.0 leaves the sums as they are)."""
     acc[:] = 0.0
     _seed(key, b, state)
-    for j in range(Xt.shape[0]):
-        _shuffle_add(Xt[j], col, acc, state)
+    c = Xt.shape[0]
+    for j in range(0, c - 1, 2):
+        _shuffle_two_add(Xt[j], Xt[j + 1], ca, cb, acc, state)
+    if c % 2:
+        _shuffle_two_add(Xt[c - 1], zero, ca, cb, acc, state)
 
 
 @njit(parallel=True, cache=True)
@@ -340,17 +402,45 @@ def permuted_sums(Xt, key, n, chunks):
     out = np.zeros((n, r))
     per = (n + chunks - 1) // chunks
     for ch in prange(chunks):
-        col = np.empty(r)
+        ca = np.empty(r)
+        cb = np.empty(r)
+        zero = np.zeros(r)
         acc = np.empty(r)
         state = np.empty(2, dtype=np.uint64)
         for b in range(ch * per, min(n, (ch + 1) * per)):
-            _shuffled_sums(Xt, key, b, col, acc, state)
+            _shuffled_sums(Xt, key, b, ca, cb, zero, acc, state)
             out[b] = acc
     return out
 
 
 #: Resamples whose means are kept before the pairs are counted (see :func:`tukey_counts`).
 _TUKEY_BLOCK = 256
+
+
+@njit(inline="always")
+def _count_four(means, i, k, threshold, nbl, cnt):
+    """Add to ``cnt[i, k … k + 3]`` the resamples (columns of ``means``) where the pair's absolute
+    difference of means reaches its threshold: four pairs in one pass over row i."""
+    mi = means[i]
+    m0 = means[k]
+    m1 = means[k + 1]
+    m2 = means[k + 2]
+    m3 = means[k + 3]
+    t0 = threshold[i, k]
+    t1 = threshold[i, k + 1]
+    t2 = threshold[i, k + 2]
+    t3 = threshold[i, k + 3]
+    q0 = q1 = q2 = q3 = 0
+    for bb in range(nbl):
+        x = mi[bb]
+        q0 += 1 if abs(x - m0[bb]) >= t0 else 0
+        q1 += 1 if abs(x - m1[bb]) >= t1 else 0
+        q2 += 1 if abs(x - m2[bb]) >= t2 else 0
+        q3 += 1 if abs(x - m3[bb]) >= t3 else 0
+    cnt[i, k] += q0
+    cnt[i, k + 1] += q1
+    cnt[i, k + 2] += q2
+    cnt[i, k + 3] += q3
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
@@ -373,7 +463,9 @@ def tukey_counts(Xt, key, n, threshold, cuts, chunks):
     hist = np.zeros((chunks, m + 1))
     per = (n + chunks - 1) // chunks
     for ch in prange(chunks):
-        col = np.empty(r)
+        ca = np.empty(r)
+        cb = np.empty(r)
+        zero = np.zeros(r)
         acc = np.empty(r)
         state = np.empty(2, dtype=np.uint64)
         means = np.empty((r, _TUKEY_BLOCK))
@@ -383,7 +475,7 @@ def tukey_counts(Xt, key, n, threshold, cuts, chunks):
         for b0 in range(ch * per, end, _TUKEY_BLOCK):
             nbl = min(_TUKEY_BLOCK, end - b0)
             for bb in range(nbl):
-                _shuffled_sums(Xt, key, b0 + bb, col, acc, state)
+                _shuffled_sums(Xt, key, b0 + bb, ca, cb, zero, acc, state)
                 lo = np.inf
                 hi = -np.inf
                 for i in range(r):
@@ -393,8 +485,11 @@ def tukey_counts(Xt, key, n, threshold, cuts, chunks):
                     hi = max(hi, v)
                 h[np.searchsorted(cuts, hi - lo, side="right")] += 1.0
             for i in range(r - 1):
-                mi = means[i]
-                for k in range(i + 1, r):
+                four = i + 1 + (r - i - 1) // 4 * 4
+                for k in range(i + 1, four, 4):
+                    _count_four(means, i, k, threshold, nbl, cnt)
+                for k in range(four, r):
+                    mi = means[i]
                     mk = means[k]
                     t = threshold[i, k]
                     q = 0
