@@ -24,7 +24,8 @@ SERIAL_CELLS = 1 << 16
 
 def serial_twin(kernel: Any) -> Callable[..., Any]:
     """The serial compilation of a ``parallel=True`` kernel (``prange`` runs as ``range``), with the
-    kernel's own ``fastmath`` setting.
+    kernel's own ``fastmath`` and ``error_model`` settings (numba's default error model checks each
+    division for zero, which keeps loops with divisions from vectorising).
 
     The twin is a copy of the Python function under its own name, so that numba's on-disk cache
     keeps the two compilations apart.
@@ -36,7 +37,12 @@ def serial_twin(kernel: Any) -> Callable[..., Any]:
     twin.__qualname__ = f"{f.__qualname__}_serial"
     twin.__module__ = f.__module__
     twin.__doc__ = f.__doc__
-    return njit(cache=True, fastmath=kernel.targetoptions.get("fastmath", False))(twin)
+    options = kernel.targetoptions
+    return njit(
+        cache=True,
+        fastmath=options.get("fastmath", False),
+        error_model=options.get("error_model", "python"),
+    )(twin)
 
 
 __all__ = ["FAST", "SERIAL_CELLS", "njit", "prange", "serial_twin"]

@@ -22,8 +22,9 @@ from riskeval.core._numba import FAST, njit, prange, serial_twin
 from riskeval.core.normal_cdf import ndtr
 
 #: Resamples computed together before their values are written out (see
-#: :func:`resampled_measures`): each output row then gets a cache line of 8 values at a time.
-_BLOCK = 8
+#: :func:`resampled_measures`): each output row then gets 32 values, four cache lines, at a time
+#: (a bootstrap of 100 × 50 with four measures takes 0.08 s, 0.09–0.10 s with one line).
+_BLOCK = 32
 
 
 @njit(inline="always")
