@@ -115,10 +115,10 @@ def sign_tables(v: np.ndarray) -> np.ndarray:
     padded = np.zeros((groups, 8, r))
     padded.reshape(groups * 8, r)[:c] = v.T
     out = np.empty((groups, 256, r))
-    out[:, 0] = padded.sum(axis=1)
+    padded.sum(axis=1, out=out[:, 0])
     for t in range(8):
         h = 1 << t
-        out[:, h : 2 * h] = out[:, :h] - 2.0 * padded[:, t][:, None]
+        np.subtract(out[:, :h], 2.0 * padded[:, t][:, None], out=out[:, h : 2 * h])  # in place
     return out
 
 

@@ -524,6 +524,31 @@ def pair_effect_sizes(Y):
     return out
 
 
+@njit(inline="always")
+def _table_sums(Tpn, code, PN):
+    """``PN = Σ_g Tpn[g, code[g]]``: the rows of four groups added in one pass, then three at a
+    time (fewer loads and stores of ``PN`` than a pass per group)."""
+    G = code.size
+    g = 0
+    if G >= 4:
+        r0, r1, r2, r3 = Tpn[0, code[0]], Tpn[1, code[1]], Tpn[2, code[2]], Tpn[3, code[3]]
+        for i in range(PN.size):
+            PN[i] = (r0[i] + r1[i]) + (r2[i] + r3[i])
+        g = 4
+    else:
+        PN[:] = 0.0
+    while g + 3 <= G:
+        r0, r1, r2 = Tpn[g, code[g]], Tpn[g + 1, code[g + 1]], Tpn[g + 2, code[g + 2]]
+        for i in range(PN.size):
+            PN[i] += (r0[i] + r1[i]) + r2[i]
+        g += 3
+    while g < G:
+        r0 = Tpn[g, code[g]]
+        for i in range(PN.size):
+            PN[i] += r0[i]
+        g += 1
+
+
 @njit(parallel=True, cache=True, fastmath=FAST)
 def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
     """One block of sign vectors for every (system i, α) cell.
@@ -538,10 +563,10 @@ def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
     and ``hits`` are k × r; ``hits`` accumulates) and the maximum of u over all cells is written to
     ``maxima[b]``.  One parallel region: ``chunks`` runs of sign vectors, each counted apart.
     """
-    B, G = codes.shape
+    B = codes.shape[0]
     r = Tpn.shape[2] // 2
     k = factors.size
-    counts = np.zeros((chunks, k, r))
+    counts = np.zeros((chunks, k, r), dtype=np.int64)
     per = (B + chunks - 1) // chunks
     for ch in prange(chunks):
         PN = np.empty(2 * r)
@@ -550,11 +575,7 @@ def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
         top = np.empty(r)  # each system's largest u over the α
         cnt = counts[ch]
         for b in range(ch * per, min(B, (ch + 1) * per)):
-            PN[:] = 0.0
-            for g in range(G):
-                row = Tpn[g, codes[b, g]]
-                for i in range(2 * r):
-                    PN[i] += row[i]
+            _table_sums(Tpn, codes[b], PN)
             top[:] = 0.0
             for a in range(k):  # inner loops over contiguous systems, branch-free: vectorised
                 f = factors[a]
