@@ -78,8 +78,8 @@ def test_parallel_kernels_equal_their_serial_twins():
     W = rng.multinomial(40, np.full(40, 1 / 40), size=700).astype(float)
     key = np.uint64(77)
     obs = rng.uniform(0, 0.1, size=(60, 60))
-    codes = rng.integers(0, 256, (3000, 5), dtype=np.uint8)
-    Tp, Tn = rng.normal(size=(5, 256, 60)), rng.normal(size=(5, 256, 60))
+    words = rng.integers(0, 2**64, (3000, 1), dtype=np.uint64)
+    Tp, Tn = rng.normal(size=(8, 32, 60)), rng.normal(size=(8, 32, 60))  # 8 groups of 5 topics
     f, sc, th = np.array([1.0, 3.0]), np.ones((2, 60)), np.full((2, 60), 2.0)
     A = rng.normal(size=(200, 6000))
     ranks = np.tile([10, 11, 5900, 5901], (200, 1))
@@ -116,7 +116,7 @@ def test_parallel_kernels_equal_their_serial_twins():
     outs = []
     for kernel in (K.flip_hits, K._TWINS[K.flip_hits]):
         hits, maxima = np.zeros((2, 60)), np.empty(3000)
-        kernel(codes, np.concatenate([Tp, Tn], axis=2), f, sc, th, hits, maxima, 16)
+        kernel(words, np.concatenate([Tp, Tn], axis=2), 5, f, sc, th, hits, maxima, 16)
         outs.append((hits, maxima))
     np.testing.assert_array_equal(outs[0][0], outs[1][0])
     np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12)

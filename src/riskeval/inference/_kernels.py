@@ -525,45 +525,64 @@ def pair_effect_sizes(Y):
 
 
 @njit(inline="always")
-def _table_sums(Tpn, code, PN):
-    """``PN = Σ_g Tpn[g, code[g]]``: the rows of four groups added in one pass, then three at a
-    time (fewer loads and stores of ``PN`` than a pass per group)."""
-    G = code.size
+def _group_code(words, g, size):
+    """Bits ``size·g … size·g + size − 1`` of the sign vector ``words`` (64-bit words, bit t: topic
+    t), the code of group g's signs; a group may straddle two words."""
+    bit = g * size
+    w = bit >> 6
+    o = bit & 63
+    x = words[w] >> np.uint64(o)
+    if o + size > 64:
+        x |= words[w + 1] << np.uint64(64 - o)
+    return x & np.uint64((1 << size) - 1)
+
+
+@njit(inline="always")
+def _table_sums(Tpn, words, size, PN):
+    """``PN = Σ_g Tpn[g, code_g]`` over the groups of the sign vector ``words``: the rows of four
+    groups added in one pass, then three at a time (fewer loads and stores of ``PN`` than a pass
+    per group)."""
+    G = Tpn.shape[0]
     g = 0
     if G >= 4:
-        r0, r1, r2, r3 = Tpn[0, code[0]], Tpn[1, code[1]], Tpn[2, code[2]], Tpn[3, code[3]]
+        r0 = Tpn[0, _group_code(words, 0, size)]
+        r1 = Tpn[1, _group_code(words, 1, size)]
+        r2 = Tpn[2, _group_code(words, 2, size)]
+        r3 = Tpn[3, _group_code(words, 3, size)]
         for i in range(PN.size):
             PN[i] = (r0[i] + r1[i]) + (r2[i] + r3[i])
         g = 4
     else:
         PN[:] = 0.0
     while g + 3 <= G:
-        r0, r1, r2 = Tpn[g, code[g]], Tpn[g + 1, code[g + 1]], Tpn[g + 2, code[g + 2]]
+        r0 = Tpn[g, _group_code(words, g, size)]
+        r1 = Tpn[g + 1, _group_code(words, g + 1, size)]
+        r2 = Tpn[g + 2, _group_code(words, g + 2, size)]
         for i in range(PN.size):
             PN[i] += (r0[i] + r1[i]) + r2[i]
         g += 3
     while g < G:
-        r0 = Tpn[g, code[g]]
+        r0 = Tpn[g, _group_code(words, g, size)]
         for i in range(PN.size):
             PN[i] += r0[i]
         g += 1
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
+def flip_hits(words, Tpn, size, factors, scale, threshold, hits, maxima, chunks):
     """One block of sign vectors for every (system i, α) cell.
 
-    A sign vector is given as bytes, ``codes[b, g]`` holding the signs of topics 8g … 8g+7 (bit t
-    set: topic 8g+t flipped).  ``Tpn[g, s]`` holds the signed sums over group g of δ⁺ (r values)
-    then of δ⁻ (r values) for code s, one 256-row table per group of 8 topics built once, so a
-    sign vector costs c/8 row additions instead of c ("four Russians" tables).  With
+    A sign vector is given as 64-bit words, ``words[b]`` (bit t set: topic t flipped).  ``Tpn[g, s]``
+    holds the signed sums over group g (topics size·g … size·g + size − 1) of δ⁺ (r values) then
+    of δ⁻ (r values) for the code s of the group's signs, one 2^size-row table per group built
+    once, so a sign vector costs c/size row additions instead of c ("four Russians" tables).  With
     ``P = Σ ε δ⁺`` and ``N = Σ ε δ⁻`` the flipped sum of cell (i, α) is ``P + (1+α) N``
     (``factors`` holds 1+α); its statistic
     ``u = |P + (1+α) N|·scale`` is compared with the cell's ``threshold`` (``scale``, ``threshold``
     and ``hits`` are k × r; ``hits`` accumulates) and the maximum of u over all cells is written to
     ``maxima[b]``.  One parallel region: ``chunks`` runs of sign vectors, each counted apart.
     """
-    B = codes.shape[0]
+    B = words.shape[0]
     r = Tpn.shape[2] // 2
     k = factors.size
     counts = np.zeros((chunks, k, r), dtype=np.int64)
@@ -575,7 +594,7 @@ def flip_hits(codes, Tpn, factors, scale, threshold, hits, maxima, chunks):
         top = np.empty(r)  # each system's largest u over the α
         cnt = counts[ch]
         for b in range(ch * per, min(B, (ch + 1) * per)):
-            _table_sums(Tpn, codes[b], PN)
+            _table_sums(Tpn, words[b], size, PN)
             top[:] = 0.0
             for a in range(k):  # inner loops over contiguous systems, branch-free: vectorised
                 f = factors[a]

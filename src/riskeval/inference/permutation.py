@@ -28,6 +28,7 @@ from riskeval.inference._common import (
     mc_pvalue,
     random_signs,
     resolve_rng,
+    sign_group_size,
     sign_tables,
 )
 from riskeval.inference._kernels import flip_hits, pick
@@ -120,13 +121,14 @@ def sign_flip_counts(
     exact = c < 63 and 2**c <= n_resamples
     hits_max = np.zeros((r, factors.size))
     source = all_signs(c) if exact else random_signs(rng, c, n_resamples)
-    Tpn = sign_tables(np.concatenate([pos, neg]))
+    size = sign_group_size(2 * r, c)
+    Tpn = sign_tables(np.concatenate([pos, neg]), size)
     hits_t = np.zeros((factors.size, r))
     scale_t, threshold_t = np.ascontiguousarray(scale.T), np.ascontiguousarray(threshold.T)
-    for codes in source:
-        maxima = np.empty(codes.shape[0])
-        kernel = pick(flip_hits, codes.size * r * factors.size)
-        kernel(codes, Tpn, factors, scale_t, threshold_t, hits_t, maxima, 16)
+    for words in source:
+        maxima = np.empty(words.shape[0])
+        kernel = pick(flip_hits, words.shape[0] * Tpn.shape[0] * r * factors.size)
+        kernel(words, Tpn, size, factors, scale_t, threshold_t, hits_t, maxima, 16)
         maxima.sort()
         hits_max += maxima.size - np.searchsorted(maxima, threshold, side="left")
     return FlipCounts(hits_t.T.copy(), hits_max, 2**c if exact else n_resamples, exact)
