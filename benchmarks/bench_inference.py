@@ -58,6 +58,7 @@ import pandas as pd
 from scipy.special import ndtr
 
 import riskeval as rk
+from riskeval.inference._kernels import cores_idle
 
 ALPHAS = np.array([0.0, 1.0, 5.0, 10.0])
 
@@ -276,6 +277,8 @@ def main() -> int:
         print(coverage(args.reps).to_string(index=False))
         return 0
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load {os.getloadavg()}")
+    if not cores_idle():
+        print("the load is at the number of cores: riskeval's kernels will run on one thread; wait")
     shapes = ("beta", "ties", "example") if args.shape == "all" else (args.shape,)
     rows = [row for s in shapes for row in bench(s, args.resamples, args.repeat)]
     table = pd.DataFrame(rows)
