@@ -1,5 +1,6 @@
-"""The standard normal distribution function Φ, in arithmetic that vectorises: numba calls the C
-library's ``erfc`` one value at a time.
+"""The standard normal distribution function Φ of the compiled kernels (GeoRisk in the bootstrap,
+T-SARO/T-FARO and GeoRisk in the risk-sensitive LambdaMART gradients), in arithmetic that
+vectorises: numba calls the C library's ``erfc`` one value at a time.
 
 ``Φ(y) = erfc(x)/2`` with ``x = −y/√2``, and ``erfc(−x) = 2 − erfc(x)``.  For 0 ≤ x ≤ 28 (erfc is
 below the smallest double beyond), ``erfc(x) = exp(−x²)·g(t)/(1 + 2x)``, where

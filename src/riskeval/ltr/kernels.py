@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from riskeval.core.normal_cdf import ndtr
 from riskeval.core.paired import risk_score
 
 SIGMOID_BINS = 1024 * 1024
@@ -271,18 +272,13 @@ def ndcg_at_k(scores, labels, bounds, k, gains):
 
 
 @njit(cache=True)
-def _phi(x):
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-
-@njit(cache=True)
 def query_alpha(d, alpha, sx, raw=False):
     """T-SARO/T-FARO's ``α'_q = [1 − Φ(TR_q)]·α``, ``TR_q = x_q / s_x``, ``x_q`` = d above the
     baseline and ``(1+α)d`` below (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 21, 25); ``TR_q = 0``
     when ``s_x = 0``.  ``raw``: ``TR_q = d / s_x``, as the Jforests implementation computes it."""
     x = d if raw else risk_score(d, alpha)
     tr = x / sx if sx > 0.0 else 0.0
-    return (1.0 - _phi(tr)) * alpha
+    return (1.0 - ndtr(tr)) * alpha
 
 
 @njit(cache=True)
@@ -327,7 +323,7 @@ def georisk_ratio(delta, qp, gp):
     alpha = gp[3]
     zr = gp[4] - risk_score(qp[2], alpha) + risk_score(z2, alpha) + delta * qp[3]
     c = gp[2]
-    g2 = math.sqrt(max(s2, 0.0) / c * _phi(zr / c))
+    g2 = math.sqrt(max(s2, 0.0) / c * ndtr(zr / c))
     return abs(g2 - gp[5]) / abs(delta) * gp[6]
 
 
