@@ -5,9 +5,11 @@ The number of threads is numba's default (``NUMBA_NUM_THREADS``); riskeval never
 
 A parallel kernel also gets a serial twin compiled from the same Python function
 (:func:`serial_twin`): small inputs, such as one system against its baseline, run serially and do
-not pay for waking the thread pool, which costs far more than the work on a loaded machine.
+not pay for waking the thread pool, which costs far more than the work on a loaded machine.  So
+does every input in a process forked from one whose threads had started (:func:`threads_usable`).
 """
 
+import os
 import types
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +22,34 @@ FAST = {"reassoc", "contract", "nsz"}
 
 #: Below this many matrix cells a kernel runs on one thread.
 SERIAL_CELLS = 1 << 16
+
+
+#: Set in a child forked from a process that had started numba's threads.
+_FORKED_AFTER_THREADS = [False]
+
+
+def _threads_started() -> bool:
+    """Whether numba's thread pool has started in this process (True where numba does not say)."""
+    from numba.np.ufunc import parallel
+
+    return bool(getattr(parallel, "_is_initialized", True))
+
+
+def _after_fork_in_child() -> None:
+    _FORKED_AFTER_THREADS[0] = _threads_started()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def threads_usable() -> bool:
+    """Whether this process may run numba's parallel kernels: not in a child forked (``fork``
+    start method of :mod:`multiprocessing`, the default on Linux before Python 3.14) from a process
+    whose thread pool had started, where GNU OpenMP would terminate the child ("fork() called from
+    a process already using GNU OpenMP").  Such a child runs the serial twins; a child started by
+    ``spawn`` or ``forkserver`` is a fresh process and uses threads."""
+    return not _FORKED_AFTER_THREADS[0]
 
 
 def serial_twin(kernel: Any) -> Callable[..., Any]:
@@ -45,4 +75,4 @@ def serial_twin(kernel: Any) -> Callable[..., Any]:
     )(twin)
 
 
-__all__ = ["FAST", "SERIAL_CELLS", "njit", "prange", "serial_twin"]
+__all__ = ["FAST", "SERIAL_CELLS", "njit", "prange", "serial_twin", "threads_usable"]

@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from riskeval.core._numba import FAST, njit, prange, serial_twin
+from riskeval.core._numba import FAST, njit, prange, serial_twin, threads_usable
 from riskeval.core.normal_cdf import ndtr
 
 #: Resamples computed together before their values are written out (see
@@ -982,8 +982,12 @@ def pick(kernel, work: int):
     the threads are descheduled in turn and the pass takes longer than one thread alone (measured
     on 2 cores at load 4–5: twice as long for the bootstrap).  The results are the same either way,
     but for the kernels of :data:`_BY_WORK_ONLY`, whose twins round their sums differently: the
-    load never switches those.
+    load never switches those.  In a child forked after the threads started, where threads would
+    terminate the process, every kernel is its serial twin
+    (:func:`riskeval.core._numba.threads_usable`).
     """
+    if not threads_usable():
+        return _TWINS[kernel]
     if kernel in _BY_WORK_ONLY:
         return kernel if work >= SERIAL_WORK else _TWINS[kernel]
     return kernel if work >= SERIAL_WORK and cores_idle() else _TWINS[kernel]
