@@ -120,9 +120,9 @@ SIGN_TABLE_BYTES = 2**21
 
 def sign_group_size(rows: int, c: int) -> int:
     """Topics per group of the tables of signed sums of ``rows`` rows (:func:`sign_tables`): the
-    largest of 8 … 4 whose table holds at most :data:`SIGN_TABLE_BYTES`, else 4.  Fewer topics per
-    group mean more rows to add per sign vector, but a table that stays in cache (30 × 500: 4.3 ms
-    with groups of 5, 8.5 ms with groups of 8)."""
+    largest of 8, 7, 6, 5 whose table holds at most :data:`SIGN_TABLE_BYTES`, else 4.  Fewer topics
+    per group mean more rows to add per sign vector, but a table that stays in cache (the kernel on
+    30 × 500: 4.3 ms with groups of 5, 8.5 ms with groups of 8)."""
     for size in range(8, 4, -1):
         if -(-c // size) * 2**size * rows * 8 <= SIGN_TABLE_BYTES:
             return size

@@ -108,9 +108,9 @@ def sign_flip_counts(
 
     Exact (every sign vector, the identity among them) when 2^c ≤ ``n_resamples``; otherwise
     ``n_resamples`` random sign vectors.  A compiled kernel forms ``Σ ε δ⁺`` and ``Σ ε δ⁻`` of every
-    system from tables of the signed sums of each group of 8 topics, and every α follows at O(1)
-    per cell (δ⁺δ⁻ = 0, so ``Σx² = Σδ⁺² + (1+α)² Σδ⁻²``); memory does not depend on
-    ``n_resamples``.  Counts are r × k.
+    system from tables of the signed sums of each group of up to 8 topics (:func:`sign_group_size`),
+    and every α follows at O(1) per cell (δ⁺δ⁻ = 0, so ``Σx² = Σδ⁺² + (1+α)² Σδ⁻²``); memory does
+    not depend on ``n_resamples``.  Counts are r × k.
     """
     r, c = pos.shape
     factors = 1.0 + np.asarray(alphas, dtype=np.float64)
