@@ -52,6 +52,12 @@ def threads_usable() -> bool:
     return not _FORKED_AFTER_THREADS[0]
 
 
+def parallel_or_twin(kernel: Any, twin: Any, parallel: bool) -> Any:
+    """``kernel`` where ``parallel`` is wanted and this process may use threads
+    (:func:`threads_usable`), else its serial ``twin``: the one place that rule is applied."""
+    return kernel if parallel and threads_usable() else twin
+
+
 def serial_twin(kernel: Any) -> Callable[..., Any]:
     """The serial compilation of a ``parallel=True`` kernel (``prange`` runs as ``range``), with the
     kernel's own ``fastmath`` and ``error_model`` settings (numba's default error model checks each
@@ -75,4 +81,4 @@ def serial_twin(kernel: Any) -> Callable[..., Any]:
     )(twin)
 
 
-__all__ = ["FAST", "SERIAL_CELLS", "njit", "prange", "serial_twin", "threads_usable"]
+__all__ = ["FAST", "SERIAL_CELLS", "njit", "parallel_or_twin", "prange", "serial_twin", "threads_usable"]

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import ndtr
 
-from riskeval.core._numba import FAST, SERIAL_CELLS, njit, prange, serial_twin, threads_usable
+from riskeval.core._numba import FAST, SERIAL_CELLS, njit, parallel_or_twin, prange, serial_twin
 from riskeval.core.paired import topic_major
 
 
@@ -126,7 +126,7 @@ def zsums(
     w = np.ones(c) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     S, T, _ = sums if sums is not None else totals(X, w)
     empty = np.zeros(0)
-    kernel = _z_topic_major if Xt.size >= SERIAL_CELLS and threads_usable() else _z_topic_major_serial
+    kernel = parallel_or_twin(_z_topic_major, _z_topic_major_serial, Xt.size >= SERIAL_CELLS)
     if baselines is None:
         N = float(w @ T)
         # square roots and reciprocals outside the fast-math kernel: exact for tiny totals too

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from riskeval.core._numba import FAST, SERIAL_CELLS, njit, prange, serial_twin, threads_usable
+from riskeval.core._numba import FAST, SERIAL_CELLS, njit, parallel_or_twin, prange, serial_twin
 
 
 class PairedSums(NamedTuple):
@@ -160,9 +160,7 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     per_system = B.ndim == 2
     Bt = topic_major(B) if per_system else np.ascontiguousarray(B[:, None])  # c × 1
     w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    kernel = (
-        _paired_topic_major if Xt.size >= SERIAL_CELLS and threads_usable() else _paired_topic_major_serial
-    )
+    kernel = parallel_or_twin(_paired_topic_major, _paired_topic_major_serial, Xt.size >= SERIAL_CELLS)
     out = kernel(Xt, Bt, per_system, w)
     return PairedSums(float(w.sum()), *(out[:, k] for k in range(9)))
 

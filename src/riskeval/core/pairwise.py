@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from riskeval.core._numba import FAST, njit, prange, serial_twin, threads_usable
+from riskeval.core._numba import FAST, njit, parallel_or_twin, prange, serial_twin
 from riskeval.core.paired import topic_major
 
 _TILE = 64  # systems per tile side: a 64 × 64 tile of sums is 32 KiB
@@ -84,10 +84,11 @@ def negative_part_sums(X: np.ndarray, progress: Callable[[int], None] | None = N
     r = Xt.shape[1]
     S = Xt.sum(axis=0)
     N = np.zeros((r, r))
+    kernel = parallel_or_twin(_negative_sums_rows, _negative_sums_rows_serial, True)
     for k0 in range(0, r, _TILE):
         k1 = min(r, k0 + _TILE)
         block = np.zeros((k1 - k0, r))
-        (_negative_sums_rows if threads_usable() else _negative_sums_rows_serial)(Xt, k0, k1, block)
+        kernel(Xt, k0, k1, block)
         N[k0:k1, k0:] = block[:, k0:]
         if progress is not None:
             progress(k1 - k0)

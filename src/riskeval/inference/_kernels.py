@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from riskeval.core._numba import FAST, njit, prange, serial_twin, threads_usable
+from riskeval.core._numba import FAST, njit, parallel_or_twin, prange, serial_twin
 from riskeval.core.normal_cdf import ndtr
 
 #: Resamples computed together before their values are written out (see
@@ -347,10 +347,10 @@ def _shuffle_two_add(xa, xb, ca, cb, acc, state):
     uniform random permutation (built in the work rows ``ca`` and ``cb``).
 
     Fisher–Yates (Knuth, TAOCP vol. 2, §3.4.2, Algorithm P) run inside out: the score at i goes to
-    a uniform position j ≤ i, the score there to i; the rows are added to ``acc`` at the end.  Each output of
-    xoroshiro128++ gives one 32-bit half to each topic; a half gives the positions of three steps
-    i, i + 1, i + 2 (:func:`digits3`, bases i + 1, i + 2, i + 3) where their product is below 2³²,
-    of one step elsewhere.  Words are drawn until :func:`accepted`, so the permutations are exactly
+    a uniform position j ≤ i, the score there to i; the rows are added to ``acc`` at the end.  Each
+    output of xoroshiro128++ gives one 32-bit half to each topic; a half gives the positions of
+    three steps i, i + 1, i + 2 (:func:`digits3`, bases i + 1, i + 2, i + 3) where their product is
+    below 2³², of one step elsewhere.  Words are drawn until :func:`accepted`, so the permutations are exactly
     uniform for a uniform generator.  ``state`` (two words) is advanced in place.
     """
     r = xa.size
@@ -489,8 +489,8 @@ def tukey_counts(Xt, key, n, threshold, cuts, chunks):
                 four = i + 1 + (r - i - 1) // 4 * 4
                 for k in range(i + 1, four, 4):
                     _count_four(means, i, k, threshold, nbl, cnt)
+                mi = means[i]
                 for k in range(four, r):
-                    mi = means[i]
                     mk = means[k]
                     t = threshold[i, k]
                     q = 0
@@ -984,10 +984,7 @@ def pick(kernel, work: int):
     but for the kernels of :data:`_BY_WORK_ONLY`, whose twins round their sums differently: the
     load never switches those.  In a child forked after the threads started, where threads would
     terminate the process, every kernel is its serial twin
-    (:func:`riskeval.core._numba.threads_usable`).
+    (:func:`riskeval.core._numba.parallel_or_twin`).
     """
-    if not threads_usable():
-        return _TWINS[kernel]
-    if kernel in _BY_WORK_ONLY:
-        return kernel if work >= SERIAL_WORK else _TWINS[kernel]
-    return kernel if work >= SERIAL_WORK and cores_idle() else _TWINS[kernel]
+    wanted = work >= SERIAL_WORK and (kernel in _BY_WORK_ONLY or cores_idle())
+    return parallel_or_twin(kernel, _TWINS[kernel], wanted)
