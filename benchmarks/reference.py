@@ -15,6 +15,53 @@ import numpy as np
 # --------------------------------------------------------------------------------------------------
 
 
+def bootstrap_intervals(
+    X: np.ndarray,
+    base: np.ndarray,
+    alphas: np.ndarray,
+    n_resamples: int,
+    seed: int,
+    confidence_level: float = 0.95,
+    batch: int = 1000,
+) -> dict[str, np.ndarray]:
+    """Percentile intervals of URisk, TRisk, ZRisk and GeoRisk of every system (rows of ``X``, r × c)
+    at every α over bootstrap resamples of the topics: {measure: (2, k, r) bounds}.
+
+    Indices drawn as :func:`scipy.stats.bootstrap` draws them, ``batch`` resamples at a time and
+    turned into topic counts W (b × c); the statistics of the whole batch at once: URisk and TRisk
+    from the weighted sums of x(α) and x(α)² (matrix products), ZRisk and GeoRisk from the
+    chi-square matrix of every resample (b × r × c); ``np.quantile`` at the end.
+    """
+    from scipy.special import ndtr
+
+    rng = np.random.default_rng(seed)
+    r, c = X.shape
+    d = X - base
+    x = np.where(d >= 0, d, (1 + alphas[:, None, None]) * d).reshape(-1, c)  # (k·r) × c
+    T = X.sum(axis=0)
+    f = 1 + alphas[:, None, None]
+    out: dict[str, list[np.ndarray]] = {m: [] for m in ("urisk", "trisk", "zrisk", "georisk")}
+    for start in range(0, n_resamples, batch):
+        b = min(batch, n_resamples - start)
+        idx = rng.integers(0, c, (b, c))
+        W = np.zeros((b, c))
+        np.add.at(W, (np.arange(b)[:, None], idx), 1.0)
+        u = (x @ W.T / c).reshape(len(alphas), r, b)
+        var = ((x**2 @ W.T).reshape(len(alphas), r, b) - c * u**2) / (c - 1)
+        out["urisk"].append(u)
+        out["trisk"].append(u / np.sqrt(var / c))
+        S = W @ X.T  # b × r
+        e = S[:, :, None] * T / (W @ T)[:, None, None]  # b × r × c expected values
+        z = np.divide(X - e, np.sqrt(e), out=np.zeros_like(e), where=e > 0)
+        zp = (np.maximum(z, 0) @ W[:, :, None])[:, :, 0]  # b × r, each topic counted w_j times
+        zn = (np.minimum(z, 0) @ W[:, :, None])[:, :, 0]
+        zr = (zp + f * zn).transpose(0, 2, 1)  # k × r × b
+        out["zrisk"].append(zr)
+        out["georisk"].append(np.sqrt(S.T / c * ndtr(zr / c)))
+    tail = (1 - confidence_level) / 2
+    return {m: np.quantile(np.concatenate(v, axis=2), [tail, 1 - tail], axis=2) for m, v in out.items()}
+
+
 # --------------------------------------------------------------------------------------------------
 # Permutation (sign-flip) test and max-T table
 # --------------------------------------------------------------------------------------------------

@@ -4,9 +4,12 @@ duplicated topics, the difference between two systems and rank intervals."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import riskeval as rk
@@ -14,8 +17,8 @@ from riskeval.core import chisq, paired
 from riskeval.core.paired import risk_scores
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
-from riskeval.inference._common import bootstrap_block
-from riskeval.inference.bootstrap import ResampledMeasures
+from riskeval.inference import bootstrap
+from riskeval.inference.bootstrap import ResampledMeasures, intervals
 
 RNG = np.random.default_rng(7)
 M = pd.DataFrame(
@@ -90,8 +93,6 @@ def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
 def test_systems_with_the_same_scores_get_the_same_resampled_values(r):
     """Two systems with the same scores tie in every resample, for every measure, wherever they
     stand in the matrix (in a vector lane of the kernel or in its scalar remainder), in both twins."""
-    from riskeval.inference import _kernels as K
-
     rng = np.random.default_rng(r)
     V = rng.beta(2, 5, size=(r, 43))
     V[r - 1] = V[0]
@@ -101,8 +102,8 @@ def test_systems_with_the_same_scores_get_the_same_resampled_values(r):
     )
     W = np.stack([rng.multinomial(43, np.full(43, 1 / 43)) for _ in range(200)]).astype(float)
     outs = {m: np.empty((r * 3, 200)) for m in ("u", "t", "z", "g")}
-    for kernel in (K.resampled_measures, K._TWINS[K.resampled_measures]):
-        kernel(W, eng.D, eng.Xt, eng.T, eng.q, eng.inv_q, np.array([1.0, 2.0, 6.0]), *outs.values(), 0, 4)
+    for kernel in (bootstrap.resampled_measures, bootstrap._SERIAL):
+        kernel(W, eng.D, eng.Xt, eng.T, eng.q, eng.inv_q, np.array([1.0, 2.0, 6.0]), *outs.values(), 0)
         for out in outs.values():
             rows = out.reshape(r, 3, 200)
             np.testing.assert_array_equal(rows[0], rows[r - 1])
@@ -111,8 +112,8 @@ def test_systems_with_the_same_scores_get_the_same_resampled_values(r):
 
 @pytest.mark.parametrize("method", ["percentile", "BCa"])
 def test_urisk_interval_equals_scipy_bootstrap(method):
-    """scipy.stats.bootstrap of the mean of x_j with the same seed and batch draws the same resamples
-    (9,000 resamples: five blocks of draws)."""
+    """scipy.stats.bootstrap of the mean of x_j with the same seed draws the same resamples, in
+    batches of any size (here 9,000 resamples, batches of 1,000 against scipy's 2,048)."""
     X = example_scores()
     s, b = X.loc["p_bert"], X.loc["bm25base_p"]
     for alpha in (0.0, 5.0):
@@ -122,7 +123,7 @@ def test_urisk_interval_equals_scipy_bootstrap(method):
             np.mean,
             n_resamples=9000,
             rng=3,
-            batch=bootstrap_block(43),
+            batch=2048,
             method=method,
             confidence_level=0.9,
         )
@@ -181,7 +182,7 @@ def test_bca_of_every_measure_against_scipy_on_the_two_systems_matrix():
             paired=True,
             n_resamples=800,
             rng=5,
-            batch=bootstrap_block(43),
+            batch=2048,
             method="BCa",
             vectorized=True,
         )
@@ -261,3 +262,131 @@ def test_one_or_two_topics():
         rk.bootstrap_ci(X.iloc[:, :1], "mean", [0, 5], method="bca", **kw)
     with pytest.raises(RiskevalError, match="needs at least 2 topics"):
         rk.bootstrap_difference(X.iloc[:, :1], X.index[0], X.index[1], method="bca", n_resamples=50, rng=1)
+
+
+def test_rank_intervals_counted_batch_by_batch_equal_numpys_quantiles():
+    """The ranks counted per batch give numpy's "lower"/"higher" quantiles and the mean of the ranks
+    of the kept distribution."""
+    from scipy.stats import rankdata
+
+    X = example_scores().iloc[:15]
+    got = rk.rank_intervals(X, measure="urisk", alpha=2.0, baseline="mean", n_resamples=700, rng=8, batch=97)
+    engine = ResampledMeasures(X.to_numpy(), X.to_numpy().mean(axis=0), np.array([2.0]), ["urisk"])
+    boot = engine.resample(np.random.default_rng(8), 700, None).T  # resamples × systems
+    ranks = rankdata(-boot, method="min", axis=1)
+    np.testing.assert_array_equal(got["rank_low"], np.quantile(ranks, 0.025, axis=0, method="lower"))
+    np.testing.assert_array_equal(got["rank_high"], np.quantile(ranks, 0.975, axis=0, method="higher"))
+    np.testing.assert_allclose(got["rank_mean"], ranks.mean(axis=0), rtol=1e-12)
+
+
+def test_results_do_not_depend_on_the_batch():
+    """The same seed draws the same resamples whatever the batch: bit-identical results."""
+    X = example_scores().iloc[:10]
+    kw = {"measures": list(rk.inference.bootstrap.MEASURES), "method": "bca", "n_resamples": 1100, "seed": 5}
+    want = rk.bootstrap_ci(X, "mean", [0, 5], batch=None, **kw)
+    for batch in (1, 64, 1000):
+        pd.testing.assert_frame_equal(rk.bootstrap_ci(X, "mean", [0, 5], batch=batch, **kw), want)
+    one = rk.bootstrap_difference(X, X.index[0], X.index[1], n_resamples=500, rng=2, batch=None)
+    other = rk.bootstrap_difference(X, X.index[0], X.index[1], n_resamples=500, rng=2, batch=33)
+    assert one == other
+    np.testing.assert_array_equal(one.bootstrap_distribution, other.bootstrap_distribution)
+    with pytest.raises(RiskevalError, match="'batch' parameter of bootstrap_ci"):
+        rk.bootstrap_ci(X, batch=0)
+
+
+def test_percentile_interval_equals_numpy_quantiles_of_the_distribution():
+    """Bounds are numpy's (linear) quantiles of each row's defined resamples, the standard error
+    their standard deviation; a resample where TRisk is undefined is left out of its row."""
+    X = example_scores().iloc[:8, :3]  # three topics: a ninth of the resamples give TRisk no spread
+    t = rk.bootstrap_ci(X, "mean", [0, 3], measures=["urisk", "trisk"], n_resamples=400, seed=9)
+    engine = ResampledMeasures(
+        X.to_numpy(), X.to_numpy().mean(axis=0), np.array([0.0, 3.0]), ["urisk", "trisk"]
+    )
+    dist = engine.resample(np.random.default_rng(9), 400, None)
+    assert np.isnan(dist).any()
+    for row, values in enumerate(dist):
+        ok = values[~np.isnan(values)]
+        assert t["low"].iloc[row] == np.quantile(ok, 0.025)
+        assert t["high"].iloc[row] == np.quantile(ok, 0.975)
+        assert t["se"].iloc[row] == pytest.approx(np.std(ok, ddof=1), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_pvalue_below_one_minus_level_exactly_when_zero_is_outside(method):
+    """p < 1 − confidence_level exactly when 0 lies outside [low, high], over many cells, seeds,
+    levels and resample counts, for both methods (the p-value inverts the interval on the same
+    order statistics)."""
+    X = example_scores()
+    cells = 0
+    for seed, n, level in ((4242, 3000, 0.95), (1, 999, 0.9), (2, 400, 0.8), (3, 2000, 0.99)):
+        t = rk.bootstrap_ci(
+            X,
+            "mean",
+            [0, 1, 5],
+            measures=["urisk", "trisk"],
+            method=method,
+            n_resamples=n,
+            confidence_level=level,
+            seed=seed,
+        )
+        outside = (t["low"] > 0) | (t["high"] < 0)
+        np.testing.assert_array_equal((t["pvalue"] < 1 - level).to_numpy(), outside.to_numpy())
+        cells += len(t)
+    assert cells == 4 * 37 * 3 * 2
+
+
+def test_pvalue_at_the_reported_boundary():
+    """A bound a hair below 0 (ms_duet_passage, URisk at α = 1 against MEAN, 3,000 resamples):
+    the p-value is below 0.05, as the interval says."""
+    t = rk.bootstrap_ci(
+        example_scores(), "mean", [1], measures=["urisk"], method="percentile", n_resamples=3000, seed=4242
+    )
+    row = t[t["system"] == "ms_duet_passage"].iloc[0]
+    assert -1e-3 < row["high"] < 0
+    assert row["pvalue"] < 0.05
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(-6, 6), min_size=2, max_size=60),
+    st.floats(0.5, 0.99),
+    st.sampled_from(["percentile", "bca"]),
+    st.floats(-1.5, 1.5),
+    st.floats(-0.3, 0.3),
+)
+def test_pvalue_and_interval_agree_on_any_distribution(values, level, method, estimate, a):
+    """On any bootstrap distribution, heavy ties and exact zeros included, any estimate (hence any
+    bias correction) and any acceleration: the interval at ``level`` excludes 0 exactly when
+    p < 1 − level, and 2/(B + 1) ≤ p ≤ 1."""
+    boot = np.array(values, dtype=np.float64)[None, :] / 4
+    floor = 2 / (boot.shape[1] + 1)
+    iv = intervals(boot, np.array([estimate]), np.array([a]), level, method)
+    if np.isnan(iv.low[0]):  # an estimate outside the distribution: no BCa interval
+        return
+    outside = iv.low[0] > 0 or iv.high[0] < 0
+    p = iv.pvalue[0]
+    if 1 - level > floor:
+        assert (p < 1 - level) == outside
+    assert floor - 1e-15 <= p <= 1
+
+
+def test_same_bits_whatever_the_kernel_and_the_threads(monkeypatch):
+    """The serial kernel, and the parallel one on one and on two threads, give bit-identical
+    results: every resample's values come from its own counts alone."""
+    X = example_scores().iloc[:12]
+
+    def run(threads: int) -> pd.DataFrame:
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            return rk.bootstrap_ci(
+                X, "mean", [0, 5], measures=list(bootstrap.MEASURES), method="bca", n_resamples=700, seed=3
+            )
+        finally:
+            numba.set_num_threads(before)
+
+    monkeypatch.setattr(bootstrap, "PARALLEL_WORK", 2**62)
+    want = run(1)
+    monkeypatch.setattr(bootstrap, "PARALLEL_WORK", 0)
+    for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+        pd.testing.assert_frame_equal(run(threads), want)

@@ -56,27 +56,6 @@ def test_parallel_kernels_only_with_a_core_to_spare(monkeypatch):
     assert K.pick(K.tukey_counts, K.SERIAL_WORK - 1) is K._TWINS[K.tukey_counts]
     monkeypatch.setattr(K.os, "getloadavg", lambda: (2.1, 0.2, 0.2))
     assert not K.cores_idle() and K.pick(K.tukey_counts, 10**9) is K._TWINS[K.tukey_counts]
-    # sums that the twins round differently: chosen by the work alone, whatever the load
-    assert K.pick(K.block_summaries, K.SERIAL_WORK) is K.block_summaries
-    assert K.pick(K.block_summaries, K.SERIAL_WORK - 1) is K._TWINS[K.block_summaries]
-
-
-@pytest.mark.slow
-def test_a_busy_machine_gives_the_same_summaries(monkeypatch):
-    """The bootstrap's summaries (count, sums, mid-rank counts) of a kept distribution are the same
-    on an idle and on a busy machine, whose load would pick the serial twin of most kernels (the
-    twins of this one round their sums differently)."""
-    from riskeval.inference.order_statistics import summaries
-
-    A = np.random.default_rng(6).normal(size=(400, 10000))
-    A[3, ::7] = np.nan
-    est = np.random.default_rng(7).normal(size=400)
-    monkeypatch.setattr(K, "cores_idle", lambda: True)
-    idle = summaries(A, est)
-    monkeypatch.setattr(K, "cores_idle", lambda: False)
-    busy = summaries(A, est)
-    for f in ("valid", "se", "below_est", "below_null", "mean"):
-        np.testing.assert_array_equal(getattr(idle, f), getattr(busy, f))
 
 
 @pytest.mark.slow

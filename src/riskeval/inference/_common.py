@@ -17,8 +17,6 @@ import numpy as np
 
 from riskeval.errors import RiskevalError
 
-#: Topic counts held at a time by the bootstrap (float64: 8 MiB); see :func:`bootstrap_block`.
-COUNTS = 2**20
 #: Sign vectors per block (bit-coded, :func:`sign_words` words each): few parallel passes per test.
 SIGN_BLOCK = 16384
 #: Tolerance of the "at least as extreme" comparisons, on statistics scaled to [0, 1]: rounding
@@ -69,19 +67,23 @@ def blocks(n: int, size: int) -> Iterator[int]:
         yield min(size, n - start)
 
 
-def bootstrap_block(c: int) -> int:
-    """Bootstrap resamples per block for c topics: ⌊2^20/c⌋ within [256, 2048], so a block of
-    counts stays within 8 MiB (for c ≤ 4096), the per-block work arrays (resamples × systems) stay
-    small, and a run makes few parallel passes."""
-    return max(256, min(2048, COUNTS // max(1, c)))
+def check_batch(batch: Any, func: str) -> int | None:
+    """A number of resamples computed at a time: a positive integer, or None (all at once)."""
+    if batch is None:
+        return None
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise RiskevalError(
+            f"The 'batch' parameter of {func} must be a positive integer or None. Got {batch!r}."
+        )
+    return int(batch)
 
 
-def bootstrap_counts(rng: np.random.Generator, c: int, n: int) -> Iterator[np.ndarray]:
-    """Blocks (:func:`bootstrap_block` × c, float64) of topic counts: each row is one bootstrap
-    resample of the c topics, drawn as :func:`scipy.stats.bootstrap` draws it
-    (``rng.integers(0, c, (block, c))``, block by block), so that with the same seed and
-    ``batch=bootstrap_block(c)`` both see the same resamples."""
-    for m in blocks(n, bootstrap_block(c)):
+def bootstrap_counts(rng: np.random.Generator, c: int, n: int, batch: int | None) -> Iterator[np.ndarray]:
+    """Blocks of at most ``batch`` × c topic counts (float64; None: all n at once): each row is one
+    bootstrap resample of the c topics, drawn as :func:`scipy.stats.bootstrap` draws it
+    (``rng.integers(0, c, (batch, c))``, batch by batch).  The generator's stream of indices does not
+    depend on how it is cut into batches, so neither do the resamples."""
+    for m in blocks(n, n if batch is None else batch):
         idx = rng.integers(0, c, (m, c))
         flat = (idx + c * np.arange(m)[:, None]).ravel()
         yield np.bincount(flat, minlength=m * c).reshape(m, c).astype(np.float64)

@@ -4,26 +4,22 @@ difference between two systems with its p-value, and intervals on ranks.
 Topics are resampled with replacement (Efron & Tibshirani, *An Introduction to the Bootstrap*,
 1993: the percentile interval of ch. 13, the BCa interval of ch. 14.3 with the jackknife
 acceleration of eq. 14.15).  A resample is a vector of topic counts, drawn exactly as
-:func:`scipy.stats.bootstrap` draws its indices, and one fused kernel
-(:func:`riskeval.inference._kernels.resampled_measures`) computes every measure of every system at
-every α for it: URisk and TRisk from the counts' weighted sums of δ⁺, δ⁻ and their squares (every
-α then costs O(r)); ZRisk and GeoRisk recompute the whole chi-square matrix — row totals, the grand
-total and every expected value — for each resample.  Per-topic aggregate baselines (MEAN, ...) are
-per-topic values and travel with their topic.
+:func:`scipy.stats.bootstrap` draws its indices, and one numba kernel
+(:func:`resampled_measures`) computes every measure of every system at every α for each resample:
+URisk and TRisk from the counts' weighted sums of δ⁺, δ⁻ and their squares (every α then costs
+O(r)); ZRisk and GeoRisk recompute the whole chi-square matrix — row totals, the grand total and
+every expected value — for each resample.  Per-topic aggregate baselines (MEAN, ...) are per-topic
+values and travel with their topic.
 
-The draws are made block by block.  An interval is a pair of quantiles of a bootstrap
-distribution (B values per system, α and measure).  :func:`bootstrap_ci` keeps the distributions
-while they fit in 256 MiB (:data:`KEEP_BYTES`) and selects the quantiles from them; beyond that it
-streams them, drawing the same resamples again in a second pass
-(:mod:`riskeval.inference.order_statistics`), so that its memory does not grow with the number of
-resamples.  The intervals are the same either way.  :func:`rank_intervals` counts each system's
-ranks block by block; :func:`bootstrap_difference` keeps its one distribution, which is part of its
-result.
+Resamples are drawn and computed ``batch`` at a time, which bounds the working memory; the bootstrap
+distributions (one value per resample and reported cell) are kept, sorted, and every bound, standard
+error and p-value is read from the same sorted values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -32,11 +28,10 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from riskeval.core import paired
+from riskeval.core._numba import njit, parallel_or_twin, prange, serial_twin
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
-from riskeval.inference._common import bootstrap_counts, check_n_resamples, resolve_rng
-from riskeval.inference._kernels import pick, resampled_measures
-from riskeval.inference.order_statistics import Summaries, quantiles, streamed_intervals, summaries
+from riskeval.inference._common import bootstrap_counts, check_batch, check_n_resamples, resolve_rng
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import check_nonnegative
 from riskeval.measures.results import ConfidenceInterval, TestResult
@@ -44,21 +39,109 @@ from riskeval.model.matrix import as_matrix
 from riskeval.options import BOOTSTRAP_METHODS, check_alpha, check_alphas, check_level, check_option
 
 MEASURES = ("urisk", "trisk", "zrisk", "georisk")
-#: Runs of resamples per kernel call (parallel work units, each with its own work arrays).
-_CHUNKS = 16
-#: Resamples per streamed block (see :meth:`ResampledMeasures.stream`): few passes of the kernel,
-#: and a block of 1,600 rows (100 systems, 4 α, 4 measures) stays within the L3 cache.
-_STREAM_BLOCK = 1024
-#: The most memory that :func:`bootstrap_ci` spends on keeping bootstrap distributions (256 MiB,
-#: two measures at a time, and the resamples' topic counts); larger ones are streamed (see
-#: :func:`measure_intervals`).
-KEEP_BYTES = 1 << 28
 #: Measures computed from the paired sums of δ⁺ and δ⁻ against a baseline (the kernel's first part).
 _PAIRED = ("urisk", "trisk")
 #: Measures computed from the chi-square matrix of every system (scores ≥ 0, no baseline).
 _CHI_SQUARE = ("zrisk", "georisk")
 #: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
 _NULL_ZERO = ("urisk", "trisk")
+#: Resamples drawn and computed at a time unless ``batch`` says otherwise.
+BATCH = 1000
+#: Work (resamples × topics × systems) from which the parallel kernel runs; below it, its serial
+#: compilation, which does not wake the thread pool.
+PARALLEL_WORK = 1 << 20
+_SQRT_HALF = math.sqrt(0.5)
+
+
+@njit(parallel=True, cache=True)
+def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_g, start):
+    """URisk, TRisk, ZRisk and GeoRisk of every (system i, α) for each row b of topic weights ``W``
+    (B × c: bootstrap counts, or 0/1 jackknife weights), written to column ``start + b`` of row
+    ``i·k + a`` of ``out_u``, ``out_t``, ``out_z``, ``out_g`` (an output with no rows is skipped).
+    ``factors`` holds 1+α (k values); a weight ``w_j`` counts topic j ``w_j`` times.
+
+    - URisk and TRisk from ``D`` (c × 2r, topic-major: δ⁺ then δ⁻ of each system): with
+      ``P = Σwδ⁺``, ``N = Σwδ⁻`` and ``T = P + (1+α)N`` (δ⁺δ⁻ = 0, so ``Σwx² = Σwδ⁺² + (1+α)²Σwδ⁻²``),
+      URisk = T/n (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4) and TRisk = URisk/√(s²/n) with
+      ``s² = (Σwx² − T·URisk)/(n − 1)``; NaN where s² is at rounding level of the mean square.
+    - ZRisk and GeoRisk from ``Xt`` (c × r scores ≥ 0, column sums ``T``, ``q = √T``, ``inv_q = 1/q``
+      or 0): the whole chi-square matrix is recomputed, ``S_i = Σ_j w_j x_ij``, ``N = Σ_j w_j T_j``,
+      ``z_ij = x_ij/(a_i q_j) − a_i q_j`` with ``a_i = √(S_i/N)`` (a cell with ``e_ij = 0`` has z = 0),
+      the arithmetic of :func:`riskeval.core.chisq.zsums`; ZRisk = Z⁺ + (1+α)Z⁻ and GeoRisk =
+      √((S_i/n)·Φ(ZRisk/n)) with Φ(y) = erfc(−y/√2)/2 (Dinçer, Macdonald & Ounis, SIGIR 2016,
+      eq. 6–7).
+
+    Two parallel loops: over resamples, each computing its own sums (one row of the work arrays
+    per resample), then over systems, each writing its rows of the outputs from those sums.  Every
+    value depends on its resample's weights alone, whatever the number of threads.
+    """
+    B, c = W.shape
+    r = Xt.shape[1] if Xt.shape[1] > 0 else D.shape[1] // 2
+    k = factors.size
+    squares = out_t.shape[0] > 0  # TRisk needs the sums of squares
+    n = np.empty(B)
+    S1 = np.zeros((B, D.shape[1]))  # Σwδ⁺ then Σwδ⁻ of each system
+    S2 = np.zeros((B, D.shape[1] if squares else 0))  # the same of squares
+    S = np.zeros((B, Xt.shape[1]))  # row totals S_i
+    ZP = np.zeros((B, Xt.shape[1]))  # Z⁺_i
+    ZS = np.zeros((B, Xt.shape[1]))  # Z⁺_i + Z⁻_i
+    for b in prange(B):
+        w = W[b]
+        n[b] = w.sum()
+        s1, s2, s = S1[b], S2[b], S[b]
+        N = 0.0
+        for j in range(c):
+            if w[j] != 0.0:
+                d = D[j]
+                for i in range(s1.size):
+                    s1[i] += w[j] * d[i]
+                for i in range(s2.size):
+                    s2[i] += w[j] * d[i] * d[i]
+                if Xt.shape[1] > 0:
+                    x = Xt[j]
+                    for i in range(r):
+                        s[i] += w[j] * x[i]
+                    N += w[j] * T[j]
+        if Xt.shape[1] > 0:
+            a = np.zeros(r)
+            ia = np.zeros(r)
+            for i in range(r):
+                if N > 0.0 and s[i] > 0.0:
+                    a[i] = math.sqrt(s[i] / N)
+                    ia[i] = 1.0 / a[i]
+            zp, zs = ZP[b], ZS[b]
+            for j in range(c):
+                if w[j] != 0.0:
+                    x = Xt[j]
+                    for i in range(r):
+                        z = x[i] * inv_q[j] * ia[i] - a[i] * q[j]
+                        zp[i] += w[j] * max(z, 0.0)
+                        zs[i] += w[j] * z
+    for i in prange(r):
+        for t in range(k):
+            f = factors[t]
+            row = i * k + t
+            for b in range(B):
+                inv_n = 1.0 / n[b] if n[b] > 0.0 else np.nan
+                if out_u.shape[0] > 0:
+                    out_u[row, start + b] = (S1[b, i] + f * S1[b, r + i]) * inv_n
+                if squares:
+                    total = S1[b, i] + f * S1[b, r + i]
+                    u = total * inv_n
+                    sumsq = S2[b, i] + f * f * S2[b, r + i]
+                    var = (sumsq - total * u) / (n[b] - 1.0) if n[b] > 1.0 else np.nan
+                    tr = u / math.sqrt(var * inv_n) if var > 1e-13 * sumsq * inv_n else np.nan
+                    out_t[row, start + b] = tr
+                if out_z.shape[0] > 0 or out_g.shape[0] > 0:
+                    zr = ZP[b, i] + f * (ZS[b, i] - ZP[b, i])
+                    if out_z.shape[0] > 0:
+                        out_z[row, start + b] = zr
+                    if out_g.shape[0] > 0:
+                        phi = 0.5 * math.erfc(-zr * inv_n * _SQRT_HALF)
+                        out_g[row, start + b] = math.sqrt(S[b, i] * inv_n * phi)
+
+
+_SERIAL = serial_twin(resampled_measures)
 
 
 class ResampledMeasures:
@@ -74,6 +157,7 @@ class ResampledMeasures:
         self.alphas = alphas
         self.wanted = tuple(wanted)
         self.r, self.c = values.shape
+        self.rows = self.r * alphas.size  # rows of one measure's distribution: i·k + α
         empty = np.zeros((self.c, 0))
         self.D = empty
         if any(m in self.wanted for m in _PAIRED):
@@ -89,36 +173,34 @@ class ResampledMeasures:
             self.q = np.sqrt(self.T)
             self.inv_q = np.divide(1.0, self.q, out=np.zeros_like(self.q), where=self.q > 0)
 
-    def values_for(self, W: np.ndarray) -> dict[str, np.ndarray]:
-        """Every measure for each row of topic weights ``W`` (B × c): r × k × B per measure."""
-        out = {m: np.empty((self.r, self.alphas.size, W.shape[0])) for m in self.wanted}
-        self.fill(W, out, 0)
-        return out
-
     def fill(self, W: np.ndarray, out: dict[str, np.ndarray], start: int) -> None:
-        """Write the measures for the weights ``W`` into ``out[m][:, :, start:start + B]``."""
-        cells = self.r * self.alphas.size
+        """Write the measures for the weights ``W`` (B × c) into columns ``start … start + B − 1``
+        of ``out[m]`` (rows i·k + α, C-contiguous): by the parallel kernel for work of at least
+        :data:`PARALLEL_WORK`, else by its serial compilation (the same values)."""
         none = np.empty((0, 0))
-        rows = {m: v.reshape(cells, v.shape[2]) for m, v in out.items()}  # views, row i·k + a
-        # only the parts that the outputs asked for: paired sums, chi-square matrix
-        D = self.D if any(m in out for m in _PAIRED) else none
-        Xt = self.Xt if any(m in out for m in _CHI_SQUARE) else none
-        kernel = pick(resampled_measures, W.size * self.r * (int(D.size > 0) + int(Xt.size > 0)))
+        D = self.D if any(m in out for m in _PAIRED) else np.zeros((self.c, 0))
+        Xt = self.Xt if any(m in out for m in _CHI_SQUARE) else np.zeros((self.c, 0))
+        kernel = parallel_or_twin(resampled_measures, _SERIAL, W.size * self.r >= PARALLEL_WORK)
         kernel(
-            np.ascontiguousarray(W),
+            np.ascontiguousarray(W, dtype=np.float64),
             D,
             Xt,
             self.T,
             self.q,
             self.inv_q,
             1.0 + self.alphas,
-            rows.get("urisk", none),
-            rows.get("trisk", none),
-            rows.get("zrisk", none),
-            rows.get("georisk", none),
+            out.get("urisk", none),
+            out.get("trisk", none),
+            out.get("zrisk", none),
+            out.get("georisk", none),
             start,
-            _CHUNKS,
         )
+
+    def values_for(self, W: np.ndarray) -> dict[str, np.ndarray]:
+        """Every measure for each row of topic weights ``W`` (B × c): r × k × B per measure."""
+        out = {m: np.empty((self.rows, W.shape[0])) for m in self.wanted}
+        self.fill(W, out, 0)
+        return {m: v.reshape(self.r, self.alphas.size, W.shape[0]) for m, v in out.items()}
 
     def point(self) -> dict[str, np.ndarray]:
         """The estimates (r × k per measure)."""
@@ -128,32 +210,27 @@ class ResampledMeasures:
         """Leave-one-topic-out values (r × k × c per measure), for the BCa acceleration."""
         return self.values_for(1.0 - np.eye(self.c))
 
-    def stream(self, seed: int, n: int) -> Iterator[np.ndarray]:
-        """The bootstrap distribution of every measure, drawn from ``seed`` as :meth:`resample`
-        draws it, in blocks of at most :data:`_STREAM_BLOCK` resamples: (measures·r·k) × b arrays,
-        measure by measure, each measure's rows i·k + α.  A block is overwritten by the next."""
-        shape = (len(self.wanted), self.r, self.alphas.size)
-        full = np.empty((*shape, _STREAM_BLOCK))
-        for W in bootstrap_counts(np.random.default_rng(seed), self.c, n):
-            for start in range(0, W.shape[0], _STREAM_BLOCK):
-                w = W[start : start + _STREAM_BLOCK]
-                out = full if w.shape[0] == _STREAM_BLOCK else np.empty((*shape, w.shape[0]))
-                self.fill(w, dict(zip(self.wanted, out, strict=True)), 0)
-                yield out.reshape(-1, w.shape[0])
+    def batches(self, rng: np.random.Generator, n: int, batch: int | None) -> Iterator[np.ndarray]:
+        """The bootstrap distribution of every measure, ``batch`` resamples at a time: arrays
+        (measures·r·k) × b, measure by measure, each measure's rows i·k + α."""
+        for W in bootstrap_counts(rng, self.c, n, batch):
+            block = np.empty((len(self.wanted) * self.rows, W.shape[0]))
+            self.fill(W, self._parts(block), 0)
+            yield block
 
-    def fill_all(self, counts: Iterable[np.ndarray], out: dict[str, np.ndarray]) -> None:
-        """Write the measures for every block of topic counts, one block after another, into
-        ``out[m]`` (r × k × n, n the resamples of all the blocks)."""
+    def resample(self, rng: np.random.Generator, n: int, batch: int | None) -> np.ndarray:
+        """The whole bootstrap distribution, (measures·r·k) × n, rows as :meth:`batches`."""
+        dist = np.empty((len(self.wanted) * self.rows, n))
+        parts = self._parts(dist)
         start = 0
-        for W in counts:
-            self.fill(W, out, start)
+        for W in bootstrap_counts(rng, self.c, n, batch):
+            self.fill(W, parts, start)
             start += W.shape[0]
+        return dist
 
-    def resample(self, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
-        """The bootstrap distribution (r × k × n per measure: each cell's resamples contiguous)."""
-        out = {m: np.empty((self.r, self.alphas.size, n)) for m in self.wanted}
-        self.fill_all(bootstrap_counts(rng, self.c, n), out)
-        return out
+    def _parts(self, dist: np.ndarray) -> dict[str, np.ndarray]:
+        """Each measure's rows of ``dist`` (contiguous views)."""
+        return {m: dist[j * self.rows : (j + 1) * self.rows] for j, m in enumerate(self.wanted)}
 
 
 def bca_acceleration(jack: np.ndarray) -> np.ndarray:
@@ -167,28 +244,29 @@ def bca_acceleration(jack: np.ndarray) -> np.ndarray:
 
 
 def interval_probs(z0: Any, a: Any, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Probabilities of the lower and upper bounds: ``(tail, 1 − tail)`` for the percentile
-    interval (z0 = a = 0), adjusted by the BCa constants otherwise (eq. 14.10)."""
-    z_alpha = float(ndtri((1.0 - confidence_level) / 2.0))
+    """Probabilities of the lower and upper bounds: exactly ``(tail, 1 − tail)`` for the percentile
+    interval (``z0 = a = 0``), adjusted by the BCa constants otherwise (eq. 14.10)."""
+    z0, a = np.atleast_1d(z0), np.atleast_1d(a)
+    tail = (1.0 - confidence_level) / 2.0
+    z_alpha = float(ndtri(tail))
+    percentile = (z0 == 0) & (a == 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         n1 = z0 + z_alpha
         n2 = z0 - z_alpha
-        return np.atleast_1d(ndtr(z0 + n1 / (1 - a * n1))), np.atleast_1d(ndtr(z0 + n2 / (1 - a * n2)))
+        p1 = np.where(percentile, tail, ndtr(z0 + n1 / (1 - a * n1)))
+        p2 = np.where(percentile, 1.0 - tail, ndtr(z0 + n2 / (1 - a * n2)))
+    return p1, p2
 
 
-def inverted_pvalue(below_null: np.ndarray, valid: np.ndarray, z0: Any, a: Any) -> np.ndarray:
-    """Two-sided p-value of H0: θ = 0 by inverting the interval: the smallest ``p`` whose ``1 − p``
-    interval (percentile when z0 = a = 0, else BCa) has 0 on its boundary.
-
-    ``below_null/(2·valid)`` is the mid-rank share of resamples below 0.  It is kept within
-    [1/(B+1), B/(B+1)] and p is at least 2/(B+1), the finest the B resamples resolve.
-    """
+def _level_of(q: np.ndarray, z0: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Inverse of the lower bound's probability in :func:`interval_probs`: the half-level
+    ``(1 − confidence)/2`` at which it equals ``q`` — ``q`` itself for the percentile interval;
+    0 for q ≤ 0 and 1 for q ≥ 1."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        F = np.clip(below_null / (2.0 * valid), 1.0 / (valid + 1), valid / (valid + 1.0))
-        w = ndtri(F) - z0
-        za = (w * (1.0 - a * z0) - z0) / (1.0 + a * w)
-        p = 2.0 * np.minimum(ndtr(za), 1.0 - ndtr(za))
-        return np.clip(p, 2.0 / (valid + 1.0), 1.0)
+        w = ndtri(q) - z0
+        half = ndtr(w / (1.0 + a * w) - z0)
+    half = np.where((z0 == 0) & (a == 0), q, half)
+    return np.where(q <= 0, 0.0, np.where(q >= 1, 1.0, half))
 
 
 @dataclass(frozen=True)
@@ -203,96 +281,117 @@ class Intervals:
     a: np.ndarray
 
 
-def _bca_z0(sums: Summaries, method: str) -> np.ndarray:
-    """The bias correction ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties counting half
-    (eq. 14.14, as :func:`scipy.stats.bootstrap` counts them); 0 for the percentile interval."""
-    if method != "bca":
-        return np.zeros(sums.valid.size)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return ndtri(sums.below_est / (2.0 * sums.valid))
+class SortedRows:
+    """Rows of a bootstrap distribution (m × B, NaN = undefined resample), sorted in place: NaN
+    last, ``valid[i]`` defined values first.  Quantiles follow numpy's default (linear)
+    interpolation between order statistics (Hyndman & Fan 1996, definition 7)."""
 
+    def __init__(self, boot: np.ndarray):
+        boot.sort(axis=1)
+        self.x = boot
+        m, B = boot.shape
+        self.valid = np.full(m, B, dtype=np.int64)
+        tail = np.flatnonzero(np.isnan(boot[:, -1])) if B else np.arange(m)
+        self.valid[tail] = np.count_nonzero(~np.isnan(boot[tail]), axis=1)
 
-def _intervals(
-    sums: Summaries, z0: np.ndarray, a: np.ndarray, low: np.ndarray, high: np.ndarray
-) -> Intervals:
-    return Intervals(low, high, inverted_pvalue(sums.below_null, sums.valid, z0, a), sums.se, z0, a)
+    def at(self, rank: np.ndarray) -> np.ndarray:
+        """The order statistic ``rank[i]`` (from 0, clipped to the row) of every row."""
+        idx = np.clip(rank, 0, np.maximum(self.valid - 1, 0))
+        return np.take_along_axis(self.x, idx[:, None], axis=1)[:, 0]
+
+    def count(self, v: np.ndarray, side: str) -> np.ndarray:
+        """Defined values below ``v[i]`` in row i (``side="right"``: at or below); 0 where v is NaN."""
+        out = np.zeros(self.valid.size, dtype=np.int64)
+        for i in np.flatnonzero(~np.isnan(v) & (self.valid > 0)):
+            out[i] = np.searchsorted(self.x[i, : self.valid[i]], v[i], side=side)  # type: ignore[call-overload]
+        return out
+
+    def quantile(self, p: np.ndarray) -> np.ndarray:
+        """Quantile ``p[i]`` of every row (numpy's linear method); NaN where a row has no defined
+        value or p is not finite."""
+        h = (np.maximum(self.valid, 1) - 1) * np.clip(np.nan_to_num(p), 0.0, 1.0)
+        lo = np.floor(h).astype(np.int64)
+        a, b = self.at(lo), self.at(lo + 1)
+        t = h - lo
+        with np.errstate(invalid="ignore"):
+            q = np.where(t >= 0.5, b - (b - a) * (1.0 - t), a + (b - a) * t)  # numpy's lerp
+        return np.where((self.valid > 0) & np.isfinite(p), q, np.nan)
+
+    def crossing(self, below: np.ndarray) -> np.ndarray:
+        """Where each row's quantile function crosses 0: for ``below`` = the number of values < 0
+        (≤ 0), the sup of the q with Q(q) ≤ 0 (the inf of those with Q(q) ≥ 0), found between the
+        order statistics ``below − 1`` and ``below`` by the same linear interpolation; −inf where
+        every value is on the upper side, +inf where every value is on the lower side."""
+        v = self.valid
+        a, b = self.at(below - 1), self.at(below)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(b > a, -a / (b - a), 0.0)
+            q = (below - 1 + t) / np.maximum(v - 1, 1)
+        return np.where(below <= 0, -np.inf, np.where(below >= v, np.inf, q))
+
+    def standard_error(self) -> np.ndarray:
+        """Standard deviation (ddof = 1) of each row's defined values; NaN below two values.  Rows
+        are taken 64 at a time, so numpy's temporaries stay small."""
+        m, B = self.x.shape
+        se = np.full(m, np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for s in range(0, m, 64) if B > 1 else ():
+                se[s : s + 64] = np.std(self.x[s : s + 64], axis=1, ddof=1)  # NaN where one is
+        for i in np.flatnonzero((self.valid < B) & (self.valid > 1)):
+            se[i] = np.std(self.x[i, : self.valid[i]], ddof=1)
+        return se
 
 
 def intervals(
-    boot: np.ndarray, estimate: np.ndarray, jack: np.ndarray | None, confidence_level: float, method: str
+    boot: np.ndarray, estimate: np.ndarray, a: np.ndarray, confidence_level: float, method: str
 ) -> Intervals:
-    """Intervals of every row of a kept distribution ``boot`` (m × B; NaN marks a resample where the
-    measure is undefined) by ``method``: "percentile", or "bca" with the leave-one-out values
-    ``jack`` (m × c)."""
-    sums = summaries(boot, np.ascontiguousarray(estimate, dtype=np.float64))
-    z0 = _bca_z0(sums, method)
-    a = bca_acceleration(jack) if method == "bca" and jack is not None else np.zeros(boot.shape[0])
-    low, high = quantiles(boot, sums, *interval_probs(z0, a, confidence_level))
-    return _intervals(sums, z0, a, low, high)
+    """Intervals of every row of a bootstrap distribution ``boot`` (m × B, NaN marks a resample
+    where the measure is undefined; sorted in place) by ``method``: "percentile", or "bca" with the
+    acceleration ``a`` (m).
 
-
-def _kept_intervals(
-    engine: ResampledMeasures,
-    seed: int,
-    n: int,
-    estimate: np.ndarray,
-    a: np.ndarray,
-    confidence_level: float,
-    method: str,
-) -> tuple[Summaries, np.ndarray, np.ndarray]:
-    """Summaries and bounds of every row of :func:`measure_intervals` from kept distributions: the
-    paired measures (URisk, TRisk) and the chi-square ones (ZRisk, GeoRisk) are computed apart, in
-    turn, from the same resamples, into one buffer (half the memory, half the pages touched)."""
-    counts = list(bootstrap_counts(np.random.default_rng(seed), engine.c, n))
-    per = engine.r * engine.alphas.size
-    groups = [[m for m in engine.wanted if m in g] for g in (_PAIRED, _CHI_SQUARE)]
-    groups = [g for g in groups if g]
-    buf = np.empty(max(len(g) for g in groups) * per * n)
-    rows = per * len(engine.wanted)
-    got = {f: np.empty(rows) for f in (*Summaries.__dataclass_fields__, "low", "high")}
-    for group in groups:
-        dist = buf[: len(group) * per * n].reshape(len(group), engine.r, engine.alphas.size, n)
-        engine.fill_all(counts, dict(zip(group, dist, strict=True)))
-        boot = dist.reshape(-1, n)
-        where = np.concatenate([np.arange(per) + engine.wanted.index(m) * per for m in group])
-        sums = summaries(boot, estimate[where])
-        probs = interval_probs(_bca_z0(sums, method), a[where], confidence_level)
-        got["low"][where], got["high"][where] = quantiles(boot, sums, *probs)
-        for f in Summaries.__dataclass_fields__:
-            got[f][where] = getattr(sums, f)
-    return Summaries(*(got[f] for f in Summaries.__dataclass_fields__)), got["low"], got["high"]
+    ``pvalue`` is that of H0: θ = 0 by inverting the interval: the smallest ``p`` whose ``1 − p``
+    interval of the same method, read from the same order statistics, excludes 0 — so that
+    ``p < 1 − confidence_level`` exactly when 0 lies outside ``[low, high]`` (for any level with
+    ``1 − confidence_level > 2/(B + 1)``: p is at least 2/(B + 1), the finest the B resamples
+    resolve).  The bias correction ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties
+    counting half, is that of eq. 14.14 as :func:`scipy.stats.bootstrap` counts it.
+    """
+    rows = SortedRows(boot)
+    valid = rows.valid
+    estimate = np.asarray(estimate, dtype=np.float64)
+    z0 = np.zeros(valid.size)
+    if method == "bca":
+        below = rows.count(estimate, "left") + rows.count(estimate, "right")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z0 = ndtri(below / (2.0 * valid))
+    else:
+        a = np.zeros(valid.size)
+    p1, p2 = interval_probs(z0, a, confidence_level)
+    zero = np.zeros(valid.size)
+    # the lower bound is above 0 once its probability passes the crossing of the values ≤ 0, the
+    # upper bound below 0 until its probability reaches the crossing of the values < 0
+    low_side = 2.0 * _level_of(rows.crossing(rows.count(zero, "right")), z0, a)
+    high_side = 2.0 * _level_of(1.0 - rows.crossing(rows.count(zero, "left")), -z0, -a)
+    with np.errstate(invalid="ignore"):
+        p = np.clip(np.minimum(low_side, high_side), 2.0 / (valid + 1.0), 1.0)
+    p = np.where(valid > 0, p, np.nan)
+    return Intervals(rows.quantile(p1), rows.quantile(p2), p, rows.standard_error(), z0, a)
 
 
 def measure_intervals(
-    engine: ResampledMeasures, seed: int, n: int, confidence_level: float, method: str
+    engine: ResampledMeasures, seed: int, n: int, batch: int | None, confidence_level: float, method: str
 ) -> tuple[dict[str, np.ndarray], dict[str, Intervals]]:
     """Estimates (r × k) and intervals (rows i·k + α) of every measure of ``engine`` from ``n``
-    resamples drawn from ``seed``.
-
-    Distributions that fit in :data:`KEEP_BYTES` are kept, and their quantiles selected in one
-    pass; larger ones are streamed: the resamples are drawn again for each pass of
-    :func:`riskeval.inference.order_statistics.streamed_intervals` (usually two), and memory no
-    longer depends on ``n``.  Both give the same bounds and p-values.
-    """
+    resamples drawn from ``seed``, ``batch`` at a time."""
     point = engine.point()
     estimate = np.concatenate([point[m].ravel() for m in engine.wanted])
-    rows = estimate.size
-    a = np.zeros(rows)
+    a = np.zeros(estimate.size)
     if method == "bca":
         jack = engine.jackknife()
         a = bca_acceleration(np.concatenate([jack[m].reshape(-1, engine.c) for m in engine.wanted]))
-    paired = sum(m in _PAIRED for m in engine.wanted)
-    kept_rows = max(paired, len(engine.wanted) - paired) * (rows // len(engine.wanted))
-    if (kept_rows + engine.c) * n * 8 <= KEEP_BYTES:  # a pair of measures and the topic counts
-        sums, low, high = _kept_intervals(engine, seed, n, estimate, a, confidence_level, method)
-    else:
-
-        def probs_of(sums: Summaries) -> tuple[np.ndarray, np.ndarray]:
-            return interval_probs(_bca_z0(sums, method), a, confidence_level)
-
-        sums, (low, high) = streamed_intervals(lambda: engine.stream(seed, n), rows, estimate, probs_of)
-    iv = _intervals(sums, _bca_z0(sums, method), a, low, high)
-    per = rows // len(engine.wanted)
+    dist = engine.resample(np.random.default_rng(seed), n, batch)
+    iv = intervals(dist, estimate, a, confidence_level, method)
+    per = engine.rows
     out = {}
     for j, m in enumerate(engine.wanted):
         part = slice(j * per, (j + 1) * per)
@@ -330,6 +429,7 @@ def bootstrap_ci(
     confidence_level: float = 0.95,
     seed: Any = None,
     leave_one_out: bool = False,
+    batch: int | None = BATCH,
 ) -> pd.DataFrame:
     """Bootstrap intervals over topics, one row per (system, α, measure).
 
@@ -354,6 +454,11 @@ def bootstrap_ci(
         Seed or generator of the resamples; the seed used is the ``seed`` column.
     leave_one_out : bool
         Aggregate baselines leave the evaluated system out.
+    batch : int or None, default 1000
+        Resamples drawn and computed at a time (None: all at once), as in
+        :func:`scipy.stats.bootstrap`: the working memory is about ``batch × (c + 7r) × 8`` bytes
+        besides the bootstrap distributions, which take 8 bytes per resample and row of the result.
+        The results do not depend on it.
 
     Returns
     -------
@@ -371,6 +476,7 @@ def bootstrap_ci(
     method = check_option(method, BOOTSTRAP_METHODS, func, "method")
     wanted = _check_measures(measures, func)
     n = check_n_resamples(n_resamples, func, minimum=2)
+    size = check_batch(batch, func)
     _, used_seed = resolve_rng(seed, func, "seed")
     values = M.to_numpy()
     r, c = values.shape
@@ -382,7 +488,7 @@ def bootstrap_ci(
         )
     base = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
     engine = ResampledMeasures(values, base.values, A, wanted)
-    point, ivs = measure_intervals(engine, used_seed, n, cl, method)
+    point, ivs = measure_intervals(engine, used_seed, n, size, cl, method)
     effect = np.full(r * A.size, np.nan)
     if any(m in _NULL_ZERO for m in wanted):  # standardised URisk x̄/s_x of every cell
         sums = paired.paired_sums(values, base.values)
@@ -479,10 +585,9 @@ class BootstrapDifferenceResult(TestResult):
         if confidence_level is None:
             return ConfidenceInterval(self.low, self.high)
         cl = check_level(confidence_level, "confidence_interval", "confidence_level")
+        rows = SortedRows(self.bootstrap_distribution[None, :].copy())
         p1, p2 = interval_probs(self.bias_correction, self.acceleration, cl)
-        boot = np.ascontiguousarray(self.bootstrap_distribution[None, :])
-        low, high = quantiles(boot, summaries(boot, np.array([self.statistic])), p1, p2)
-        return ConfidenceInterval(float(low[0]), float(high[0]))
+        return ConfidenceInterval(float(rows.quantile(p1)[0]), float(rows.quantile(p2)[0]))
 
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of every field but the bootstrap distribution."""
@@ -503,6 +608,7 @@ def bootstrap_difference(
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     rng: Any = None,
+    batch: int | None = BATCH,
 ) -> BootstrapDifferenceResult:
     """Is one system's ZRisk/GeoRisk (or URisk/TRisk) different from another's?  Bootstrap over
     topics of the difference, with an interval and a p-value.
@@ -510,7 +616,8 @@ def bootstrap_difference(
     Both systems are measured on the same resampled topics; for ZRisk and GeoRisk every resample
     recomputes the chi-square matrix of all the systems of ``X`` (each one a baseline of the others,
     as :func:`riskeval.georisk` with ``baseline=None``).  ``baseline`` is used by URisk and TRisk
-    only.  Returns a :class:`BootstrapDifferenceResult` (``statistic, pvalue = result``).
+    only.  ``batch``: resamples drawn and computed at a time, as in :func:`bootstrap_ci`.  Returns a
+    :class:`BootstrapDifferenceResult` (``statistic, pvalue = result``).
     """
     func = "bootstrap_difference"
     M = as_matrix(X)
@@ -519,6 +626,7 @@ def bootstrap_difference(
     method = check_option(method, BOOTSTRAP_METHODS, func, "method")
     cl = check_level(confidence_level, func, "confidence_level")
     n = check_n_resamples(n_resamples, func, minimum=2)
+    size = check_batch(batch, func)
     gen, seed = resolve_rng(rng, func)
     idx = []
     for name, label in (("system_a", system_a), ("system_b", system_b)):
@@ -539,14 +647,15 @@ def bootstrap_difference(
         idx = [0, 1]
     engine = ResampledMeasures(values, base_values, np.array([alpha]), [measure])
 
-    def diff(v: dict[str, np.ndarray]) -> np.ndarray:
-        x = v[measure][:, 0]  # r × (1 or resamples)
+    def diff(x: np.ndarray) -> np.ndarray:  # rows: systems (α: one)
         return np.atleast_1d(x[idx[0]] - x[idx[1]])
 
-    est = diff(engine.point())
-    boot = diff(engine.resample(gen, n))
-    jack = diff(engine.jackknife()) if method == "bca" else None
-    iv = intervals(boot[None, :], est, None if jack is None else jack[None, :], cl, method)
+    est = diff(engine.point()[measure][:, 0])
+    boot = diff(engine.resample(gen, n, size))
+    a = np.zeros(1)
+    if method == "bca":
+        a = bca_acceleration(diff(engine.jackknife()[measure][:, 0])[None, :])
+    iv = intervals(boot[None, :].copy(), est, a, cl, method)
     se = float(iv.se[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = float(est[0] / (se * np.sqrt(c))) if se > 0 else np.nan
@@ -583,13 +692,15 @@ def rank_intervals(
     confidence_level: float = 0.95,
     rng: Any = None,
     leave_one_out: bool = False,
+    batch: int | None = BATCH,
 ) -> pd.DataFrame:
     """Each system's rank under URisk, TRisk, ZRisk or GeoRisk, with a bootstrap interval.
 
     Systems are ranked on every resample of topics (1 = the largest value, ties share the best
     rank); ``rank_low``–``rank_high`` is the percentile interval of a system's ranks (the lower and
     upper quantiles, so both are ranks).  ``baseline`` is used by URisk and TRisk; ZRisk and
-    GeoRisk use every system of the matrix as a baseline.
+    GeoRisk use every system of the matrix as a baseline.  The ranks are counted ``batch``
+    resamples at a time (as in :func:`bootstrap_ci`): nothing is kept per resample.
 
     Returns a DataFrame, one row per system in matrix order: ``system, measure, alpha, baseline,
     estimate, rank, rank_low, rank_high, rank_mean, confidence_level, n_resamples, seed``.
@@ -602,7 +713,8 @@ def rank_intervals(
     alpha = check_alpha(alpha, func)
     cl = check_level(confidence_level, func, "confidence_level")
     n = check_n_resamples(n_resamples, func, minimum=2)
-    _, seed = resolve_rng(rng, func)
+    size = check_batch(batch, func)
+    gen, seed = resolve_rng(rng, func)
     values = M.to_numpy()
     base_name, base_values = "all systems", None
     if measure in _CHI_SQUARE:
@@ -617,9 +729,9 @@ def rank_intervals(
     def ranks(v: np.ndarray) -> np.ndarray:
         return rankdata(-np.nan_to_num(v, nan=-np.inf), method="min", axis=-1)
 
-    # each system's ranks counted block by block (r × r counts): nothing kept per resample
+    # each system's ranks counted batch by batch (r × r counts): nothing kept per resample
     counts = np.zeros((r, r + 1), dtype=np.int64)
-    for block in engine.stream(seed, n):  # systems × resamples
+    for block in engine.batches(gen, n, size):  # systems × resamples
         rk_b = ranks(block.T)  # resamples × systems, ranks 1 … r
         counts += np.bincount((rk_b + (r + 1) * np.arange(r)).ravel(), minlength=r * (r + 1)).reshape(
             r, r + 1

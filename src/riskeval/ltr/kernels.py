@@ -39,13 +39,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from riskeval.core.normal_cdf import ndtr
 from riskeval.core.paired import risk_score
 
 SIGMOID_BINS = 1024 * 1024
 MAX_POSITION = 10000  # LightGBM's DCGCalculator::kMaxPosition: most documents in one query
 CHUNK = 16  # queries per parallel task (tasks are handed out dynamically)
 NORM_EPS = float(np.float32(0.01))  # LightGBM writes ``0.01f``
+_SQRT_HALF = math.sqrt(0.5)
 
 # Ratio modes of the pair loop (one per family of objectives).
 CONSTANT = 0  # ratio = 1 + a_q for every pair: LambdaMART (a_q = 0), T-FARO, T*-FARO
@@ -269,6 +269,12 @@ def ndcg_at_k(scores, labels, bounds, k, gains):
     inv = inverse(max_dcgs(labels, bounds, k, gains, disc))
     order = np.arange(scores.shape[0])
     return rank_and_score(scores, labels, bounds, k, gains, disc, inv, order)
+
+
+@njit(cache=True)
+def ndtr(y):
+    """The standard normal distribution function Φ(y) = erfc(−y/√2)/2."""
+    return 0.5 * math.erfc(-y * _SQRT_HALF)
 
 
 @njit(cache=True)
