@@ -53,7 +53,7 @@ PARALLEL_WORK = 1 << 20
 _SQRT_HALF = math.sqrt(0.5)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, error_model="numpy")
 def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_g, start):
     """URisk, TRisk, ZRisk and GeoRisk of every (system i, α) for each row b of topic weights ``W``
     (B × c: bootstrap counts, or 0/1 jackknife weights), written to column ``start + b`` of row
@@ -79,7 +79,8 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
     r = Xt.shape[1] if Xt.shape[1] > 0 else D.shape[1] // 2
     k = factors.size
     squares = out_t.shape[0] > 0  # TRisk needs the sums of squares
-    n = np.empty(B)
+    inv_n = np.empty(B)  # 1/n and 1/(n − 1), NaN where undefined
+    inv_n1 = np.empty(B)
     S1 = np.zeros((B, D.shape[1]))  # Σwδ⁺ then Σwδ⁻ of each system
     S2 = np.zeros((B, D.shape[1] if squares else 0))  # the same of squares
     S = np.zeros((B, Xt.shape[1]))  # row totals S_i
@@ -87,7 +88,9 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
     ZS = np.zeros((B, Xt.shape[1]))  # Z⁺_i + Z⁻_i
     for b in prange(B):
         w = W[b]
-        n[b] = w.sum()
+        n = w.sum()
+        inv_n[b] = 1.0 / n if n > 0.0 else np.nan
+        inv_n1[b] = 1.0 / (n - 1.0) if n > 1.0 else np.nan  # one topic: no spread
         s1, s2, s = S1[b], S2[b], S[b]
         N = 0.0
         for j in range(c):
@@ -122,23 +125,21 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
             f = factors[t]
             row = i * k + t
             for b in range(B):
-                inv_n = 1.0 / n[b] if n[b] > 0.0 else np.nan
                 if out_u.shape[0] > 0:
-                    out_u[row, start + b] = (S1[b, i] + f * S1[b, r + i]) * inv_n
+                    out_u[row, start + b] = (S1[b, i] + f * S1[b, r + i]) * inv_n[b]
                 if squares:
                     total = S1[b, i] + f * S1[b, r + i]
-                    u = total * inv_n
+                    u = total * inv_n[b]
                     sumsq = S2[b, i] + f * f * S2[b, r + i]
-                    var = (sumsq - total * u) / (n[b] - 1.0) if n[b] > 1.0 else np.nan
-                    tr = u / math.sqrt(var * inv_n) if var > 1e-13 * sumsq * inv_n else np.nan
+                    var = (sumsq - total * u) * inv_n1[b]
+                    tr = u / math.sqrt(var * inv_n[b]) if var > 1e-13 * sumsq * inv_n[b] else np.nan
                     out_t[row, start + b] = tr
-                if out_z.shape[0] > 0 or out_g.shape[0] > 0:
-                    zr = ZP[b, i] + f * (ZS[b, i] - ZP[b, i])
-                    if out_z.shape[0] > 0:
-                        out_z[row, start + b] = zr
-                    if out_g.shape[0] > 0:
-                        phi = 0.5 * math.erfc(-zr * inv_n * _SQRT_HALF)
-                        out_g[row, start + b] = math.sqrt(S[b, i] * inv_n * phi)
+                zr = ZP[b, i] + f * (ZS[b, i] - ZP[b, i]) if ZP.shape[1] > 0 else 0.0
+                if out_z.shape[0] > 0:
+                    out_z[row, start + b] = zr
+                if out_g.shape[0] > 0:
+                    phi = 0.5 * math.erfc(-zr * inv_n[b] * _SQRT_HALF)
+                    out_g[row, start + b] = math.sqrt(S[b, i] * inv_n[b] * phi)
 
 
 _SERIAL = serial_twin(resampled_measures)
