@@ -85,8 +85,8 @@ def bootstrap_counts(rng: np.random.Generator, c: int, n: int, batch: int | None
     depend on how it is cut into batches, so neither do the resamples."""
     for m in blocks(n, n if batch is None else batch):
         idx = rng.integers(0, c, (m, c))
-        flat = (idx + c * np.arange(m)[:, None]).ravel()
-        yield np.bincount(flat, minlength=m * c).reshape(m, c).astype(np.float64)
+        idx += c * np.arange(m)[:, None]  # resample b's topics counted in cells b·c … b·c + c − 1
+        yield np.bincount(idx.ravel(), minlength=m * c).reshape(m, c).astype(np.float64)
 
 
 def sign_words(c: int) -> int:

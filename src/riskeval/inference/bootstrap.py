@@ -46,7 +46,7 @@ _CHI_SQUARE = ("zrisk", "georisk")
 #: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
 _NULL_ZERO = ("urisk", "trisk")
 #: Resamples drawn and computed at a time unless ``batch`` says otherwise.
-BATCH = 1000
+BATCH = 10_000
 #: Work (resamples × topics × systems) from which the parallel kernel runs; below it, its serial
 #: compilation, which does not wake the thread pool.
 PARALLEL_WORK = 1 << 20
@@ -455,7 +455,7 @@ def bootstrap_ci(
         Seed or generator of the resamples; the seed used is the ``seed`` column.
     leave_one_out : bool
         Aggregate baselines leave the evaluated system out.
-    batch : int or None, default 1000
+    batch : int or None, default 10000
         Resamples drawn and computed at a time (None: all at once), as in
         :func:`scipy.stats.bootstrap`: the working memory is about ``batch × (c + 7r) × 8`` bytes
         besides the bootstrap distributions, which take 8 bytes per resample and row of the result.
