@@ -60,16 +60,18 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
     ``i·k + a`` of ``out_u``, ``out_t``, ``out_z``, ``out_g`` (an output with no rows is skipped).
     ``factors`` holds 1+α (k values); a weight ``w_j`` counts topic j ``w_j`` times.
 
-    - URisk and TRisk from ``D`` (c × 2r, topic-major: δ⁺ then δ⁻ of each system): with
-      ``P = Σwδ⁺``, ``N = Σwδ⁻`` and ``T = P + (1+α)N`` (δ⁺δ⁻ = 0, so ``Σwx² = Σwδ⁺² + (1+α)²Σwδ⁻²``),
-      URisk = T/n (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4) and TRisk = URisk/√(s²/n) with
-      ``s² = (Σwx² − T·URisk)/(n − 1)``; NaN where s² is at rounding level of the mean square.
-    - ZRisk and GeoRisk from ``Xt`` (c × r scores ≥ 0, column sums ``T``, ``q = √T``, ``inv_q = 1/q``
-      or 0): the whole chi-square matrix is recomputed, ``S_i = Σ_j w_j x_ij``, ``N = Σ_j w_j T_j``,
-      ``z_ij = x_ij/(a_i q_j) − a_i q_j`` with ``a_i = √(S_i/N)`` (a cell with ``e_ij = 0`` has z = 0),
-      the arithmetic of :func:`riskeval.core.chisq.zsums`; ZRisk = Z⁺ + (1+α)Z⁻ and GeoRisk =
-      √((S_i/n)·Φ(ZRisk/n)) with Φ(y) = erfc(−y/√2)/2 (Dinçer, Macdonald & Ounis, SIGIR 2016,
-      eq. 6–7).
+    URisk and TRisk come from ``D`` (topic-major c × 2r, δ⁺ then δ⁻ of each system).  With the sums
+    ``P = Σwδ⁺`` and ``N = Σwδ⁻``, a system's total at α is ``P + (1+α)N`` and, since δ⁺δ⁻ = 0,
+    ``Σwx² = Σwδ⁺² + (1+α)²Σwδ⁻²``: URisk is the total over n (Dinçer, Macdonald & Ounis, SIGIR 2014,
+    eq. 4), TRisk is URisk/√(s²/n) with s² = (Σwx² − total·URisk)/(n − 1), NaN where s² is at
+    rounding level of the mean square.
+
+    ZRisk and GeoRisk come from ``Xt`` (topic-major scores ≥ 0, column sums ``T``, ``q = √T`` and
+    ``inv_q = 1/q`` or 0), the whole chi-square matrix recomputed for each resample as
+    :func:`riskeval.core.chisq.zsums` computes it: row totals ``S_i = Σ_j w_j x_ij``, grand total
+    ``N = Σ_j w_j T_j``, ``a_i = √(S_i/N)`` and ``z_ij = x_ij/(a_i q_j) − a_i q_j`` (0 where
+    ``e_ij = 0``); ZRisk = Z⁺ + (1+α)Z⁻ and GeoRisk = √((S_i/n)·Φ(ZRisk/n)) with
+    Φ(y) = erfc(−y/√2)/2 (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 6–7).
 
     Two parallel loops: over resamples, each computing its own sums (one row of the work arrays
     per resample), then over systems, each writing its rows of the outputs from those sums.  Every
