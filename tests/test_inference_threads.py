@@ -29,33 +29,13 @@ def _on_threads(n: int, f):
         numba.set_num_threads(before)
 
 
-def test_runs_of_resamples_do_not_change_the_counts():
-    """A kernel splits its resamples into runs, which threads share out; each resample draws from
-    its own stream of the key, so any split gives the same counts, and the first n of more
-    resamples are the same (serial twins here: the parallel kernels are compared in the slow test
-    below)."""
-    Yt = np.ascontiguousarray(X.to_numpy().T)
-    m = Yt.mean(axis=0)
-    obs = np.abs(m[:, None] - m[None, :]) - 1e-12
-    cuts = np.unique(obs[np.triu_indices(20, 1)])
-    key = np.uint64(987654321)
-    counts = K._TWINS[K.tukey_counts]
-    one = counts(Yt, key, 500, obs, cuts, 1)
-    for chunks in (3, 16):
-        for a, b in zip(counts(Yt, key, 500, obs, cuts, chunks), one, strict=True):
-            np.testing.assert_array_equal(a, b)
-    sums = K._TWINS[K.permuted_sums]
-    np.testing.assert_array_equal(sums(Yt, key, 80, 7)[:50], sums(Yt, key, 50, 1))
-    assert not np.array_equal(sums(Yt, key + np.uint64(1), 50, 1), sums(Yt, key, 50, 1))
-
-
 def test_parallel_kernels_only_with_a_core_to_spare(monkeypatch):
     monkeypatch.setattr(K.os, "getloadavg", lambda: (0.2, 0.2, 0.2))
     monkeypatch.setattr(K.os, "cpu_count", lambda: 2)
-    assert K.cores_idle() and K.pick(K.tukey_counts, K.SERIAL_WORK) is K.tukey_counts
-    assert K.pick(K.tukey_counts, K.SERIAL_WORK - 1) is K._TWINS[K.tukey_counts]
+    assert K.cores_idle() and K.pick(K.resampled_measures, K.SERIAL_WORK) is K.resampled_measures
+    assert K.pick(K.resampled_measures, K.SERIAL_WORK - 1) is K._TWINS[K.resampled_measures]
     monkeypatch.setattr(K.os, "getloadavg", lambda: (2.1, 0.2, 0.2))
-    assert not K.cores_idle() and K.pick(K.tukey_counts, 10**9) is K._TWINS[K.tukey_counts]
+    assert not K.cores_idle() and K.pick(K.resampled_measures, 10**9) is K._TWINS[K.resampled_measures]
     # sums that the twins round differently: chosen by the work alone, whatever the load
     assert K.pick(K.block_summaries, K.SERIAL_WORK) is K.block_summaries
     assert K.pick(K.block_summaries, K.SERIAL_WORK - 1) is K._TWINS[K.block_summaries]
@@ -93,15 +73,3 @@ def test_one_thread_and_all_threads_give_the_same_results(monkeypatch):
     ]
     for f in runs:
         pd.testing.assert_frame_equal(_on_threads(1, f), _on_threads(numba.config.NUMBA_NUM_THREADS, f))
-    Yt = np.ascontiguousarray(X.to_numpy().T)
-    m = Yt.mean(axis=0)
-    obs = np.abs(m[:, None] - m[None, :]) - 1e-12
-    cuts = np.unique(obs[np.triu_indices(20, 1)])
-    key = np.uint64(987654321)
-    par = K.tukey_counts(Yt, key, 2000, obs, cuts, 16)
-    ser = K._TWINS[K.tukey_counts](Yt, key, 2000, obs, cuts, 3)
-    for a, b in zip(par, ser, strict=True):
-        np.testing.assert_array_equal(a, b)
-    np.testing.assert_array_equal(
-        K.permuted_sums(Yt, key, 80, 16)[:50], K._TWINS[K.permuted_sums](Yt, key, 50, 1)
-    )
