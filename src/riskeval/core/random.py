@@ -55,20 +55,18 @@ def next_u64(state):
 
 @njit(inline="always")
 def bounded(state, n):
-    """A uniform integer in [0, n) for 1 ≤ n < 2³², and the stream's next state (Lemire, 2019)."""
-    state = np.uint64(state)
+    """A uniform integer in [0, n) for 1 ≤ n < 2³², and the stream's next state (Lemire, 2019):
+    ``⌊w·n/2³²⌋`` of the high 32 bits w of an output, another output while ``w·n mod 2³²`` is below
+    ``2³² mod n`` (computed only when ``w·n mod 2³² < n``, about once in 2³²/n draws)."""
     bound = np.uint64(n)
-    threshold = np.uint64(0)  # 2³² mod n, computed only when a word might be rejected
-    while True:
-        u, state = next_u64(state)
-        product = (u >> np.uint64(32)) * bound
-        low = product & _LOW32
-        if low >= bound:
-            return product >> np.uint64(32), state
-        if threshold == np.uint64(0):
-            threshold = (_TWO32 - bound) % bound
-        if low >= threshold:
-            return product >> np.uint64(32), state
+    u, state = next_u64(state)
+    product = (u >> np.uint64(32)) * bound
+    if (product & _LOW32) < bound:
+        threshold = (_TWO32 - bound) % bound
+        while (product & _LOW32) < threshold:
+            u, state = next_u64(state)
+            product = (u >> np.uint64(32)) * bound
+    return product >> np.uint64(32), state
 
 
 def stream_key(rng: np.random.Generator) -> np.uint64:

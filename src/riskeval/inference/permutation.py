@@ -117,9 +117,9 @@ def count_flips(PN, factors, scale, threshold, hits, top):
         top[b] = most.max()
 
 
-#: Values held at a time by the sign-flip engine (float64: 32 MiB): a block of B sign vectors
+#: Values held at a time by the sign-flip engine (float64: 8 MiB): a block of B sign vectors
 #: makes B × c signs and B × 2r flipped sums, so memory does not grow with ``n_resamples``.
-BLOCK_VALUES = 2**22
+BLOCK_VALUES = 2**20
 
 
 def sign_flip_counts(

@@ -81,11 +81,13 @@ def tukey_counts(Yt, key, n, threshold, cuts, runs):
         for b in range(g, n, runs):
             shuffled_means(Yt, key, b, perm, means)
             hist[g, np.searchsorted(cuts, means.max() - means.min(), side="right")] += 1
-            p = 0
+            p = 0  # pairs (i, i + 1 … r − 1) are p … p + r − i − 2
             for i in range(r - 1):
-                for k in range(i + 1, r):
-                    count[p] += np.int64(abs(means[i] - means[k]) >= threshold[p])
-                    p += 1
+                m = r - i - 1
+                others, reach, hits = means[i + 1 :], threshold[p : p + m], count[p : p + m]
+                for q in range(m):
+                    hits[q] += abs(means[i] - others[q]) >= reach[q]
+                p += m
     return pairs.sum(axis=0), hist.sum(axis=0)
 
 
