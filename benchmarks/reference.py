@@ -67,9 +67,54 @@ def bootstrap_intervals(
 # --------------------------------------------------------------------------------------------------
 
 
+def permutation_maxt(
+    v: np.ndarray, alphas: np.ndarray, n: int, seed: int, batch: int = 1000
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sign-flip p-values of URisk(α) of every system against the MEAN baseline and every α, and
+    their single-step max-T adjustment (Westfall & Young, 1993): per batch of resamples, random
+    signs (``rng.integers``), one matrix product with every (α, system) cell, the counts."""
+    rng = np.random.default_rng(seed)
+    d = v - v.mean(axis=0)
+    cells = np.concatenate([np.where(d >= 0, d, (1 + a) * d) for a in alphas])  # (k·r) × c
+    c = cells.shape[1]
+    scale = 1 / np.sqrt(c * (cells**2).sum(axis=1))
+    obs = np.abs(cells.sum(axis=1)) * scale - 1e-12
+    count = np.zeros(len(cells))
+    maxima = []
+    for start in range(0, n, batch):
+        eps = rng.integers(0, 2, (min(batch, n - start), c)) * 2.0 - 1.0
+        u = np.abs(eps @ cells.T) * scale
+        count += (u >= obs).sum(axis=0)
+        maxima.append(u.max(axis=1))
+    top = np.sort(np.concatenate(maxima))
+    count_max = n - np.searchsorted(top, obs)
+    return (1 + count) / (1 + n), (1 + count_max) / (1 + n)
+
+
 # --------------------------------------------------------------------------------------------------
 # Randomised Tukey HSD
 # --------------------------------------------------------------------------------------------------
+
+
+def tukey_hsd(v: np.ndarray, n: int, seed: int, batch: int = 250) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise and family-wise p-values of the randomised Tukey HSD (Carterette, TOIS 2012) of the
+    systems (rows of ``v``): per batch of resamples, ``rng.permuted`` shuffles every topic across
+    the systems of a (batch, systems, topics) copy, then the means, the pairs' differences and
+    the ranges."""
+    rng = np.random.default_rng(seed)
+    r, c = v.shape
+    m = v.mean(axis=1)
+    iu, ku = np.triu_indices(r, 1)
+    obs = np.abs(m[iu] - m[ku]) - 1e-12
+    count = np.zeros(iu.size)
+    ranges = []
+    for start in range(0, n, batch):
+        shuffled = rng.permuted(np.broadcast_to(v, (min(batch, n - start), r, c)), axis=1)
+        means = shuffled.mean(axis=2)
+        count += (np.abs(means[:, iu] - means[:, ku]) >= obs).sum(axis=0)
+        ranges.append(means.max(axis=1) - means.min(axis=1))
+    count_range = n - np.searchsorted(np.sort(np.concatenate(ranges)), obs)
+    return (1 + count) / (1 + n), (1 + count_range) / (1 + n)
 
 
 # --------------------------------------------------------------------------------------------------

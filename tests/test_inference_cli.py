@@ -23,12 +23,31 @@ def test_permutation_p_values_are_the_library_s(capsys):
     assert code == 0, err
     t = pd.read_csv(io.StringIO(out))
     ref = rk.risk_permutation_table(example_scores(), "bm25base_p", [0, 5], n_resamples=400, rng=3)
+    np.testing.assert_array_equal(t["pvalue"], ref["pvalue"])
+    np.testing.assert_array_equal(t["pvalue_maxt"], ref["pvalue_maxt"])
+    # the baseline against itself: every sign vector gives 0, p = 1 in the CLI as in the library
     own = t["system"] == "bm25base_p"
-    np.testing.assert_allclose(t.loc[~own, "pvalue"], ref.loc[~own.to_numpy(), "pvalue"])
-    np.testing.assert_allclose(t.loc[~own, "pvalue_maxt"], ref.loc[~own.to_numpy(), "pvalue_maxt"])
-    assert t.loc[own, "pvalue"].isna().all()  # the baseline against itself: undefined, as for TRisk
+    assert (t.loc[own, ["pvalue", "pvalue_maxt"]] == 1).all().all()
+    assert (ref.loc[own.to_numpy(), ["pvalue", "pvalue_maxt"]] == 1).all().all()
     assert (t["test"] == "permutation").all() and (t["seed"] == 3).all() and (t["n_resamples"] == 400).all()
     assert (t["significant"] == (t["pvalue"] < 0.05)).all()
+
+
+def test_permutation_with_correction_leaves_the_baseline_out_of_the_family(capsys):
+    code, out, err = run(
+        [*BASE, "--test", "permutation", "--n-resamples", "400", "--seed", "3", "--correction", "holm"]
+        + ["--format", "csv"],
+        capsys,
+    )
+    assert code == 0, err
+    t = pd.read_csv(io.StringIO(out))
+    own = (t["system"] == "bm25base_p").to_numpy()
+    assert (t.loc[own, "pvalue_adj"] == 1).all()
+    for a in (0, 5):
+        rows = (t["alpha"] == a).to_numpy() & ~own
+        np.testing.assert_allclose(
+            t.loc[rows, "pvalue_adj"], rk.adjust_pvalues(t.loc[rows, "pvalue"].to_numpy(), "holm")
+        )
 
 
 def test_bootstrap_with_correction(capsys):

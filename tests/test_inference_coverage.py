@@ -63,37 +63,3 @@ def test_bca_interval_coverage_of_urisk():
         )
         hits.append(ci["low"].iloc[0] <= truth <= ci["high"].iloc[0])
     assert np.mean(hits) > 0.95 - 0.02 - 4 * SE
-
-
-def test_parallel_kernels_equal_their_serial_twins():
-    """The fast suite's inputs run the serial twins; the parallel kernels (numba prange, runs of
-    resamples counted apart) give the same numbers on inputs large enough to use them."""
-    from riskeval.inference import _kernels as K
-
-    rng = np.random.default_rng(4)
-    X = rng.beta(2, 5, size=(60, 40))
-    Xt = np.ascontiguousarray(X.T)
-    key = np.uint64(77)
-    obs = rng.uniform(0, 0.1, size=(60, 60))
-    words = rng.integers(0, 2**64, (3000, 1), dtype=np.uint64)
-    Tp, Tn = rng.normal(size=(8, 32, 60)), rng.normal(size=(8, 32, 60))  # 8 groups of 5 topics
-    f, sc, th = np.array([1.0, 3.0]), np.ones((2, 60)), np.full((2, 60), 2.0)
-    cases = {
-        K.tukey_counts: (Xt, key, 300, obs, np.unique(obs), 16),
-        K.permuted_sums: (Xt, key, 300, 16),
-    }
-    for kernel, args in cases.items():
-        got, want = kernel(*args), K._TWINS[kernel](*args)
-        for a, b in zip(
-            got if isinstance(got, tuple) else (got,),
-            want if isinstance(want, tuple) else (want,),
-            strict=True,
-        ):
-            np.testing.assert_allclose(a, b, rtol=1e-12)
-    outs = []
-    for kernel in (K.flip_hits, K._TWINS[K.flip_hits]):
-        hits, maxima = np.zeros((2, 60)), np.empty(3000)
-        kernel(words, np.concatenate([Tp, Tn], axis=2), 5, f, sc, th, hits, maxima, 16)
-        outs.append((hits, maxima))
-    np.testing.assert_array_equal(outs[0][0], outs[1][0])
-    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-12)

@@ -67,12 +67,13 @@ def test_monte_carlo_close_to_scipy_permutation_test():
 @pytest.mark.parametrize("system", ["TUW19-p1-re", "idst_bert_p1", "p_exp_bert", "runid3"])
 def test_alpha_zero_is_close_to_paired_t_test_on_the_example(system):
     """Fisher's randomisation test and the paired t-test agree on the DL 2019 example (43 topics)
-    to within Monte Carlo error plus a small allowance for the two tests' own difference."""
+    to within Monte Carlo error plus the two tests' own difference, at most 0.011 over every run
+    against p_bert (measured with 400,000 resamples and three seeds; p_exp_bert 0.0093–0.0102)."""
     X = example_scores()
     res = rk.permutation_test(X.loc[system], X.loc["p_bert"], n_resamples=20_000, rng=5)
     t = stats.ttest_rel(X.loc[system], X.loc["p_bert"]).pvalue
     mc = np.sqrt(t * (1 - t) / 20_000)
-    assert abs(res.pvalue - t) < 4 * mc + 0.01
+    assert abs(res.pvalue - t) < 4 * mc + 0.011
     assert res.statistic == pytest.approx((X.loc[system] - X.loc["p_bert"]).mean())
     d = (X.loc[system] - X.loc["p_bert"]).to_numpy()
     assert res.effect_size == pytest.approx(d.mean() / d.std(ddof=1))
@@ -191,66 +192,57 @@ def test_table_cell_matches_single_test():
     assert single["pvalue"].iloc[0] == one.pvalue == single["pvalue_maxt"].iloc[0]
 
 
-@pytest.mark.parametrize("size", [4, 5, 6, 7, 8])
-def test_sign_tables_hold_every_signed_sum_of_each_group(size: int) -> None:
-    from riskeval.inference._common import sign_tables
+def test_sign_vectors_are_the_bits_of_the_drawn_words_whatever_the_block():
+    """Bit t of word w drawn by the generator flips topic 64w + t; blocks of any size read the same
+    sign vectors, and the enumeration starts with the identity and lists every vector once."""
+    from riskeval.inference._common import all_signs, random_signs
 
-    v = np.random.default_rng(3).normal(size=(4, 19))  # the last group padded
-    groups = -(-19 // size)
-    T = sign_tables(v, size)
-    assert T.shape == (groups, 2**size, 4)
-    padded = np.zeros((4, groups * size))
-    padded[:, :19] = v
-    for g in range(groups):
-        for s in (0, 1, 2**size - 1, *np.random.default_rng(g).integers(0, 2**size, 4)):
-            signs = np.array([-1.0 if s >> t & 1 else 1.0 for t in range(size)])
-            np.testing.assert_allclose(T[g, s], padded[:, size * g : size * g + size] @ signs, atol=1e-14)
-
-
-@pytest.mark.parametrize("size", [4, 5, 6, 7, 8])
-@pytest.mark.parametrize("c", [19, 70, 130])
-def test_flipped_sums_read_every_group_of_the_sign_words(size: int, c: int) -> None:
-    """The kernel's flipped sums equal ``δ⁺·ε + δ⁻·ε`` computed from the bits of the sign words,
-    for every group size, with groups straddling two words (c = 70, 130)."""
-    from riskeval.inference._common import random_signs, sign_tables
-    from riskeval.inference._kernels import _TWINS, flip_hits
-
-    rng = np.random.default_rng(c * size)
-    pos = np.maximum(rng.normal(size=(3, c)), 0.0)
-    neg = np.minimum(rng.normal(size=(3, c)), 0.0)
-    words = next(random_signs(rng, c, 200))
-    bits = (words[:, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)
-    eps = 1.0 - 2.0 * bits.reshape(200, -1)[:, :c].astype(float)  # 200 × c
-    hits, maxima = np.zeros((1, 3)), np.empty(200)
-    Tpn = sign_tables(np.concatenate([pos, neg]), size)
-    _TWINS[flip_hits](words, Tpn, size, np.ones(1), np.ones((1, 3)), np.full((1, 3), -1.0), hits, maxima, 4)
-    np.testing.assert_allclose(maxima, np.abs(eps @ (pos + neg).T).max(axis=1), rtol=1e-12, atol=1e-12)
-    assert (hits == 200).all()
+    c = 70  # two words per vector
+    words = np.random.default_rng(5).integers(0, 2**64, (300, 2), dtype=np.uint64)
+    bits = np.array([[int(w[t // 64]) >> (t % 64) & 1 for t in range(c)] for w in words])
+    whole = np.concatenate(list(random_signs(np.random.default_rng(5), c, 300, 300)))
+    np.testing.assert_array_equal(whole, 1.0 - 2.0 * bits)
+    pieces = np.concatenate(list(random_signs(np.random.default_rng(5), c, 300, 7)))
+    np.testing.assert_array_equal(pieces, whole)
+    every = np.concatenate(list(all_signs(5, 6)))
+    assert every.shape == (32, 5) and (every[0] == 1).all()
+    assert len({tuple(v) for v in every}) == 32
 
 
-def test_sign_group_size_keeps_the_tables_small() -> None:
-    from riskeval.inference._common import SIGN_TABLE_BYTES, sign_group_size
+def test_flip_counts_equal_numpy():
+    """The counting pass equals the statistic written out with numpy: ``|P + (1+α)N|·scale``
+    against each cell's threshold, and the largest over every cell of each sign vector."""
+    from riskeval.inference.permutation import count_flips
 
-    assert sign_group_size(2, 50) == 8  # one system: groups of 8
-    assert sign_group_size(200, 50) == 7  # 100 systems × 50 topics
-    assert sign_group_size(60, 500) == 5  # 30 systems × 500 topics
-    assert sign_group_size(20_000, 5000) == 4  # the smallest groups, however large the table
-    for rows, c in [(200, 50), (60, 500), (8, 43)]:
-        size = sign_group_size(rows, c)
-        assert -(-c // size) * 2**size * rows * 8 <= SIGN_TABLE_BYTES
-        assert size == 8 or -(-c // (size + 1)) * 2 ** (size + 1) * rows * 8 > SIGN_TABLE_BYTES
+    rng = np.random.default_rng(6)
+    PN = rng.normal(size=(400, 14))  # 7 systems
+    factors = np.array([1.0, 2.0, 6.0])
+    scale, threshold = rng.uniform(size=(3, 7)), rng.uniform(0, 3, size=(3, 7))
+    hits, top = np.zeros((3, 7), dtype=np.int64), np.empty(400)
+    count_flips(PN, factors, scale, threshold, hits, top)
+    u = np.abs(PN[:, None, :7] + factors[None, :, None] * PN[:, None, 7:]) * scale  # 400 × 3 × 7
+    np.testing.assert_array_equal(hits, (u >= threshold).sum(axis=0))
+    np.testing.assert_array_equal(top, u.max(axis=(1, 2)))
 
 
-def test_every_grouping_reads_the_same_sign_vectors() -> None:
-    """A table of 300 systems groups its topics by 5, a single test by 8: with the same seed they
-    flip the same signs, so each cell's p-value is the single test's."""
-    from riskeval.inference._common import sign_group_size
+def test_blocks_and_blas_threads_do_not_change_the_counts(monkeypatch):
+    """The same table with one block or many, and with BLAS on one thread or two: the flipped sums
+    may round differently, but no count moves (comparisons allow 10⁻¹² on a [0, 1] scale)."""
+    from threadpoolctl import threadpool_limits
 
-    assert (sign_group_size(600, 60), sign_group_size(2, 60)) == (5, 8)
+    from riskeval.inference import permutation
+
     rng = np.random.default_rng(8)
-    X = pd.DataFrame(rng.beta(2, 5, size=(300, 60)), index=[f"s{i}" for i in range(300)])
-    base = X.mean()
-    t = rk.risk_permutation_table(X, base, [2.0], n_resamples=300, rng=4)
-    for i in (0, 17, 299):
-        one = rk.permutation_test(X.iloc[i], base, alpha=2.0, n_resamples=300, rng=4)
-        assert t["pvalue"].iloc[i] == one.pvalue
+    X = pd.DataFrame(rng.beta(2, 5, size=(60, 70)), index=[f"s{i}" for i in range(60)])
+    X.iloc[:, ::3] = np.round(X.iloc[:, ::3], 1)  # ties
+    run = lambda: rk.risk_permutation_table(X, "mean", [0, 1, 5], n_resamples=3000, rng=4)  # noqa: E731
+    with threadpool_limits(limits=1, user_api="blas"):
+        one = run()
+    with threadpool_limits(limits=2, user_api="blas"):
+        two = run()
+    pd.testing.assert_frame_equal(one, two)
+    monkeypatch.setattr(permutation, "BLOCK_VALUES", 1000)  # blocks of 8 sign vectors
+    pd.testing.assert_frame_equal(run(), one)
+    for i in (0, 17, 59):  # each cell is the single test with the same seed: the same sign vectors
+        one_cell = rk.permutation_test(X.iloc[i], X.mean(), alpha=5.0, n_resamples=3000, rng=4)
+        assert one.query("alpha == 5")["pvalue"].iloc[i] == one_cell.pvalue

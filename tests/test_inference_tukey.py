@@ -1,10 +1,13 @@
-"""Randomised Tukey HSD: family-wise p never below the pairwise p, the shuffles keep each topic's
-scores, two systems reduce to Fisher's randomisation test, and the compact letter display."""
+"""Randomised Tukey HSD: the p-values equal a plain implementation with the same draws, family-wise
+p never below the pairwise p, the shuffles keep each topic's scores and draw every order equally
+often, the counts do not depend on the threads, two systems reduce to Fisher's randomisation test,
+and the compact letter display."""
 
 from __future__ import annotations
 
 import itertools
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,9 +17,9 @@ from scipy import stats
 
 import riskeval as rk
 from riskeval.core.paired import risk_scores
+from riskeval.core.random import bounded, stream_key, stream_start
 from riskeval.datasets import example_scores
-from riskeval.inference._kernels import accepted, digits3, permuted_sums, pick
-from riskeval.inference.tukey import compact_letters
+from riskeval.inference.tukey import _TUKEY_SERIAL, compact_letters, shuffled_means, tukey_counts
 
 
 @settings(max_examples=25, deadline=None)
@@ -32,22 +35,32 @@ def test_familywise_never_below_pairwise(r, c, seed, alpha):
     assert ((t["pvalue"] >= 1 / 201) & (t["pvalue_hsd"] <= 1)).all()
 
 
+def shuffled_sums(Y: np.ndarray, key: np.uint64, n: int) -> np.ndarray:
+    """Row sums of Y (r × c) after each of the resamples 0 … n − 1 of ``key`` (n × r)."""
+    Yt = np.ascontiguousarray(Y.T)
+    perm, means = np.empty(Y.shape[0]), np.empty(Y.shape[0])
+    out = np.empty((n, Y.shape[0]))
+    for b in range(n):
+        shuffled_means(Yt, key, b, perm, means)
+        out[b] = means * Y.shape[1]
+    return out
+
+
 def test_shuffles_keep_every_topics_scores():
     """Each resample is a within-topic permutation: the grand total is unchanged, and with one topic
     the sums are a permutation of that topic's scores; every position is reached."""
     rng = np.random.default_rng(0)
     Y = rng.uniform(size=(5, 7))
     key = np.uint64(2**63 + 12345)
-    shuffle = pick(permuted_sums, 0)  # the serial twin: same code, no thread pool
-    sums = shuffle(np.ascontiguousarray(Y.T), key, 400, 4)
+    sums = shuffled_sums(Y, key, 400)
     np.testing.assert_allclose(sums.sum(axis=1), Y.sum(), rtol=1e-12)
-    one = shuffle(np.ascontiguousarray(Y[:, :1].T), key, 2000, 4)
+    one = shuffled_sums(Y[:, :1], key, 2000)
     assert all(sorted(row) == sorted(Y[:, 0]) for row in one)
     # uniform over positions: each score lands in each position 1/5 of the time
     share = (one == Y[0, 0]).mean(axis=0)
     assert np.all(np.abs(share - 0.2) < 5 * np.sqrt(0.16 / 2000))
     # the resamples' streams depend on the key only: the same key gives the same sums
-    np.testing.assert_array_equal(shuffle(np.ascontiguousarray(Y.T), key, 400, 4), sums)
+    np.testing.assert_array_equal(shuffled_sums(Y, key, 400), sums)
 
 
 def _orders(rows: np.ndarray) -> np.ndarray:
@@ -61,12 +74,11 @@ def _orders(rows: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("c", [1, 2, 3])
 def test_every_order_equally_likely_and_topics_independent(c):
-    """Topics are shuffled two at a time from the halves of one generator output (the last of an
-    odd number alone): each topic's 5! orders are drawn equally often, and the two topics of a pair
-    independently (the pair of positions of their first scores is uniform over 5 × 5)."""
+    """Each topic's 5! orders are drawn equally often, and the topics of a resample independently
+    (the pair of positions of the first scores of two topics is uniform over 5 × 5)."""
     key = np.uint64(424242)
     Y = np.arange(5.0)[:, None] * 10.0 ** np.arange(c)[None, :]  # topic j in digit j
-    sums = pick(permuted_sums, 0)(np.ascontiguousarray(Y.T), key, 12_000, 4)
+    sums = shuffled_sums(Y, key, 12_000)
     digits = [np.round(sums / 10.0**j) % 10 for j in range(c)]
     for d in digits:
         counts = _orders(d)
@@ -77,42 +89,81 @@ def test_every_order_equally_likely_and_topics_independent(c):
         assert stats.chisquare(joint).pvalue > 1e-3
 
 
-def test_bounded_integers_are_the_mixed_radix_digits():
-    """Three indices from one 32-bit word are the mixed-radix digits of ⌊w·abc/2³²⌋ with the
-    leftover w·abc mod 2³²; a word is kept exactly when its leftover reaches 2³² mod abc, which
-    leaves every value of ⌊w·abc/2³²⌋ the same number of words (Brackett-Rozinsky & Lemire)."""
-    rng = np.random.default_rng(5)
-    for a, b, c in [(100, 101, 102), (2, 3, 4), (1623, 1624, 1625), (7, 1, 1), (2**31 + 11, 1, 1)]:
-        p = a * b * c
-        assert p < 2**32
-        # words whose leftover is near the cut: w = ⌈v·2³²/p⌉ + δ
-        v = rng.integers(0, p, 200)
-        near = [(int(x) * 2**32 + p - 1) // p + d for x in v for d in (0, 1)]
-        words = [w for w in near + [int(w) for w in rng.integers(0, 2**32, 500)] if w < 2**32]
-        for w in words:
-            i, j, k, left = (int(t) for t in digits3(np.uint64(w), *map(np.uint64, (a, b, c))))
-            assert (i * b + j) * c + k == w * p >> 32 and left == w * p % 2**32
-            assert i < a and j < b and k < c
-            assert accepted(np.uint64(left), np.uint64(p)) == (left >= 2**32 % p)
-    # every value of ⌊w·p/2³²⌋ keeps exactly ⌊2³²/p⌋ words; with p just below 2³² that is one word
-    # per value, whose run of words has one or two (the first is dropped then)
-    p = 1623 * 1624 * 1625
-    cut = 2**32 % p
-    for value in [0, 1, p - 1, *map(int, rng.integers(0, p, 300))]:
-        lo, hi = -(-value * 2**32 // p), -(-(value + 1) * 2**32 // p)
-        assert sum((w * p % 2**32) >= cut for w in range(lo, hi)) == 2**32 // p
-
-
 def test_shuffles_of_many_systems():
-    """Beyond 1,625 systems the first steps draw one index per half-word: each topic of a pair is
-    still permuted, and its first score lands in every part of the ranking as often."""
+    """With 1,700 systems each topic is still permuted, and its first score lands in every part of
+    the ranking as often."""
     r = 1700
     Y = np.arange(float(r))[:, None] * np.array([1.0, 10_000.0])
-    sums = pick(permuted_sums, 0)(np.ascontiguousarray(Y.T), np.uint64(9), 1000, 4)
+    sums = shuffled_sums(Y, np.uint64(9), 1000)
     for d in (sums % 10_000, sums // 10_000):
         assert (np.sort(d, axis=1) == np.arange(float(r))).all()
         where = np.argmax(d == 0, axis=1)
         assert stats.chisquare(np.bincount(where // 100, minlength=17)).pvalue > 1e-3
+
+
+def reference_tukey(Y: np.ndarray, seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise and family-wise p-values of the randomised Tukey HSD (Carterette, TOIS 2012) written
+    out plainly, with the draws of riskeval's generator: resample b draws from stream b of the key
+    that the seed's generator gives, and shuffles topic after topic by inside-out Fisher–Yates
+    (Knuth, TAOCP vol. 2, §3.4.2), system i of the topic going to a uniform position k ≤ i."""
+    r, c = Y.shape
+    key = stream_key(np.random.default_rng(seed))
+    means = np.empty((n, r))
+    for b in range(n):
+        state = stream_start(key, b)
+        shuffled = np.empty((r, c))
+        for j in range(c):
+            who = [0] * r  # who[i]: the system whose score lands in position i
+            for i in range(1, r):
+                k, state = bounded(np.uint64(state), i + 1)
+                who[i], who[int(k)] = who[int(k)], i
+            shuffled[:, j] = Y[who, j]
+        means[b] = shuffled.mean(axis=1)
+    m = Y.mean(axis=1)
+    iu, ku = np.triu_indices(r, 1)
+    observed = np.abs(m[iu] - m[ku]) - 1e-9
+    pair = (np.abs(means[:, iu] - means[:, ku]) >= observed).sum(axis=0)
+    ranges = means.max(axis=1) - means.min(axis=1)
+    hsd = (ranges[:, None] >= observed).sum(axis=0)
+    return (1 + pair) / (1 + n), (1 + hsd) / (1 + n)
+
+
+@pytest.mark.parametrize("r, c, alpha", [(2, 5, None), (5, 6, None), (6, 4, 2.0), (9, 8, 0.0)])
+def test_pvalues_equal_a_plain_implementation_with_the_same_draws(r, c, alpha):
+    """Scores in hundredths, so that ties with the observed differences are exact ties."""
+    rng = np.random.default_rng(r * c)
+    X = pd.DataFrame(rng.integers(0, 100, size=(r, c)) / 100, index=[f"s{i}" for i in range(r)])
+    kw = {} if alpha is None else {"baseline": "mean", "alpha": alpha}
+    res = rk.tukey_hsd(X, n_resamples=300, rng=17, **kw)
+    Y = X.to_numpy() if alpha is None else risk_scores(X.to_numpy() - X.to_numpy().mean(axis=0), alpha)
+    p_pair, p_hsd = reference_tukey(Y, 17, 300)
+    np.testing.assert_array_equal(res.table["pvalue"], p_pair)
+    np.testing.assert_array_equal(res.table["pvalue_hsd"], p_hsd)
+    assert (res.table["pvalue"] < 1).any()  # not every resample reaches every difference
+
+
+def test_counts_do_not_depend_on_threads_or_runs():
+    """The parallel kernel on one thread and on two, with the resamples dealt out to 1, 2 or 3 runs,
+    and its serial compilation, give the same counts: each resample draws from its own stream."""
+    X = np.random.default_rng(1).beta(2, 5, size=(12, 30))
+    Yt = np.ascontiguousarray(X.T)
+    m = X.mean(axis=1)
+    iu, ku = np.triu_indices(12, 1)
+    threshold = np.abs(m[iu] - m[ku]) - 1e-12
+    cuts = np.unique(threshold)
+    key = np.uint64(987654321)
+    want = _TUKEY_SERIAL(Yt, key, 500, threshold, cuts, 1)
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            for runs in (1, 2, 3):
+                got = tukey_counts(Yt, key, 500, threshold, cuts, runs)
+                for a, b in zip(got, want, strict=True):
+                    np.testing.assert_array_equal(a, b)
+    finally:
+        numba.set_num_threads(before)
+    assert want[1].sum() == 500 and want[0].max() <= 500
 
 
 def test_two_systems_is_fisher_randomisation_test():
@@ -171,7 +222,7 @@ def test_letter_display_of_the_example():
 
 
 def test_pair_effect_sizes_equal_numpy_and_are_nan_for_constant_differences():
-    from riskeval.inference._kernels import pair_effect_sizes
+    from riskeval.inference.tukey import pair_effect_sizes
 
     Y = np.random.default_rng(5).uniform(size=(6, 9))
     Y[4] = Y[1]  # no difference at all: no spread
@@ -183,3 +234,32 @@ def test_pair_effect_sizes_equal_numpy_and_are_nan_for_constant_differences():
     constant = (iu == 1) & (ku == 4)
     assert np.isnan(got[constant]).all()
     np.testing.assert_allclose(got[~constant], want[~constant], rtol=1e-12)
+
+
+_SCRIPT = """
+import hashlib, numpy as np, pandas as pd, riskeval as rk
+X = pd.DataFrame(np.random.default_rng(3).beta(2, 5, size=(40, 60)))
+t = rk.tukey_hsd(X, baseline="mean", alpha=2.0, n_resamples=3000, rng=5).table[["pvalue", "pvalue_hsd"]]
+p = rk.risk_permutation_table(X, "mean", [0, 1, 5], n_resamples=3000, rng=6)[["pvalue", "pvalue_maxt"]]
+print(hashlib.sha256(t.to_numpy().tobytes() + p.to_numpy().tobytes()).hexdigest())
+"""
+
+
+@pytest.mark.slow
+def test_same_bits_with_one_and_two_threads():
+    """Fresh processes with numba and BLAS on one thread and on two (the parallel Tukey kernel runs
+    at this size) print the same p-values, bit for bit."""
+    import os
+    import subprocess
+    import sys
+
+    digests = set()
+    for threads in ("1", "2"):
+        env = dict(
+            os.environ, NUMBA_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, check=True
+        )
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1

@@ -7,9 +7,7 @@ HSD over many systems, max-T adjustment over systems and α, and rank intervals.
   (:func:`risk_permutation_table`);
 - :mod:`~riskeval.inference.bootstrap`: percentile and BCa intervals over topics for URisk, TRisk,
   ZRisk and GeoRisk, differences between systems, rank intervals;
-- :mod:`~riskeval.inference.tukey`: randomised Tukey HSD (:func:`tukey_hsd`);
-- :mod:`~riskeval.inference._kernels`: the numba kernels of the randomisation tests and the Tukey
-  HSD (the bootstrap's is in its own module).
+- :mod:`~riskeval.inference.tukey`: randomised Tukey HSD (:func:`tukey_hsd`) and its kernel.
 
 Every procedure takes ``rng`` (an int seed, None or a :class:`numpy.random.Generator`) and records
 the seed it used; draws are made block by block or within the kernels, so working memory does not

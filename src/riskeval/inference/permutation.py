@@ -20,18 +20,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from riskeval.core._numba import njit
 from riskeval.core.paired import risk_scores
-from riskeval.inference._common import (
-    TOL,
-    all_signs,
-    check_n_resamples,
-    mc_pvalue,
-    random_signs,
-    resolve_rng,
-    sign_group_size,
-    sign_tables,
-)
-from riskeval.inference._kernels import flip_hits, pick
+from riskeval.inference._common import TOL, all_signs, check_n_resamples, mc_pvalue, random_signs, resolve_rng
 from riskeval.measures.baselines import as_pair
 from riskeval.measures.results import TestResult
 from riskeval.options import check_alpha
@@ -100,6 +91,37 @@ def flip_scale(sumsq: np.ndarray, c: int) -> np.ndarray:
     return np.divide(1.0, np.sqrt(c * sumsq), out=np.zeros_like(sumsq), where=sumsq > 0)
 
 
+@njit(cache=True)
+def count_flips(PN, factors, scale, threshold, hits, top):
+    """Counts of one block of flipped sums ``PN`` (B × 2r: ``P = Σ ε δ⁺`` of every system, then
+    ``N = Σ ε δ⁻``): for each cell (α, system i) the statistic ``u = |P_i + (1+α) N_i|·scale[α, i]``
+    is compared with ``threshold[α, i]`` (hits counted into ``hits``, k × r), and the largest u
+    of each sign vector over every cell is written to ``top[b]``.  One pass over contiguous
+    systems, no temporary arrays (numpy's elementwise passes, one per α, take five times as long)."""
+    B = PN.shape[0]
+    r = PN.shape[1] // 2
+    most = np.empty(r)  # each system's largest u over the α
+    for b in range(B):
+        P = PN[b, :r]
+        N = PN[b, r:]
+        most[:] = 0.0
+        for a in range(factors.size):
+            f = factors[a]
+            s = scale[a]
+            t = threshold[a]
+            h = hits[a]
+            for i in range(r):
+                u = abs(P[i] + f * N[i]) * s[i]
+                h[i] += np.int64(u >= t[i])
+                most[i] = u if u > most[i] else most[i]
+        top[b] = most.max()
+
+
+#: Values held at a time by the sign-flip engine (float64: 8 MiB): a block of B sign vectors
+#: makes B × c signs and B × 2r flipped sums, so memory does not grow with ``n_resamples``.
+BLOCK_VALUES = 2**20
+
+
 def sign_flip_counts(
     pos: np.ndarray, neg: np.ndarray, alphas: np.ndarray, n_resamples: int, rng: np.random.Generator
 ) -> FlipCounts:
@@ -107,31 +129,29 @@ def sign_flip_counts(
     ``pos`` (δ⁺, r × c) and ``neg`` (δ⁻), all cells flipped by the same sign vectors.
 
     Exact (every sign vector, the identity among them) when 2^c ≤ ``n_resamples``; otherwise
-    ``n_resamples`` random sign vectors.  A compiled kernel forms ``Σ ε δ⁺`` and ``Σ ε δ⁻`` of every
-    system from tables of the signed sums of each group of up to 8 topics (:func:`sign_group_size`),
-    and every α follows at O(1) per cell (δ⁺δ⁻ = 0, so ``Σx² = Σδ⁺² + (1+α)² Σδ⁻²``); memory does
-    not depend on ``n_resamples``.  Counts are r × k.
+    ``n_resamples`` random sign vectors (:func:`riskeval.inference._common.random_signs`).  A block
+    of B sign vectors (B × c, ±1) times ``[δ⁺; δ⁻]ᵀ`` (c × 2r), one matrix product, gives
+    ``P = Σ ε δ⁺`` and ``N = Σ ε δ⁻`` of every system, and every α follows elementwise
+    (δ⁺δ⁻ = 0, so ``Σx² = Σδ⁺² + (1+α)² Σδ⁻²``) in :func:`count_flips`.  Counts are r × k;
+    the blocks hold at most :data:`BLOCK_VALUES` values, whatever ``n_resamples``.
     """
     r, c = pos.shape
     factors = 1.0 + np.asarray(alphas, dtype=np.float64)
     sumsq = np.einsum("ij,ij->i", pos, pos)[:, None] + factors**2 * np.einsum("ij,ij->i", neg, neg)[:, None]
-    scale = flip_scale(sumsq, c)
-    u_obs = np.abs(pos.sum(axis=1)[:, None] + factors * neg.sum(axis=1)[:, None]) * scale
-    threshold = u_obs - TOL
+    scale = flip_scale(sumsq, c).T  # k × r, like the thresholds
+    threshold = (np.abs(pos.sum(axis=1) + factors[:, None] * neg.sum(axis=1)) * scale) - TOL
     exact = c < 63 and 2**c <= n_resamples
-    hits_max = np.zeros((r, factors.size))
-    source = all_signs(c) if exact else random_signs(rng, c, n_resamples)
-    size = sign_group_size(2 * r, c)
-    Tpn = sign_tables(np.concatenate([pos, neg]), size)
-    hits_t = np.zeros((factors.size, r))
-    scale_t, threshold_t = np.ascontiguousarray(scale.T), np.ascontiguousarray(threshold.T)
-    for words in source:
-        maxima = np.empty(words.shape[0])
-        kernel = pick(flip_hits, words.shape[0] * Tpn.shape[0] * r * factors.size)
-        kernel(words, Tpn, size, factors, scale_t, threshold_t, hits_t, maxima, 16)
-        maxima.sort()
-        hits_max += maxima.size - np.searchsorted(maxima, threshold, side="left")
-    return FlipCounts(hits_t.T.copy(), hits_max, 2**c if exact else n_resamples, exact)
+    size = max(1, BLOCK_VALUES // max(c, 2 * r))
+    signs = all_signs(c, size) if exact else random_signs(rng, c, n_resamples, size)
+    D = np.concatenate([pos, neg]).T  # c × 2r
+    hits = np.zeros((factors.size, r), dtype=np.int64)
+    hits_max = np.zeros((factors.size, r), dtype=np.int64)
+    for eps in signs:
+        top = np.empty(eps.shape[0])
+        count_flips(eps @ D, factors, scale, threshold, hits, top)
+        top.sort()
+        hits_max += top.size - np.searchsorted(top, threshold, side="left")
+    return FlipCounts(hits.T, hits_max.T, 2**c if exact else n_resamples, exact)
 
 
 def effect_sizes(cells: np.ndarray) -> np.ndarray:

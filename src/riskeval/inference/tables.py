@@ -35,8 +35,10 @@ def with_test(
     inverts the BCa interval of URisk (:func:`riskeval.bootstrap_ci`) and ``low``/``high`` are that
     interval at confidence ``1 − level``.  Both add ``effect_size`` (the standardised URisk
     x̄/s_x), ``test``, ``n_resamples`` and ``seed``, and
-    recompute ``pvalue_adj`` (with the table's correction, per α) and ``significant``.  Rows whose
-    TRisk is undefined (the system is the baseline) keep NaN p-values, as in the table.
+    recompute ``pvalue_adj`` (with the table's correction, per α, over the systems other than the
+    baseline) and ``significant``.  The baseline's own rows (TRisk undefined) get the permutation
+    test's p-values, 1 (every sign vector gives 0), as :func:`riskeval.risk_permutation_table`
+    does, and ``pvalue_adj`` 1; the bootstrap leaves them NaN.
     """
     func = "riskeval risk"
     test = check_option(test, RISK_TESTS, func, "test")
@@ -68,18 +70,19 @@ def with_test(
         t = t.set_index(["system", "alpha"])
         extra = {"low": "low", "high": "high", "effect_size": "effect_size"}
     key = pd.MultiIndex.from_arrays([out["system"].astype(str), out["alpha"]])
-    undefined = out["pvalue"].isna().to_numpy()
-    p = np.where(undefined, np.nan, t["pvalue"].reindex(key).to_numpy())
+    undefined = out["pvalue"].isna().to_numpy()  # TRisk undefined: the system is the baseline
+    p = t["pvalue"].reindex(key).to_numpy()
+    if test == "bootstrap":
+        p = np.where(undefined, np.nan, p)
     out["pvalue"] = p
     for col, src in extra.items():
-        values = t[src].reindex(key).to_numpy()
-        out[col] = np.where(undefined, np.nan, values) if col.startswith("pvalue") else values
+        out[col] = t[src].reindex(key).to_numpy()
     decisive = p
     if "pvalue_adj" in out.columns and "correction" in out.columns:
         correction = str(out["correction"].iloc[0])
-        adj = np.full(p.size, np.nan)
+        adj = p.copy()  # the baseline's own rows: their p, kept out of the family
         for a in alphas:
-            rows = (out["alpha"] == a).to_numpy()
+            rows = (out["alpha"] == a).to_numpy() & ~undefined
             adj[rows] = adjust_pvalues(p[rows], correction)
         out["pvalue_adj"] = adj
         decisive = adj

@@ -14,24 +14,111 @@ baseline (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 3), and the means compared
 
 from __future__ import annotations
 
+import math
 import string
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
 
+from riskeval.core._numba import njit, parallel_or_twin, prange, serial_twin
 from riskeval.core.paired import risk_scores, topic_major
+from riskeval.core.random import bounded, stream_key, stream_start
 from riskeval.errors import RiskevalError
-from riskeval.inference._common import TOL, check_n_resamples, mc_pvalue, resolve_rng, stream_key
-from riskeval.inference._kernels import pair_effect_sizes, pick, tukey_counts
+from riskeval.inference._common import TOL, check_n_resamples, mc_pvalue, resolve_rng
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_level
 
-#: Runs of resamples, each counted apart (parallel work units); fewer for many systems, so that
-#: their r × r counts stay within 16 MiB.
-_CHUNKS = 16
+
+@njit(cache=True)
+def shuffled_means(Yt, key, b, perm, means):
+    """The systems' means (to ``means``) after resample ``b`` of ``key`` has shuffled each topic's
+    scores (rows of ``Yt``, c × r) across the systems; ``perm`` is work space for r values.
+
+    Each topic is shuffled by Fisher–Yates run inside out (Knuth, TAOCP vol. 2, §3.4.2, Algorithm
+    P; Durstenfeld, CACM 7(7), 1964): for i = 1 … r − 1 the score of system i goes to a uniform
+    position k ≤ i (:func:`riskeval.core.random.bounded` with bound i + 1, from the resample's own
+    stream), the score there to i.  Topics are taken in order, all from one stream.
+    """
+    c, r = Yt.shape
+    state = stream_start(key, b)
+    means[:] = 0.0
+    for j in range(c):
+        row = Yt[j]
+        perm[0] = row[0]
+        for i in range(1, r):
+            k, state = bounded(state, i + 1)
+            perm[i] = perm[k]
+            perm[k] = row[i]
+        for i in range(r):
+            means[i] += perm[i]
+    for i in range(r):
+        means[i] /= c
+
+
+@njit(parallel=True, cache=True)
+def tukey_counts(Yt, key, n, threshold, cuts, runs):
+    """Randomised Tukey HSD counts over the resamples 0 … n − 1 of ``key``.
+
+    For each resample, the means after the shuffle (:func:`shuffled_means`); for every pair i < k
+    (in ``numpy.triu_indices`` order), whether ``|m_i − m_k| ≥ threshold[p]`` (counted); and the
+    range ``max − min`` of the means, placed among the ascending ``cuts`` (``hist[q]``: resamples
+    with exactly q cuts at or below their range).  Resamples are dealt out to ``runs`` runs (one
+    per thread), each with its own integer counts (r(r − 1)/2 + len(cuts) + 1 of them), summed at
+    the end: every resample's draws depend on ``key`` and its number alone, so the counts do not
+    depend on ``runs`` nor on the number of threads.
+    """
+    c, r = Yt.shape
+    pairs = np.zeros((runs, threshold.size), dtype=np.int64)
+    hist = np.zeros((runs, cuts.size + 1), dtype=np.int64)
+    for g in prange(runs):
+        perm = np.empty(r)
+        means = np.empty(r)
+        count = pairs[g]
+        for b in range(g, n, runs):
+            shuffled_means(Yt, key, b, perm, means)
+            hist[g, np.searchsorted(cuts, means.max() - means.min(), side="right")] += 1
+            p = 0  # pairs (i, i + 1 … r − 1) are p … p + r − i − 2
+            for i in range(r - 1):
+                m = r - i - 1
+                others, reach, hits = means[i + 1 :], threshold[p : p + m], count[p : p + m]
+                for q in range(m):
+                    hits[q] += abs(means[i] - others[q]) >= reach[q]
+                p += m
+    return pairs.sum(axis=0), hist.sum(axis=0)
+
+
+#: The serial compilation of :func:`tukey_counts`, for a process forked after numba's threads
+#: started (:func:`riskeval.core._numba.threads_usable`); on small inputs it is no faster than the
+#: parallel kernel (5 systems × 10 topics, 200 resamples: 54 µs against 44 µs).
+_TUKEY_SERIAL = serial_twin(tukey_counts)
+
+
+@njit(cache=True)
+def pair_effect_sizes(Y):
+    """Mean over standard deviation (ddof = 1) of the per-topic differences ``Y[i] − Y[k]`` of every
+    pair i < k of rows of ``Y`` (r × c), in ``numpy.triu_indices(r, 1)`` order; NaN where the
+    differences do not vary.  Two passes per pair, as ``numpy.std`` computes it."""
+    r, c = Y.shape
+    out = np.empty(r * (r - 1) // 2)
+    p = 0
+    for i in range(r - 1):
+        for k in range(i + 1, r):
+            s = 0.0
+            for j in range(c):
+                s += Y[i, j] - Y[k, j]
+            mean = s / c
+            ss = 0.0
+            for j in range(c):
+                d = Y[i, j] - Y[k, j] - mean
+                ss += d * d
+            sd = math.sqrt(ss / (c - 1)) if c > 1 else np.nan
+            out[p] = mean / sd if sd > 0 else np.nan
+            p += 1
+    return out
 
 
 @dataclass(frozen=True)
@@ -169,18 +256,17 @@ def tukey_hsd(
         name = rb.name
         Y = risk_scores(values - rb.values, alpha)
     means = Y.mean(axis=1)
-    observed = np.abs(means[:, None] - means[None, :])
-    tol = TOL * max(1.0, float(np.abs(Y).max()))
-    Yt = np.ascontiguousarray(topic_major(Y))
     iu, ku = np.triu_indices(r, 1)
-    cuts = np.unique(observed[iu, ku] - tol)  # ascending: a resample's range is placed among them
-    chunks = max(1, min(_CHUNKS, 2**21 // (r * r)))
-    kernel = pick(tukey_counts, n * Yt.size)
-    count_pair, hist = kernel(Yt, stream_key(gen), n, observed - tol, cuts, chunks)
-    # resamples whose range reaches cut p: those with more than p cuts at or below their range
+    threshold = np.abs(means[iu] - means[ku]) - TOL * max(1.0, float(np.abs(Y).max()))
+    Yt = np.ascontiguousarray(topic_major(Y))
+    cuts = np.unique(threshold)  # ascending: a resample's range is placed among them
+    kernel = parallel_or_twin(tukey_counts, _TUKEY_SERIAL, True)  # serial in a forked child only
+    runs = numba.get_num_threads() if kernel is tukey_counts else 1
+    count_pair, hist = kernel(Yt, stream_key(gen), n, threshold, cuts, runs)
+    # resamples whose range reaches cut q: those with more than q cuts at or below their range
     reach = n - np.cumsum(hist)[:-1]
-    count_range = reach[np.searchsorted(cuts, observed[iu, ku] - tol)]
-    p_pair = mc_pvalue(count_pair[iu, ku], n)
+    count_range = reach[np.searchsorted(cuts, threshold)]
+    p_pair = mc_pvalue(count_pair, n)
     p_hsd = mc_pvalue(count_range, n)
     effect = pair_effect_sizes(np.ascontiguousarray(Y, dtype=np.float64))
     labels = M.index.to_numpy()
