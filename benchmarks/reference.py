@@ -39,4 +39,27 @@ import numpy as np
 # Report and analyses: rank correlations, bias study
 # --------------------------------------------------------------------------------------------------
 
+
+def pandas_read_pivot(path: str, wide: bool = False) -> tuple[int, int]:
+    """A score matrix from a Parquet score table the way pandas users build it: ``read_parquet``,
+    then ``pivot`` of a long table (system, topic, score) into systems × topics, or the ``system``
+    column as the index of a wide one.  Returns the matrix's shape."""
+    import pandas as pd
+
+    frame = pd.read_parquet(path)
+    if wide:
+        matrix = frame.set_index("system").astype(np.float64)
+    else:
+        matrix = frame.pivot(index="system", columns="topic", values="score")
+    return matrix.shape
+
+
+def kendalltau_per_column(reference: np.ndarray, evaluated: np.ndarray) -> np.ndarray:
+    """Kendall's τ-b of every column of ``evaluated`` against ``reference``: one
+    ``scipy.stats.kendalltau`` call per column."""
+    from scipy import stats
+
+    return np.array([stats.kendalltau(reference, column).statistic for column in evaluated.T])
+
+
 __all__ = ["np"]
