@@ -272,8 +272,8 @@ def wide_to_matrix(
         if bad_cells.all(axis=0).any():
             found.insert(0, (source, _wide_hint(cells, bad_cells)))
         raise InputFormatError(found)
-    matrix = pd.DataFrame(values, index=pd.Index(systems), columns=pd.Index(topics))
-    return apply_missing(matrix, missing, source=source)
+    matrix = pd.DataFrame(values, index=pd.Index(systems), columns=pd.Index(topics), copy=False)
+    return apply_missing(matrix, missing, source=source)  # a copy: never a view of the table
 
 
 def _wide_values(
@@ -392,6 +392,7 @@ def _assemble(systems: tuple[np.ndarray, Any], topics: tuple[np.ndarray, Any], v
         matrix,
         index=pd.Index(s_uniques, name="system").astype(str),
         columns=pd.Index(t_uniques, name="topic").astype(str),
+        copy=False,
     )
 
 
