@@ -62,4 +62,17 @@ def kendalltau_per_column(reference: np.ndarray, evaluated: np.ndarray) -> np.nd
     return np.array([stats.kendalltau(reference, column).statistic for column in evaluated.T])
 
 
+def pca_default_threads(runs: np.ndarray, components: int | None) -> np.ndarray:
+    """Singular values of the topic-centred run × topic matrix with the BLAS's own thread count:
+    the economy SVD (``numpy.linalg.svd``), or ``scipy.sparse.linalg.svds`` for the leading
+    ``components``."""
+    centred = runs - runs.mean(axis=0)
+    if components is None:
+        return np.linalg.svd(centred, compute_uv=True, full_matrices=False)[1]
+    from scipy.sparse.linalg import svds
+
+    v0 = np.full(min(centred.shape), 1.0 / np.sqrt(min(centred.shape)))
+    return svds(centred, k=components, v0=v0)[1]
+
+
 __all__ = ["np"]

@@ -16,9 +16,9 @@ are tied: a mean of P@10 values summed in another order must not decide a rankin
 strict rankings: systems tied in the reference keep their input order, systems tied in the
 evaluated scores are ordered as the reference orders them (so a tie never counts as a
 disagreement, and identical scores give τ_AP = 1).  Kendall's τ is τ-b, computed by
-``scipy.stats.kendalltau`` (O(n log n)) on the same tie groups.  Both are computed once per
-distinct ranking: the α grids of Zuccon et al. (2016) give thousands of columns but far fewer
-distinct rankings.
+``scipy.stats.kendalltau`` (O(n log n)) on the same tie groups.  Both are computed once per run
+of adjacent columns that rank alike: the α grids of Zuccon et al. (2016) give thousands of
+columns but far fewer changes of ranking.
 """
 
 from __future__ import annotations
@@ -95,12 +95,14 @@ def rank_correlations(reference: np.ndarray, evaluated: np.ndarray):
         return np.full(n_cols, np.nan), np.full(n_cols, np.nan)
     ref_groups = tie_groups(reference)
     ref_pos = _strict_positions(ref_groups, np.arange(n))
-    rankings, column_ranking = np.unique(tie_groups(evaluated.T), axis=0, return_inverse=True)
-    tau = np.array([stats.kendalltau(ref_groups, groups).statistic for groups in rankings])
+    groups = tie_groups(evaluated.T)
+    new = np.ones(n_cols, dtype=bool)  # a column ranking differently from the column before it
+    new[1:] = (groups[1:] != groups[:-1]).any(axis=1)
+    rankings, column_ranking = groups[new], np.cumsum(new) - 1
+    tau = np.array([stats.kendalltau(ref_groups, ranking).statistic for ranking in rankings])
     order = np.argsort(_strict_positions(rankings, ref_pos), axis=-1)
     agree = _agreements_above(ref_pos[order])  # ref_pos[order]: reference position by evaluated position
     tau_ap = 2.0 / (n - 1) * (agree[:, 1:] / np.arange(1, n)).sum(axis=-1) - 1.0
-    column_ranking = column_ranking.ravel()
     return tau[column_ranking], tau_ap[column_ranking]
 
 
