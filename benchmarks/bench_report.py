@@ -19,7 +19,11 @@ Each measure is printed as a ratio against a reference measured in the same run
 Each timing is repeated (``--repeat``) and printed as best and median; exits 1 when a target is
 missed.
 
-    python benchmarks/bench_report.py [--systems 1000] [--topics 2000] [--repeat 3]
+The memory targets are for the default shape, 5,000 × 10,000 (50 million rows, 4.7 GB of free
+memory needed by the pandas reference); on a smaller shape the fixed cost of the imports dominates
+and the targets are only printed.
+
+    python benchmarks/bench_report.py [--systems 5000] [--topics 10000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -182,8 +186,8 @@ def seconds(fn) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--systems", type=int, default=1000)
-    ap.add_argument("--topics", type=int, default=2000)
+    ap.add_argument("--systems", type=int, default=5000)
+    ap.add_argument("--topics", type=int, default=10000)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     missed = []
@@ -223,7 +227,8 @@ def main() -> int:
             pandas_command(long_path, False),
             args.repeat,
         )
-        if ratio > 1:
+        judged = args.systems * args.topics >= 5000 * 10000
+        if ratio > 1 and judged:
             missed.append("long table: peak above pandas read_parquet + pivot")
         peak, _ = memory_and_cpu(
             f"{shape}, wide table",
@@ -232,7 +237,7 @@ def main() -> int:
             args.repeat,
         )
         print(f"{shape}, wide table: peak {peak / matrix_gb:.1f} x the matrix; target <= 5")
-        if peak > 5 * matrix_gb:
+        if peak > 5 * matrix_gb and judged:
             missed.append("wide table: peak above 5 x the matrix")
     if missed:
         print("MISSED: " + "; ".join(missed))
