@@ -245,3 +245,12 @@ def test_parquet_rows_of_one_measure_are_located_in_the_file(tmp_path):
     ]
     with pytest.raises(rk.InputFormatError, match="there are 2 measures"):
         rk.read_scores(path)
+
+
+def test_long_and_wide_tables_give_the_same_layout_and_the_same_risk_bits():
+    long = rk.score_matrix(long_of(MATRIX))
+    wide = rk.score_matrix(MATRIX)
+    assert long.to_numpy().flags.f_contiguous == wide.to_numpy().flags.f_contiguous
+    pd.testing.assert_frame_equal(
+        rk.risk_table(long, alphas=[0, 5]), rk.risk_table(wide, alphas=[0, 5]), check_exact=True
+    )
