@@ -57,3 +57,19 @@ def test_progress_is_optional(progress, capsys):
     X = pd.DataFrame(np.random.default_rng(0).random((70, 5)))
     rk.bias_study(X, progress=progress)
     assert ("bias study" in capsys.readouterr().err) == progress
+
+
+@pytest.mark.parametrize("shape", [(40, 60), (300, 200)])
+def test_pca_and_correlations_have_the_same_bits_with_one_or_two_blas_threads(monkeypatch, shape):
+    from threadpoolctl import threadpool_limits
+
+    monkeypatch.setattr(bs, "PCA_FULL_CELLS", 10_000)  # the second shape takes the truncated SVD
+    X = pd.DataFrame(np.random.default_rng(4).beta(2, 5, shape))
+    studies = []
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="blas"):
+            studies.append(rk.bias_study(X, progress=False))
+    one, two = studies
+    pd.testing.assert_frame_equal(one.correlation, two.correlation, check_exact=True)
+    pd.testing.assert_frame_equal(one.pca.coordinates, two.pca.coordinates, check_exact=True)
+    pd.testing.assert_frame_equal(one.pca.loadings, two.pca.loadings, check_exact=True)

@@ -201,3 +201,56 @@ def test_long_to_matrix_to_long_keeps_every_value(cells):
         matrix.to_csv(wide_csv)
         pd.testing.assert_frame_equal(rk.score_matrix(long_csv), matrix, check_exact=True)
         pd.testing.assert_frame_equal(rk.score_matrix(wide_csv), matrix, check_exact=True)
+
+
+def test_categorical_labels_keep_the_order_of_first_appearance(tmp_path):
+    # Parquet label columns are read as categories; their category order is not the row order.
+    long = long_of(MATRIX).iloc[::-1]
+    expected = MATRIX.iloc[::-1, ::-1]
+    categorical = long.astype({"system": "category", "topic": "category"})
+    assert list(categorical["system"].cat.categories) != list(expected.index)
+    assert_matrix(rk.score_matrix(categorical), expected)
+    path = tmp_path / "long.parquet"
+    long.to_parquet(path, index=False)
+    assert_matrix(rk.read_scores(path), expected)
+
+
+def test_labels_that_read_the_same_are_one_label():
+    frame = pd.DataFrame({"system": [1, "1", "2"], "topic": ["t", "t", "t"], "score": [0.1, 0.2, 0.3]})
+    with pytest.raises(
+        rk.InputFormatError, match=r"row 1: duplicate \(system, topic\) \('1', 't'\): first at row 0"
+    ):
+        rk.score_matrix(frame)
+    frame.loc[1, "topic"] = "u"
+    with pytest.warns(MissingTopicsWarning):
+        got = rk.score_matrix(frame, missing="zero")
+    assert list(got.index) == ["1", "2"] and list(got.columns) == ["t", "u"]
+
+
+def test_parquet_rows_of_one_measure_are_located_in_the_file(tmp_path):
+    long = pd.concat([long_of(MATRIX).assign(measure="P@10"), long_of(MATRIX).assign(measure="AP")])
+    long = long.sort_index(kind="stable").reset_index(drop=True)  # the measures interleaved
+    path = tmp_path / "long.parquet"
+    long.to_parquet(path, index=False)
+    assert_matrix(rk.read_scores(path, measure="AP"), MATRIX)
+    row = int(np.flatnonzero(long["measure"] == "AP")[5])
+    long.loc[row, "score"] = np.inf
+    long.loc[row + 2, "system"] = None  # another AP row, without its system
+    long.to_parquet(path, index=False)
+    with pytest.raises(rk.InputFormatError) as caught:
+        rk.read_scores(path, measure="AP")
+    assert [place for place, _ in caught.value.problems] == [
+        f"{path}: row {row + 1}",
+        f"{path}: row {row + 3}",
+    ]
+    with pytest.raises(rk.InputFormatError, match="there are 2 measures"):
+        rk.read_scores(path)
+
+
+def test_long_and_wide_tables_give_the_same_layout_and_the_same_risk_bits():
+    long = rk.score_matrix(long_of(MATRIX))
+    wide = rk.score_matrix(MATRIX)
+    assert long.to_numpy().flags.f_contiguous == wide.to_numpy().flags.f_contiguous
+    pd.testing.assert_frame_equal(
+        rk.risk_table(long, alphas=[0, 5]), rk.risk_table(wide, alphas=[0, 5]), check_exact=True
+    )

@@ -216,7 +216,8 @@ def test_alpha_sweep_values_and_frames():
     assert list(frame.columns) == ["alpha", "tau", "tau_ap"] and len(frame) == 3
     values = sweep.values_frame()
     assert list(values.columns) == ["system", "alpha", "value"] and len(values) == 15
-    assert sweep.tau[1] == 1.0 and sweep.tau_ap[1] == 1.0
+    # α = 0 ranks by the mean itself: τ = 1 (scipy's τ-b, within an ulp) and τ_AP = 1
+    assert sweep.tau[1] == pytest.approx(1.0, abs=1e-15) and sweep.tau_ap[1] == 1.0
     default = rk.mean_variance_sweep(df)
     assert default.alphas.size == 401 and default.alphas[0] == -20 and default.alphas[-1] == 20
 

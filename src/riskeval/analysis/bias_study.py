@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from riskeval.core import baselines as agg
@@ -95,7 +96,8 @@ def bias_study(
         axis=1, ascending=False, method="average"
     )
     friedman = stats.friedmanchisquare(*U[:r].T)
-    with np.errstate(divide="ignore", invalid="ignore"):  # a constant run correlates with nothing: NaN
+    # a constant run correlates with nothing: NaN
+    with np.errstate(divide="ignore", invalid="ignore"), threadpool_limits(1, user_api="blas"):
         corr = pd.DataFrame(np.corrcoef(runs.to_numpy()), index=runs.index, columns=runs.index)
     return BiasStudy(alpha, urisk, ranks, friedman, corr, pca(runs))
 
@@ -125,22 +127,25 @@ PCA_COMPONENTS = 10
 def pca(runs: pd.DataFrame) -> PCAResult:
     """PCA by SVD of the topic-centred run × topic matrix (Dinçer, Ounis & Macdonald, ECIR 2014, §2.4).
 
-    Up to :data:`PCA_FULL_CELLS` cells every component is kept; beyond, the leading
-    :data:`PCA_COMPONENTS` (a truncated SVD, ARPACK), whose ``explained`` shares are still of the
-    total sum of squares, so that they keep their meaning.
+    Up to :data:`PCA_FULL_CELLS` cells every component is kept (the economy SVD: min(runs, topics)
+    components); beyond, the leading :data:`PCA_COMPONENTS` (a truncated SVD, ARPACK), whose
+    ``explained`` shares are still of the total sum of squares, so that they keep their meaning.
+    The SVD runs on one BLAS thread: its bits do not depend on the thread count, and threads that
+    wait for one another do not stall it when other processes hold the cores.
     """
     centred = runs.to_numpy() - runs.to_numpy().mean(axis=0)
-    if centred.size > PCA_FULL_CELLS and min(centred.shape) > PCA_COMPONENTS + 1:
-        from scipy.sparse.linalg import svds
+    with threadpool_limits(1, user_api="blas"):
+        if centred.size > PCA_FULL_CELLS and min(centred.shape) > PCA_COMPONENTS + 1:
+            from scipy.sparse.linalg import svds
 
-        v0 = np.full(min(centred.shape), 1.0 / np.sqrt(min(centred.shape)))  # deterministic start
-        u, s, vt = svds(centred, k=PCA_COMPONENTS, v0=v0)
-        order = np.argsort(s)[::-1]
-        u, s, vt = u[:, order], s[order], vt[order]
-        total = float(np.einsum("ij,ij->", centred, centred))
-    else:
-        u, s, vt = np.linalg.svd(centred, full_matrices=False)
-        total = float((s**2).sum())
+            v0 = np.full(min(centred.shape), 1.0 / np.sqrt(min(centred.shape)))  # deterministic start
+            u, s, vt = svds(centred, k=PCA_COMPONENTS, v0=v0)
+            order = np.argsort(s)[::-1]
+            u, s, vt = u[:, order], s[order], vt[order]
+            total = float(np.einsum("ij,ij->", centred, centred))
+        else:
+            u, s, vt = np.linalg.svd(centred, full_matrices=False)
+            total = float((s**2).sum())
     # A deterministic sign: each axis points towards its largest loading.
     flip = np.sign(vt[np.arange(vt.shape[0]), np.abs(vt).argmax(axis=1)])
     flip[flip == 0] = 1.0

@@ -141,7 +141,7 @@ def _measures_in(data: Any, format: str | None) -> list[Any] | None:
     if isinstance(data, pd.DataFrame):
         frame = data.reset_index() if MEASURE_COLUMN in data.index.names else data
         if MEASURE_COLUMN in frame.columns:
-            return list(pd.unique(frame[MEASURE_COLUMN].astype(str)))
+            return _distinct_text(frame[MEASURE_COLUMN])
         return None
     if isinstance(data, (str, os.PathLike)) and MEASURE_COLUMN in table_columns(data, format):
         return score_table_measures(data, format)
@@ -154,10 +154,18 @@ def score_table_measures(path: str | os.PathLike, format: str | None = None) -> 
 
     fmt = table_format(path, format)
     if fmt == "parquet":
-        column = pd.read_parquet(path, columns=[MEASURE_COLUMN])[MEASURE_COLUMN]
+        column = pd.read_parquet(path, columns=[MEASURE_COLUMN], read_dictionary=[MEASURE_COLUMN])[
+            MEASURE_COLUMN
+        ]
     else:
         frame, _, _ = read_delimited(
             path, _DELIMITER[fmt], lambda header: {j for j, n in enumerate(header) if n == MEASURE_COLUMN}
         )
         column = frame[MEASURE_COLUMN]
-    return list(pd.unique(column.dropna().astype(str)))
+    return _distinct_text(column.dropna())
+
+
+def _distinct_text(column: pd.Series) -> list[str]:
+    """The distinct values of ``column`` as text, in order of first appearance (one conversion per
+    distinct value, not per row)."""
+    return [str(value) for value in dict.fromkeys(pd.unique(column).astype(str))]

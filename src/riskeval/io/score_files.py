@@ -68,7 +68,10 @@ def read_scores(
     names = (system, topic, score)
     malformed: list[tuple[str, str]] = []
     if fmt == "parquet":
-        frame = index_to_columns(_read_parquet(path), names)
+        # the labels of a long table as Arrow dictionaries: each label held once, not once per row
+        columns = table_columns(path, fmt)
+        labelled = (system, topic, MEASURE_COLUMN) if is_long(columns, names) else ()
+        frame = index_to_columns(_read_parquet(path, [c for c in labelled if c in columns]), names)
         locate: Locate = lambda i: f"{path}: row {i + 1}"  # noqa: E731
     else:
         frame, lines, malformed = read_delimited(
@@ -160,9 +163,10 @@ def _label_columns(header: Sequence[Hashable], names: Sequence[Hashable]) -> set
     return {j for j, name in enumerate(header) if name in wanted}
 
 
-def _read_parquet(path: str | os.PathLike) -> pd.DataFrame:
+def _read_parquet(path: str | os.PathLike, dictionary: Sequence[Hashable] = ()) -> pd.DataFrame:
+    """The table; the ``dictionary`` columns of text read as categorical (Arrow dictionaries)."""
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(path, read_dictionary=list(dictionary) or None)
     except ImportError:
         raise RiskevalError("Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'.") from None
     except OSError:

@@ -169,10 +169,11 @@ def long_to_matrix(
     if len(frame) == 0:
         raise InputFormatError([(source, "is empty: expected one row per (system, topic) with its score.")])
     _require_columns(frame, (system, topic, score), source)
-    rows = np.arange(len(frame))
+    rows = None  # positions of the rows kept in the table given, when a measure selects them
     if MEASURE_COLUMN in frame.columns and MEASURE_COLUMN not in (system, topic, score):
-        rows = _measure_rows(frame[MEASURE_COLUMN], measure, source)
-        frame = frame.iloc[rows]
+        kept = _measure_rows(frame[MEASURE_COLUMN], measure, source)
+        if len(kept) < len(frame):
+            rows, frame = kept, frame.iloc[kept]
     elif measure is not None:
         raise InputFormatError(
             [
@@ -183,13 +184,13 @@ def long_to_matrix(
                 )
             ]
         )
-    problems: list[tuple[int, str]] = []
-    systems, empty_s = labels(frame[system])
-    topics, empty_t = labels(frame[topic])
+    s_codes, s_names = label_codes(frame[system])
+    t_codes, t_names = label_codes(frame[topic])
     raw = frame[score].to_numpy()
     values, absent, bad = to_float(raw)
-    for mask, what in ((empty_s, system), (empty_t, topic)):
-        problems += [(i, f"field {what!r} is empty: every row needs one.") for i in _where(mask)]
+    problems: list[tuple[int, str]] = []
+    for codes, what in ((s_codes, system), (t_codes, topic)):
+        problems += [(i, f"field {what!r} is empty: every row needs one.") for i in _where(codes < 0)]
     problems += [(i, f"field {score!r}: {show(raw[i])} is not a number.") for i in _where(bad)]
     problems += [
         (
@@ -202,20 +203,25 @@ def long_to_matrix(
     problems += [
         (i, f"field {score!r} is infinite: scores must be finite.") for i in _where(np.isinf(values))
     ]
-    labelled = ~(empty_s | empty_t)
-    s_codes, t_codes = encode(systems), encode(topics)
-    first = first_occurrence(s_codes[0] * len(t_codes[1]) + t_codes[0])
+    if not problems:
+        matrix = _assemble((s_codes, s_names), (t_codes, t_names), values)
+        # every row fills a cell of its own unless a (system, topic) pair repeats
+        if matrix.size - np.count_nonzero(np.isnan(matrix.to_numpy())) == len(values):
+            del s_codes, t_codes, values, raw
+            return apply_missing(matrix, missing, source=source)
+    key = s_codes.astype(np.int64) * len(t_names) + t_codes
+    first = first_occurrence(key)
+    position = (lambda i: i) if rows is None else rows.__getitem__
     problems += [
         (
             i,
-            f"duplicate (system, topic) ({systems[i]!r}, {topics[i]!r}): first at {locate(rows[first[i]])}.",
+            f"duplicate (system, topic) ({s_names[s_codes[i]]!r}, {t_names[t_codes[i]]!r}): first at "
+            f"{locate(position(first[i]))}.",
         )
-        for i in _where((first != np.arange(len(first))) & labelled)
+        for i in _where((first != np.arange(len(first))) & (s_codes >= 0) & (t_codes >= 0))
     ]
-    if problems:
-        problems.sort(key=lambda p: p[0])
-        raise InputFormatError([(locate(rows[i]), msg) for i, msg in problems])
-    return apply_missing(_assemble(s_codes, t_codes, values), missing, source=source)
+    problems.sort(key=lambda p: p[0])
+    raise InputFormatError([(locate(position(i)), msg) for i, msg in problems])
 
 
 def wide_to_matrix(
@@ -266,8 +272,8 @@ def wide_to_matrix(
         if bad_cells.all(axis=0).any():
             found.insert(0, (source, _wide_hint(cells, bad_cells)))
         raise InputFormatError(found)
-    matrix = pd.DataFrame(values, index=pd.Index(systems), columns=pd.Index(topics))
-    return apply_missing(matrix, missing, source=source)
+    matrix = pd.DataFrame(values, index=pd.Index(systems), columns=pd.Index(topics), copy=False)
+    return apply_missing(matrix, missing, source=source)  # a copy: never a view of the table
 
 
 def _wide_values(
@@ -337,7 +343,7 @@ def to_float(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ``values``.
     """
     if _is_number_dtype(raw.dtype):
-        values = raw.astype(np.float64)
+        values = np.asarray(raw, dtype=np.float64)
         return values, np.isnan(values), np.zeros(values.shape, dtype=bool)
     series = pd.Series(raw, dtype=object)
     numbers = pd.to_numeric(series, errors="coerce")
@@ -348,6 +354,17 @@ def to_float(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cell = raw[i]
         missing[i] = isinstance(cell, str) and cell.strip().lower() in MISSING_STRINGS
     return values, missing, nan & ~missing
+
+
+def label_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of labels in order of first appearance (−1 for an empty label: NaN, None or
+    ""), and the distinct labels as ``str``.  Only the distinct labels become Python strings, never
+    one per row; distinct values that read the same as text (``1`` and ``"1"``) share a code."""
+    codes, uniques = pd.factorize(values, sort=False)
+    text, empty = labels(uniques)
+    merged = np.full(len(text) + 1, -1, dtype=np.int32)  # the last entry maps code −1 to −1
+    merged[:-1][~empty], distinct = pd.factorize(text[~empty], sort=False)
+    return merged[codes], np.asarray(distinct, dtype=object)
 
 
 def encode(text: np.ndarray) -> tuple[np.ndarray, pd.Index]:
@@ -367,26 +384,27 @@ def assemble(systems: np.ndarray, topics: np.ndarray, values: Any) -> pd.DataFra
     return _assemble(encode(systems), encode(topics), values)
 
 
-def _assemble(
-    systems: tuple[np.ndarray, pd.Index], topics: tuple[np.ndarray, pd.Index], values: Any
-) -> pd.DataFrame:
+def _assemble(systems: tuple[np.ndarray, Any], topics: tuple[np.ndarray, Any], values: Any) -> pd.DataFrame:
     (s_codes, s_uniques), (t_codes, t_uniques) = systems, topics
-    matrix = np.full((len(s_uniques), len(t_uniques)), np.nan)
+    # pandas' own layout, as a wide table has it: each topic's scores side by side in memory (the
+    # analyses run 2-4x slower on the transposed layout of a large matrix)
+    matrix = np.full((len(s_uniques), len(t_uniques)), np.nan, order="F")
     matrix[s_codes, t_codes] = values
     return pd.DataFrame(
         matrix,
-        index=pd.Index(s_uniques.astype(str), name="system"),
-        columns=pd.Index(t_uniques.astype(str), name="topic"),
+        index=pd.Index(s_uniques, name="system").astype(str),
+        columns=pd.Index(t_uniques, name="topic").astype(str),
+        copy=False,
     )
 
 
 def _measure_rows(column: pd.Series, measure: Any, source: str) -> np.ndarray:
     """Positions of the rows of the requested measure in a table's ``measure`` column."""
-    names, _ = labels(column)
-    available = list(pd.unique(names))
+    codes, names = label_codes(column)
+    available = list(names) + ([""] if (codes < 0).any() else [])  # "": rows naming no measure
     if measure is None:
         if len(available) == 1:
-            return np.arange(len(names))
+            return np.arange(len(codes))
         raise InputFormatError(
             [
                 (
@@ -407,7 +425,7 @@ def _measure_rows(column: pd.Series, measure: Any, source: str) -> np.ndarray:
                 )
             ]
         )
-    return np.flatnonzero(names == chosen)
+    return np.flatnonzero(codes == available.index(chosen))
 
 
 def _require_columns(frame: pd.DataFrame, names: Sequence[Hashable], source: str) -> None:

@@ -16,17 +16,19 @@ import platform
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from markupsafe import Markup
 
 from riskeval import __version__
 from riskeval._optional import require
 from riskeval.errors import RiskevalError
 from riskeval.model.matrix import as_matrix
 from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
+
+if TYPE_CHECKING:
+    from markupsafe import Markup
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,8 @@ class ReportContext:
     def data_script(self) -> Markup:
         """The ``<script type="application/json">`` of :attr:`page_data`, the first time it is
         asked for (the sections that use it call this; the page holds it once)."""
+        from markupsafe import Markup
+
         from riskeval.reporting.html import json_script
 
         if self._data_written:
