@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from riskeval.core._numba import FAST, njit, parallel_or_twin, prange, serial_twin
+from riskeval.core._numba import FAST, njit, prange
 from riskeval.core.paired import topic_major
 
 _TILE = 64  # systems per tile side: a 64 × 64 tile of sums is 32 KiB
@@ -72,9 +72,6 @@ def _negative_sums_rows(Xt, k0, k1, out):
         out[:, i0:i1] = acc
 
 
-_negative_sums_rows_serial = serial_twin(_negative_sums_rows)
-
-
 def negative_part_sums(X: np.ndarray, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """``N`` (r × r) with ``N[k, i] = Σ_j min(X[i, j] − X[k, j], 0)``: row k is baseline k.
 
@@ -84,11 +81,10 @@ def negative_part_sums(X: np.ndarray, progress: Callable[[int], None] | None = N
     r = Xt.shape[1]
     S = Xt.sum(axis=0)
     N = np.zeros((r, r))
-    kernel = parallel_or_twin(_negative_sums_rows, _negative_sums_rows_serial, True)
     for k0 in range(0, r, _TILE):
         k1 = min(r, k0 + _TILE)
         block = np.zeros((k1 - k0, r))
-        kernel(Xt, k0, k1, block)
+        _negative_sums_rows(Xt, k0, k1, block)
         N[k0:k1, k0:] = block[:, k0:]
         if progress is not None:
             progress(k1 - k0)

@@ -38,7 +38,7 @@ import pandas as pd
 
 from riskeval._optional import require
 from riskeval.analysis.table import table_from_sums
-from riskeval.core import chisq, paired
+from riskeval.core import baselines, chisq, paired
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import align_vector
 from riskeval.measures.paired import topic_risk
@@ -63,7 +63,6 @@ _SYSTEM_AGG = {
     "sum": ("score", "sum"),
     "first": ("first", "min"),
 }
-_MOMENTS = ["n", "sp", "sn", "m2p", "m2n", "cross", "wins", "losses", "loss20", "scale"]
 
 
 def long_risk_table(
@@ -100,18 +99,15 @@ def long_risk_table(
     base = _baseline(totals, baseline, leave_one_out, "long_risk_table")
     need_mean = base.name != "MEAN"
     shared = _delayed(_Shared(*totals.keys(), base.info), pure=True)  # one copy per worker
-    moments = _reduce([_delayed(_paired_part)(part, shared, need_mean) for part in parts], _merge_moments)
-    r, c = len(totals.systems), len(totals.topics)
-    expected = _topic_hashes(np.arange(c)).sum(axis=1)
-    hashes = moments[["hash0", "hash1", "hash2"]].to_numpy()
-    _complete(totals.systems[(hashes != expected).any(axis=1)], c)
-    sums = _paired(moments, "", c)
-    mean_sums = _paired(moments, "mean_", c) if need_mean else sums
-    z = None
-    if totals.min >= 0:
-        z_pos = moments["zp"].to_numpy()
-        z = chisq.ZSums(z_pos, moments["zs"].to_numpy() - z_pos, totals.S, float(c))
-    is_self = np.asarray(totals.systems == base.name) if base.system else np.zeros(r, dtype=bool)
+    part = _reduce([_delayed(_paired_part)(part, shared, need_mean) for part in parts], _merge_parts)
+    c = len(totals.topics)
+    _complete(
+        totals.systems[(part.hashes != _topic_hashes(np.arange(c)).sum(axis=1)[:, None]).any(axis=0)], c
+    )
+    sums = part.sums._replace(n=float(c))
+    mean_sums = part.mean_sums._replace(n=float(c)) if part.mean_sums is not None else sums
+    z = chisq.ZSums(part.zp, part.zs - part.zp, totals.S, float(c)) if totals.min >= 0 else None
+    is_self = np.asarray(totals.systems == base.name) if base.system else np.zeros(len(totals.systems), bool)
     return table_from_sums(
         totals.systems,
         A,
@@ -152,7 +148,11 @@ def long_topic_risk(
     found = _delayed(pd.concat)([_delayed(_system_scores)(part, system) for part in parts]).compute()
     _complete(pd.Index([system]) if found.index.has_duplicates else pd.Index([]), len(totals.topics))
     x = found.reindex(totals.topics).to_numpy()
-    b = base.info.values if base.info.values is not None else (totals.T - x) / (len(totals.systems) - 1)
+    b = (
+        base.info.values
+        if base.info.values is not None
+        else baselines.loo_mean(totals.T, x, len(totals.systems))
+    )
     return topic_risk(
         pd.Series(x, index=totals.topics, name=system),
         pd.Series(b, index=totals.topics, name=base.name),
@@ -249,8 +249,9 @@ class _Totals(NamedTuple):
 def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
     name = baseline if isinstance(baseline, str) and baseline not in ("mean", "max", "median") else None
     # Each per-topic partial holds every topic of its partitions: a tree would keep many of them at
-    # once.  Instead one chain per worker thread folds its partitions into one running total.
-    chains = min(len(parts), _parallelism())
+    # once.  Instead chains fold their partitions into one running total each, _FAN_IN partitions a
+    # chain (so the number of chains, and the order of the sums, depend on the table alone).
+    chains = -(-len(parts) // _FAN_IN)
     running = []
     for w in range(chains):
         total = None
@@ -311,16 +312,6 @@ def _topic_hashes(j: np.ndarray) -> np.ndarray:
     return np.stack([(z >> np.uint64(s)) & mask for s in (0, 20, 40)]).astype(np.float64)
 
 
-def _parallelism() -> int:
-    """Worker threads of the active ``distributed.Client``, else this machine's CPUs."""
-    try:
-        from distributed import default_client
-
-        return max(1, sum(default_client().nthreads().values()))
-    except (ImportError, ValueError):
-        return os.cpu_count() or 1
-
-
 def _totals_step(total: Any, part: pd.DataFrame, k: int, base_system: str | None) -> Any:
     step = _totals_part(part, k, base_system)
     return step if total is None else _merge_totals(total, step)
@@ -373,8 +364,8 @@ def _merge_totals(
 
 class _BaseInfo(NamedTuple):
     values: np.ndarray | None  # per topic; None: leave-one-out MEAN, (T_j − x_ij)/(r − 1)
-    mean_b: np.ndarray  # the MEAN (T_j / r), or None-equivalent for leave-one-out
-    loo: bool
+    mean_b: np.ndarray  # the MEAN, T_j / r
+    loo: bool  # the MEAN (of T*Risk, and the baseline if it is the MEAN) leaves the system out
     r: int
     T: np.ndarray
 
@@ -387,35 +378,29 @@ class _Baseline(NamedTuple):
 
 
 def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Baseline:
+    """The baseline of a long table from the per-topic totals of the first pass: an aggregate by
+    :func:`riskeval.core.baselines.aggregate_from_totals` (the leave-one-out MEAN by
+    :func:`~riskeval.core.baselines.loo_mean`, per row), a system's scores or a Series."""
     r, c = len(totals.systems), len(totals.topics)
     T = totals.T
     if leave_one_out and r < 2:
         raise RiskevalError(f"{func} with leave_one_out needs at least two systems; the table has {r}.")
-    loo_mean = leave_one_out
-    mean_b = T / r
-    ones = np.ones(r)
+    info = _BaseInfo(None, baselines.aggregate_from_totals("mean", r, T, None), leave_one_out, r, T)
     if isinstance(spec, pd.Series):
         values = align_vector(spec, totals.topics, func)
         return _Baseline(
-            str(spec.name or "baseline"),
-            False,
-            ones * values.mean(),
-            _BaseInfo(values, mean_b, loo_mean, r, T),
+            str(spec.name or "baseline"), False, np.full(r, values.mean()), info._replace(values=values)
         )
-    if spec == "mean":
-        if leave_one_out:
-            means = (T.sum() - totals.S) / ((r - 1) * c)
-            return _Baseline("MEAN", False, means, _BaseInfo(None, mean_b, True, r, T))
-        return _Baseline("MEAN", False, ones * mean_b.mean(), _BaseInfo(mean_b, mean_b, False, r, T))
-    if spec == "max":
+    if spec == "mean" and leave_one_out:
+        return _Baseline("MEAN", False, baselines.loo_mean(T.sum(), totals.S, r) / c, info)
+    if spec in ("mean", "max"):
         if leave_one_out:
             raise RiskevalError(
                 f"{func}: the leave-one-out MAX baseline needs the two largest scores of every topic; "
                 "use 'mean', or the in-memory risk_table."
             )
-        return _Baseline(
-            "MAX", False, ones * totals.max.mean(), _BaseInfo(totals.max, mean_b, loo_mean, r, T)
-        )
+        values = baselines.aggregate_from_totals(spec, r, T, totals.max)
+        return _Baseline(spec.upper(), False, np.full(r, values.mean()), info._replace(values=values))
     if spec == "median":
         raise RiskevalError(
             f"{func}: the MEDIAN baseline needs every score of a topic at once, which partial sums do "
@@ -428,9 +413,7 @@ def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Ba
                 f"The 'baseline' parameter of {func} names no system of the table: {spec!r}. Use "
                 f"'mean', 'max', a system name ({shown}) or a per-topic Series."
             )
-        return _Baseline(
-            spec, True, ones * totals.base.mean(), _BaseInfo(totals.base, mean_b, loo_mean, r, T)
-        )
+        return _Baseline(spec, True, np.full(r, totals.base.mean()), info._replace(values=totals.base))
     raise RiskevalError(
         f"The 'baseline' parameter of {func} must be 'mean', 'max', a system name or a Series indexed "
         f"by topic; got {type(spec).__name__}."
@@ -451,81 +434,47 @@ class _Shared(NamedTuple):
     info: _BaseInfo
 
 
-def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> pd.DataFrame:
+class _Part(NamedTuple):
+    """Partial sums of the second pass over some rows of the table, one entry per system."""
+
+    sums: paired.PairedSums  # against the baseline
+    mean_sums: paired.PairedSums | None  # against the MEAN, for T*Risk (None: the baseline is it)
+    zp: np.ndarray  # Σ max(z_ij, 0)
+    zs: np.ndarray  # Σ z_ij
+    hashes: np.ndarray  # 3 × r sums of the topics' hashes (completeness check)
+
+
+def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> _Part:
     part = _tidy(part)
     systems, topics, a, q, info = shared
     i = systems.get_indexer(part["system"])
     j = topics.get_indexer(part["topic"])
     x = part["score"].to_numpy()
-    loo_mean = (info.T[j] - x) / (info.r - 1) if info.loo else None
-    b = info.values[j] if info.values is not None else (info.T[j] - x) / (info.r - 1)
     r = len(systems)
-    out = _moments(i, x, b, "", r)
-    if need_mean:
-        out.update(_moments(i, x, loo_mean if loo_mean is not None else info.mean_b[j], "mean_", r))
-    # z_ij = (x_ij − e_ij)/√e_ij with e_ij = a_i² q_j², as the in-memory kernel computes it
-    ai, qj = a[i], q[j]
+    loo = baselines.loo_mean(info.T[j], x, info.r) if info.loo else None
+    mean = loo if loo is not None else info.mean_b[j]
+    b = info.values[j] if info.values is not None else mean  # the leave-one-out MEAN
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where((ai > 0) & (qj > 0), x / (ai * qj) - ai * qj, 0.0)
-    out["zp"] = np.bincount(i, np.maximum(z, 0.0), r)
-    out["zs"] = np.bincount(i, z, r)
-    for k, h in enumerate(_topic_hashes(j)):
-        out[f"hash{k}"] = np.bincount(i, h, r)
-    frame = pd.DataFrame(out)
-    return frame[frame["n"] > 0]
+        z = chisq.residual(x, a[i], q[j])
+    return _Part(
+        paired.grouped_paired_sums(i, x, b, r),
+        paired.grouped_paired_sums(i, x, mean, r) if need_mean else None,
+        np.bincount(i, np.maximum(z, 0.0), r),
+        np.bincount(i, z, r),
+        np.stack([np.bincount(i, h, r) for h in _topic_hashes(j)]),
+    )
 
 
-def _moments(i: np.ndarray, x: np.ndarray, b: np.ndarray, prefix: str, r: int) -> dict[str, np.ndarray]:
-    """Per-system count, sums and centred moments of δ⁺ and δ⁻ (δ = x − b), wins, losses,
-    Loss>20% and scale, as :func:`riskeval.core.paired.paired_sums` gathers them."""
-    d = x - b
-    pos, neg = np.maximum(d, 0.0), np.minimum(d, 0.0)
-    n = np.bincount(i, minlength=r).astype(np.float64)
-    sp, sn = np.bincount(i, pos, r), np.bincount(i, neg, r)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cp, cn = pos - (sp / n)[i], neg - (sn / n)[i]
-    out = {"n": n, "sp": sp, "sn": sn, "m2p": np.bincount(i, cp * cp, r), "m2n": np.bincount(i, cn * cn, r)}
-    out["cross"] = np.bincount(i, cp * cn, r)
-    out["wins"] = np.bincount(i, d > 0, r)
-    out["losses"] = np.bincount(i, d < 0, r)
-    out["loss20"] = np.bincount(i, (b > 0) & (-d > 0.2 * b), r)
-    scale = np.zeros(r)
-    np.maximum.at(scale, i, np.maximum(np.abs(x), np.abs(b)))
-    out["scale"] = scale
-    return {prefix + k: v for k, v in out.items()}
-
-
-def _merge_moments(*partials: pd.DataFrame) -> pd.DataFrame:
-    """Merge partial sums of the same systems: sums add, centred moments by Chan et al.'s update."""
-    parts = pd.concat(partials)
-    groups = parts.groupby(level=0, sort=True)
-    merged = groups.sum()
-    for prefix in ("", "mean_"):
-        if prefix + "n" not in parts:
-            continue
-        merged[prefix + "scale"] = groups[prefix + "scale"].max()
-        n = parts[prefix + "n"]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dp = parts[prefix + "sp"] / n - (merged[prefix + "sp"] / merged[prefix + "n"]).reindex(
-                parts.index
-            )
-            dn = parts[prefix + "sn"] / n - (merged[prefix + "sn"] / merged[prefix + "n"]).reindex(
-                parts.index
-            )
-        extra = (
-            pd.DataFrame({"p": n * dp * dp, "n": n * dn * dn, "c": n * dp * dn}, index=parts.index)
-            .groupby(level=0, sort=True)
-            .sum()
-        )
-        merged[prefix + "m2p"] += extra["p"]
-        merged[prefix + "m2n"] += extra["n"]
-        merged[prefix + "cross"] += extra["c"]
-    return merged
-
-
-def _paired(moments: pd.DataFrame, prefix: str, c: int) -> paired.PairedSums:
-    col = [moments[prefix + k].to_numpy() for k in _MOMENTS[1:]]
-    return paired.PairedSums(float(c), *col)
+def _merge_parts(*parts: _Part) -> _Part:
+    """Merge partial sums over disjoint rows: sums add, moments by :func:`paired.merge_paired`."""
+    mean = [p.mean_sums for p in parts if p.mean_sums is not None]
+    return _Part(
+        paired.merge_paired([p.sums for p in parts]),
+        paired.merge_paired(mean) if mean else None,
+        np.sum([p.zp for p in parts], axis=0),
+        np.sum([p.zs for p in parts], axis=0),
+        np.sum([p.hashes for p in parts], axis=0),
+    )
 
 
 def _system_scores(part: pd.DataFrame, system: str) -> pd.Series:
