@@ -90,22 +90,31 @@ def georisk_numpy(X: np.ndarray, alphas: np.ndarray) -> np.ndarray:
 
 
 def long_table_pandas(path: str, alphas: np.ndarray) -> pd.DataFrame:
-    """URisk and TRisk of every system of a long (system, topic, score) Parquet table against the
-    per-topic MEAN, with pandas: read the table, a ``groupby`` per topic for the baseline, a
-    ``groupby`` per system for the sums and second moments of δ⁺ and δ⁻, then each α."""
+    """URisk and TRisk against the per-topic MEAN (SIGIR 2014, eq. 3–12) and ZRisk with every system
+    a baseline (SIGIR 2016, eq. 4–6) of every system of a long (system, topic, score) Parquet table,
+    with pandas: read the table, ``groupby`` per topic for the MEAN and the column totals, per
+    system for the row totals, the sums and second moments of δ⁺ and δ⁻ and the residuals' sums,
+    then each α."""
     df = pd.read_parquet(path, columns=["system", "topic", "score"])
-    d = df["score"] - df.groupby("topic")["score"].transform("mean")
+    by_topic = df.groupby("topic")["score"]
+    d = df["score"] - by_topic.transform("mean")
+    S = df.groupby("system")["score"].transform("sum")
+    e = S * by_topic.transform("sum") / df["score"].sum()
+    z = ((df["score"] - e) / np.sqrt(e)).where(e > 0, 0.0)
     parts = pd.DataFrame({"pos": d.clip(lower=0.0), "neg": d.clip(upper=0.0), "system": df["system"]})
     parts["pn"] = parts["pos"] * parts["neg"]
+    parts["zp"], parts["zn"] = z.clip(lower=0.0), z.clip(upper=0.0)
     g = parts.groupby("system", sort=False)
     mean, var, n = g[["pos", "neg"]].mean(), g[["pos", "neg"]].var(), g["pos"].size()
     cov = (g["pn"].sum() - n * mean["pos"] * mean["neg"]) / (n - 1)
+    zsum = g[["zp", "zn"]].sum()
     rows = []
     for alpha in alphas:
         k = 1.0 + alpha
         urisk = mean["pos"] + k * mean["neg"]
         se = np.sqrt((var["pos"] + k * k * var["neg"] + 2 * k * cov) / n)
-        rows.append(pd.DataFrame({"alpha": alpha, "urisk": urisk, "trisk": urisk / se}))
+        zrisk = zsum["zp"] + k * zsum["zn"]
+        rows.append(pd.DataFrame({"alpha": alpha, "urisk": urisk, "trisk": urisk / se, "zrisk": zrisk}))
     return pd.concat(rows)
 
 

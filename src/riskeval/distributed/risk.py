@@ -47,22 +47,18 @@ from riskeval.options import SE_METHODS, check_alphas, check_correction, check_l
 
 #: Partial results merged per task in the tree reduction.
 _FAN_IN = 8
-_PART = 2**40  # first-appearance order: partition number × _PART + row
-#: per-partition totals: column -> (source column, aggregation); merged with "sum" for "size"
-_TOPIC_AGG = {
-    "count": ("score", "size"),
-    "sum": ("score", "sum"),
-    "max": ("score", "max"),
-    "min": ("score", "min"),
-    "base": ("base", "sum"),
-    "base_count": ("base_count", "sum"),
-    "first": ("first", "min"),
+_PART = 2**40  # first-appearance order: partition number × _PART + rank within the partition
+#: how the per-topic and per-system totals of partitions merge
+_TOPIC_MERGE = {
+    "count": "sum",
+    "sum": "sum",
+    "max": "max",
+    "min": "min",
+    "base": "sum",
+    "base_count": "sum",
+    "first": "min",
 }
-_SYSTEM_AGG = {
-    "count": ("score", "size"),
-    "sum": ("score", "sum"),
-    "first": ("first", "min"),
-}
+_SYSTEM_MERGE = {"count": "sum", "sum": "sum", "first": "min"}
 
 
 def long_risk_table(
@@ -208,14 +204,22 @@ def _partitions(source: Any, measure: str | None, func: str) -> list[Any]:
 
 
 def _tidy(part: pd.DataFrame) -> pd.DataFrame:
-    """A partition with ``system`` and ``topic`` as Python strings and ``score`` as float64."""
+    """A partition with ``system`` and ``topic`` as strings (pandas' string dtype, not Python
+    objects) and ``score`` as float64."""
     return pd.DataFrame(
         {
-            "system": part["system"].astype(str).to_numpy(dtype=object),
-            "topic": part["topic"].astype(str).to_numpy(dtype=object),
-            "score": pd.to_numeric(part["score"], errors="coerce").to_numpy(dtype=np.float64),
+            "system": part["system"].astype("str"),
+            "topic": part["topic"].astype("str"),
+            "score": pd.to_numeric(part["score"], errors="coerce").astype(np.float64),
         }
     )
+
+
+def _positions(labels: pd.Series, index: pd.Index) -> np.ndarray:
+    """The position in ``index`` of each label: the partition's few distinct labels are looked up
+    once each (``pd.factorize``), not every row."""
+    codes, uniques = pd.factorize(labels)
+    return index.get_indexer(uniques)[codes]
 
 
 def _reduce(partials: list[Any], merge: Any) -> Any:
@@ -239,11 +243,13 @@ class _Totals(NamedTuple):
     base: np.ndarray | None  # the baseline system's scores, per topic
     min: float
 
-    def keys(self) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
-        """What the second pass needs: the labels, ``a_i = √(S_i/N)`` and ``q_j = √T_j``."""
+    def keys(self) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray, np.ndarray]:
+        """What the second pass needs: the labels, ``a_i = √(S_i/N)``, ``q_j = √T_j`` and the
+        topics' hashes."""
         N = float(self.S.sum())
         a = np.sqrt(np.maximum(self.S, 0.0) / N) if N > 0 else np.zeros(len(self.S))
-        return self.systems, self.topics, a, np.sqrt(np.maximum(self.T, 0.0))
+        hashes = _topic_hashes(np.arange(len(self.topics)))
+        return self.systems, self.topics, a, np.sqrt(np.maximum(self.T, 0.0)), hashes
 
 
 def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
@@ -327,23 +333,38 @@ def _totals_part(
     if not finite.all():
         row = part.iloc[int(np.flatnonzero(~finite)[0])]
         bad = f"system {row['system']!r}, topic {row['topic']!r}, score {row['score']!r}"
-    first = k * _PART + np.arange(len(part), dtype=np.int64)
-    is_base = (
-        (part["system"] == base_system).to_numpy() if base_system is not None else np.zeros(len(part), bool)
+    tc, topics = pd.factorize(part["topic"])
+    sc, systems = pd.factorize(part["system"])
+    nt, ns = len(topics), len(systems)
+    is_base = np.asarray(systems == base_system)[sc] if base_system is not None else np.zeros(len(sc), bool)
+    top, low = np.full(nt, -np.inf), np.full(nt, np.inf)
+    np.maximum.at(top, tc, score)
+    np.minimum.at(low, tc, score)
+    # labels in order of first appearance, numbered after those of the partitions before
+    first_topics, first_systems = k * _PART + np.arange(nt), k * _PART + np.arange(ns)
+    return (
+        bad,
+        pd.DataFrame(
+            {
+                "count": np.bincount(tc, minlength=nt),
+                "sum": np.bincount(tc, score, nt),
+                "max": top,
+                "min": low,
+                "base": np.bincount(tc, np.where(is_base, score, 0.0), nt),
+                "base_count": np.bincount(tc, is_base, nt).astype(np.int64),
+                "first": first_topics,
+            },
+            index=pd.Index(topics, name="topic"),
+        ),
+        pd.DataFrame(
+            {
+                "count": np.bincount(sc, minlength=ns),
+                "sum": np.bincount(sc, score, ns),
+                "first": first_systems,
+            },
+            index=pd.Index(systems, name="system"),
+        ),
     )
-    frame = pd.DataFrame(
-        {
-            "system": part["system"],
-            "topic": part["topic"],
-            "score": score,
-            "base": np.where(is_base, score, 0.0),
-            "base_count": is_base.astype(np.int64),
-            "first": first,
-        }
-    )
-    topics = frame.groupby("topic", sort=False).agg(**_TOPIC_AGG)
-    systems = frame.groupby("system", sort=False).agg(**_SYSTEM_AGG)
-    return bad, topics, systems
 
 
 def _merge_totals(
@@ -351,10 +372,8 @@ def _merge_totals(
 ) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
     bad = next((p[0] for p in partials if p[0] is not None), None)
     merged = [
-        pd.concat([p[k] for p in partials])
-        .groupby(level=0, sort=False)
-        .agg({name: "sum" if how == "size" else how for name, (_, how) in spec.items()})
-        for k, spec in ((1, _TOPIC_AGG), (2, _SYSTEM_AGG))
+        pd.concat([p[k] for p in partials]).groupby(level=0, sort=False).agg(how)
+        for k, how in ((1, _TOPIC_MERGE), (2, _SYSTEM_MERGE))
     ]
     return bad, merged[0], merged[1]
 
@@ -424,13 +443,14 @@ def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Ba
 
 
 class _Shared(NamedTuple):
-    """What every task of the second pass needs: the labels, ``a_i = √(S_i/N)``, ``q_j = √T_j``
-    and the baseline."""
+    """What every task of the second pass needs: the labels, ``a_i = √(S_i/N)``, ``q_j = √T_j``,
+    the topics' hashes (3 × c) and the baseline."""
 
     systems: pd.Index
     topics: pd.Index
     a: np.ndarray
     q: np.ndarray
+    hashes: np.ndarray
     info: _BaseInfo
 
 
@@ -446,9 +466,9 @@ class _Part(NamedTuple):
 
 def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> _Part:
     part = _tidy(part)
-    systems, topics, a, q, info = shared
-    i = systems.get_indexer(part["system"])
-    j = topics.get_indexer(part["topic"])
+    systems, topics, a, q, hashes, info = shared
+    i = _positions(part["system"], systems)
+    j = _positions(part["topic"], topics)
     x = part["score"].to_numpy()
     r = len(systems)
     loo = baselines.loo_mean(info.T[j], x, info.r) if info.loo else None
@@ -461,7 +481,7 @@ def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> _Part:
         paired.grouped_paired_sums(i, x, mean, r) if need_mean else None,
         np.bincount(i, np.maximum(z, 0.0), r),
         np.bincount(i, z, r),
-        np.stack([np.bincount(i, h, r) for h in _topic_hashes(j)]),
+        np.stack([np.bincount(i, h[j], r) for h in hashes]),
     )
 
 
