@@ -63,11 +63,16 @@ def _z_kernel(Xt, a, q, T0, w):
         i0 = blk * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
         ai = a[i0 : i0 + m]
-        lp, ls = np.zeros(m), np.zeros(m)
+        lp, ls, qj = np.zeros(m), np.zeros(m), np.empty(m)
         for j in range(c):
             x, wj = Xt[j, i0 : i0 + m], w[j]
+            if shared:
+                qj[:] = q[j]
+            else:
+                for k in range(m):
+                    qj[k] = math.sqrt(T0[j] + x[k])
             for k in range(m):
-                z = residual(x[k], ai[k], q[j] if shared else math.sqrt(T0[j] + x[k]))
+                z = residual(x[k], ai[k], qj[k])
                 lp[k] += wj * max(z, 0.0)
                 ls[k] += wj * z
         zp[i0 : i0 + m] = lp

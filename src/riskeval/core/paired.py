@@ -56,12 +56,23 @@ def loss20(d: float, b: float) -> bool:
 _BLOCK = 64
 
 
+@njit(inline="always")
+def _baselines(Bt, j, i0, shared, b):
+    """Topic j's baselines of systems i0..i0 + len(b) into ``b``: the shared one, or their own."""
+    if shared:
+        b[:] = Bt[j, 0]
+    else:
+        b[:] = Bt[j, i0 : i0 + b.size]
+
+
 @njit(parallel=True, cache=True, fastmath=FAST)
 def _paired_kernel(Xt, Bt, w):
     """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared).
 
     Each block of systems is read twice, the textbook two-pass algorithm: sums, wins, losses,
-    Loss>20% and the scale first, then the second moments about the means.
+    Loss>20% and the scale first, then the second moments about the means.  The block's baselines
+    of a topic are copied to ``b`` first, so that the loops over the systems are the same for a
+    shared baseline and for one baseline per system.
     """
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
@@ -72,22 +83,24 @@ def _paired_kernel(Xt, Bt, w):
         m = min(r, i0 + _BLOCK) - i0
         sp, sn, m2p, m2n, cross = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
         wins, losses, l20, scale = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
+        b = np.empty(m)
         for j in range(c):
-            x, b, wj = Xt[j, i0 : i0 + m], Bt[j], w[j]
+            x, wj = Xt[j, i0 : i0 + m], w[j]
+            _baselines(Bt, j, i0, shared, b)
             for k in range(m):
-                bk = b[0] if shared else b[i0 + k]
-                d = x[k] - bk
+                d = x[k] - b[k]
                 sp[k] += wj * max(d, 0.0)
                 sn[k] += wj * min(d, 0.0)
                 wins[k] += wj * (d > 0.0)
                 losses[k] += wj * (d < 0.0)
-                l20[k] += wj * loss20(d, bk)
-                scale[k] = max(scale[k], abs(x[k]), abs(bk))
+                l20[k] += wj * loss20(d, b[k])
+                scale[k] = max(scale[k], abs(x[k]), abs(b[k]))
         mp, mn = sp / n, sn / n
         for j in range(c):
-            x, b, wj = Xt[j, i0 : i0 + m], Bt[j], w[j]
+            x, wj = Xt[j, i0 : i0 + m], w[j]
+            _baselines(Bt, j, i0, shared, b)
             for k in range(m):
-                d = x[k] - (b[0] if shared else b[i0 + k])
+                d = x[k] - b[k]
                 cp = max(d, 0.0) - mp[k]
                 cn = min(d, 0.0) - mn[k]
                 m2p[k] += wj * cp * cp
