@@ -5,6 +5,9 @@
 - ``risk_table``, ``zrisk`` and ``georisk`` (21 α in one call) on small shapes (100 × 50, 300 × 200)
   and on the TREC DL 2019 example: at most 3 times the numpy one-pass implementations of
   ``reference.py``;
+- the serial compilation of the paired and chi-square kernels, which ``risk_table`` runs below
+  65,536 cells, against their parallel compilation on 100 × 50, each call 10 ms after the last:
+  at least 2 times faster in the median (else the serial variant has no reason to exist);
 - ``--long ROWS``: ``long_risk_table`` of a long Parquet table of ROWS rows (MEAN baseline, 21 α)
   against the pandas ``groupby`` of ``reference.py``, each in a fresh process: CPU time at most 2
   times pandas', peak memory below pandas'.
@@ -41,12 +44,13 @@ import riskeval as rk  # noqa: E402
 ALPHAS = np.linspace(0.0, 20.0, 21)
 
 
-def rounds(fns: list[Callable[[], object]], repeat: int) -> list[list[float]]:
+def rounds(fns: list[Callable[[], object]], repeat: int, pause: float = 0.0) -> list[list[float]]:
     """Seconds of each function over ``repeat`` rounds, the functions run in turn in every round
-    so that a change of load affects them alike."""
+    so that a change of load affects them alike; ``pause`` seconds (untimed) before each call."""
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
         for k, fn in enumerate(fns):
+            time.sleep(pause)
             t0 = time.perf_counter()
             fn()
             times[k].append(time.perf_counter() - t0)
@@ -116,6 +120,33 @@ def big_shape(repeat: int, systems: int, topics: int) -> bool:
     t_table, t_sum = rounds([lambda M=M: rk.risk_table(M, "mean", ALPHAS), X.sum], repeat)
     print(f"{systems} systems x {topics} topics, MEAN baseline, 21 alphas, {repeat} rounds")
     return report("risk_table", t_table, t_sum, 25.0)
+
+
+def serial_vs_parallel(repeat: int) -> bool:
+    """The kernels' serial compilations against their parallel ones on a small matrix, each call
+    10 ms after the one before, as calls between other work are (numba's threads go to sleep)."""
+    from riskeval.core import chisq, paired
+    from riskeval.core._numba import SERIAL_CELLS, by_size
+
+    X = np.random.default_rng(3).beta(2, 5, (100, 50))
+    Xt = paired.topic_major(X)
+    assert Xt.size < SERIAL_CELLS
+    b, w, a, q = X.mean(axis=0)[:, None], np.ones(50), np.full(100, 0.1), np.sqrt(X.sum(axis=0))
+    calls = {
+        "paired": (paired._paired_kernel, (Xt, b, w)),
+        "chi-square": (chisq._z_kernel, (Xt, a, q, np.zeros(0), w)),
+    }
+    ok = True
+    print(f"serial against parallel compilation, 100 x 50, {repeat * 5} rounds")
+    for name, (kernel, args) in calls.items():
+        serial = by_size(kernel, 1)
+        t_par, t_ser = rounds(
+            [lambda k=kernel, a=args: k(*a), lambda k=serial, a=args: k(*a)], repeat * 5, 0.01
+        )
+        best, median = ratio(t_par, t_ser)
+        print(f"  {name:<11} parallel / serial: best {best:6.1f}  median {median:6.1f}   (target >= 2)")
+        ok &= median >= 2
+    return ok
 
 
 def write_long(path: Path, rows: int) -> None:
@@ -196,6 +227,7 @@ def main() -> int:
     print(f"load: {os.getloadavg()}")
     rk.risk_table(rk.example_scores(), alphas=ALPHAS)  # compile the kernels (cached on disk)
     ok = small_shapes(args.repeat)
+    ok &= serial_vs_parallel(args.repeat)
     ok &= big_shape(args.repeat, args.systems, args.topics)
     if args.long:
         ok &= long_table(args.long, args.long_repeat)

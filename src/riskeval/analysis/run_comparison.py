@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval.core import paired
 from riskeval.core.paired import risk_scores
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import resolve_baseline
@@ -70,10 +71,9 @@ def risk_reward_tradeoff(X: Any, baseline: Any = "mean", *, leave_one_out: bool 
     M = as_matrix(X)
     base = resolve_baseline(M, baseline, "risk_reward_tradeoff", leave_one_out=leave_one_out)
     values = M.to_numpy()
-    delta = values - base.values
     mean = values.mean(axis=1)
-    frisk = np.maximum(-delta, 0.0).mean(axis=1)
-    freward = np.maximum(delta, 0.0).mean(axis=1)
+    sums = paired.risk_reward_sums(paired.paired_sums(values, base.values))
+    frisk, freward = sums.frisk, sums.freward
     return pd.DataFrame(
         {
             "system": M.index.astype(str),

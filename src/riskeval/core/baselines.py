@@ -9,6 +9,8 @@ table too large for memory gets them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -30,9 +32,11 @@ def aggregate_from_totals(kind: str, r: int, total: np.ndarray, top: np.ndarray 
     raise ValueError(f"no {kind!r} baseline from per-topic sums")
 
 
-def loo_mean(total: np.ndarray, x: np.ndarray, r: int) -> np.ndarray:
-    """The MEAN over the other r − 1 systems, ``(total − x)/(r − 1)``: ``x`` the left-out system's
-    score(s), ``total`` the sum over all r systems (broadcast against each other)."""
+def loo_mean(total: Any, x: Any, r: int) -> Any:
+    """The mean of r values with ``x`` left out, ``(total − x)/(r − 1)``: ``total`` the sum of all
+    r (broadcast against ``x``).  The leave-one-out MEAN baseline over systems, and the
+    leave-one-out θ₍ⱼ₎ of the jackknife over topics (Dinçer, Macdonald & Ounis, SIGIR 2014,
+    eq. 15)."""
     return (total - x) / (r - 1)
 
 

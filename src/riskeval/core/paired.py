@@ -23,6 +23,7 @@ import numpy as np
 from numba import vectorize
 
 from riskeval.core._numba import FAST, by_size, njit, prange
+from riskeval.core.baselines import loo_mean
 
 
 class PairedSums(NamedTuple):
@@ -281,6 +282,6 @@ def jackknife_se(x: np.ndarray) -> np.ndarray:
     which the tests check.
     """
     c = x.shape[-1]
-    theta = (x.sum(axis=-1, keepdims=True) - x) / (c - 1)
+    theta = loo_mean(x.sum(axis=-1, keepdims=True), x, c)
     centred = theta - theta.mean(axis=-1, keepdims=True)
     return np.sqrt((c - 1) / c * (centred * centred).sum(axis=-1))
