@@ -1,10 +1,11 @@
 """One suite of invariants for every path that computes the risk table.
 
 Each path in ``PATHS`` takes a score matrix, a baseline, α values and the leave-one-out flag and
-returns the rows of :func:`riskeval.risk_table` (at least the columns checked here).  Every path must
+returns the rows of :func:`riskeval.risk_table` (at least the columns checked here): the table in
+memory, the one-system functions called system by system, and the long table on Dask.  Every path must
 equal an independent brute-force computation of the paper's formulas, written below from the
 definitions without riskeval's primitives: URisk and TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014,
-eq. 3–4 and 7–12; TRisk also against ``scipy.stats.ttest_1samp``), ZRisk and GeoRisk with every system
+eq. 3–4 and 7–12; TRisk as the statistic of ``scipy.stats.ttest_1samp``), ZRisk and GeoRisk with every system
 a baseline (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–7), and the risk/reward counts (SIGIR 2016,
 Table 7).  Another path (a resampling procedure with every topic drawn once, say) is added with one
 function that returns such a table.
@@ -44,7 +45,38 @@ def long_table_on_dask(M: pd.DataFrame, baseline: Any, alphas: list[float], loo:
         return rk.long_risk_table(dd.from_pandas(long, npartitions=3), baseline, alphas, leave_one_out=loo)
 
 
-PATHS: dict[str, Path] = {"in memory": in_memory, "long table on Dask": long_table_on_dask}
+def per_system_functions(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) -> pd.DataFrame:
+    """The public one-system functions, system by system: ``urisk``, ``trisk``, ``risk_reward``
+    against the baseline, ``zrisk`` and ``georisk`` of the whole matrix (several α in one call)."""
+    aggregate = baseline in ("mean", "max", "median")
+    zr, geo = rk.zrisk(M, alphas), rk.georisk(M, alphas)
+    rows = []
+    for name in M.index:
+        if aggregate:
+            b = rk.loo_baseline(M, baseline).loc[name] if loo else rk.baseline(M, baseline)
+        else:
+            b = M.loc[baseline]
+        rr = rk.risk_reward(M.loc[name], b)
+        for alpha in alphas:
+            rows.append(
+                {
+                    "system": name,
+                    "alpha": alpha,
+                    "urisk": rk.urisk(M.loc[name], b, alpha),
+                    "trisk": rk.trisk(M.loc[name], b, alpha).statistic,
+                    "zrisk": zr.loc[name, alpha],
+                    "georisk": geo.loc[name, alpha],
+                    **{f: getattr(rr, f) for f in ("ugain", "frisk", "wins", "losses", "ties", "loss20")},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+PATHS: dict[str, Path] = {
+    "in memory": in_memory,
+    "per-system functions": per_system_functions,
+    "long table on Dask": long_table_on_dask,
+}
 
 
 def brute_force(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) -> pd.DataFrame:
