@@ -134,3 +134,34 @@ def test_trisk_is_scale_invariant_and_agrees_with_the_table(pairs, power):
     t = rk.risk_table(pd.DataFrame([s, b], index=["s", "b"]), baseline="b", alphas=[1.0])
     got = t.set_index("system").loc["s", "trisk"]
     assert (np.isnan(got) and np.isnan(r.statistic)) or got == pytest.approx(r.statistic, rel=1e-9)
+
+
+def test_the_same_bits_with_one_thread_and_with_two():
+    """Each system's sums are taken by one thread, in topic order: the thread count changes no bit
+    of the paired sums, the chi-square sums, the risk table or the all-pairs URisk."""
+    numba = pytest.importorskip("numba")
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here (NUMBA_NUM_THREADS=1)")
+    rng = np.random.default_rng(7)
+    X = rng.beta(2, 5, (300, 400))  # 120,000 cells: the parallel compilations run
+    w = rng.integers(0, 3, 400) + rng.random(400)
+
+    def run() -> list[np.ndarray]:
+        t = rk.risk_table(pd.DataFrame(X), "mean", [0, 1, 5], leave_one_out=True)
+        return [
+            t.select_dtypes("number").to_numpy(),
+            *map(np.asarray, paired.paired_sums(X, X[::-1], w)),
+            *map(np.asarray, chisq.zsums(X, weights=w)[:3]),
+            rk.bias_study(pd.DataFrame(X[:80]), alpha=5.0).urisk.to_numpy(),
+        ]
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = run()
+        numba.set_num_threads(2)
+        two = run()
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(one, two, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -78,15 +78,16 @@ def _paired_kernel(Xt, Bt, w):
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
     out = np.zeros((9, r))
-    n = w.sum()
     for blk in prange((r + _BLOCK - 1) // _BLOCK):
         i0 = blk * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
         sp, sn, m2p, m2n, cross = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
         wins, losses, l20, scale = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
         b = np.empty(m)
+        n = 0.0  # the total weight, summed here in topic order whatever the number of threads
         for j in range(c):
             x, wj = Xt[j, i0 : i0 + m], w[j]
+            n += wj
             _baselines(Bt, j, i0, shared, b)
             for k in range(m):
                 d = x[k] - b[k]
