@@ -10,16 +10,18 @@ merged in a tree, so no worker ever holds more than one partition and the merged
 system's sums can be formed:
 
 1. per topic: the number of systems, the sum of scores ``T_j``, the largest and the smallest score,
-   and the baseline system's score; per system: the number of topics, the row total ``S_i`` and two
-   31-bit hash sums of its topics.  These give the MEAN (``T_j/r``; leave-one-out ``(T_j −
-   x_ij)/(r − 1)``) and MAX baselines, the chi-square expectation ``e_ij = S_i T_j / N`` of ZRisk
-   and GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–8), and the completeness check: every
-   system must score every topic once (equal counts and hash sums; a repeated or missing row is
-   an error naming the system).
-2. per system: the paired sums of Dinçer, Macdonald & Ounis (SIGIR 2014, eq. 1–4 and 7–12) against
-   the baseline and against the MEAN (for T*Risk): ``Σδ⁺``, ``Σδ⁻``, their centred second moments
-   and co-moment, wins, losses and Loss>20%; and ``Σ max(z_ij, 0)``, ``Σ z_ij`` for ZRisk/GeoRisk.
-   Partial centred moments are merged with the pairwise update of Chan, Golub & LeVeque (1979).
+   and the baseline system's score; per system: the number of topics and the row total ``S_i``.
+   These give the MEAN and MAX baselines (:func:`riskeval.core.baselines.aggregate_from_totals`;
+   the leave-one-out MEAN per row by :func:`~riskeval.core.baselines.loo_mean`) and the
+   chi-square expectation ``e_ij = S_i T_j / N`` of ZRisk and GeoRisk (Dinçer, Macdonald & Ounis,
+   SIGIR 2016, eq. 4–8).  Partitions are folded into running totals in chains of ``_FAN_IN``.
+2. per system, by the primitives of :mod:`riskeval.core`: the paired sums of Dinçer, Macdonald &
+   Ounis (SIGIR 2014, eq. 1–4 and 7–12) against the baseline and against the MEAN (for T*Risk),
+   :func:`~riskeval.core.paired.grouped_paired_sums`; ``Σ max(z_ij, 0)`` and ``Σ z_ij`` of the
+   residuals :func:`~riskeval.core.chisq.residual`; and three 20-bit hash sums of its topics for
+   the completeness check: every system must score every topic once (equal counts and hash sums; a
+   repeated or missing row is an error naming the system).  Partial sums merge by
+   :func:`~riskeval.core.paired.merge_paired` (the update of Chan, Golub & LeVeque, 1979) in a tree.
 
 The merged sums go to the same code as the in-memory :func:`riskeval.risk_table`
 (:func:`riskeval.analysis.table.table_from_sums`), so the table has the same columns and, up to the
