@@ -20,7 +20,7 @@ import pandas as pd
 from riskeval.core import paired
 from riskeval.core.paired import risk_scores
 from riskeval.errors import RiskevalError
-from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.baselines import listed, resolve_baseline
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha
 
@@ -39,8 +39,7 @@ def compare_runs(X: Any, a: str, b: str, alpha: float = 5.0) -> pd.DataFrame:
     alpha = check_alpha(alpha, "compare_runs")
     for name in (a, b):
         if name not in M.index:
-            shown = ", ".join(map(repr, M.index[:10])) + (" ..." if len(M.index) > 10 else "")
-            raise RiskevalError(f"compare_runs: no system {name!r} in the matrix; it has {shown}.")
+            raise RiskevalError(f"compare_runs: no system {name!r} in the matrix; it has {listed(M.index)}.")
     sa, sb = M.loc[a].to_numpy(), M.loc[b].to_numpy()
     delta = sa - sb
     return pd.DataFrame(

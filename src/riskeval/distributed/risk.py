@@ -42,7 +42,7 @@ from riskeval._optional import require
 from riskeval.analysis.table import table_from_sums
 from riskeval.core import baselines, chisq, paired
 from riskeval.errors import RiskevalError
-from riskeval.measures.baselines import align_vector
+from riskeval.measures.baselines import align_vector, listed, unknown_baseline
 from riskeval.measures.paired import topic_risk
 from riskeval.model.matrix import MAX_MAGNITUDE
 from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
@@ -140,8 +140,7 @@ def long_topic_risk(
     parts = _partitions(source, measure, "long_topic_risk")
     totals = _first_pass(parts, baseline)
     if system not in totals.systems:
-        shown = ", ".join(map(repr, totals.systems[:10])) + (" ..." if len(totals.systems) > 10 else "")
-        raise RiskevalError(f"No system {system!r} in the table; it has {shown}.")
+        raise RiskevalError(f"No system {system!r} in the table; it has {listed(totals.systems)}.")
     base = _baseline(totals, baseline, leave_one_out, "long_topic_risk")
     found = _delayed(pd.concat)([_delayed(_system_scores)(part, system) for part in parts]).compute()
     _complete(pd.Index([system]) if found.index.has_duplicates else pd.Index([]), len(totals.topics))
@@ -299,11 +298,10 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
 def _complete(wrong: pd.Index, c: int) -> None:
     """Refuse the table when some systems (``wrong``) lack topics or score one twice."""
     if len(wrong):
-        listed = ", ".join(map(repr, wrong[:5])) + (" ..." if len(wrong) > 5 else "")
         raise RiskevalError(
             f"Every system must have one score for each of the {c} topics of the long table; "
-            f"{len(wrong)} system(s) have missing or repeated topics: {listed}. Apply a missing-topic "
-            "policy first (riskeval.evaluate_runs_long(..., missing='zero' or 'drop'))."
+            f"{len(wrong)} system(s) have missing or repeated topics: {listed(wrong, 5)}. Apply a "
+            "missing-topic policy first (riskeval.evaluate_runs_long(..., missing='zero' or 'drop'))."
         )
 
 
@@ -429,11 +427,8 @@ def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Ba
         )
     if isinstance(spec, str):
         if totals.base is None:
-            shown = ", ".join(map(repr, totals.systems[:10])) + (" ..." if r > 10 else "")
-            raise RiskevalError(
-                f"The 'baseline' parameter of {func} names no system of the table: {spec!r}. Use "
-                f"'mean', 'max', a system name ({shown}) or a per-topic Series."
-            )
+            choices = "'mean', 'max', a system name ({systems}) or a per-topic Series"
+            raise unknown_baseline(spec, totals.systems, func, "the table", choices)
         return _Baseline(spec, True, np.full(r, totals.base.mean()), info._replace(values=totals.base))
     raise RiskevalError(
         f"The 'baseline' parameter of {func} must be 'mean', 'max', a system name or a Series indexed "
