@@ -1,5 +1,5 @@
-"""Edges of the kernels that small examples never reach: the tile merge of the paired kernel past
-512 topics and 64 systems, serial and parallel compilations, the Loss>20% threshold, and the
+"""Edges of the kernels that small examples never reach: the paired kernel past 512 topics and 64
+systems, serial and parallel compilations, the Loss>20% threshold, and the
 numeric order of topic ids."""
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ def _reference_sums(X: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize(("r", "c"), [(3, 1500), (130, 1100), (70, 513)])
-def test_paired_sums_merge_tiles_past_512_topics(r, c):
-    """Several 512-topic chunks (and 64-system blocks) are merged with the pairwise update; the
-    moments must equal a direct two-pass computation."""
+def test_paired_sums_past_one_block_of_systems(r, c):
+    """Several 64-system blocks, long rows: the moments equal a direct two-pass computation."""
     rng = np.random.default_rng(r * c)
     X = rng.beta(2, 5, (r, c))
     b = rng.beta(2, 5, c)
@@ -48,23 +47,26 @@ def test_paired_sums_merge_tiles_past_512_topics(r, c):
 
 
 @pytest.mark.parametrize("per_system", [False, True])
-def test_serial_and_parallel_kernels_agree(per_system):
+def test_serial_and_parallel_compilations_agree(per_system):
+    """Small inputs run the serial compilation of a kernel, large ones the parallel one: both give
+    the same sums (each system's topics are added in the same order by either)."""
     rng = np.random.default_rng(5)
     X = rng.random((150, 700))
     B = rng.random((150, 700)) if per_system else rng.random(700)
     Xt = paired.topic_major(X)
     Bt = paired.topic_major(B) if per_system else np.ascontiguousarray(B[:, None])
-    w = np.ones(700)
+    w = rng.integers(0, 3, 700).astype(np.float64)
     assert Xt.size >= _numba.SERIAL_CELLS
-    np.testing.assert_allclose(
-        paired._paired_topic_major(Xt, Bt, per_system, w),
-        paired._paired_topic_major_serial(Xt, Bt, per_system, w),
-        rtol=1e-12,
-        atol=1e-12,
+    kernel = paired._paired_kernel
+    assert _numba.by_size(kernel, Xt.size) is kernel
+    np.testing.assert_array_equal(kernel(Xt, Bt, w), _numba.by_size(kernel, 1)(Xt, Bt, w))
+    a, q = rng.random(150), rng.random(700)
+    z = chisq._z_kernel
+    np.testing.assert_array_equal(z(Xt, a, q, np.zeros(0), w), _numba.by_size(z, 1)(Xt, a, q, np.zeros(0), w))
+    T0 = rng.random(700)
+    np.testing.assert_array_equal(
+        z(Xt, a, np.zeros(0), T0, w), _numba.by_size(z, 1)(Xt, a, np.zeros(0), T0, w)
     )
-    big = chisq.zsums(X)
-    small = [chisq.zsums(X[i : i + 1], X[np.arange(150) != i]) for i in range(2)]
-    assert np.isfinite(big.z_pos).all() and all(np.isfinite(z.z_pos).all() for z in small)
 
 
 @settings(max_examples=200, deadline=None)
@@ -132,3 +134,34 @@ def test_trisk_is_scale_invariant_and_agrees_with_the_table(pairs, power):
     t = rk.risk_table(pd.DataFrame([s, b], index=["s", "b"]), baseline="b", alphas=[1.0])
     got = t.set_index("system").loc["s", "trisk"]
     assert (np.isnan(got) and np.isnan(r.statistic)) or got == pytest.approx(r.statistic, rel=1e-9)
+
+
+def test_the_same_bits_with_one_thread_and_with_two():
+    """Each system's sums are taken by one thread, in topic order: the thread count changes no bit
+    of the paired sums, the chi-square sums, the risk table or the all-pairs URisk."""
+    numba = pytest.importorskip("numba")
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here (NUMBA_NUM_THREADS=1)")
+    rng = np.random.default_rng(7)
+    X = rng.beta(2, 5, (300, 400))  # 120,000 cells: the parallel compilations run
+    w = rng.integers(0, 3, 400) + rng.random(400)
+
+    def run() -> list[np.ndarray]:
+        t = rk.risk_table(pd.DataFrame(X), "mean", [0, 1, 5], leave_one_out=True)
+        return [
+            t.select_dtypes("number").to_numpy(),
+            *map(np.asarray, paired.paired_sums(X, X[::-1], w)),
+            *map(np.asarray, chisq.zsums(X, weights=w)[:3]),
+            rk.bias_study(pd.DataFrame(X[:80]), alpha=5.0).urisk.to_numpy(),
+        ]
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = run()
+        numba.set_num_threads(2)
+        two = run()
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(one, two, strict=True):
+        np.testing.assert_array_equal(a, b)

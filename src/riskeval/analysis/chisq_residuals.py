@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from riskeval.core.chisq import residual
 from riskeval.core.paired import risk_scores
 from riskeval.errors import RiskevalError
 from riskeval.measures.chisq import check_nonnegative, chisq_baselines
@@ -60,9 +61,9 @@ def expected_and_z(values: np.ndarray, base: np.ndarray | None = None) -> tuple[
         T = x + B.sum(axis=0)  # per system: its own score plus the baselines'
         N = S + B.sum()
     with np.errstate(divide="ignore", invalid="ignore"):
-        e = np.where(N > 0, S * T / np.where(N > 0, N, 1.0), 0.0)
-        z = np.where(e > 0, (x - e) / np.sqrt(np.where(e > 0, e, 1.0)), 0.0)
-    return e, z
+        a = np.sqrt(np.where(N > 0, S / N, 0.0))
+        q = np.sqrt(T)
+        return (a * q) ** 2, residual(x, a, q)
 
 
 def chisq_residuals(X: Any, baseline: Any = None, alpha: float = 0.0) -> pd.DataFrame:

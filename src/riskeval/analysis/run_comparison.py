@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval.core import paired
 from riskeval.core.paired import risk_scores
 from riskeval.errors import RiskevalError
-from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.baselines import listed, resolve_baseline
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha
 
@@ -38,8 +39,7 @@ def compare_runs(X: Any, a: str, b: str, alpha: float = 5.0) -> pd.DataFrame:
     alpha = check_alpha(alpha, "compare_runs")
     for name in (a, b):
         if name not in M.index:
-            shown = ", ".join(map(repr, M.index[:10])) + (" ..." if len(M.index) > 10 else "")
-            raise RiskevalError(f"compare_runs: no system {name!r} in the matrix; it has {shown}.")
+            raise RiskevalError(f"compare_runs: no system {name!r} in the matrix; it has {listed(M.index)}.")
     sa, sb = M.loc[a].to_numpy(), M.loc[b].to_numpy()
     delta = sa - sb
     return pd.DataFrame(
@@ -70,10 +70,9 @@ def risk_reward_tradeoff(X: Any, baseline: Any = "mean", *, leave_one_out: bool 
     M = as_matrix(X)
     base = resolve_baseline(M, baseline, "risk_reward_tradeoff", leave_one_out=leave_one_out)
     values = M.to_numpy()
-    delta = values - base.values
     mean = values.mean(axis=1)
-    frisk = np.maximum(-delta, 0.0).mean(axis=1)
-    freward = np.maximum(delta, 0.0).mean(axis=1)
+    sums = paired.risk_reward_sums(paired.paired_sums(values, base.values))
+    frisk, freward = sums.frisk, sums.freward
     return pd.DataFrame(
         {
             "system": M.index.astype(str),

@@ -226,10 +226,9 @@ def table_from_sums(
         "tstar": tstar,
         "zrisk": zr,
         "georisk": geo,
-        "rank_urisk": _ranks(np.where(is_self, np.nan, u)),
-        "rank_trisk": _ranks(np.where(is_self, np.nan, t)),
-        "rank_georisk": _ranks(geo),
     }
+    ranked = _ranks(np.vstack([np.where(is_self, np.nan, u), np.where(is_self, np.nan, t), geo]), A.size)
+    per_alpha.update(zip(("rank_urisk", "rank_trisk", "rank_georisk"), ranked, strict=True))
     k = A.size
     # system as a Categorical (codes + one copy of the names) keeps matrix order and is cheap
     system = pd.Categorical.from_codes(np.repeat(np.arange(r), k), categories=systems)
@@ -247,15 +246,16 @@ def table_from_sums(
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})
     table.update({name: v.T.ravel() for name, v in per_alpha.items()})
     table["reason"] = _reasons(is_self, sums, constant.T.ravel(), k)
-    out = pd.DataFrame(table, columns=list(COLUMNS))
     if correction is None:
-        out = out.drop(columns=["correction", "pvalue_adj"])
-    return out
+        del table["correction"], table["pvalue_adj"]
+    return pd.DataFrame(table, columns=[name for name in COLUMNS if name in table])
 
 
-def _ranks(values: np.ndarray) -> np.ndarray:
-    """Rank of each system (columns) within each α (rows): 1 = highest, ties averaged, NaN kept."""
-    return pd.DataFrame(values).rank(axis=1, ascending=False, method="average").to_numpy()
+def _ranks(values: np.ndarray, k: int) -> np.ndarray:
+    """Rank of each system (columns) within each row: 1 = highest, ties averaged, NaN kept; the
+    rows (measures stacked, ``k`` α each) come back split per measure, (measures, k, r)."""
+    ranks = pd.DataFrame(values).rank(axis=1, ascending=False, method="average").to_numpy()
+    return ranks.reshape(-1, k, values.shape[1])
 
 
 def _studentised(

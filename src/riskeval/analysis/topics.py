@@ -8,7 +8,7 @@ import pandas as pd
 
 from riskeval.analysis.by_measure import for_each_measure
 from riskeval.errors import RiskevalError
-from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.baselines import listed, resolve_baseline
 from riskeval.measures.paired import topic_risk
 from riskeval.model.matrix import as_matrix
 
@@ -42,8 +42,7 @@ def system_topic_risk(
         return several
     M = as_matrix(X)
     if system not in M.index:
-        shown = ", ".join(map(repr, M.index[:10])) + (" ..." if len(M.index) > 10 else "")
-        raise RiskevalError(f"No system {system!r} in the matrix; it has {shown}.")
+        raise RiskevalError(f"No system {system!r} in the matrix; it has {listed(M.index)}.")
     base = resolve_baseline(M, baseline, "topic_risk", leave_one_out=leave_one_out)
     b = base.values if base.values.ndim == 1 else base.values[M.index.get_loc(system)]
     return topic_risk(

@@ -1,15 +1,18 @@
 """numba's ``njit``/``prange``, imported once here so kernels share one configuration.
 
 Kernels are compiled on first use and cached on disk (``cache=True``), so later runs do not compile.
-The number of threads is numba's default (``NUMBA_NUM_THREADS``); riskeval never changes it.
+The number of threads is numba's own setting (``NUMBA_NUM_THREADS`` or ``numba.set_num_threads``);
+riskeval never changes it.  Whether a kernel runs on threads or on one is decided by the size of its
+input alone (:data:`SERIAL_CELLS`), never by the machine's load, so the same inputs give the same
+numbers on any machine.
 
-A parallel kernel also gets a serial twin compiled from the same Python function
-(:func:`serial_twin`): small inputs, such as one system against its baseline, run serially and do
-not pay for waking the thread pool, which costs far more than the work on a loaded machine.  So
-does every input in a process forked from one whose threads had started (:func:`threads_usable`).
+Processes: numba's default threading layer on Linux is GNU OpenMP, which terminates a child
+*forked* from a process whose threads have started.  Start worker processes of your own with the
+``spawn`` or ``forkserver`` method (``multiprocessing.get_context("spawn")``; ``forkserver`` is
+Python's default on Linux from 3.14), or choose a fork-safe layer with
+``NUMBA_THREADING_LAYER=forksafe`` (numba's ``workqueue``, or ``tbb`` where installed).
 """
 
-import os
 import types
 from collections.abc import Callable
 from typing import Any
@@ -20,48 +23,14 @@ from numba import njit, prange
 # rounding); no assumption about NaN or inf is made, the inputs are validated finite anyway.
 FAST = {"reassoc", "contract", "nsz"}
 
-#: Below this many matrix cells a kernel runs on one thread.
+#: Below this many matrix cells a kernel runs on one thread: waking the thread pool costs more
+#: than the work (``benchmarks/bench_risk_table.py`` measures both compilations).
 SERIAL_CELLS = 1 << 16
-
-
-#: Set in a child forked from a process that had started numba's threads.
-_FORKED_AFTER_THREADS = [False]
-
-
-def _threads_started() -> bool:
-    """Whether numba's thread pool has started in this process (True where numba does not say)."""
-    from numba.np.ufunc import parallel
-
-    return bool(getattr(parallel, "_is_initialized", True))
-
-
-def _after_fork_in_child() -> None:
-    _FORKED_AFTER_THREADS[0] = _threads_started()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def threads_usable() -> bool:
-    """Whether this process may run numba's parallel kernels: not in a child forked (``fork``
-    start method of :mod:`multiprocessing`, the default on Linux before Python 3.14) from a process
-    whose thread pool had started, where GNU OpenMP would terminate the child ("fork() called from
-    a process already using GNU OpenMP").  Such a child runs the serial twins; a child started by
-    ``spawn`` or ``forkserver`` is a fresh process and uses threads."""
-    return not _FORKED_AFTER_THREADS[0]
-
-
-def parallel_or_twin(kernel: Any, twin: Any, parallel: bool) -> Any:
-    """``kernel`` where ``parallel`` is wanted and this process may use threads
-    (:func:`threads_usable`), else its serial ``twin``: the one place that rule is applied."""
-    return kernel if parallel and threads_usable() else twin
 
 
 def serial_twin(kernel: Any) -> Callable[..., Any]:
     """The serial compilation of a ``parallel=True`` kernel (``prange`` runs as ``range``), with the
-    kernel's own ``fastmath`` and ``error_model`` settings (numba's default error model checks each
-    division for zero, which keeps loops with divisions from vectorising).
+    kernel's own ``fastmath`` and ``error_model`` settings.
 
     The twin is a copy of the Python function under its own name, so that numba's on-disk cache
     keeps the two compilations apart.
@@ -81,4 +50,25 @@ def serial_twin(kernel: Any) -> Callable[..., Any]:
     )(twin)
 
 
-__all__ = ["FAST", "SERIAL_CELLS", "njit", "parallel_or_twin", "prange", "serial_twin", "threads_usable"]
+def parallel_or_twin(kernel: Any, twin: Any, parallel: bool) -> Any:
+    """``kernel`` where ``parallel`` (decided by the caller from the size of the work), else its
+    serial ``twin``.  Kept for :mod:`riskeval.inference._kernels`; the kernels of
+    :mod:`riskeval.core` choose with :func:`by_size`."""
+    return kernel if parallel else twin
+
+
+def by_size(kernel: Any, cells: int) -> Any:
+    """``kernel`` for ``cells`` ≥ :data:`SERIAL_CELLS`, else its serial compilation (made once,
+    on first use, and cached on disk like the kernel)."""
+    if cells >= SERIAL_CELLS:
+        return kernel
+    twin = _TWINS.get(kernel)
+    if twin is None:
+        twin = _TWINS[kernel] = serial_twin(kernel)
+    return twin
+
+
+_TWINS: dict[Any, Any] = {}
+
+
+__all__ = ["FAST", "SERIAL_CELLS", "by_size", "njit", "parallel_or_twin", "prange", "serial_twin"]

@@ -2,21 +2,42 @@
 
 ``aggregate(X, kind)`` gives the per-topic MEAN, MEDIAN or MAX over all rows of ``X``;
 ``aggregate_loo(X, kind)`` gives, for each row ``i``, the aggregate over the *other* rows (the
-evaluated system left out), as an r × c matrix.  Both are exact and vectorised.
+evaluated system left out), as an r × c matrix.  Both are exact and vectorised.  MEAN and MAX also
+come from per-topic partial sums (:func:`aggregate_from_totals`, :func:`loo_mean`), which is how a
+table too large for memory gets them.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 
 def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
     """Per-topic aggregate (c,) over all r systems."""
-    if kind == "mean":
-        return X.mean(axis=0)
     if kind == "median":
         return np.median(X, axis=0)
-    return X.max(axis=0)  # "max"; ``kind`` is validated by the callers (riskeval.options.AGGREGATES)
+    # ``kind`` is validated by the callers (riskeval.options.AGGREGATES)
+    return aggregate_from_totals(kind, X.shape[0], X.sum(axis=0), X.max(axis=0) if kind == "max" else None)
+
+
+def aggregate_from_totals(kind: str, r: int, total: np.ndarray, top: np.ndarray | None) -> np.ndarray:
+    """The MEAN (``total/r``) or MAX (``top``) baseline from per-topic partial sums over r systems:
+    ``total`` the sum of the scores of each topic, ``top`` the largest."""
+    if kind == "mean":
+        return total / r
+    if kind == "max" and top is not None:
+        return top
+    raise ValueError(f"no {kind!r} baseline from per-topic sums")
+
+
+def loo_mean(total: Any, x: Any, r: int) -> Any:
+    """The mean of r values with ``x`` left out, ``(total − x)/(r − 1)``: ``total`` the sum of all
+    r (broadcast against ``x``).  The leave-one-out MEAN baseline over systems, and the
+    leave-one-out θ₍ⱼ₎ of the jackknife over topics (Dinçer, Macdonald & Ounis, SIGIR 2014,
+    eq. 15)."""
+    return (total - x) / (r - 1)
 
 
 def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
@@ -24,7 +45,7 @@ def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
     callers ensure r ≥ 2)."""
     r = X.shape[0]
     if kind == "mean":
-        return (X.sum(axis=0) - X) / (r - 1)
+        return loo_mean(X.sum(axis=0), X, r)
     if kind == "max":
         return _loo_max(X)
     return _loo_median(X)  # "median"

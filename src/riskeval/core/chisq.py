@@ -18,9 +18,10 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from numba import vectorize
 from scipy.special import ndtr
 
-from riskeval.core._numba import FAST, SERIAL_CELLS, njit, parallel_or_twin, prange, serial_twin
+from riskeval.core._numba import FAST, by_size, njit, prange
 from riskeval.core.paired import topic_major
 
 
@@ -33,61 +34,50 @@ class ZSums(NamedTuple):
     n: float
 
 
-_BLOCK = 256  # systems per parallel block
+@vectorize(["float64(float64, float64, float64)"], cache=True)
+def residual(x: float, a: float, q: float) -> float:
+    """The standardised residual ``z_ij = (x_ij − e_ij)/√e_ij`` (eq. 5) for ``e_ij = (a_i q_j)²``,
+    written ``x/(a q) − a q``; a cell with ``e_ij = 0`` has ``z_ij = 0``.  With every row in the
+    totals, ``a_i = √(S_i/N)`` and ``q_j = √T_j``.  A ufunc: numpy code and numba kernels call it."""
+    e = a * q
+    return x / e - e if e > 0.0 else 0.0
+
+
+#: Systems per parallel task of :func:`zsums`: contiguous runs of scores per topic, which lets LLVM
+#: vectorise the loop over the task's systems.
+_BLOCK = 256
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def _z_topic_major(Xt, a, inv_a, q, inv_q, T0, S, N, shared, w):
-    """Z⁺ and Σz per system over Xt (c × r, topic-major).
+def _z_kernel(Xt, a, q, T0, w):
+    """Z⁺ and Σz per system over Xt (c × r, topic-major), ``z_ij = residual(x_ij, a_i, q_ij)``.
 
-    ``shared``: the totals include every row and ``z_ij = x_ij·inv_q_j·inv_a_i − a_i·q_j`` with
-    ``a_i = √(S_i/N)``, ``q_j = √T_j`` — no square root, division or branch in the loop; a zero
-    total gives ``a_i = 0`` or ``q_j = 0`` and then ``z_ij = 0`` (scores are ≥ 0).  Otherwise row i is
-    evaluated within ``[x_i; baselines]``: ``e_ij = (S_i/N_i)(T0_j + x_ij)``, ``N_i`` in ``N``.
-    Block-local accumulators over contiguous systems let LLVM vectorise the inner loop.
+    ``q`` (c,) is ``√T_j`` where the totals include every row; otherwise row i is evaluated within
+    ``[x_i; baselines]`` and ``q_ij = √(T0_j + x_ij)`` (``q`` empty, ``T0`` the baselines' totals).
     """
     c, r = Xt.shape
     zp = np.zeros(r)
     zs = np.zeros(r)
-    n_blocks = (r + _BLOCK - 1) // _BLOCK
-    for blk in prange(n_blocks):
+    shared = q.size > 0
+    for blk in prange((r + _BLOCK - 1) // _BLOCK):
         i0 = blk * _BLOCK
-        i1 = min(r, i0 + _BLOCK)
-        m = i1 - i0
-        lp = np.zeros(m)
-        ls = np.zeros(m)
-        if shared:
-            la = a[i0:i1].copy()
-            lia = inv_a[i0:i1].copy()
-            for j in range(c):
-                x = Xt[j, i0:i1]
-                wj = w[j]
-                qj = q[j]
-                iqj = inv_q[j]
+        m = min(r, i0 + _BLOCK) - i0
+        ai = a[i0 : i0 + m]
+        lp, ls, qj = np.zeros(m), np.zeros(m), np.empty(m)
+        for j in range(c):
+            x, wj = Xt[j, i0 : i0 + m], w[j]
+            if shared:
+                qj[:] = q[j]
+            else:
                 for k in range(m):
-                    z = x[k] * iqj * lia[k] - la[k] * qj
-                    lp[k] += wj * max(z, 0.0)
-                    ls[k] += wj * z
-        else:
-            scale = np.zeros(m)
+                    qj[k] = math.sqrt(T0[j] + x[k])
             for k in range(m):
-                if N[i0 + k] > 0.0:
-                    scale[k] = S[i0 + k] / N[i0 + k]
-            for j in range(c):
-                x = Xt[j, i0:i1]
-                wj = w[j]
-                for k in range(m):
-                    e = scale[k] * (T0[j] + x[k])
-                    if e > 0.0:
-                        z = (x[k] - e) / math.sqrt(e)
-                        lp[k] += wj * max(z, 0.0)
-                        ls[k] += wj * z
-        zp[i0:i1] = lp
-        zs[i0:i1] = ls
+                z = residual(x[k], ai[k], qj[k])
+                lp[k] += wj * max(z, 0.0)
+                ls[k] += wj * z
+        zp[i0 : i0 + m] = lp
+        zs[i0 : i0 + m] = ls
     return zp, zs
-
-
-_z_topic_major_serial = serial_twin(_z_topic_major)
 
 
 class Totals(NamedTuple):
@@ -125,20 +115,16 @@ def zsums(
     c, r = Xt.shape
     w = np.ones(c) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     S, T, _ = sums if sums is not None else totals(X, w)
-    empty = np.zeros(0)
-    kernel = parallel_or_twin(_z_topic_major, _z_topic_major_serial, Xt.size >= SERIAL_CELLS)
+    kernel = by_size(_z_kernel, Xt.size)
     if baselines is None:
         N = float(w @ T)
-        # square roots and reciprocals outside the fast-math kernel: exact for tiny totals too
         a = np.sqrt(S / N) if N > 0 else np.zeros(r)
-        inv_a = np.divide(1.0, a, out=np.zeros_like(a), where=a > 0)
-        q = np.sqrt(T)
-        inv_q = np.divide(1.0, q, out=np.zeros_like(q), where=q > 0)
-        zp, zs = kernel(Xt, a, inv_a, q, inv_q, empty, S, empty, True, w)
+        zp, zs = kernel(Xt, a, np.sqrt(T), np.zeros(0), w)
     else:
         T0 = np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
         N_each = S + float(w @ T0)  # the total of [x_i; baselines], one per system
-        zp, zs = kernel(Xt, empty, empty, empty, empty, T0, S, N_each, False, w)
+        a = np.sqrt(np.divide(S, N_each, out=np.zeros(r), where=N_each > 0))
+        zp, zs = kernel(Xt, a, np.zeros(0), T0, w)
     return ZSums(zp, zs - zp, S, float(w.sum()))
 
 

@@ -16,17 +16,23 @@ a weight ``w_j`` counts topic ``j`` ``w_j`` times.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+from numba import vectorize
 
-from riskeval.core._numba import FAST, SERIAL_CELLS, njit, parallel_or_twin, prange, serial_twin
+from riskeval.core._numba import FAST, by_size, njit, prange
+from riskeval.core.baselines import loo_mean
 
 
 class PairedSums(NamedTuple):
-    """Per-system sufficient statistics against a baseline (arrays of length r)."""
+    """Per-system sufficient statistics against a baseline (arrays of length r).
 
-    n: float
+    ``n`` is the (weighted) number of topics: one number, or one per system in a partial sum
+    (:func:`grouped_paired_sums`) until the partials are merged (:func:`merge_paired`)."""
+
+    n: Any
     sum_pos: np.ndarray
     sum_neg: np.ndarray
     m2_pos: np.ndarray
@@ -38,109 +44,73 @@ class PairedSums(NamedTuple):
     scale: np.ndarray  # largest |score| of the system or its baseline
 
 
-# Systems per parallel block and topics per chunk: a block × chunk tile (64 × 512 doubles, 256 KiB)
-# stays in cache between the two passes that give its centred moments.
+@vectorize(["boolean(float64, float64)"], cache=True)
+def loss20(d: float, b: float) -> bool:
+    """ "Loss > 20%" of one topic (Dinçer, Macdonald & Ounis, SIGIR 2016, Table 7): the system loses
+    more than 20 % of the baseline's score, (b − s)/b > 0.2 with b > 0, written b − s > 0.2·b
+    (``d = s − b``) so that no division is needed.  A ufunc: numpy code and numba kernels call it."""
+    return b > 0.0 and -d > 0.2 * b
+
+
+#: Systems per parallel task of :func:`paired_sums`: each task reads contiguous runs of this many
+#: scores per topic, which lets LLVM vectorise the loop over its systems.
 _BLOCK = 64
-_CHUNK = 512
 
 
 @njit(inline="always")
-def _baseline_row(Bt, j, i0, i1, per_system, brow):
-    """Topic j's baseline for systems i0..i1: their own (per system) or the shared one."""
-    if per_system:
-        brow[:] = Bt[j, i0:i1]
+def _baselines(Bt, j, i0, shared, b):
+    """Topic j's baselines of systems i0..i0 + len(b) into ``b``: the shared one, or their own."""
+    if shared:
+        b[:] = Bt[j, 0]
     else:
-        brow[:] = Bt[j, 0]
+        b[:] = Bt[j, i0 : i0 + b.size]
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def _paired_topic_major(Xt, Bt, per_system, w):
-    """Xt: c × r (topic-major, C-contiguous); Bt: c × r if ``per_system`` else (c,).
+def _paired_kernel(Xt, Bt, w):
+    """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared).
 
-    Each tile of topics gives per-system sums and centred moments in two in-cache passes; tiles
-    are merged with the pairwise update of Chan, Golub & LeVeque (1979), so the matrix is read from
-    memory once and the moments stay accurate.  Inner loops run over contiguous systems with
-    block-local accumulators, which LLVM vectorises.
+    Each block of systems is read twice, the textbook two-pass algorithm: sums, wins, losses,
+    Loss>20% and the scale first, then the second moments about the means.  The block's baselines
+    of a topic are copied to ``b`` first, so that the loops over the systems are the same for a
+    shared baseline and for one baseline per system.
     """
     c, r = Xt.shape
-    out = np.zeros((r, 9))
-    n_blocks = (r + _BLOCK - 1) // _BLOCK
-    for blk in prange(n_blocks):
+    shared = Bt.shape[1] == 1
+    out = np.zeros((9, r))
+    for blk in prange((r + _BLOCK - 1) // _BLOCK):
         i0 = blk * _BLOCK
-        i1 = min(r, i0 + _BLOCK)
-        m = i1 - i0
-        acc = np.zeros((9, m))  # sum⁺, sum⁻, M2⁺, M2⁻, cross, wins, losses, loss>20%, scale
-        mp_a = np.zeros(m)
-        mn_a = np.zeros(m)
-        csp = np.empty(m)
-        csn = np.empty(m)
-        cm2p = np.empty(m)
-        cm2n = np.empty(m)
-        ccr = np.empty(m)
-        brow = np.empty(m)
-        n_a = 0.0
-        for j0 in range(0, c, _CHUNK):
-            j1 = min(c, j0 + _CHUNK)
-            n_b = 0.0
-            csp[:] = 0.0
-            csn[:] = 0.0
-            wins = acc[5]
-            losses = acc[6]
-            loss20 = acc[7]
-            scale = acc[8]
-            for j in range(j0, j1):
-                wj = w[j]
-                n_b += wj
-                x = Xt[j, i0:i1]
-                _baseline_row(Bt, j, i0, i1, per_system, brow)
-                for k in range(m):
-                    d = x[k] - brow[k]
-                    csp[k] += wj * max(d, 0.0)
-                    csn[k] += wj * min(d, 0.0)
-                    wins[k] += wj * (d > 0.0)
-                    losses[k] += wj * (d < 0.0)
-                    # "Loss > 20%" (Dinçer, Macdonald & Ounis, SIGIR 2016, Table 7): (b − s)/b > 0.2
-                    # with b > 0, evaluated as b − s > 0.2·b so that no division by b is needed
-                    loss20[k] += wj * ((brow[k] > 0.0) & (-d > 0.2 * brow[k]))
-                    scale[k] = max(scale[k], abs(x[k]), abs(brow[k]))
-            if n_b <= 0.0:
-                continue
-            cm2p[:] = 0.0
-            cm2n[:] = 0.0
-            ccr[:] = 0.0
+        m = min(r, i0 + _BLOCK) - i0
+        sp, sn, m2p, m2n, cross = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
+        wins, losses, l20, scale = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
+        b = np.empty(m)
+        n = 0.0  # the total weight, summed here in topic order whatever the number of threads
+        for j in range(c):
+            x, wj = Xt[j, i0 : i0 + m], w[j]
+            n += wj
+            _baselines(Bt, j, i0, shared, b)
             for k in range(m):
-                csp[k] /= n_b  # chunk means from here on
-                csn[k] /= n_b
-            for j in range(j0, j1):
-                wj = w[j]
-                x = Xt[j, i0:i1]
-                _baseline_row(Bt, j, i0, i1, per_system, brow)
-                for k in range(m):
-                    d = x[k] - brow[k]
-                    cp = max(d, 0.0) - csp[k]
-                    cn = min(d, 0.0) - csn[k]
-                    cm2p[k] += wj * cp * cp
-                    cm2n[k] += wj * cn * cn
-                    ccr[k] += wj * cp * cn
-            n = n_a + n_b
-            f = n_a * n_b / n
-            g = n_b / n
+                d = x[k] - b[k]
+                sp[k] += wj * max(d, 0.0)
+                sn[k] += wj * min(d, 0.0)
+                wins[k] += wj * (d > 0.0)
+                losses[k] += wj * (d < 0.0)
+                l20[k] += wj * loss20(d, b[k])
+                scale[k] = max(scale[k], abs(x[k]), abs(b[k]))
+        mp, mn = sp / n, sn / n
+        for j in range(c):
+            x, wj = Xt[j, i0 : i0 + m], w[j]
+            _baselines(Bt, j, i0, shared, b)
             for k in range(m):
-                dp = csp[k] - mp_a[k]
-                dn = csn[k] - mn_a[k]
-                acc[0, k] += csp[k] * n_b
-                acc[1, k] += csn[k] * n_b
-                acc[2, k] += cm2p[k] + dp * dp * f
-                acc[3, k] += cm2n[k] + dn * dn * f
-                acc[4, k] += ccr[k] + dp * dn * f
-                mp_a[k] += dp * g
-                mn_a[k] += dn * g
-            n_a = n
-        out[i0:i1, :] = acc.T
+                d = x[k] - b[k]
+                cp = max(d, 0.0) - mp[k]
+                cn = min(d, 0.0) - mn[k]
+                m2p[k] += wj * cp * cp
+                m2n[k] += wj * cn * cn
+                cross[k] += wj * cp * cn
+        for q, v in enumerate((sp, sn, m2p, m2n, cross, wins, losses, l20, scale)):
+            out[q, i0 : i0 + m] = v
     return out
-
-
-_paired_topic_major_serial = serial_twin(_paired_topic_major)
 
 
 def topic_major(X: np.ndarray) -> np.ndarray:
@@ -153,16 +123,68 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     """Sufficient statistics of every row of ``X`` (r × c) against baseline ``B``.
 
     ``B`` is one baseline vector (c,) shared by all systems or one baseline per system (r × c, e.g.
-    leave-one-out aggregates).  ``weights`` (c,), non-negative, default all ones.
+    leave-one-out aggregates).  ``weights`` (c,), non-negative, default all ones; the total weight
+    must be positive.
     """
     Xt = topic_major(X)
     B = np.asarray(B, dtype=np.float64)
-    per_system = B.ndim == 2
-    Bt = topic_major(B) if per_system else np.ascontiguousarray(B[:, None])  # c × 1
+    Bt = topic_major(B) if B.ndim == 2 else np.ascontiguousarray(B[:, None])
     w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    kernel = parallel_or_twin(_paired_topic_major, _paired_topic_major_serial, Xt.size >= SERIAL_CELLS)
-    out = kernel(Xt, Bt, per_system, w)
-    return PairedSums(float(w.sum()), *(out[:, k] for k in range(9)))
+    out = by_size(_paired_kernel, Xt.size)(Xt, Bt, w)
+    return PairedSums(float(w.sum()), *out)
+
+
+def grouped_paired_sums(i: np.ndarray, x: np.ndarray, b: np.ndarray, r: int) -> PairedSums:
+    """The :class:`PairedSums` of scattered cells: system ``i[k]`` scores ``x[k]`` on a topic where
+    its baseline scores ``b[k]`` (one row of a long table each), for systems 0..r−1.  ``n`` is the
+    number of cells of each system; merge partials with :func:`merge_paired`."""
+    d = x - b
+    pos, neg = np.maximum(d, 0.0), np.minimum(d, 0.0)
+    n = np.bincount(i, minlength=r).astype(np.float64)
+    sp, sn = np.bincount(i, pos, r), np.bincount(i, neg, r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cp, cn = pos - (sp / n)[i], neg - (sn / n)[i]
+    scale = np.zeros(r)
+    np.maximum.at(scale, i, np.maximum(np.abs(x), np.abs(b)))
+    return PairedSums(
+        n,
+        sp,
+        sn,
+        np.bincount(i, cp * cp, r),
+        np.bincount(i, cn * cn, r),
+        np.bincount(i, cp * cn, r),
+        np.bincount(i, d > 0, r),
+        np.bincount(i, d < 0, r),
+        np.bincount(i, loss20(d, b), r),
+        scale,
+    )
+
+
+def merge_paired(parts: Sequence[PairedSums]) -> PairedSums:
+    """The :class:`PairedSums` of the union of disjoint sets of topics, from each set's sums: sums
+    and counts add, and the centred moments combine by the update of Chan, Golub & LeVeque
+    ("Updating formulae and a pairwise algorithm for computing sample variances", 1979, eq. 2.1),
+    ``M2 = Σ_k M2_k + Σ_k n_k (mean_k − mean)²``."""
+    n, sp, sn, wins, losses, l20 = (
+        np.sum([getattr(p, f) for p in parts], axis=0)
+        for f in ("n", "sum_pos", "sum_neg", "wins", "losses", "loss20")
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dp = [np.where(p.n > 0, p.sum_pos / p.n - sp / n, 0.0) for p in parts]  # mean_k − mean
+        dn = [np.where(p.n > 0, p.sum_neg / p.n - sn / n, 0.0) for p in parts]
+    parts_dev = list(zip(parts, dp, dn, strict=True))
+    return PairedSums(
+        n,
+        sp,
+        sn,
+        np.sum([p.m2_pos + p.n * a * a for p, a, _ in parts_dev], axis=0),
+        np.sum([p.m2_neg + p.n * b * b for p, _, b in parts_dev], axis=0),
+        np.sum([p.cross + p.n * a * b for p, a, b in parts_dev], axis=0),
+        wins,
+        losses,
+        l20,
+        np.max([p.scale for p in parts], axis=0),
+    )
 
 
 def urisk_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
@@ -261,6 +283,6 @@ def jackknife_se(x: np.ndarray) -> np.ndarray:
     which the tests check.
     """
     c = x.shape[-1]
-    theta = (x.sum(axis=-1, keepdims=True) - x) / (c - 1)
+    theta = loo_mean(x.sum(axis=-1, keepdims=True), x, c)
     centred = theta - theta.mean(axis=-1, keepdims=True)
     return np.sqrt((c - 1) / c * (centred * centred).sum(axis=-1))

@@ -6,7 +6,7 @@ URisk(α) of system i against baseline k is ``(Σ_j δ_j + α Σ_j min(δ_j, 0))
 ``δ_j = x_ij − x_kj``: the first sum is ``S_i − S_k`` (row sums), so the pairs only need
 ``N[k, i] = Σ_j min(x_ij − x_kj, 0)``.  Since ``min(−a, 0) = min(a, 0) − a``, ``N[i, k] = N[k, i] −
 (S_i − S_k)``: only the pairs k ≤ i are summed, half of the r²·c cell visits, with one subtraction,
-one minimum and one addition each, in cache-sized tiles of 64 × 64 systems.
+one minimum and one addition each, in tiles of 64 × 64 systems (one parallel task each).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from riskeval.core._numba import FAST, njit, parallel_or_twin, prange, serial_twin
+from riskeval.core._numba import FAST, njit, prange
 from riskeval.core.paired import topic_major
 
-_TILE = 64  # systems per tile side: a 64 × 64 tile of sums is 32 KiB
+_TILE = 64  # systems per tile side
 
 
 # The scores are validated finite, so the minimum may assume no NaN or inf and vectorise.
@@ -28,51 +28,22 @@ _FINITE = FAST | {"nnan", "ninf"}
 @njit(parallel=True, cache=True, fastmath=_FINITE)
 def _negative_sums_rows(Xt, k0, k1, out):
     """``out[k − k0, i] = Σ_j min(x_ij − x_kj, 0)`` for baselines k in [k0, k1) and systems
-    i ≥ k0 (tiles right of the diagonal block; the rest is left untouched).
-
-    Four baselines share each load of a system's score (register blocking); every sum still adds
-    its topics in order, so the result does not depend on the blocking.
-    """
+    i ≥ k0 (tiles right of the diagonal block; the rest is left untouched), each sum over the
+    topics in order."""
     c, r = Xt.shape
     m = k1 - k0
-    n_tiles = (r - k0 + _TILE - 1) // _TILE
-    for t in prange(n_tiles):
+    for t in prange((r - k0 + _TILE - 1) // _TILE):
         i0 = k0 + t * _TILE
         i1 = min(r, i0 + _TILE)
-        w = i1 - i0
-        acc = np.zeros((m, w))
-        xs = np.empty(w)
+        acc = np.zeros((m, i1 - i0))
         for j in range(c):
-            row = Xt[j]
-            for ii in range(w):
-                xs[ii] = row[i0 + ii]
-            kk = 0
-            while kk + 4 <= m:
-                b0 = row[k0 + kk]
-                b1 = row[k0 + kk + 1]
-                b2 = row[k0 + kk + 2]
-                b3 = row[k0 + kk + 3]
-                a0 = acc[kk]
-                a1 = acc[kk + 1]
-                a2 = acc[kk + 2]
-                a3 = acc[kk + 3]
-                for ii in range(w):
-                    x = xs[ii]
-                    a0[ii] += min(x - b0, 0.0)
-                    a1[ii] += min(x - b1, 0.0)
-                    a2[ii] += min(x - b2, 0.0)
-                    a3[ii] += min(x - b3, 0.0)
-                kk += 4
-            while kk < m:
-                bk = row[k0 + kk]
+            x = Xt[j, i0:i1]
+            for kk in range(m):
+                bk = Xt[j, k0 + kk]
                 a = acc[kk]
-                for ii in range(w):
-                    a[ii] += min(xs[ii] - bk, 0.0)
-                kk += 1
+                for ii in range(i1 - i0):
+                    a[ii] += min(x[ii] - bk, 0.0)
         out[:, i0:i1] = acc
-
-
-_negative_sums_rows_serial = serial_twin(_negative_sums_rows)
 
 
 def negative_part_sums(X: np.ndarray, progress: Callable[[int], None] | None = None) -> np.ndarray:
@@ -84,11 +55,10 @@ def negative_part_sums(X: np.ndarray, progress: Callable[[int], None] | None = N
     r = Xt.shape[1]
     S = Xt.sum(axis=0)
     N = np.zeros((r, r))
-    kernel = parallel_or_twin(_negative_sums_rows, _negative_sums_rows_serial, True)
     for k0 in range(0, r, _TILE):
         k1 = min(r, k0 + _TILE)
         block = np.zeros((k1 - k0, r))
-        kernel(Xt, k0, k1, block)
+        _negative_sums_rows(Xt, k0, k1, block)
         N[k0:k1, k0:] = block[:, k0:]
         if progress is not None:
             progress(k1 - k0)

@@ -10,16 +10,18 @@ merged in a tree, so no worker ever holds more than one partition and the merged
 system's sums can be formed:
 
 1. per topic: the number of systems, the sum of scores ``T_j``, the largest and the smallest score,
-   and the baseline system's score; per system: the number of topics, the row total ``S_i`` and two
-   31-bit hash sums of its topics.  These give the MEAN (``T_j/r``; leave-one-out ``(T_j −
-   x_ij)/(r − 1)``) and MAX baselines, the chi-square expectation ``e_ij = S_i T_j / N`` of ZRisk
-   and GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–8), and the completeness check: every
-   system must score every topic once (equal counts and hash sums; a repeated or missing row is
-   an error naming the system).
-2. per system: the paired sums of Dinçer, Macdonald & Ounis (SIGIR 2014, eq. 1–4 and 7–12) against
-   the baseline and against the MEAN (for T*Risk): ``Σδ⁺``, ``Σδ⁻``, their centred second moments
-   and co-moment, wins, losses and Loss>20%; and ``Σ max(z_ij, 0)``, ``Σ z_ij`` for ZRisk/GeoRisk.
-   Partial centred moments are merged with the pairwise update of Chan, Golub & LeVeque (1979).
+   and the baseline system's score; per system: the number of topics and the row total ``S_i``.
+   These give the MEAN and MAX baselines (:func:`riskeval.core.baselines.aggregate_from_totals`;
+   the leave-one-out MEAN per row by :func:`~riskeval.core.baselines.loo_mean`) and the
+   chi-square expectation ``e_ij = S_i T_j / N`` of ZRisk and GeoRisk (Dinçer, Macdonald & Ounis,
+   SIGIR 2016, eq. 4–8).  Partitions are folded into running totals in chains of ``_FAN_IN``.
+2. per system, by the primitives of :mod:`riskeval.core`: the paired sums of Dinçer, Macdonald &
+   Ounis (SIGIR 2014, eq. 1–4 and 7–12) against the baseline and against the MEAN (for T*Risk),
+   :func:`~riskeval.core.paired.grouped_paired_sums`; ``Σ max(z_ij, 0)`` and ``Σ z_ij`` of the
+   residuals :func:`~riskeval.core.chisq.residual`; and three 20-bit hash sums of its topics for
+   the completeness check: every system must score every topic once (equal counts and hash sums; a
+   repeated or missing row is an error naming the system).  Partial sums merge by
+   :func:`~riskeval.core.paired.merge_paired` (the update of Chan, Golub & LeVeque, 1979) in a tree.
 
 The merged sums go to the same code as the in-memory :func:`riskeval.risk_table`
 (:func:`riskeval.analysis.table.table_from_sums`), so the table has the same columns and, up to the
@@ -38,32 +40,27 @@ import pandas as pd
 
 from riskeval._optional import require
 from riskeval.analysis.table import table_from_sums
-from riskeval.core import chisq, paired
+from riskeval.core import baselines, chisq, paired
 from riskeval.errors import RiskevalError
-from riskeval.measures.baselines import align_vector
+from riskeval.measures.baselines import align_vector, listed, unknown_baseline
 from riskeval.measures.paired import topic_risk
 from riskeval.model.matrix import MAX_MAGNITUDE
 from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
 
 #: Partial results merged per task in the tree reduction.
 _FAN_IN = 8
-_PART = 2**40  # first-appearance order: partition number × _PART + row
-#: per-partition totals: column -> (source column, aggregation); merged with "sum" for "size"
-_TOPIC_AGG = {
-    "count": ("score", "size"),
-    "sum": ("score", "sum"),
-    "max": ("score", "max"),
-    "min": ("score", "min"),
-    "base": ("base", "sum"),
-    "base_count": ("base_count", "sum"),
-    "first": ("first", "min"),
+_PART = 2**40  # first-appearance order: partition number × _PART + rank within the partition
+#: how the per-topic and per-system totals of partitions merge
+_TOPIC_MERGE = {
+    "count": "sum",
+    "sum": "sum",
+    "max": "max",
+    "min": "min",
+    "base": "sum",
+    "base_count": "sum",
+    "first": "min",
 }
-_SYSTEM_AGG = {
-    "count": ("score", "size"),
-    "sum": ("score", "sum"),
-    "first": ("first", "min"),
-}
-_MOMENTS = ["n", "sp", "sn", "m2p", "m2n", "cross", "wins", "losses", "loss20", "scale"]
+_SYSTEM_MERGE = {"count": "sum", "sum": "sum", "first": "min"}
 
 
 def long_risk_table(
@@ -100,18 +97,15 @@ def long_risk_table(
     base = _baseline(totals, baseline, leave_one_out, "long_risk_table")
     need_mean = base.name != "MEAN"
     shared = _delayed(_Shared(*totals.keys(), base.info), pure=True)  # one copy per worker
-    moments = _reduce([_delayed(_paired_part)(part, shared, need_mean) for part in parts], _merge_moments)
-    r, c = len(totals.systems), len(totals.topics)
-    expected = _topic_hashes(np.arange(c)).sum(axis=1)
-    hashes = moments[["hash0", "hash1", "hash2"]].to_numpy()
-    _complete(totals.systems[(hashes != expected).any(axis=1)], c)
-    sums = _paired(moments, "", c)
-    mean_sums = _paired(moments, "mean_", c) if need_mean else sums
-    z = None
-    if totals.min >= 0:
-        z_pos = moments["zp"].to_numpy()
-        z = chisq.ZSums(z_pos, moments["zs"].to_numpy() - z_pos, totals.S, float(c))
-    is_self = np.asarray(totals.systems == base.name) if base.system else np.zeros(r, dtype=bool)
+    part = _reduce([_delayed(_paired_part)(part, shared, need_mean) for part in parts], _merge_parts)
+    c = len(totals.topics)
+    _complete(
+        totals.systems[(part.hashes != _topic_hashes(np.arange(c)).sum(axis=1)[:, None]).any(axis=0)], c
+    )
+    sums = part.sums._replace(n=float(c))
+    mean_sums = part.mean_sums._replace(n=float(c)) if part.mean_sums is not None else sums
+    z = chisq.ZSums(part.zp, part.zs - part.zp, totals.S, float(c)) if totals.min >= 0 else None
+    is_self = np.asarray(totals.systems == base.name) if base.system else np.zeros(len(totals.systems), bool)
     return table_from_sums(
         totals.systems,
         A,
@@ -146,13 +140,16 @@ def long_topic_risk(
     parts = _partitions(source, measure, "long_topic_risk")
     totals = _first_pass(parts, baseline)
     if system not in totals.systems:
-        shown = ", ".join(map(repr, totals.systems[:10])) + (" ..." if len(totals.systems) > 10 else "")
-        raise RiskevalError(f"No system {system!r} in the table; it has {shown}.")
+        raise RiskevalError(f"No system {system!r} in the table; it has {listed(totals.systems)}.")
     base = _baseline(totals, baseline, leave_one_out, "long_topic_risk")
     found = _delayed(pd.concat)([_delayed(_system_scores)(part, system) for part in parts]).compute()
     _complete(pd.Index([system]) if found.index.has_duplicates else pd.Index([]), len(totals.topics))
     x = found.reindex(totals.topics).to_numpy()
-    b = base.info.values if base.info.values is not None else (totals.T - x) / (len(totals.systems) - 1)
+    b = (
+        base.info.values
+        if base.info.values is not None
+        else baselines.loo_mean(totals.T, x, len(totals.systems))
+    )
     return topic_risk(
         pd.Series(x, index=totals.topics, name=system),
         pd.Series(b, index=totals.topics, name=base.name),
@@ -208,14 +205,22 @@ def _partitions(source: Any, measure: str | None, func: str) -> list[Any]:
 
 
 def _tidy(part: pd.DataFrame) -> pd.DataFrame:
-    """A partition with ``system`` and ``topic`` as Python strings and ``score`` as float64."""
+    """A partition with ``system`` and ``topic`` as strings (pandas' string dtype, not Python
+    objects) and ``score`` as float64."""
     return pd.DataFrame(
         {
-            "system": part["system"].astype(str).to_numpy(dtype=object),
-            "topic": part["topic"].astype(str).to_numpy(dtype=object),
-            "score": pd.to_numeric(part["score"], errors="coerce").to_numpy(dtype=np.float64),
+            "system": part["system"].astype("str"),
+            "topic": part["topic"].astype("str"),
+            "score": pd.to_numeric(part["score"], errors="coerce").astype(np.float64),
         }
     )
+
+
+def _positions(labels: pd.Series, index: pd.Index) -> np.ndarray:
+    """The position in ``index`` of each label: the partition's few distinct labels are looked up
+    once each (``pd.factorize``), not every row."""
+    codes, uniques = pd.factorize(labels)
+    return index.get_indexer(uniques)[codes]
 
 
 def _reduce(partials: list[Any], merge: Any) -> Any:
@@ -239,18 +244,21 @@ class _Totals(NamedTuple):
     base: np.ndarray | None  # the baseline system's scores, per topic
     min: float
 
-    def keys(self) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
-        """What the second pass needs: the labels, ``a_i = √(S_i/N)`` and ``q_j = √T_j``."""
+    def keys(self) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray, np.ndarray]:
+        """What the second pass needs: the labels, ``a_i = √(S_i/N)``, ``q_j = √T_j`` and the
+        topics' hashes."""
         N = float(self.S.sum())
         a = np.sqrt(np.maximum(self.S, 0.0) / N) if N > 0 else np.zeros(len(self.S))
-        return self.systems, self.topics, a, np.sqrt(np.maximum(self.T, 0.0))
+        hashes = _topic_hashes(np.arange(len(self.topics)))
+        return self.systems, self.topics, a, np.sqrt(np.maximum(self.T, 0.0)), hashes
 
 
 def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
     name = baseline if isinstance(baseline, str) and baseline not in ("mean", "max", "median") else None
     # Each per-topic partial holds every topic of its partitions: a tree would keep many of them at
-    # once.  Instead one chain per worker thread folds its partitions into one running total.
-    chains = min(len(parts), _parallelism())
+    # once.  Instead chains fold their partitions into one running total each, _FAN_IN partitions a
+    # chain (so the number of chains, and the order of the sums, depend on the table alone).
+    chains = -(-len(parts) // _FAN_IN)
     running = []
     for w in range(chains):
         total = None
@@ -290,11 +298,10 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
 def _complete(wrong: pd.Index, c: int) -> None:
     """Refuse the table when some systems (``wrong``) lack topics or score one twice."""
     if len(wrong):
-        listed = ", ".join(map(repr, wrong[:5])) + (" ..." if len(wrong) > 5 else "")
         raise RiskevalError(
             f"Every system must have one score for each of the {c} topics of the long table; "
-            f"{len(wrong)} system(s) have missing or repeated topics: {listed}. Apply a missing-topic "
-            "policy first (riskeval.evaluate_runs_long(..., missing='zero' or 'drop'))."
+            f"{len(wrong)} system(s) have missing or repeated topics: {listed(wrong, 5)}. Apply a "
+            "missing-topic policy first (riskeval.evaluate_runs_long(..., missing='zero' or 'drop'))."
         )
 
 
@@ -309,16 +316,6 @@ def _topic_hashes(j: np.ndarray) -> np.ndarray:
         z ^= z >> np.uint64(31)
     mask = np.uint64(0xFFFFF)
     return np.stack([(z >> np.uint64(s)) & mask for s in (0, 20, 40)]).astype(np.float64)
-
-
-def _parallelism() -> int:
-    """Worker threads of the active ``distributed.Client``, else this machine's CPUs."""
-    try:
-        from distributed import default_client
-
-        return max(1, sum(default_client().nthreads().values()))
-    except (ImportError, ValueError):
-        return os.cpu_count() or 1
 
 
 def _totals_step(total: Any, part: pd.DataFrame, k: int, base_system: str | None) -> Any:
@@ -336,23 +333,38 @@ def _totals_part(
     if not finite.all():
         row = part.iloc[int(np.flatnonzero(~finite)[0])]
         bad = f"system {row['system']!r}, topic {row['topic']!r}, score {row['score']!r}"
-    first = k * _PART + np.arange(len(part), dtype=np.int64)
-    is_base = (
-        (part["system"] == base_system).to_numpy() if base_system is not None else np.zeros(len(part), bool)
+    tc, topics = pd.factorize(part["topic"])
+    sc, systems = pd.factorize(part["system"])
+    nt, ns = len(topics), len(systems)
+    is_base = np.asarray(systems == base_system)[sc] if base_system is not None else np.zeros(len(sc), bool)
+    top, low = np.full(nt, -np.inf), np.full(nt, np.inf)
+    np.maximum.at(top, tc, score)
+    np.minimum.at(low, tc, score)
+    # labels in order of first appearance, numbered after those of the partitions before
+    first_topics, first_systems = k * _PART + np.arange(nt), k * _PART + np.arange(ns)
+    return (
+        bad,
+        pd.DataFrame(
+            {
+                "count": np.bincount(tc, minlength=nt),
+                "sum": np.bincount(tc, score, nt),
+                "max": top,
+                "min": low,
+                "base": np.bincount(tc, np.where(is_base, score, 0.0), nt),
+                "base_count": np.bincount(tc, is_base, nt).astype(np.int64),
+                "first": first_topics,
+            },
+            index=pd.Index(topics, name="topic"),
+        ),
+        pd.DataFrame(
+            {
+                "count": np.bincount(sc, minlength=ns),
+                "sum": np.bincount(sc, score, ns),
+                "first": first_systems,
+            },
+            index=pd.Index(systems, name="system"),
+        ),
     )
-    frame = pd.DataFrame(
-        {
-            "system": part["system"],
-            "topic": part["topic"],
-            "score": score,
-            "base": np.where(is_base, score, 0.0),
-            "base_count": is_base.astype(np.int64),
-            "first": first,
-        }
-    )
-    topics = frame.groupby("topic", sort=False).agg(**_TOPIC_AGG)
-    systems = frame.groupby("system", sort=False).agg(**_SYSTEM_AGG)
-    return bad, topics, systems
 
 
 def _merge_totals(
@@ -360,10 +372,8 @@ def _merge_totals(
 ) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
     bad = next((p[0] for p in partials if p[0] is not None), None)
     merged = [
-        pd.concat([p[k] for p in partials])
-        .groupby(level=0, sort=False)
-        .agg({name: "sum" if how == "size" else how for name, (_, how) in spec.items()})
-        for k, spec in ((1, _TOPIC_AGG), (2, _SYSTEM_AGG))
+        pd.concat([p[k] for p in partials]).groupby(level=0, sort=False).agg(how)
+        for k, how in ((1, _TOPIC_MERGE), (2, _SYSTEM_MERGE))
     ]
     return bad, merged[0], merged[1]
 
@@ -373,8 +383,8 @@ def _merge_totals(
 
 class _BaseInfo(NamedTuple):
     values: np.ndarray | None  # per topic; None: leave-one-out MEAN, (T_j − x_ij)/(r − 1)
-    mean_b: np.ndarray  # the MEAN (T_j / r), or None-equivalent for leave-one-out
-    loo: bool
+    mean_b: np.ndarray  # the MEAN, T_j / r
+    loo: bool  # the MEAN (of T*Risk, and the baseline if it is the MEAN) leaves the system out
     r: int
     T: np.ndarray
 
@@ -387,35 +397,29 @@ class _Baseline(NamedTuple):
 
 
 def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Baseline:
+    """The baseline of a long table from the per-topic totals of the first pass: an aggregate by
+    :func:`riskeval.core.baselines.aggregate_from_totals` (the leave-one-out MEAN by
+    :func:`~riskeval.core.baselines.loo_mean`, per row), a system's scores or a Series."""
     r, c = len(totals.systems), len(totals.topics)
     T = totals.T
     if leave_one_out and r < 2:
         raise RiskevalError(f"{func} with leave_one_out needs at least two systems; the table has {r}.")
-    loo_mean = leave_one_out
-    mean_b = T / r
-    ones = np.ones(r)
+    info = _BaseInfo(None, baselines.aggregate_from_totals("mean", r, T, None), leave_one_out, r, T)
     if isinstance(spec, pd.Series):
         values = align_vector(spec, totals.topics, func)
         return _Baseline(
-            str(spec.name or "baseline"),
-            False,
-            ones * values.mean(),
-            _BaseInfo(values, mean_b, loo_mean, r, T),
+            str(spec.name or "baseline"), False, np.full(r, values.mean()), info._replace(values=values)
         )
-    if spec == "mean":
-        if leave_one_out:
-            means = (T.sum() - totals.S) / ((r - 1) * c)
-            return _Baseline("MEAN", False, means, _BaseInfo(None, mean_b, True, r, T))
-        return _Baseline("MEAN", False, ones * mean_b.mean(), _BaseInfo(mean_b, mean_b, False, r, T))
-    if spec == "max":
+    if spec == "mean" and leave_one_out:
+        return _Baseline("MEAN", False, baselines.loo_mean(T.sum(), totals.S, r) / c, info)
+    if spec in ("mean", "max"):
         if leave_one_out:
             raise RiskevalError(
                 f"{func}: the leave-one-out MAX baseline needs the two largest scores of every topic; "
                 "use 'mean', or the in-memory risk_table."
             )
-        return _Baseline(
-            "MAX", False, ones * totals.max.mean(), _BaseInfo(totals.max, mean_b, loo_mean, r, T)
-        )
+        values = baselines.aggregate_from_totals(spec, r, T, totals.max)
+        return _Baseline(spec.upper(), False, np.full(r, values.mean()), info._replace(values=values))
     if spec == "median":
         raise RiskevalError(
             f"{func}: the MEDIAN baseline needs every score of a topic at once, which partial sums do "
@@ -423,14 +427,9 @@ def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Ba
         )
     if isinstance(spec, str):
         if totals.base is None:
-            shown = ", ".join(map(repr, totals.systems[:10])) + (" ..." if r > 10 else "")
-            raise RiskevalError(
-                f"The 'baseline' parameter of {func} names no system of the table: {spec!r}. Use "
-                f"'mean', 'max', a system name ({shown}) or a per-topic Series."
-            )
-        return _Baseline(
-            spec, True, ones * totals.base.mean(), _BaseInfo(totals.base, mean_b, loo_mean, r, T)
-        )
+            choices = "'mean', 'max', a system name ({systems}) or a per-topic Series"
+            raise unknown_baseline(spec, totals.systems, func, "the table", choices)
+        return _Baseline(spec, True, np.full(r, totals.base.mean()), info._replace(values=totals.base))
     raise RiskevalError(
         f"The 'baseline' parameter of {func} must be 'mean', 'max', a system name or a Series indexed "
         f"by topic; got {type(spec).__name__}."
@@ -441,91 +440,58 @@ def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Ba
 
 
 class _Shared(NamedTuple):
-    """What every task of the second pass needs: the labels, ``a_i = √(S_i/N)``, ``q_j = √T_j``
-    and the baseline."""
+    """What every task of the second pass needs: the labels, ``a_i = √(S_i/N)``, ``q_j = √T_j``,
+    the topics' hashes (3 × c) and the baseline."""
 
     systems: pd.Index
     topics: pd.Index
     a: np.ndarray
     q: np.ndarray
+    hashes: np.ndarray
     info: _BaseInfo
 
 
-def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> pd.DataFrame:
+class _Part(NamedTuple):
+    """Partial sums of the second pass over some rows of the table, one entry per system."""
+
+    sums: paired.PairedSums  # against the baseline
+    mean_sums: paired.PairedSums | None  # against the MEAN, for T*Risk (None: the baseline is it)
+    zp: np.ndarray  # Σ max(z_ij, 0)
+    zs: np.ndarray  # Σ z_ij
+    hashes: np.ndarray  # 3 × r sums of the topics' hashes (completeness check)
+
+
+def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> _Part:
     part = _tidy(part)
-    systems, topics, a, q, info = shared
-    i = systems.get_indexer(part["system"])
-    j = topics.get_indexer(part["topic"])
+    systems, topics, a, q, hashes, info = shared
+    i = _positions(part["system"], systems)
+    j = _positions(part["topic"], topics)
     x = part["score"].to_numpy()
-    loo_mean = (info.T[j] - x) / (info.r - 1) if info.loo else None
-    b = info.values[j] if info.values is not None else (info.T[j] - x) / (info.r - 1)
     r = len(systems)
-    out = _moments(i, x, b, "", r)
-    if need_mean:
-        out.update(_moments(i, x, loo_mean if loo_mean is not None else info.mean_b[j], "mean_", r))
-    # z_ij = (x_ij − e_ij)/√e_ij with e_ij = a_i² q_j², as the in-memory kernel computes it
-    ai, qj = a[i], q[j]
+    loo = baselines.loo_mean(info.T[j], x, info.r) if info.loo else None
+    mean = loo if loo is not None else info.mean_b[j]
+    b = info.values[j] if info.values is not None else mean  # the leave-one-out MEAN
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where((ai > 0) & (qj > 0), x / (ai * qj) - ai * qj, 0.0)
-    out["zp"] = np.bincount(i, np.maximum(z, 0.0), r)
-    out["zs"] = np.bincount(i, z, r)
-    for k, h in enumerate(_topic_hashes(j)):
-        out[f"hash{k}"] = np.bincount(i, h, r)
-    frame = pd.DataFrame(out)
-    return frame[frame["n"] > 0]
+        z = chisq.residual(x, a[i], q[j])
+    return _Part(
+        paired.grouped_paired_sums(i, x, b, r),
+        paired.grouped_paired_sums(i, x, mean, r) if need_mean else None,
+        np.bincount(i, np.maximum(z, 0.0), r),
+        np.bincount(i, z, r),
+        np.stack([np.bincount(i, h[j], r) for h in hashes]),
+    )
 
 
-def _moments(i: np.ndarray, x: np.ndarray, b: np.ndarray, prefix: str, r: int) -> dict[str, np.ndarray]:
-    """Per-system count, sums and centred moments of δ⁺ and δ⁻ (δ = x − b), wins, losses,
-    Loss>20% and scale, as :func:`riskeval.core.paired.paired_sums` gathers them."""
-    d = x - b
-    pos, neg = np.maximum(d, 0.0), np.minimum(d, 0.0)
-    n = np.bincount(i, minlength=r).astype(np.float64)
-    sp, sn = np.bincount(i, pos, r), np.bincount(i, neg, r)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cp, cn = pos - (sp / n)[i], neg - (sn / n)[i]
-    out = {"n": n, "sp": sp, "sn": sn, "m2p": np.bincount(i, cp * cp, r), "m2n": np.bincount(i, cn * cn, r)}
-    out["cross"] = np.bincount(i, cp * cn, r)
-    out["wins"] = np.bincount(i, d > 0, r)
-    out["losses"] = np.bincount(i, d < 0, r)
-    out["loss20"] = np.bincount(i, (b > 0) & (-d > 0.2 * b), r)
-    scale = np.zeros(r)
-    np.maximum.at(scale, i, np.maximum(np.abs(x), np.abs(b)))
-    out["scale"] = scale
-    return {prefix + k: v for k, v in out.items()}
-
-
-def _merge_moments(*partials: pd.DataFrame) -> pd.DataFrame:
-    """Merge partial sums of the same systems: sums add, centred moments by Chan et al.'s update."""
-    parts = pd.concat(partials)
-    groups = parts.groupby(level=0, sort=True)
-    merged = groups.sum()
-    for prefix in ("", "mean_"):
-        if prefix + "n" not in parts:
-            continue
-        merged[prefix + "scale"] = groups[prefix + "scale"].max()
-        n = parts[prefix + "n"]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dp = parts[prefix + "sp"] / n - (merged[prefix + "sp"] / merged[prefix + "n"]).reindex(
-                parts.index
-            )
-            dn = parts[prefix + "sn"] / n - (merged[prefix + "sn"] / merged[prefix + "n"]).reindex(
-                parts.index
-            )
-        extra = (
-            pd.DataFrame({"p": n * dp * dp, "n": n * dn * dn, "c": n * dp * dn}, index=parts.index)
-            .groupby(level=0, sort=True)
-            .sum()
-        )
-        merged[prefix + "m2p"] += extra["p"]
-        merged[prefix + "m2n"] += extra["n"]
-        merged[prefix + "cross"] += extra["c"]
-    return merged
-
-
-def _paired(moments: pd.DataFrame, prefix: str, c: int) -> paired.PairedSums:
-    col = [moments[prefix + k].to_numpy() for k in _MOMENTS[1:]]
-    return paired.PairedSums(float(c), *col)
+def _merge_parts(*parts: _Part) -> _Part:
+    """Merge partial sums over disjoint rows: sums add, moments by :func:`paired.merge_paired`."""
+    mean = [p.mean_sums for p in parts if p.mean_sums is not None]
+    return _Part(
+        paired.merge_paired([p.sums for p in parts]),
+        paired.merge_paired(mean) if mean else None,
+        np.sum([p.zp for p in parts], axis=0),
+        np.sum([p.zs for p in parts], axis=0),
+        np.sum([p.hashes for p in parts], axis=0),
+    )
 
 
 def _system_scores(part: pd.DataFrame, system: str) -> pd.Series:

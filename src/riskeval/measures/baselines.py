@@ -73,16 +73,8 @@ def resolve_baseline(
                 return ResolvedBaseline(kernels.aggregate_loo(values, kind), kind.upper(), not_self)
             return ResolvedBaseline(kernels.aggregate(values, kind), kind.upper(), not_self)
         if spec not in M.index:
-            shown = ", ".join(map(repr, M.index[:10])) + (" ..." if r > 10 else "")
-            hint = (
-                f" Aggregate baselines are lower case: use {spec.lower()!r}."
-                if spec.lower() in AGGREGATES
-                else ""
-            )
-            raise RiskevalError(
-                f"The 'baseline' parameter of {func} names no system of the matrix: {spec!r}. "
-                f"Use 'mean', 'median', 'max', a system name ({shown}) or a per-topic vector.{hint}"
-            )
+            choices = "'mean', 'median', 'max', a system name ({systems}) or a per-topic vector"
+            raise unknown_baseline(spec, M.index, func, "the matrix", choices)
         return ResolvedBaseline(M.loc[spec].to_numpy(), spec, np.asarray(M.index == spec))
     if isinstance(spec, pd.Series):
         return ResolvedBaseline(align_vector(spec, M.columns, func), str(spec.name or "baseline"), not_self)
@@ -211,6 +203,23 @@ def as_pair(system: Any, base: Any, func: str) -> tuple[np.ndarray, np.ndarray, 
     )
     _same_length(s, b, func)
     return s, b, pd.Index(pd.RangeIndex(s.size).map(str), name="topic")
+
+
+def listed(names: Any, most: int = 10) -> str:
+    """The first ``most`` names, quoted and comma-separated, and `` ...`` when there are more: how
+    error messages show what a matrix or table holds."""
+    names = list(names)
+    return ", ".join(map(repr, names[:most])) + (" ..." if len(names) > most else "")
+
+
+def unknown_baseline(spec: str, systems: Any, func: str, what: str, choices: str) -> RiskevalError:
+    """The error for a ``baseline=`` name that is neither an aggregate nor a system of ``what``
+    ("the matrix", "the table"); ``choices`` lists the other accepted forms."""
+    hint = f" Aggregate baselines are lower case: use {spec.lower()!r}." if spec.lower() in AGGREGATES else ""
+    return RiskevalError(
+        f"The 'baseline' parameter of {func} names no system of {what}: {spec!r}. "
+        f"Use {choices.format(systems=listed(systems))}.{hint}"
+    )
 
 
 def _aggregate_kind(spec: Any) -> str | None:

@@ -18,26 +18,39 @@ from riskeval.core import chisq as kern
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.model.matrix import as_matrix
-from riskeval.options import check_alpha
+from riskeval.options import check_alpha, check_alphas
 
 
-def zrisk(X: Any, alpha: float = 0.0, *, baseline: Any = None) -> pd.Series:
+def zrisk(X: Any, alpha: Any = 0.0, *, baseline: Any = None) -> pd.Series | pd.DataFrame:
     """ZRisk_i(α) = Σ_{z_ij>0} z_ij + (1+α) Σ_{z_ij<0} z_ij for every system i (eq. 6).
 
-    Returns a Series indexed by system.  Scores must be ≥ 0; a cell with expected value 0 has z = 0.
+    Returns a Series indexed by system; with several α (a list or array), a DataFrame with one
+    column per α, from one pass over the matrix.  Scores must be ≥ 0; a cell with expected value
+    0 has z = 0.
     """
     M, z = _zsums(X, baseline, "zrisk")
-    return pd.Series(kern.zrisk_from(z, check_alpha(alpha, "zrisk")), index=M.index, name="zrisk")
+    return _by_alpha(kern.zrisk_from, z, alpha, M.index, "zrisk")
 
 
-def georisk(X: Any, alpha: float = 0.0, *, baseline: Any = None) -> pd.Series:
+def georisk(X: Any, alpha: Any = 0.0, *, baseline: Any = None) -> pd.Series | pd.DataFrame:
     """GeoRisk_i(α) = sqrt((S_i/c) · Φ(ZRisk_i(α)/c)) for every system i (eq. 7).
 
     The geometric mean of the system's mean effectiveness and its normalised ZRisk.  Returns a
-    Series indexed by system.
+    Series indexed by system; with several α (a list or array), a DataFrame with one column per α,
+    from one pass over the matrix.
     """
     M, z = _zsums(X, baseline, "georisk")
-    return pd.Series(kern.georisk_from(z, check_alpha(alpha, "georisk")), index=M.index, name="georisk")
+    return _by_alpha(kern.georisk_from, z, alpha, M.index, "georisk")
+
+
+def _by_alpha(
+    measure: Any, z: kern.ZSums, alpha: Any, systems: pd.Index, func: str
+) -> pd.Series | pd.DataFrame:
+    """``measure(z, α)`` as a Series for one α, or a systems × α DataFrame for several."""
+    if np.ndim(alpha) == 0:
+        return pd.Series(measure(z, check_alpha(alpha, func)), index=systems, name=func)
+    A = check_alphas(alpha, func)
+    return pd.DataFrame(measure(z, A[:, None]).T, index=systems, columns=pd.Index(A, name="alpha"))
 
 
 def zsums_for(M: pd.DataFrame, baseline: Any, func: str) -> kern.ZSums:
@@ -78,10 +91,11 @@ def _zsums(X: Any, baseline: Any, func: str) -> tuple[pd.DataFrame, kern.ZSums]:
 def check_nonnegative(values: np.ndarray, rows: Sequence[Any], cols: Sequence[Any], func: str) -> None:
     """ZRisk/GeoRisk need effectiveness scores ≥ 0 (expected values of the chi-square statistic,
     Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4); ``values`` is 2-D (rows × cols)."""
+    if not values.size or values.min() >= 0:
+        return
     bad = np.argwhere(values < 0)
-    if bad.size:
-        i, j = bad[0]
-        raise RiskevalError(
-            f"{func} needs scores >= 0 (chi-square expected values); found {len(bad)} negative "
-            f"score(s), e.g. {values[i, j]!r} for system {rows[i]!r}, topic {cols[j]!r}."
-        )
+    i, j = bad[0]
+    raise RiskevalError(
+        f"{func} needs scores >= 0 (chi-square expected values); found {len(bad)} negative "
+        f"score(s), e.g. {values[i, j]!r} for system {rows[i]!r}, topic {cols[j]!r}."
+    )

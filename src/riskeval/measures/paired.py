@@ -14,6 +14,7 @@ import pandas as pd
 from scipy.special import stdtr, stdtrit
 
 from riskeval.core import paired as kern
+from riskeval.core.baselines import loo_mean
 from riskeval.core.corrections import adjust_pvalues
 from riskeval.measures.baselines import as_pair
 from riskeval.measures.results import RiskReward, TRiskResult
@@ -74,7 +75,7 @@ def _jackknife_fields(x: np.ndarray, u: float, topics: pd.Index) -> dict[str, An
     """Leave-one-out URisk θ₍ⱼ₎, pseudo-values c·θ̂ − (c − 1)·θ₍ⱼ₎, biasJ = (c − 1)(θ₍.₎ − θ̂) and
     θ̂ − biasJ (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 14–15 and §3.2)."""
     c = x.size
-    theta = (x.sum() - x) / (c - 1)
+    theta = loo_mean(x.sum(), x, c)
     bias = float((c - 1) * (theta.mean() - u))
     return {
         "leave_one_out": pd.Series(theta, index=topics, name="leave_one_out"),
@@ -145,7 +146,7 @@ def topic_risk(
     if kern.zero_spread(sx, _scale(s, b), alpha):
         tr = tj = np.full(c, np.nan)  # no spread beyond rounding: nothing to standardise by
     else:
-        theta = (x.sum() - x) / (c - 1)
+        theta = loo_mean(x.sum(), x, c)
         tr = x / sx
         tj = (c - 1) * (x.mean() - theta) / (np.sqrt(c) * kern.jackknife_se(x))
     df = c - 1

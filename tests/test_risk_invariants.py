@@ -1,0 +1,177 @@
+"""One suite of invariants for every path that computes the risk table.
+
+Each path in ``PATHS`` takes a score matrix, a baseline, α values and the leave-one-out flag and
+returns the rows of :func:`riskeval.risk_table` (at least the columns checked here): the table in
+memory, the one-system functions called system by system, and the long table on Dask.  Every path must
+equal an independent brute-force computation of the paper's formulas, written below from the
+definitions without riskeval's primitives: URisk and TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014,
+eq. 3–4 and 7–12; TRisk as the statistic of ``scipy.stats.ttest_1samp``), ZRisk and GeoRisk with every system
+a baseline (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–7), and the risk/reward counts (SIGIR 2016,
+Table 7).  Another path (a resampling procedure with every topic drawn once, say) is added with one
+function that returns such a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from scipy.special import ndtr
+
+import riskeval as rk
+from riskeval.core import paired
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+
+Path = Callable[[pd.DataFrame, Any, list[float], bool], pd.DataFrame]
+
+
+def in_memory(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) -> pd.DataFrame:
+    return rk.risk_table(M, baseline, alphas, leave_one_out=loo)
+
+
+def long_table_on_dask(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) -> pd.DataFrame:
+    """The long-table path in Dask's in-process scheduler, rows shuffled over three partitions."""
+    long = M.rename_axis(index="system", columns="topic").stack().rename("score").reset_index()
+    long = long.sample(frac=1, random_state=0).reset_index(drop=True)
+    with dask.config.set(scheduler="sync"):
+        return rk.long_risk_table(dd.from_pandas(long, npartitions=3), baseline, alphas, leave_one_out=loo)
+
+
+def per_system_functions(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) -> pd.DataFrame:
+    """The public one-system functions, system by system: ``urisk``, ``trisk``, ``risk_reward``
+    against the baseline, ``zrisk`` and ``georisk`` of the whole matrix (several α in one call)."""
+    aggregate = baseline in ("mean", "max", "median")
+    zr, geo = rk.zrisk(M, alphas), rk.georisk(M, alphas)
+    rows = []
+    for name in M.index:
+        if aggregate:
+            b = rk.loo_baseline(M, baseline).loc[name] if loo else rk.baseline(M, baseline)
+        else:
+            b = M.loc[baseline]
+        rr = rk.risk_reward(M.loc[name], b)
+        for alpha in alphas:
+            rows.append(
+                {
+                    "system": name,
+                    "alpha": alpha,
+                    "urisk": rk.urisk(M.loc[name], b, alpha),
+                    "trisk": rk.trisk(M.loc[name], b, alpha).statistic,
+                    "zrisk": zr.loc[name, alpha],
+                    "georisk": geo.loc[name, alpha],
+                    **{f: getattr(rr, f) for f in ("ugain", "frisk", "wins", "losses", "ties", "loss20")},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+PATHS: dict[str, Path] = {
+    "in memory": in_memory,
+    "per-system functions": per_system_functions,
+    "long table on Dask": long_table_on_dask,
+}
+
+
+def brute_force(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) -> pd.DataFrame:
+    """The table's values from the definitions, one system and one α at a time."""
+    X = M.to_numpy()
+    r, c = X.shape
+    rows = []
+    S, T = X.sum(axis=1), X.sum(axis=0)
+    for i, name in enumerate(M.index):
+        others = np.delete(X, i, axis=0)
+        if baseline == "mean":
+            b = others.mean(axis=0) if loo else X.mean(axis=0)
+        elif baseline == "max":
+            b = X.max(axis=0)
+        else:
+            b = M.loc[baseline].to_numpy()
+        d = X[i] - b
+        e = S[i] * T / S.sum()
+        z = [(x - ej) / np.sqrt(ej) if ej > 0 else 0.0 for x, ej in zip(X[i], e, strict=True)]
+        for alpha in alphas:
+            x = np.array([dj if dj >= 0 else (1 + alpha) * dj for dj in d])
+            zr = sum(zj if zj >= 0 else (1 + alpha) * zj for zj in z)
+            rows.append(
+                {
+                    "system": name,
+                    "alpha": alpha,
+                    "urisk": x.mean(),
+                    "trisk": stats.ttest_1samp(x, 0.0).statistic if np.ptp(x) > 1e-9 else np.nan,
+                    "zrisk": zr,
+                    "georisk": np.sqrt(S[i] / c * ndtr(zr / c)),
+                    "wins": int((d > 0).sum()),
+                    "losses": int((d < 0).sum()),
+                    "ties": int((d == 0).sum()),
+                    "loss20": sum(bj > 0 and bj - sj > 0.2 * bj for sj, bj in zip(X[i], b, strict=True)),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+GRID = st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0])  # ties, zero cells and zero topics
+
+
+@st.composite
+def matrices(draw: Any) -> pd.DataFrame:
+    r = draw(st.integers(2, 6))
+    c = draw(st.integers(2, 10))
+    cells = draw(st.lists(st.one_of(GRID, st.floats(0.0, 1.0)), min_size=r * c, max_size=r * c))
+    X = np.array(cells).reshape(r, c)
+    X[0, 0] = 0.5  # a positive total, so that ZRisk's expected values exist
+    return pd.DataFrame(X, index=[f"s{i}" for i in range(r)], columns=[f"t{j}" for j in range(c)])
+
+
+SETTINGS = [("mean", False), ("mean", True), ("max", False), ("s1", False), ("s1", True)]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(M=matrices(), setting=st.sampled_from(SETTINGS))
+def test_every_path_equals_the_definitions(path: str, M: pd.DataFrame, setting: tuple[str, bool]) -> None:
+    baseline, loo = setting
+    alphas = [0.0, 1.0, 5.0]
+    got = PATHS[path](M, baseline, alphas, loo).assign(system=lambda t: t["system"].astype(str))
+    want = brute_force(M, baseline, alphas, loo)
+    got = got.set_index(["system", "alpha"]).loc[pd.MultiIndex.from_frame(want[["system", "alpha"]])]
+    for column in ("urisk", "zrisk", "georisk"):
+        np.testing.assert_allclose(got[column], want[column], rtol=1e-9, atol=1e-12, err_msg=column)
+    for column in ("wins", "losses", "ties", "loss20"):
+        np.testing.assert_array_equal(got[column], want[column], err_msg=column)
+    defined = want["trisk"].notna().to_numpy() & got["trisk"].notna().to_numpy()
+    np.testing.assert_allclose(got["trisk"][defined], want["trisk"][defined], rtol=1e-7)
+    # URisk(α) = UGain − α·FRisk (SIGIR 2014, §3), and it falls as α grows
+    np.testing.assert_allclose(
+        got["urisk"], got["ugain"] - want["alpha"].to_numpy() * got["frisk"], atol=1e-12
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(M=matrices(), cut=st.integers(1, 9), data=st.data())
+def test_partial_sums_merge_to_the_whole(M: pd.DataFrame, cut: int, data: Any) -> None:
+    """Paired sums over scattered cells, split anywhere and merged (Chan, Golub & LeVeque), equal
+    the sums of the whole matrix; so do the sums of a split of the topics."""
+    X = M.to_numpy()
+    r, c = X.shape
+    b = data.draw(st.sampled_from([X.mean(axis=0), X[0]]))
+    whole = paired.paired_sums(X, b)
+    i, j = np.divmod(np.arange(r * c), c)
+    order = np.random.default_rng(cut).permutation(r * c)
+    k = min(cut, r * c - 1)
+    parts = [paired.grouped_paired_sums(i[o], X.ravel()[o], b[j[o]], r) for o in (order[:k], order[k:])]
+    for merged in (
+        paired.merge_paired(parts),
+        paired.merge_paired([paired.paired_sums(X[:, :k], b[:k]), paired.paired_sums(X[:, k:], b[k:])])
+        if k < c
+        else whole,
+    ):
+        np.testing.assert_allclose(merged.n, c)
+        for name in paired.PairedSums._fields[1:]:
+            np.testing.assert_allclose(getattr(merged, name), getattr(whole, name), rtol=1e-9, atol=1e-12)
