@@ -14,6 +14,7 @@ from scipy import stats
 
 import riskeval as rk
 from riskeval.core import chisq, paired
+from riskeval.core._numba import by_size
 from riskeval.core.paired import risk_scores
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
@@ -102,8 +103,8 @@ def test_systems_with_the_same_scores_get_the_same_resampled_values(r):
     )
     W = np.stack([rng.multinomial(43, np.full(43, 1 / 43)) for _ in range(200)]).astype(float)
     outs = {m: np.empty((r * 3, 200)) for m in ("u", "t", "z", "g")}
-    for kernel in (bootstrap.resampled_measures, bootstrap._SERIAL):
-        kernel(W, eng.D, eng.Xt, eng.T, eng.q, eng.inv_q, np.array([1.0, 2.0, 6.0]), *outs.values(), 0)
+    for kernel in (bootstrap.resampled_measures, by_size(bootstrap.resampled_measures, 0)):
+        kernel(W, eng.D, eng.Xt, eng.T, eng.q, np.array([1.0, 2.0, 6.0]), *outs.values(), 0)
         for out in outs.values():
             rows = out.reshape(r, 3, 200)
             np.testing.assert_array_equal(rows[0], rows[r - 1])

@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import riskeval as rk
+from riskeval.core._numba import serial_twin
 from riskeval.core.paired import risk_scores
 from riskeval.core.random import bounded, stream_key, stream_start
 from riskeval.datasets import example_scores
-from riskeval.inference.tukey import _TUKEY_SERIAL, compact_letters, shuffled_means, tukey_counts
+from riskeval.inference.tukey import compact_letters, shuffled_means, tukey_counts
 
 
 @settings(max_examples=25, deadline=None)
@@ -152,7 +153,7 @@ def test_counts_do_not_depend_on_threads_or_runs():
     threshold = np.abs(m[iu] - m[ku]) - 1e-12
     cuts = np.unique(threshold)
     key = np.uint64(987654321)
-    want = _TUKEY_SERIAL(Yt, key, 500, threshold, cuts, 1)
+    want = serial_twin(tukey_counts)(Yt, key, 500, threshold, cuts, 1)
     before = numba.get_num_threads()
     try:
         for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):

@@ -50,17 +50,10 @@ def serial_twin(kernel: Any) -> Callable[..., Any]:
     )(twin)
 
 
-def parallel_or_twin(kernel: Any, twin: Any, parallel: bool) -> Any:
-    """``kernel`` where ``parallel`` (decided by the caller from the size of the work), else its
-    serial ``twin``.  Kept for :mod:`riskeval.inference._kernels`; the kernels of
-    :mod:`riskeval.core` choose with :func:`by_size`."""
-    return kernel if parallel else twin
-
-
-def by_size(kernel: Any, cells: int) -> Any:
-    """``kernel`` for ``cells`` ≥ :data:`SERIAL_CELLS`, else its serial compilation (made once,
-    on first use, and cached on disk like the kernel)."""
-    if cells >= SERIAL_CELLS:
+def by_size(kernel: Any, work: int, threshold: int = SERIAL_CELLS) -> Any:
+    """``kernel`` for ``work`` ≥ ``threshold`` (cells, or whatever unit the caller counts), else
+    its serial compilation (made once, on first use, and cached on disk like the kernel)."""
+    if work >= threshold:
         return kernel
     twin = _TWINS.get(kernel)
     if twin is None:
@@ -71,4 +64,4 @@ def by_size(kernel: Any, cells: int) -> Any:
 _TWINS: dict[Any, Any] = {}
 
 
-__all__ = ["FAST", "SERIAL_CELLS", "by_size", "njit", "parallel_or_twin", "prange", "serial_twin"]
+__all__ = ["FAST", "SERIAL_CELLS", "by_size", "njit", "prange", "serial_twin"]

@@ -28,7 +28,8 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from riskeval.core import paired
-from riskeval.core._numba import njit, parallel_or_twin, prange, serial_twin
+from riskeval.core._numba import by_size, njit, prange
+from riskeval.core.chisq import residual
 from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_batch, check_n_resamples, resolve_rng
@@ -54,7 +55,7 @@ _SQRT_HALF = math.sqrt(0.5)
 
 
 @njit(parallel=True, cache=True, error_model="numpy")
-def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_g, start):
+def resampled_measures(W, D, Xt, T, q, factors, out_u, out_t, out_z, out_g, start):
     """URisk, TRisk, ZRisk and GeoRisk of every (system i, α) for each row b of topic weights ``W``
     (B × c: bootstrap counts, or 0/1 jackknife weights), written to column ``start + b`` of row
     ``i·k + a`` of ``out_u``, ``out_t``, ``out_z``, ``out_g`` (an output with no rows is skipped).
@@ -66,11 +67,11 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
     eq. 4), TRisk is URisk/√(s²/n) with s² = (Σwx² − total·URisk)/(n − 1), NaN where s² is at
     rounding level of the mean square.
 
-    ZRisk and GeoRisk come from ``Xt`` (topic-major scores ≥ 0, column sums ``T``, ``q = √T`` and
-    ``inv_q = 1/q`` or 0), the whole chi-square matrix recomputed for each resample as
-    :func:`riskeval.core.chisq.zsums` computes it: row totals ``S_i = Σ_j w_j x_ij``, grand total
-    ``N = Σ_j w_j T_j``, ``a_i = √(S_i/N)`` and ``z_ij = x_ij/(a_i q_j) − a_i q_j`` (0 where
-    ``e_ij = 0``); ZRisk = Z⁺ + (1+α)Z⁻ and GeoRisk = √((S_i/n)·Φ(ZRisk/n)) with
+    ZRisk and GeoRisk come from ``Xt`` (topic-major scores ≥ 0, column sums ``T``, ``q = √T``),
+    the whole chi-square matrix recomputed for each resample as :func:`riskeval.core.chisq.zsums`
+    computes it: row totals ``S_i = Σ_j w_j x_ij``, grand total ``N = Σ_j w_j T_j``,
+    ``a_i = √(S_i/N)`` and z_ij by :func:`riskeval.core.chisq.residual`; ZRisk = Z⁺ + (1+α)Z⁻ and
+    GeoRisk = √((S_i/n)·Φ(ZRisk/n)) with
     Φ(y) = erfc(−y/√2)/2 (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 6–7).
 
     Two parallel loops: over resamples, each computing its own sums (one row of the work arrays
@@ -109,17 +110,15 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                     N += w[j] * T[j]
         if Xt.shape[1] > 0:
             a = np.zeros(r)
-            ia = np.zeros(r)
             for i in range(r):
                 if N > 0.0 and s[i] > 0.0:
                     a[i] = math.sqrt(s[i] / N)
-                    ia[i] = 1.0 / a[i]
             zp, zs = ZP[b], ZS[b]
             for j in range(c):
                 if w[j] != 0.0:
                     x = Xt[j]
                     for i in range(r):
-                        z = x[i] * inv_q[j] * ia[i] - a[i] * q[j]
+                        z = residual(x[i], a[i], q[j])
                         zp[i] += w[j] * max(z, 0.0)
                         zs[i] += w[j] * z
     for i in prange(r):
@@ -144,9 +143,6 @@ def resampled_measures(W, D, Xt, T, q, inv_q, factors, out_u, out_t, out_z, out_
                     out_g[row, start + b] = math.sqrt(S[b, i] * inv_n[b] * phi)
 
 
-_SERIAL = serial_twin(resampled_measures)
-
-
 class ResampledMeasures:
     """URisk, TRisk, ZRisk and GeoRisk of every system, at every α, for rows of topic weights.
 
@@ -169,12 +165,11 @@ class ResampledMeasures:
             # c × 2r: δ⁺ then δ⁻ of each system, topic by topic
             self.D = np.ascontiguousarray(np.concatenate([np.maximum(delta, 0.0), np.minimum(delta, 0.0)]).T)
         self.Xt, self.T = empty, np.zeros(self.c)
-        self.q, self.inv_q = self.T, self.T
+        self.q = self.T
         if any(m in self.wanted for m in _CHI_SQUARE):
             self.Xt = topic_major(values)
             self.T = self.Xt.sum(axis=1)
             self.q = np.sqrt(self.T)
-            self.inv_q = np.divide(1.0, self.q, out=np.zeros_like(self.q), where=self.q > 0)
 
     def fill(self, W: np.ndarray, out: dict[str, np.ndarray], start: int) -> None:
         """Write the measures for the weights ``W`` (B × c) into columns ``start … start + B − 1``
@@ -183,14 +178,13 @@ class ResampledMeasures:
         none = np.empty((0, 0))
         D = self.D if any(m in out for m in _PAIRED) else np.zeros((self.c, 0))
         Xt = self.Xt if any(m in out for m in _CHI_SQUARE) else np.zeros((self.c, 0))
-        kernel = parallel_or_twin(resampled_measures, _SERIAL, W.size * self.r >= PARALLEL_WORK)
+        kernel = by_size(resampled_measures, W.size * self.r, PARALLEL_WORK)
         kernel(
             np.ascontiguousarray(W, dtype=np.float64),
             D,
             Xt,
             self.T,
             self.q,
-            self.inv_q,
             1.0 + self.alphas,
             out.get("urisk", none),
             out.get("trisk", none),

@@ -23,7 +23,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from riskeval.core._numba import njit, parallel_or_twin, prange, serial_twin
+from riskeval.core._numba import njit, prange
 from riskeval.core.paired import risk_scores, topic_major
 from riskeval.core.random import bounded, stream_key, stream_start
 from riskeval.errors import RiskevalError
@@ -89,12 +89,6 @@ def tukey_counts(Yt, key, n, threshold, cuts, runs):
                     hits[q] += abs(means[i] - others[q]) >= reach[q]
                 p += m
     return pairs.sum(axis=0), hist.sum(axis=0)
-
-
-#: The serial compilation of :func:`tukey_counts`, for a process forked after numba's threads
-#: started (:func:`riskeval.core._numba.threads_usable`); on small inputs it is no faster than the
-#: parallel kernel (5 systems × 10 topics, 200 resamples: 54 µs against 44 µs).
-_TUKEY_SERIAL = serial_twin(tukey_counts)
 
 
 @njit(cache=True)
@@ -260,9 +254,7 @@ def tukey_hsd(
     threshold = np.abs(means[iu] - means[ku]) - TOL * max(1.0, float(np.abs(Y).max()))
     Yt = np.ascontiguousarray(topic_major(Y))
     cuts = np.unique(threshold)  # ascending: a resample's range is placed among them
-    kernel = parallel_or_twin(tukey_counts, _TUKEY_SERIAL, True)  # serial in a forked child only
-    runs = numba.get_num_threads() if kernel is tukey_counts else 1
-    count_pair, hist = kernel(Yt, stream_key(gen), n, threshold, cuts, runs)
+    count_pair, hist = tukey_counts(Yt, stream_key(gen), n, threshold, cuts, numba.get_num_threads())
     # resamples whose range reaches cut q: those with more than q cuts at or below their range
     reach = n - np.cumsum(hist)[:-1]
     count_range = reach[np.searchsorted(cuts, threshold)]
