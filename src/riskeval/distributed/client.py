@@ -25,7 +25,7 @@ def cluster(
     timeout : how long to try connecting to ``scheduler``.
 
     Exactly one of ``workers`` and ``scheduler`` is given.  While the block runs, the client is Dask's
-    default client, so :func:`riskeval.long_risk_table` runs on it; pass it to
+    current client (in this thread), so :func:`riskeval.long_risk_table` runs on it; pass it to
     :func:`riskeval.evaluate_runs` as ``client=``.
 
     Raises
@@ -54,7 +54,9 @@ def cluster(
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
             try:
-                client = stack.enter_context(distributed.Client(scheduler, timeout=timeout))
+                client = stack.enter_context(
+                    distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+                )
             except (OSError, TimeoutError, ValueError, TypeError) as exc:
                 raise RiskevalError(
                     f"Cannot connect to the Dask scheduler at {scheduler!r}: {exc}. Give the address "
@@ -66,5 +68,7 @@ def cluster(
                     n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
                 )
             )
-            client = stack.enter_context(distributed.Client(local))
+            client = stack.enter_context(distributed.Client(local, set_as_default=False))
+        # Dask's current client only once connected: a failed connection leaves Dask as it was
+        stack.enter_context(client.as_current())
         yield client

@@ -77,7 +77,7 @@ def evaluate_runs(
     progress : show a progress bar over the runs on stderr; ``None``: only when stderr is a terminal.
     n_jobs : worker processes for the run files; ``None``: the CPUs this process may use.  At most
         one per run, and none (this process evaluates every run) when the run files total less than
-        32 MB on disk.  The processes are started with ``spawn``
+        256 MB on disk.  The processes are started with ``spawn``
         (:mod:`riskeval.evaluation.executors`).  The values do not depend on ``n_jobs``.
     client : a ``dask.distributed.Client`` (see :func:`riskeval.distributed.cluster`): the runs are
         evaluated as tasks on its cluster (``n_jobs`` is then unused), a run of more than 4 MiB on

@@ -21,6 +21,7 @@ import os
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from riskeval.errors import InputFormatError, RiskevalError
@@ -29,7 +30,7 @@ from riskeval.evaluation.engine import RunEvaluator, RunScores, combine, failed
 
 #: Below this much input (bytes of run files on disk) the runs are evaluated in this process:
 #: starting worker processes (an interpreter and the compiled kernels each) costs more than it saves.
-PARALLEL_MIN_BYTES = 32_000_000
+PARALLEL_MIN_BYTES = 256_000_000
 
 
 def default_jobs() -> int:
@@ -68,10 +69,17 @@ def evaluate_files(
         order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
         results: list[Any] = [None] * len(paths)
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, context, initializer=_start, initargs=(evaluator,)) as pool:
-            done = pool.map(_evaluate_in_worker, [paths[i] for i in order])
-            for i, result in zip(order, _ticking(done, bar), strict=True):
-                results[i] = result
+        try:
+            with ProcessPoolExecutor(workers, context, initializer=_start, initargs=(evaluator,)) as pool:
+                done = pool.map(_evaluate_in_worker, [paths[i] for i in order])
+                for i, result in zip(order, _ticking(done, bar), strict=True):
+                    results[i] = result
+        except BrokenProcessPool:
+            raise RiskevalError(
+                "A worker process evaluating the runs stopped. Worker processes are started with "
+                "'spawn' and run the top level of the calling script again: keep the script's work "
+                'under `if __name__ == "__main__":`, or pass n_jobs=1 (command line: --jobs 1).'
+            ) from None
         return results
 
 
