@@ -29,11 +29,11 @@ def _runs(folder, count=3, lines=1):
 def test_processes_follow_n_jobs_and_size_only(tmp_path, monkeypatch):
     runs = _runs(tmp_path)
     assert executors.processes(None, runs) == 1  # below PARALLEL_MIN_BYTES of runs
-    assert executors.processes(5, runs) == 1
-    monkeypatch.setattr(executors, "PARALLEL_MIN_BYTES", 1)
-    assert executors.processes(5, runs) == 3  # at most one per run
+    assert executors.processes(5, runs) == 3  # asked for: at most one per run
     assert executors.processes(2, runs) == 2
+    monkeypatch.setattr(executors, "PARALLEL_MIN_BYTES", sum(os.path.getsize(p) for p in runs))
     assert executors.processes(None, runs) == min(3, executors.default_jobs())
+    assert executors.processes(None, runs[:2]) == 1
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(RiskevalError, match="n_jobs"):
             executors.processes(bad, runs)
@@ -70,7 +70,6 @@ def test_pool_after_numba_threads_gives_the_values_of_one_process(tmp_path):
         import numpy as np
         from numba import njit, prange
         import riskeval as rk
-        from riskeval.evaluation import executors
 
         @njit(parallel=True)
         def total(x):
@@ -80,7 +79,6 @@ def test_pool_after_numba_threads_gives_the_values_of_one_process(tmp_path):
             return s
 
         total(np.ones(100_000))  # starts numba's thread pool in this process
-        executors.PARALLEL_MIN_BYTES = 0
         warnings.simplefilter("ignore")
         qrels, runs, measures = {qrels!r}, {runs!r}, ["nDCG@10", "AP", "ERR@20"]
         pooled = rk.evaluate_runs_long(qrels, runs, measures, n_jobs=2)

@@ -61,7 +61,7 @@ from riskeval.options import MISSING_POLICIES
     "-j",
     type=WholeNumber(1),
     default=None,
-    help="Worker processes (default: the CPUs this process may use; one for runs under 256 MB).",
+    help="Worker processes (default: the CPUs this process may use, or one for runs under 256 MB).",
 )
 @click.option(
     "--engine",

@@ -75,9 +75,9 @@ def evaluate_runs(
         a run that the qrels do not judge are left out with a
         :class:`~riskeval.errors.RiskevalWarning` that counts them.
     progress : show a progress bar over the runs on stderr; ``None``: only when stderr is a terminal.
-    n_jobs : worker processes for the run files; ``None``: the CPUs this process may use.  At most
-        one per run, and none (this process evaluates every run) when the run files total less than
-        256 MB on disk.  The processes are started with ``spawn``
+    n_jobs : worker processes for the run files, at most one per run.  ``None``: the CPUs this
+        process may use, or none (this process evaluates every run) when the run files total less
+        than 256 MB on disk.  The processes are started with ``spawn``
         (:mod:`riskeval.evaluation.executors`).  The values do not depend on ``n_jobs``.
     client : a ``dask.distributed.Client`` (see :func:`riskeval.distributed.cluster`): the runs are
         evaluated as tasks on its cluster (``n_jobs`` is then unused), a run of more than 4 MiB on

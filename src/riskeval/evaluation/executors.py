@@ -2,8 +2,8 @@
 
 The choice depends on the arguments and the size of the input alone, never on the machine's load:
 
-- ``n_jobs`` worker processes (default: the CPUs this process may use, ``os.sched_getaffinity``),
-  at most one per run file, and one process (no pool) when the run files total less than
+- ``n_jobs`` worker processes, at most one per run file; by default the CPUs this process may use
+  (``os.sched_getaffinity``), or this process alone when the run files total less than
   :data:`PARALLEL_MIN_BYTES` on disk;
 - the pool starts its processes with ``spawn``: a fresh interpreter, safe however many threads this
   process has started (numba's OpenMP threads would terminate a child made by ``fork``);
@@ -41,15 +41,17 @@ def default_jobs() -> int:
 
 
 def processes(n_jobs: int | None, paths: list[str]) -> int:
-    """Worker processes for the run files: at most ``n_jobs`` (default :func:`default_jobs`) and one
-    per run; one (this process) below :data:`PARALLEL_MIN_BYTES` of runs."""
+    """Worker processes for the run files: ``n_jobs``, at most one per run; by default
+    :func:`default_jobs`, or one (this process) below :data:`PARALLEL_MIN_BYTES` of runs."""
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1):
         raise RiskevalError(
             f"The 'n_jobs' parameter of evaluate_runs must be an integer >= 1 or None. Got {n_jobs!r}."
         )
-    if sum(_size(p) for p in paths) < PARALLEL_MIN_BYTES:
-        return 1
-    return max(1, min(n_jobs or default_jobs(), len(paths)))
+    if n_jobs is None:
+        if sum(_size(p) for p in paths) < PARALLEL_MIN_BYTES:
+            return 1
+        n_jobs = default_jobs()
+    return max(1, min(n_jobs, len(paths)))
 
 
 def evaluate_files(
