@@ -28,8 +28,8 @@ from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.evaluation import run_pieces
 from riskeval.evaluation.engine import RunEvaluator, RunScores, combine, failed
 
-#: Below this much input (bytes of run files on disk) the runs are evaluated in this process:
-#: starting worker processes (an interpreter and the compiled kernels each) costs more than it saves.
+#: With ``n_jobs=None``, below this much input (bytes of run files on disk) the runs are evaluated in
+#: this process: starting worker processes (an interpreter and the compiled kernels each) costs seconds.
 PARALLEL_MIN_BYTES = 256_000_000
 
 
