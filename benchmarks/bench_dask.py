@@ -16,11 +16,11 @@ the same scores held as a NumPy matrix (8 bytes a score, which does fit).
 
 Targets (exit status 1 when one is missed): identical values; 2 workers at least 1.3× the
 throughput of 1 worker; the long-table risk completes with every worker's peak memory below its
-limit while the table in memory is larger than the limit.  The machine's load (``uptime``) is
-printed with the figures: on a shared 2-core machine the ratios move with it.
+limit while the table in memory is larger than the limit.  The load (``uptime``) is printed with
+the figures.
 
 Run from the repository root:  python benchmarks/bench_dask.py [--runs 20 --topics 5000 --docs 100]
-The issue-sized collection is ``--runs 50 --topics 20000 --docs 100`` (100 million lines).
+A collection of 100 million lines: ``--runs 50 --topics 20000 --docs 100``.
 """
 
 from __future__ import annotations
@@ -115,9 +115,9 @@ def on_cluster(workers: int, memory_limit: str, job):
 
 def evaluation(args: argparse.Namespace, folder: Path) -> bool:
     import riskeval as rk
-    from riskeval import effectiveness
+    from riskeval.evaluation import run_pieces
 
-    effectiveness._PIECE_BYTES = args.piece_mb * 2**20
+    run_pieces.PIECE_BYTES = args.piece_mb * 2**20  # how this process cuts runs into tasks
     start = time.perf_counter()
     qrels, runs, lines = synthesise(folder, args.runs, args.topics, args.docs)
     size = sum(p.stat().st_size for p in runs)

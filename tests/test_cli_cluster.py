@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 from shared_data import shared_data
 
-from riskeval import effectiveness
 from riskeval.cli.main import main
+from riskeval.evaluation import run_pieces as piece_reader
 
 
 def run_main(args: list[str], capsys) -> tuple[int, str, str]:
@@ -161,7 +161,7 @@ def test_cli_on_a_real_scheduler_and_two_workers(cluster, tmp_path, monkeypatch)
     assert str(out) in printed and out.stat().st_size > 10_000
 
     # runs split into pieces of whole topics on the client, evaluated by the two workers
-    monkeypatch.setattr(effectiveness, "_PIECE_BYTES", 2**20)
+    monkeypatch.setattr(piece_reader, "PIECE_BYTES", 2**20)
     with distributed.Client(cluster) as client:
         split = rk.evaluate_runs_long(qrels, runs, ["nDCG@10", "AP(rel=2)"], client=client)
         workers = {w["name"] for w in client.scheduler_info()["workers"].values()}

@@ -155,3 +155,37 @@ def test_name_from_file(workdir, capsys):
 def test_help_lists_evaluate(capsys):
     code, out, _ = call(["--help"], capsys)
     assert code == 0 and "evaluate" in out and "Per-topic scores of TREC run files" in out
+
+
+def test_engine_ir_measures_gives_ir_measures_own_values(workdir, capsys):
+    import ir_measures
+
+    files = [str(workdir / "a.run"), str(workdir / "b.run.gz")]
+    args = [
+        "evaluate",
+        "--qrels",
+        str(workdir / "qrels.txt"),
+        "-m",
+        "nDCG@10",
+        "-m",
+        "RR@10",
+        "--format",
+        "csv",
+    ]
+    tables = []
+    for engine in ("compiled", "ir_measures"):
+        code, out, err = call([*args, "--engine", engine, *files], capsys)
+        assert code == 0, err
+        tables.append(pd.read_csv(io.StringIO(out), dtype={"topic": str}))
+    assert tables[0].equals(tables[1])
+    qrels = list(ir_measures.read_trec_qrels(str(workdir / "qrels.txt")))
+    measures = [ir_measures.parse_measure(m) for m in ("nDCG@10", "RR@10")]
+    expected = {
+        (system, m.query_id, str(m.measure)): m.value
+        for system, path in zip(("alpha", "beta"), files, strict=True)
+        for m in ir_measures.iter_calc(measures, qrels, ir_measures.read_trec_run(path))
+    }
+    got = {(s, t, m): v for s, t, m, v in tables[1].itertuples(index=False, name=None)}
+    assert {k: got[k] for k in expected} == expected
+    code, _, err = call([*args, "--engine", "trec_eval", *files], capsys)
+    assert code == 2 and "--engine" in err

@@ -1,4 +1,4 @@
-"""The compiled evaluation path (riskeval.io.run_arrays + riskeval.core.trec_measures) gives
+"""The compiled evaluation path (riskeval.evaluation.run_arrays + riskeval.evaluation.kernels) gives
 ir_measures' values bit for bit: on random runs full of ties, on real runs, and it hands every text
 with something to report to the reader that says what."""
 
@@ -15,9 +15,17 @@ from hypothesis import strategies as st
 from shared_data import shared_data
 
 import riskeval as rk
-from riskeval import effectiveness
-from riskeval.io.run_arrays import JudgedDocuments, _grades, _hash_spans, _repeats, read_judged_lines
-from riskeval.io.run_pieces import RunPiece
+from riskeval.evaluation.engine import RunEvaluator, compiled_plan
+from riskeval.evaluation.inputs import qrels_dict
+from riskeval.evaluation.measures import parse_measures
+from riskeval.evaluation.run_arrays import (
+    JudgedDocuments,
+    _grades,
+    _hash_spans,
+    _repeats,
+    read_judged_lines,
+)
+from riskeval.evaluation.run_pieces import RunPiece
 from riskeval.io.runs import parse_run
 
 COMPILED = [
@@ -47,7 +55,7 @@ def _reference(qrels, text, measures):
 
 
 def _compiled(qrels, text, measures):
-    evaluator = effectiveness._RunEvaluator(qrels, effectiveness.parse_measures(measures))
+    evaluator = RunEvaluator(qrels, parse_measures(measures))
     assert len(evaluator.compiled) == len(measures) and not evaluator.others
     result = evaluator.piece(RunPiece("run", 1, text))
     assert not result.problems
@@ -56,10 +64,10 @@ def _compiled(qrels, text, measures):
 
 
 def test_every_compiled_measure_is_recognised():
-    plans = [effectiveness._compiled(m) for m in effectiveness.parse_measures(COMPILED)]
+    plans = [compiled_plan(m) for m in parse_measures(COMPILED)]
     assert all(p is not None for p in plans)
     others = ["ERR@20", "nDCG(dcg='exp-log2')@20", "nDCG(judged_only=True)@10", "Bpref", "Success@10"]
-    assert all(effectiveness._compiled(m) is None for m in effectiveness.parse_measures(others))
+    assert all(compiled_plan(m) is None for m in parse_measures(others))
 
 
 # documents whose ids share prefixes, differ in length and hold UTF-8 bytes above 0x7f: ties are
@@ -206,7 +214,7 @@ def test_compiled_and_ir_measures_measures_together(tmp_path):
 
 def test_equal_to_ir_measures_on_trec_dl_2019_runs(tmp_path):
     folder = shared_data("trec-dl-2019-passage")
-    qrels = effectiveness._qrels_dict(folder / "qrels.dl19-passage.txt")
+    qrels = qrels_dict(folder / "qrels.dl19-passage.txt")
     for name in ["input.TUW19-p1-f.gz", "input.bm25base_p.gz", "input.idst_bert_p1.gz", "input.test1.gz"]:
         text = gzip.decompress((folder / "runs" / name).read_bytes())
         judged = b"".join(line + b"\n" for line in text.splitlines() if line.split()[0].decode() in qrels)
@@ -277,13 +285,12 @@ def test_same_lines_and_scores_as_the_reader_whatever_the_whitespace(rows):
     ],
     ids=["web-2012", "dl-2020", "clef-2015"],
 )
-def test_equal_to_ir_measures_on_campaign_runs(monkeypatch, qrels, runs):
+def test_equal_to_ir_measures_on_campaign_runs(qrels, runs):
     """TREC Web 2012 (grades -2 to 4), TREC DL 2020, CLEF eHealth 2015: the compiled kernels and
     ir_measures' evaluators give the same value for every run, topic and measure."""
     qrels_path = shared_data(*qrels.split("/"))
     paths = sorted(p for p in shared_data(*runs.split("/")).iterdir() if p.is_file())[:4]
     compiled = rk.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", n_jobs=1)
-    monkeypatch.setattr(effectiveness, "_compiled", lambda measure: None)
-    reference = rk.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", n_jobs=1)
+    reference = rk.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", engine="ir_measures")
     assert len(compiled) == len(reference) > 0
     assert compiled.equals(reference)

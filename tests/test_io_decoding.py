@@ -13,8 +13,9 @@ import pytest
 
 import riskeval as rk
 from riskeval.analysis.variations import mean_variance
-from riskeval.effectiveness import _topic_key, parse_measures
 from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.evaluation.api import _topic_key
+from riskeval.evaluation.measures import parse_measures
 from riskeval.io.clef2015 import read_clef2015_queries
 from riskeval.io.decoding import read_text, read_utf8
 from riskeval.io.measures import check_measure

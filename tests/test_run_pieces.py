@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import riskeval as rk
-from riskeval import effectiveness
 from riskeval.errors import InputFormatError
+from riskeval.evaluation import run_pieces as piece_reader
+from riskeval.evaluation.run_pieces import run_pieces
 from riskeval.io.decoding import read_utf8
-from riskeval.io.run_pieces import run_pieces
 
 pytestmark = pytest.mark.filterwarnings("ignore::riskeval.errors.RiskevalWarning")
 
@@ -84,7 +84,7 @@ MEASURES = ["nDCG@10", "AP", "ERR@20"]
 def test_values_are_those_of_the_whole_run(campaign, monkeypatch):
     qrels, runs = campaign
     whole = rk.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)
-    monkeypatch.setattr(effectiveness, "_PIECE_BYTES", 3000)  # a piece per topic or two
+    monkeypatch.setattr(piece_reader, "PIECE_BYTES", 3000)  # a piece per topic or two
     assert len(list(run_pieces(runs[0], 3000))) >= 8
     pieces = rk.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)
     assert pieces.equals(whole)
@@ -95,7 +95,7 @@ def test_a_topic_resuming_after_others_is_refused_naming_the_line(tmp_path, monk
     (tmp_path / "qrels").write_text("1 0 d1_0 1\n2 0 d1_0 1\n")
     (tmp_path / "a.run").write_text(run)
     rk.evaluate_runs(tmp_path / "qrels", [tmp_path / "a.run"], n_jobs=1)  # one piece: any order
-    monkeypatch.setattr(effectiveness, "_PIECE_BYTES", 500)
+    monkeypatch.setattr(piece_reader, "PIECE_BYTES", 500)
     with pytest.raises(InputFormatError, match=r"a\.run:61: the lines of topic '1' resume here"):
         rk.evaluate_runs(tmp_path / "qrels", [tmp_path / "a.run"], n_jobs=1)
 
@@ -107,7 +107,7 @@ def test_problems_in_later_pieces_name_the_file_line(tmp_path, monkeypatch):
     (tmp_path / "qrels").write_text("1 0 d1_0 1\n2 0 d1_0 1\n3 0 d1_0 1\n")
     path = tmp_path / "a.run"
     path.write_bytes("\n".join(text[:50]).encode() + b"\n" + text[50].encode("latin-1") + b"\n")
-    monkeypatch.setattr(effectiveness, "_PIECE_BYTES", 400)
+    monkeypatch.setattr(piece_reader, "PIECE_BYTES", 400)
     with pytest.raises(InputFormatError, match=r"a\.run:51: is not UTF-8"):
         rk.evaluate_runs(tmp_path / "qrels", [path], n_jobs=1)
     path.write_text("\n".join(text[:50]) + "\n")
@@ -124,7 +124,7 @@ def test_dask_client_gives_the_local_values(campaign, monkeypatch):
     ) as cluster:
         with distributed.Client(cluster) as client:
             assert rk.evaluate_runs_long(qrels, runs, MEASURES, client=client).equals(whole)
-            monkeypatch.setattr(effectiveness, "_PIECE_BYTES", 3000)  # every run split into tasks
+            monkeypatch.setattr(piece_reader, "PIECE_BYTES", 3000)  # every run split into tasks
             assert rk.evaluate_runs_long(qrels, runs, MEASURES, client=client).equals(whole)
             matrix = rk.evaluate_runs(qrels, runs, "AP", client=client)
             assert matrix.equals(rk.evaluate_runs(qrels, runs, "AP", n_jobs=1))

@@ -277,7 +277,7 @@ def test_clef2015_loader_argument_checks(tmp_path):
 def test_variations_from_runs_match_the_official_evaluations():
     # The raw CLEF 2015 runs + binary qrels through riskeval.evaluate_runs (ir_measures) give the
     # P@10 of the official per-query trec_eval files, cell for cell.
-    from riskeval.effectiveness import variations_from_runs
+    from riskeval.evaluation import variations_from_runs
 
     root = shared_data("clef-ehealth-2015-task2")
     mapping = read_clef2015_queries(root / "queries/clef2015.test_with_narratives.queries-EN.txt")

@@ -84,8 +84,8 @@ _EXPORTS = {
     "read_ir_measures": "riskeval.io.per_query",
     "read_trec_eval_measures": "riskeval.io.trec_eval",
     # run files
-    "evaluate_runs": "riskeval.effectiveness",
-    "evaluate_runs_long": "riskeval.effectiveness",
+    "evaluate_runs": "riskeval.evaluation.api",
+    "evaluate_runs_long": "riskeval.evaluation.api",
     "canonical_measure": "riskeval.io.measures",
     "risk_experiment": "riskeval.pyterrier",
     "example_scores": "riskeval.datasets",
@@ -110,7 +110,7 @@ _EXPORTS = {
     "read_variation_table": "riskeval.io.variations",
     "read_variations": "riskeval.io.variations",
     "variation_array": "riskeval.model.variations",
-    "variations_from_runs": "riskeval.effectiveness",
+    "variations_from_runs": "riskeval.evaluation.api",
     "variations_from_scores": "riskeval.model.variations",
 }
 

@@ -19,11 +19,11 @@ import pandas as pd
 
 from riskeval._optional import require
 from riskeval.analysis.table import risk_table
-from riskeval.effectiveness import evaluate_runs_long
 from riskeval.errors import RiskevalError
+from riskeval.evaluation.api import evaluate_runs_long
+from riskeval.evaluation.inputs import qrels_input
 from riskeval.io.inputs import score_matrix
 from riskeval.io.irds import PREFIX, irds_topics
-from riskeval.io.memory import qrels_input
 from riskeval.io.qrels import read_qrels
 
 

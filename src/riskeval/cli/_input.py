@@ -5,6 +5,7 @@ correction)."""
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -83,7 +84,7 @@ def _stack(options: list[Callable]) -> Callable:
 
 scores_options = _stack(
     [
-        click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORES | RUNS...]"),
+        click.argument("inputs", nargs=-1, type=click.Path(), metavar="[SCORES | RUNS...]"),
         click.option(
             "--example",
             is_flag=True,
@@ -250,10 +251,18 @@ def load_scores(
     measure: str | tuple[str, ...] | None,
     name_from: str,
     missing: MissingPolicy | None,
+    client: Any = None,
 ) -> Scores:
     """The score matrices from a table, from trec_eval/ir_measures ``-q`` files, from runs
-    (``qrels``, all measures in one pass over each run) or from the shipped example."""
+    (``qrels``, all measures in one pass over each run, on ``client``'s Dask cluster when given) or
+    from the shipped example."""
     measures = [measure] if isinstance(measure, str) else list(measure or ())
+    folders = [p for p in inputs if os.path.isdir(p)]
+    if folders:
+        raise click.UsageError(
+            f"{folders[0]} is a folder: give files. A folder of Parquet files is read as one long "
+            "score table by riskeval risk on a Dask cluster (--scheduler or --workers)."
+        )
     if example:
         if inputs or qrels:
             raise click.UsageError("--example takes no score table, runs or --qrels.")
@@ -269,8 +278,7 @@ def load_scores(
     if qrels is not None:
         if not inputs:
             raise click.UsageError("--qrels needs at least one run file.")
-        from riskeval.cli._cluster import active_client
-        from riskeval.effectiveness import evaluate_runs_long
+        from riskeval.evaluation.api import evaluate_runs_long
 
         measures = measures or [DEFAULT_MEASURE]
         long = evaluate_runs_long(
@@ -279,7 +287,7 @@ def load_scores(
             measures,
             names=None if name_from == "tag" else "file",
             missing=missing or "zero",
-            client=active_client(),
+            client=client,
         )
         shown = ", ".join(measures)
         return _scores(

@@ -7,10 +7,11 @@ One measure gives the columns ``system, topic, score`` (what ``riskeval risk`` r
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import click
 
-from riskeval.cli._cluster import active_client, cluster_options
+from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import WholeNumber
 from riskeval.cli._output import emit, format_option
 from riskeval.options import MISSING_POLICIES
@@ -55,7 +56,21 @@ from riskeval.options import MISSING_POLICIES
     help="Topics judged in the qrels but absent from a run: score 0 (as trec_eval -c), drop the "
     "topic for every system, or stop with an error.",
 )
-@click.option("--jobs", "-j", type=WholeNumber(1), default=None, help="Worker processes (default: auto).")
+@click.option(
+    "--jobs",
+    "-j",
+    type=WholeNumber(1),
+    default=None,
+    help="Worker processes (default: the CPUs this process may use, or one for runs under 256 MB).",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["compiled", "ir_measures"]),
+    default="compiled",
+    show_default=True,
+    help="compiled: trec_eval's measures by compiled kernels equal to ir_measures, the others by "
+    "ir_measures; ir_measures: every measure by ir_measures (same values, slower).",
+)
 @click.option(
     "--progress/--no-progress",
     default=None,
@@ -71,9 +86,11 @@ def evaluate(
     name_from: str,
     missing: str,
     jobs: int | None,
+    engine: str,
     progress: bool | None,
     fmt: str,
     runs: tuple[str, ...],
+    client: Any,
 ) -> None:
     """Evaluate TREC RUNS (plain or .gz) per topic against --qrels.
 
@@ -81,8 +98,8 @@ def evaluate(
     Example:
       riskeval evaluate --qrels qrels.txt --measure nDCG@10 --format csv a.run b.run.gz > scores.csv
     """
-    from riskeval.effectiveness import evaluate_runs_long
     from riskeval.errors import RiskevalError
+    from riskeval.evaluation.api import evaluate_runs_long
 
     if names and name_from == "file":
         raise RiskevalError("Use either --name (once per run) or --name-from file, not both.")
@@ -102,7 +119,8 @@ def evaluate(
             missing=missing,
             progress=progress,
             n_jobs=jobs,
-            client=active_client(),
+            client=client,
+            engine=engine,
         )
     for warning in caught:
         if issubclass(warning.category, UserWarning):

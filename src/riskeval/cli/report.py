@@ -106,6 +106,7 @@ def report(
     progress,
     variations,
     bias_target,
+    client,
 ):
     """Write the risk report: one HTML file with the tables, the plots and the inputs and settings,
     readable in any browser without a server or network.  Prints the path written.
@@ -139,7 +140,7 @@ def report(
 
         texts = read_topic_texts(topics_file)
     show = sys.stderr.isatty() if progress is None else progress
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
     matrices = scores.matrices
     if show:
         r, c = scores.matrix.shape

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from riskeval.cli._cluster import active_client, cluster_options
+from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import (
     Scores,
     WholeNumber,
@@ -138,11 +138,13 @@ def risk(
     baseline_map,
     systems,
     fmt,
+    client,
 ):
     """Risk of every system against a baseline, for each α.
 
     SCORES is a per-topic score table: CSV, TSV or Parquet, long (columns system, topic, score) or
-    wide (one row per system, one column per topic).  With --qrels, RUNS are TREC run files,
+    wide (one row per system, one column per topic); with --scheduler or --workers, a long Parquet
+    table: a file, a folder of Parquet files or a glob.  With --qrels, RUNS are TREC run files,
     evaluated per topic first.  URisk and TRisk are against --baseline; T*Risk
     (tstar) against the per-topic MEAN; ZRisk and GeoRisk use every system as a baseline.
 
@@ -159,7 +161,7 @@ def risk(
     import riskeval as rk
     from riskeval.analysis.by_measure import select_systems
 
-    if active_client() is not None and not example and qrels is None:
+    if client is not None and not example and qrels is None:
         unsupported = {
             "--topics": topics_of is not None,
             "--tukey": tukey,
@@ -195,7 +197,7 @@ def risk(
             table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
         emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own)
         return
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
     source, X = scores.source, scores.matrix
     A = parse_alphas(alphas)
     corr = correction_arg(correction)

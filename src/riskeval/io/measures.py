@@ -59,7 +59,7 @@ def parameter_problem(measure: Any) -> str | None:
 
     Checked before any evaluator sees them (pytrec_eval aborts the interpreter on a cutoff of 0):
     required parameters are given; a cutoff and a relevance level ``rel`` are whole numbers from 1
-    to 2³¹−1 (negative grades are judged not relevant, see :mod:`riskeval.effectiveness`); other
+    to 2³¹−1 (negative grades are judged not relevant, see :mod:`riskeval.evaluation.inputs`); other
     integers (``min_rel``...) fit in 32 bits; real numbers (``p``, ``alpha``...) are finite; gains
     map 32-bit integers to finite numbers; the rest as ir_measures declares (type, choices).
     """

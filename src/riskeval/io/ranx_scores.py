@@ -15,11 +15,16 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import RiskevalError
-from riskeval.io.memory import is_ranx
 from riskeval.io.tables import long_to_matrix
 from riskeval.options import MissingPolicy
 
 _COLUMNS = {"system": "system", "topic": "topic", "score": "score"}
+
+
+def is_ranx(value: Any, kind: str) -> bool:
+    """Whether ``value`` is a ranx ``Qrels`` or ``Run``, without importing ranx."""
+    cls = type(value)
+    return cls.__name__ == kind and cls.__module__.startswith("ranx.")
 
 
 def looks_like_ranx_scores(data: Any) -> bool:

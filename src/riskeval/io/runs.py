@@ -101,7 +101,7 @@ def parse_run(
     buf: bytes, location: str, *, topics: Collection[str] | None = None, first_line: int = 1
 ) -> Run:
     """:func:`read_run` of text already decoded (UTF-8, LF line breaks): the whole file, or one of
-    its pieces (:mod:`riskeval.io.run_pieces`) whose first line is line ``first_line`` of the file
+    its pieces (:mod:`riskeval.evaluation.run_pieces`) whose first line is line ``first_line`` of the file
     (problems name file lines).  Text without any run line gives a :class:`Run` with no topic and
     no tag (:func:`read_run` refuses such a file)."""
     starts, ends, simple, heads, regular = _scan(buf)

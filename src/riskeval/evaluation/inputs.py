@@ -11,7 +11,8 @@ Runs: a PyTerrier results DataFrame (``qid, docno, score`` and optionally ``rank
 DataFrame (``query_id, doc_id, score``), a ranx ``Run``, an iterable of ir_measures ``ScoredDoc``
 records, or a dict ``{query_id: {doc_id: score}}``.  Each becomes ``{topic: {docno: score}}``, what
 :func:`riskeval.io.runs.read_run` reads from a run file, so the evaluation and its values are the
-same as for the file.
+same as for the file.  :func:`qrels_dict` gives the qrels, from a file or from memory, as the evaluators
+take them.
 
 Order of documents: the evaluators (trec_eval's, through ir_measures) rank by score, and documents
 with equal scores by document id in reverse string order; the order of the rows and PyTerrier's
@@ -31,6 +32,8 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.io.qrels import read_qrels
+from riskeval.io.ranx_scores import is_ranx
 from riskeval.io.runs import Run
 from riskeval.io.tables import show
 
@@ -88,6 +91,55 @@ def qrels_input(qrels: Any) -> Any:
         "('irds:...'), a DataFrame (PyTerrier's qid, docno, label or ir_measures' query_id, doc_id, "
         f"relevance), a ranx Qrels, ir_measures Qrel records or a dict; got {type(qrels).__name__}."
     )
+
+
+def qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
+    """Qrels as ir_measures' dict of dicts, with Python ints as grades.
+
+    Negative grades (TREC Web's -2 for spam) are handed to the evaluators as 0, judged not
+    relevant: pytrec_eval, which computes trec_eval's measures, corrupts memory (and crashes the
+    process) on negative grades, and every measure already treats grades <= 0 as not relevant
+    (gdeval's ERR and nDCG give the same values either way).
+    """
+    qrels = qrels_input(qrels)  # qrels given in memory or by ir_datasets id: a DataFrame
+    if isinstance(qrels, (str, os.PathLike)):
+        frame = read_qrels(qrels)
+    elif isinstance(qrels, pd.DataFrame):
+        need = {"query_id", "doc_id", "relevance"}
+        if not need <= set(qrels.columns):
+            raise RiskevalError(
+                "The 'qrels' parameter of evaluate_runs must be a qrels file or a DataFrame with "
+                f"columns {sorted(need)}; got columns {list(qrels.columns)}."
+            )
+        dup = qrels.duplicated(["query_id", "doc_id"])
+        if dup.any():
+            first = qrels.loc[dup, ["query_id", "doc_id"]].iloc[0].tolist()
+            raise RiskevalError(
+                f"The qrels DataFrame judges {int(dup.sum())} (query_id, doc_id) pair(s) twice, e.g. "
+                f"{tuple(first)}; each document needs one grade per topic."
+            )
+        if not pd.api.types.is_integer_dtype(qrels["relevance"]):
+            raise RiskevalError(
+                "The 'relevance' column of the qrels DataFrame must hold integer grades; got dtype "
+                f"{qrels['relevance'].dtype}."
+            )
+        frame = qrels
+    else:
+        raise RiskevalError(
+            "The 'qrels' parameter of evaluate_runs must be a path or a DataFrame; got "
+            f"{type(qrels).__name__}."
+        )
+    result: dict[str, dict[str, int]] = {}
+    for qid, doc, grade in zip(
+        frame["query_id"].astype(str).tolist(),
+        frame["doc_id"].astype(str).tolist(),
+        frame["relevance"].astype(np.int64).tolist(),
+        strict=True,
+    ):
+        result.setdefault(qid, {})[doc] = grade if grade > 0 else 0
+    if not result:
+        raise RiskevalError("The qrels hold no judgments.")
+    return result
 
 
 def _qrels_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -270,9 +322,3 @@ def _run_pairs(
     if not scores:
         raise RiskevalError(f"{label} holds no results.")
     return scores
-
-
-def is_ranx(value: Any, kind: str) -> bool:
-    """Whether ``value`` is a ranx ``Qrels`` or ``Run``, without importing ranx."""
-    cls = type(value)
-    return cls.__name__ == kind and cls.__module__.startswith("ranx.")

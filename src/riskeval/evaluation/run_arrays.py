@@ -1,7 +1,7 @@
 """A run's text as arrays, by compiled loops over its bytes: the fast path of run evaluation.
 
 :func:`read_judged_lines` finds the fields of every line of a piece of run text
-(:mod:`riskeval.io.run_pieces`), keeps the lines of judged topics, reads their scores and looks up
+(:mod:`riskeval.evaluation.run_pieces`), keeps the lines of judged topics, reads their scores and looks up
 their documents' grades in :class:`JudgedDocuments`, one pass over the bytes each, with no Python
 object per line.  It reads what :func:`riskeval.io.runs.parse_run` reads, to the same values:
 

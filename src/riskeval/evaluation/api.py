@@ -1,0 +1,306 @@
+"""Per-topic evaluation of TREC runs against qrels: the score matrix every risk measure starts from.
+
+The values are ir_measures' per-query values (its default provider for each measure: pytrec_eval for
+trec_eval's measures, the MS MARCO evaluator for ``RR@k``, gdeval for ERR and
+``nDCG(dcg='exp-log2')``, ...), computed by the engine of :mod:`riskeval.evaluation.engine` in this
+process, in worker processes or on a Dask cluster (:mod:`riskeval.evaluation.executors`).
+
+Topics judged in the qrels but absent from a run follow the ``missing`` policy (``"zero"``: score 0,
+as ``trec_eval -c`` and ``gdeval -c`` do; ``"drop"``; ``"raise"``), with a warning that counts the
+cells affected.  Topics of a run that the qrels do not judge are left out, with a warning that counts
+them.  See ``docs/evaluation.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Any, NamedTuple, cast
+
+import numpy as np
+import pandas as pd
+
+from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
+from riskeval.evaluation.engine import ENGINES, RunEvaluator, RunScores
+from riskeval.evaluation.executors import evaluate_files
+from riskeval.evaluation.inputs import qrels_dict, run_inputs
+from riskeval.evaluation.measures import parse_measures
+from riskeval.io.variations import read_mapping
+from riskeval.model.matrix import apply_missing
+from riskeval.model.variations import variations_from_scores
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
+
+
+def evaluate_runs(
+    qrels: Any,
+    runs: Any,
+    measure: Any = "nDCG@10",
+    *,
+    names: Any = None,
+    missing: str = "zero",
+    progress: bool | None = None,
+    n_jobs: int | None = None,
+    client: Any = None,
+    engine: str = "compiled",
+) -> pd.DataFrame:
+    """Evaluate TREC run files per topic: a systems × topics score matrix for one measure.
+
+    Parameters
+    ----------
+    qrels : path of a TREC qrels file (plain or gzip); an ir_datasets id ``"irds:<id>"`` (qrels
+        ir_datasets holds on this machine, see :mod:`riskeval.io.irds`); a DataFrame with
+        PyTerrier's columns ``qid, docno, label`` or ir_measures' ``query_id, doc_id, relevance``
+        (as :func:`riskeval.io.qrels.read_qrels` returns); a ranx ``Qrels``; an iterable of
+        ir_measures ``Qrel`` records; or a dict ``{query_id: {doc_id: grade}}``.
+    runs : paths of TREC run files (plain or gzip), or one path; or a mapping system name -> run,
+        each run a path, a PyTerrier results DataFrame (``qid, docno, score``; its ``rank`` is not
+        used), an ir_measures DataFrame (``query_id, doc_id, score``), a ranx ``Run``, an iterable
+        of ir_measures ``ScoredDoc`` records or a dict ``{query_id: {doc_id: score}}``.  Documents
+        are ranked by score, ties by document id in reverse order, as trec_eval ranks a run file,
+        so a run in memory has the values of its run file (see :mod:`riskeval.evaluation.inputs`).
+    measure : one measure, named as in ir_measures (``"nDCG@10"``, ``"ERR@20"``, ``"AP(rel=2)"``,
+        ``"nDCG(dcg='exp-log2')@20"``, ...), trec_eval (``"ndcg_cut_10"``, ``"map"``) or ranx
+        (``"ndcg@10"``, ``"map-l2"``), see :func:`riskeval.io.measures.canonical_measure`.  For
+        several measures use :func:`evaluate_runs_long`.
+    names : system names.  ``None``: each run's tag (the 6th field of its first line), or the keys
+        of a mapping of runs; ``"file"``: the file name without ``.gz`` and without a
+        ``.txt``/``.run``/``.trec``/``.res`` extension; or a list with one name per run.  Names must
+        be distinct.
+    missing : what to do with topics judged in the qrels but absent from a run: ``"zero"`` (score 0,
+        as ``trec_eval -c`` and ``gdeval -c``), ``"drop"`` (drop the topic for every system) or
+        ``"raise"`` (:class:`~riskeval.errors.MissingTopicsError`), applied by
+        :func:`riskeval.apply_missing`; ``"zero"`` and ``"drop"`` warn
+        (:class:`~riskeval.errors.MissingTopicsWarning`) with the number of cells affected.  Topics of
+        a run that the qrels do not judge are left out with a
+        :class:`~riskeval.errors.RiskevalWarning` that counts them.
+    progress : show a progress bar over the runs on stderr; ``None``: only when stderr is a terminal.
+    n_jobs : worker processes for the run files, at most one per run.  ``None``: the CPUs this
+        process may use, or none (this process evaluates every run) when the run files total less
+        than 256 MB on disk.  The processes are started with ``spawn``
+        (:mod:`riskeval.evaluation.executors`).  The values do not depend on ``n_jobs``.
+    client : a ``dask.distributed.Client`` (see :func:`riskeval.distributed.cluster`): the runs are
+        evaluated as tasks on its cluster (``n_jobs`` is then unused), a run of more than 4 MiB on
+        disk split into pieces of whole topics (see :mod:`riskeval.evaluation.run_pieces`); the
+        workers must see the run files at the same paths.  The values are those of the local
+        evaluation.  See ``docs/scale.md``.
+    engine : ``"compiled"`` (default): the measures of trec_eval that ir_measures computes with
+        pytrec_eval, and ``RR@k``, by compiled kernels equal to it bit for bit, the others by
+        ir_measures; ``"ir_measures"``: every measure by ir_measures' evaluator (same values,
+        slower).  See :mod:`riskeval.evaluation.engine`.
+
+    Returns
+    -------
+    DataFrame, index ``"system"`` (run order), columns ``"topic"`` (judged topics, in numeric order
+    when all are integers), float64 values equal to ir_measures' per-query values.
+
+    Raises
+    ------
+    InputFormatError
+        Every malformed line and repeated document of every input file at once (``file:line``).
+    RiskevalError
+        An unknown measure or engine, bad ``names`` or duplicate system names.
+    MissingTopicsError
+        ``missing="raise"`` and a run lacks judged topics.
+
+    Examples
+    --------
+    >>> import riskeval as rk
+    >>> M = rk.evaluate_runs("qrels.txt", ["a.run", "b.run.gz"], measure="ERR@20")  # doctest: +SKIP
+    """
+    if not isinstance(measure, str) and _is_sequence(measure):
+        raise RiskevalError(
+            "The 'measure' parameter of evaluate_runs takes one measure; got "
+            f"{list(measure)!r}. Use riskeval.evaluate_runs_long for several measures."
+        )
+    scores = _evaluate(qrels, runs, [measure], names, missing, progress, n_jobs, client, engine)
+    return scores.matrices[0]
+
+
+def evaluate_runs_long(
+    qrels: Any,
+    runs: Any,
+    measures: Any = ("nDCG@10",),
+    *,
+    names: Any = None,
+    missing: str = "zero",
+    progress: bool | None = None,
+    n_jobs: int | None = None,
+    client: Any = None,
+    engine: str = "compiled",
+) -> pd.DataFrame:
+    """Evaluate TREC run files per topic for several measures: a tidy long table.
+
+    Same parameters as :func:`evaluate_runs`, with ``measures`` a list of measure names (or one).
+
+    Returns
+    -------
+    DataFrame with columns ``system, topic, measure, score``, one row per (measure, system, topic),
+    ordered by measure (as given), system (run order) and topic.  ``measure`` is ir_measures'
+    canonical spelling of the measure.  The missing-topic policy is applied once, to all measures.
+    """
+    wanted = [measures] if isinstance(measures, str) or not _is_sequence(measures) else list(measures)
+    scores = _evaluate(qrels, runs, wanted, names, missing, progress, n_jobs, client, engine)
+    parts = []
+    for name, M in zip(scores.measures, scores.matrices, strict=True):
+        part = M.stack().rename("score").reset_index()
+        part.insert(2, "measure", name)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+class _Scores(NamedTuple):
+    measures: list[str]
+    matrices: list[pd.DataFrame]
+
+
+def _evaluate(
+    qrels: Any,
+    runs: Any,
+    measures: list[Any],
+    names: Any,
+    missing: str,
+    progress: bool | None,
+    n_jobs: int | None,
+    client: Any,
+    engine: str,
+) -> _Scores:
+    policy = cast(MissingPolicy, check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing"))
+    check_option(engine, ENGINES, "evaluate_runs", "engine")
+    sources, names = run_inputs(runs, names)  # run file paths and runs given in memory
+    if not sources:
+        raise RiskevalError("The 'runs' parameter of evaluate_runs must list at least one run file.")
+    if not measures:
+        raise RiskevalError("The 'measures' parameter of evaluate_runs_long must name at least one measure.")
+    parsed = parse_measures(measures)
+    evaluator = RunEvaluator(qrels_dict(qrels), parsed, engine)
+    paths = [s for s in sources if isinstance(s, str)]
+    from_files = iter(evaluate_files(evaluator, paths, progress, n_jobs, client))
+    results = [
+        next(from_files) if isinstance(s, str) else evaluator.evaluate(s.restrict(evaluator.topics))
+        for s in sources
+    ]
+    problems = [p for r in results for p in r.problems]
+    if problems:
+        raise InputFormatError(problems)
+    labels = [s if isinstance(s, str) else s.label for s in sources]
+    systems = _system_names(names, labels, [r.tag for r in results])
+    topics = sorted(evaluator.topics, key=_topic_key)
+    _warn_unjudged(systems, results)
+    present = pd.DataFrame(
+        [[t in r.present for t in topics] for r in results],
+        index=pd.Index(systems, name="system"),
+        columns=pd.Index(topics, name="topic"),
+    )
+    presence = present.astype(np.float64).where(present)  # NaN: a judged topic the run lacks
+    kept = apply_missing(presence, policy, source="the runs (judged topics absent from a run)").columns
+    matrices = []
+    for m in parsed:
+        values = [[r.values.get((str(m), t), m.DEFAULT) for t in kept] for r in results]
+        matrices.append(
+            pd.DataFrame(
+                np.asarray(values, dtype=np.float64).reshape(len(systems), -1),
+                index=present.index,
+                columns=kept,
+            )
+        )
+    return _Scores([str(m) for m in parsed], matrices)
+
+
+_RUN_SUFFIXES = (".txt", ".run", ".trec", ".res", ".tsv")
+
+
+def _run_name_from_file(path: str) -> str:
+    """A system name from a run's file name: without ``.gz`` and a usual run-file extension."""
+    name = os.path.basename(path)
+    name = name.removesuffix(".gz")
+    for suffix in _RUN_SUFFIXES:
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _system_names(names: Any, paths: list[str], tags: list[str | None]) -> list[str]:
+    if names is None:
+        untagged = [p for p, t in zip(paths, tags, strict=True) if t is None]
+        if untagged:
+            raise RiskevalError(
+                f"Cannot name the run(s) {untagged}: no run tag (6th field) on the first line, or no "
+                "line at all. Name the runs with names=[...] (command line: --name), or names='file'."
+            )
+        systems = [str(t) for t in tags]
+    elif isinstance(names, str):
+        if names != "file":
+            raise RiskevalError(
+                "The 'names' parameter of evaluate_runs must be None (run tags), 'file' (file names) "
+                f"or a list of names, one per run. Got {names!r}."
+            )
+        systems = [_run_name_from_file(p) for p in paths]
+    else:
+        systems = [str(n) for n in names]
+        if len(systems) != len(paths):
+            raise RiskevalError(
+                f"The 'names' parameter of evaluate_runs must give one name per run: got "
+                f"{len(systems)} name(s) for {len(paths)} run(s)."
+            )
+    clashes = pd.Series(paths).groupby(systems, sort=False).agg(list)
+    clashes = clashes[clashes.map(len) > 1]
+    if len(clashes):
+        listed = "; ".join(f"{name!r}: {', '.join(files)}" for name, files in clashes.items())
+        raise RiskevalError(
+            f"Several runs have the same system name ({listed}). Name them with names=[...] "
+            "(command line: --name, once per run) or names='file' (command line: --name-from file)."
+        )
+    return systems
+
+
+def _warn_unjudged(systems: list[str], results: list[RunScores]) -> None:
+    counts = {s: len(r.skipped) for s, r in zip(systems, results, strict=True) if r.skipped}
+    if not counts:
+        return
+    topics = sorted({t for r in results for t in r.skipped}, key=_topic_key)
+    runs = ", ".join(f"{s} has {n}" for s, n in list(counts.items())[:5])
+    more = f", ... ({len(counts)} runs)" if len(counts) > 5 else ""
+    warnings.warn(
+        f"{sum(counts.values())} (run, topic) pair(s) left out: {len(topics)} topic(s) of the runs "
+        f"have no judgments in the qrels ({runs}{more}; e.g. topics {', '.join(topics[:5])}).",
+        RiskevalWarning,
+        stacklevel=4,
+    )
+
+
+def _topic_key(topic: str) -> tuple[int, int, str, str]:
+    """Numeric order for topic ids of ASCII digits (any length), then the others in string order.
+
+    ``str.isdigit`` is also true of superscripts (``'¹'``) and other scripts' digits, which ``int``
+    may refuse: only ASCII digits are numbers here.
+    """
+    if topic.isascii() and topic.isdigit():
+        significant = topic.lstrip("0")
+        return (0, len(significant), significant, topic)
+    return (1, 0, topic, "")
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple, pd.Index, np.ndarray, pd.Series))
+
+
+def variations_from_runs(
+    qrels,
+    runs,
+    mapping: str | Path | pd.DataFrame,
+    *,
+    measure: str = "P@10",
+    names=None,
+    missing: str = "zero",
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
+    """Tidy variation table from TREC runs over the query variants, qrels per query, and a mapping.
+
+    The runs are evaluated per query by :func:`riskeval.evaluate_runs` (``measure``, ``names``,
+    ``missing`` and ``n_jobs`` are its parameters; ``measure`` an ir_measures name such as
+    ``"P@10"`` or ``"AP"``), then mapped as by :func:`riskeval.variations_from_scores`.
+    """
+    matrix = evaluate_runs(qrels, runs, measure, names=names, missing=missing, n_jobs=n_jobs)
+    return variations_from_scores(
+        matrix, mapping if isinstance(mapping, pd.DataFrame) else read_mapping(mapping)
+    )

@@ -1,0 +1,219 @@
+"""The evaluator of one process: per-topic values of a run file, or of a run held in memory.
+
+Two engines compute the values, both equal to ir_measures' per-query values:
+
+- ``"compiled"`` (the default): the measures that ir_measures computes with pytrec_eval (trec_eval's
+  ``nDCG``, ``AP``, ``P@k``, ``R@k``, ``RR``) or, for ``RR@k``, with the MS MARCO evaluator, are
+  computed by the kernels of :mod:`riskeval.evaluation.kernels` from the judged lines read as arrays
+  (:mod:`riskeval.evaluation.run_arrays`); every other measure by ir_measures' evaluator;
+- ``"ir_measures"``: every measure by ir_measures' evaluator, fed the parsed run.
+
+A run file is read as a stream of pieces of whole topics (:mod:`riskeval.evaluation.run_pieces`), so
+memory is bounded by the piece size, not the run's.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from riskeval.errors import InputFormatError
+from riskeval.evaluation import kernels, run_pieces
+from riskeval.evaluation.run_arrays import JudgedDocuments, JudgedLines, read_judged_lines
+from riskeval.evaluation.run_pieces import RunPiece, contiguity_problems
+from riskeval.io.runs import Run, parse_run, read_run
+
+#: The engines of :func:`riskeval.evaluate_runs` (``engine=``).
+ENGINES = ("compiled", "ir_measures")
+
+
+class RunScores(NamedTuple):
+    """What evaluating one run (or one piece of it) yields: small, it crosses process boundaries."""
+
+    tag: str | None
+    present: frozenset[str]  # judged topics the run has
+    skipped: tuple[str, ...]  # topics of the run that the qrels do not judge
+    values: dict[tuple[str, str], float]  # (measure, topic) -> ir_measures' value
+    problems: list[tuple[str, str]]
+
+
+class Compiled(NamedTuple):
+    """A measure that :mod:`riskeval.evaluation.kernels` computes as ir_measures' provider does."""
+
+    measure: Any
+    kind: int
+    cutoff: int  # 0: none
+    rel: int
+    trec: bool  # ranked as pytrec_eval ranks, else as the MS MARCO evaluator
+
+
+def compiled_plan(measure: Any) -> Compiled | None:
+    """How to compute ``measure`` with the compiled kernels, or ``None``: the measure has a
+    parameter they do not implement, or ir_measures computes it with another provider than
+    pytrec_eval (trec_eval's measures) or, for ``RR@k``, the MS MARCO evaluator."""
+    import ir_measures
+    from ir_measures.providers.base import NOT_PROVIDED
+
+    kinds = {
+        "nDCG": kernels.NDCG,
+        "AP": kernels.AP,
+        "P": kernels.PRECISION,
+        "R": kernels.RECALL,
+        "RR": kernels.RR,
+    }
+    if measure.NAME not in kinds or measure["judged_only"] is not False:
+        return None
+    cutoff = measure["cutoff"]
+    cutoff = 0 if cutoff is NOT_PROVIDED else cutoff
+    if measure.NAME == "nDCG":
+        if measure["dcg"] != "log2" or measure["gains"] is not NOT_PROVIDED:
+            return None
+        rel = 1
+    else:
+        rel = measure["rel"]
+    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
+        return None
+    if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 0:
+        return None
+    if cutoff == 0 and measure.NAME in ("P", "R"):
+        return None
+    provider = next(
+        (p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(measure) and p.is_available()),
+        None,
+    )
+    expected = "msmarco" if measure.NAME == "RR" and cutoff else "pytrec_eval"
+    if provider != expected:
+        return None
+    return Compiled(measure, kinds[measure.NAME], cutoff, rel, expected == "pytrec_eval")
+
+
+class RunEvaluator:
+    """The evaluator of one process for the qrels, measures and engine, built once per process.
+
+    It pickles without its ir_measures evaluators (rebuilt where it is unpickled), so it can be sent
+    once to each worker process or Dask worker."""
+
+    def __init__(self, qrels: dict[str, dict[str, int]], measures: list[Any], engine: str = "compiled"):
+        self.topics = frozenset(qrels)
+        self.qrels = qrels
+        self.measures = measures
+        self.engine = engine
+        plans = [compiled_plan(m) if engine == "compiled" else None for m in measures]
+        self.compiled = [p for p in plans if p is not None]
+        self.others = [m for m, p in zip(measures, plans, strict=True) if p is None]
+        self.judgments = JudgedDocuments.from_qrels(qrels) if self.compiled else None
+        self._evaluators: dict[bool, Any] = {}
+        self.lock = threading.Lock()  # one evaluation at a time (Dask workers run tasks in threads)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_evaluators", "lock")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _evaluators={}, lock=threading.Lock())
+
+    def __call__(self, path: str) -> RunScores:
+        """Evaluate a run file piece by piece."""
+        results: list[RunScores] = []
+        lines: list[int] = []
+        try:
+            for piece in run_pieces.run_pieces(path, run_pieces.PIECE_BYTES):
+                results.append(self.piece(piece))
+                lines.append(piece.first_line)
+        except InputFormatError as exc:
+            results.append(failed(exc.problems))
+            lines.append(0)
+        except OSError as exc:
+            return failed([(path, f"cannot read: {exc.strerror or exc}")])
+        return combine(path, results, lines)
+
+    def piece(self, piece: RunPiece) -> RunScores:
+        """Evaluate the topics of one piece of a run file."""
+        judged = read_judged_lines(piece.data, self.judgments) if self.judgments is not None else None
+        if judged is not None and not self.others:
+            return RunScores(
+                judged.tag, frozenset(judged.topics), tuple(judged.skipped), self._compiled(judged), []
+            )
+        try:
+            run = parse_run(piece.data, piece.location, topics=self.topics, first_line=piece.first_line)
+        except InputFormatError as exc:
+            return failed(exc.problems)
+        if judged is None:
+            return self.evaluate(run)
+        scores = self.evaluate(run, every=False)
+        scores.values.update(self._compiled(judged))
+        return scores
+
+    def evaluate(self, run: Run, *, every: bool = True) -> RunScores:
+        """Evaluate a run read (or given in memory) and restricted to the judged topics, with
+        ir_measures: every measure, or (``every=False``) those without a compiled kernel."""
+        with self.lock:
+            values = {
+                (str(m.measure), m.query_id): float(m.value)
+                for m in self._evaluator(every).iter_calc(run.scores)
+                if m.query_id in run.scores
+            }
+        return RunScores(run.tag, frozenset(run.scores), run.skipped_topics, values, [])
+
+    def _evaluator(self, every: bool) -> Any:
+        """ir_measures' evaluator for every measure, or for those without a compiled kernel."""
+        if every not in self._evaluators:
+            import ir_measures
+
+            self._evaluators[every] = ir_measures.evaluator(
+                self.measures if every else self.others, self.qrels
+            )
+        return self._evaluators[every]
+
+    def _compiled(self, lines: JudgedLines) -> dict[tuple[str, str], float]:
+        """The values of the measures with compiled kernels for the judged lines of a piece."""
+        assert self.judgments is not None
+        values: dict[tuple[str, str], float] = {}
+        orders: dict[bool, np.ndarray] = {}
+        for plan in self.compiled:
+            if plan.trec not in orders:
+                orders[plan.trec] = kernels.rank(
+                    lines.text, lines.doc_starts, lines.doc_ends, lines.scores, lines.offsets, plan.trec
+                )
+            per_topic = kernels.topic_values(
+                plan.kind,
+                plan.cutoff,
+                plan.rel,
+                lines.grades[orders[plan.trec]],
+                lines.offsets,
+                lines.judged,
+                self.judgments.ideal,
+                self.judgments.offsets,
+            )
+            name = str(plan.measure)
+            values.update(((name, t), v) for t, v in zip(lines.topics, per_topic.tolist(), strict=True))
+        return values
+
+
+def failed(problems: list[tuple[str, str]]) -> RunScores:
+    """The scores of a run (or piece) whose text has problems: the problems alone."""
+    return RunScores(None, frozenset(), (), {}, problems)
+
+
+def combine(path: str, results: list[RunScores], first_lines: list[int]) -> RunScores:
+    """One run's scores from those of its pieces (in file order); a topic found in two pieces is a
+    problem (:func:`riskeval.evaluation.run_pieces.contiguity_problems`)."""
+    problems = [p for r in results for p in r.problems]
+    if not problems and len(results) > 1:
+        topics = [r.present | frozenset(r.skipped) for r in results]
+        problems = contiguity_problems(path, topics, first_lines)
+    if not problems and not any(r.present or r.skipped for r in results):
+        try:
+            read_run(path)  # a file without any run line: its message
+        except InputFormatError as exc:
+            problems = exc.problems
+    if problems:
+        return failed(problems)
+    values: dict[tuple[str, str], float] = {}
+    for r in results:
+        values.update(r.values)
+    tag = next((r.tag for r in results if r.tag is not None), None)
+    present = frozenset().union(*(r.present for r in results))
+    skipped = tuple(sorted(set().union(*(r.skipped for r in results))))
+    return RunScores(tag, present, skipped, values, problems)

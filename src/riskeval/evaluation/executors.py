@@ -1,0 +1,152 @@
+"""Where the runs are evaluated: in this process, in a pool of local processes, or on a Dask client.
+
+The choice depends on the arguments and the size of the input alone, never on the machine's load:
+
+- ``n_jobs`` worker processes, at most one per run file; by default the CPUs this process may use
+  (``os.sched_getaffinity``), or this process alone when the run files total less than
+  :data:`PARALLEL_MIN_BYTES` on disk;
+- the pool starts its processes with ``spawn``: a fresh interpreter, safe however many threads this
+  process has started (numba's OpenMP threads would terminate a child made by ``fork``);
+- with a ``dask.distributed.Client``, each run is a task, and a run larger than a quarter of the
+  piece size on disk is cut here into pieces of whole topics, each a task.
+
+Each process evaluates whole runs (or pieces) with one :class:`~riskeval.evaluation.engine.RunEvaluator`,
+so the values are the same whichever executor computes them.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.evaluation import run_pieces
+from riskeval.evaluation.engine import RunEvaluator, RunScores, combine, failed
+
+#: With ``n_jobs=None``, below this much input (bytes of run files on disk) the runs are evaluated in
+#: this process: starting worker processes (an interpreter and the compiled kernels each) costs seconds.
+PARALLEL_MIN_BYTES = 256_000_000
+
+
+def default_jobs() -> int:
+    """The CPUs this process may use (its affinity mask), else the machine's CPUs."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def processes(n_jobs: int | None, paths: list[str]) -> int:
+    """Worker processes for the run files: ``n_jobs``, at most one per run; by default
+    :func:`default_jobs`, or one (this process) below :data:`PARALLEL_MIN_BYTES` of runs."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1):
+        raise RiskevalError(
+            f"The 'n_jobs' parameter of evaluate_runs must be an integer >= 1 or None. Got {n_jobs!r}."
+        )
+    if n_jobs is None:
+        if sum(_size(p) for p in paths) < PARALLEL_MIN_BYTES:
+            return 1
+        n_jobs = default_jobs()
+    return max(1, min(n_jobs, len(paths)))
+
+
+def evaluate_files(
+    evaluator: RunEvaluator, paths: list[str], progress: bool | None, n_jobs: int | None, client: Any
+) -> list[RunScores]:
+    """The scores of every run file, in order, with a progress bar over runs."""
+    from tqdm import tqdm
+
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    with tqdm(total=len(paths), desc="evaluating runs", unit="run", disable=not show) as bar:
+        if client is not None:
+            return list(_ticking(_on_client(client, evaluator, paths), bar))
+        workers = processes(n_jobs, paths)
+        if workers == 1:
+            return list(_ticking(map(evaluator, paths), bar))
+        # the largest runs first, so that no worker is left with a large run at the end
+        order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
+        results: list[Any] = [None] * len(paths)
+        context = multiprocessing.get_context("spawn")
+        try:
+            with ProcessPoolExecutor(workers, context, initializer=_start, initargs=(evaluator,)) as pool:
+                done = pool.map(_evaluate_in_worker, [paths[i] for i in order])
+                for i, result in zip(order, _ticking(done, bar), strict=True):
+                    results[i] = result
+        except BrokenProcessPool:
+            raise RiskevalError(
+                "A worker process evaluating the runs stopped. Worker processes are started with "
+                "'spawn' and run the top level of the calling script again: keep the script's work "
+                'under `if __name__ == "__main__":`, or pass n_jobs=1 (command line: --jobs 1).'
+            ) from None
+        return results
+
+
+def _ticking(results: Iterator[RunScores], bar: Any) -> Iterator[RunScores]:
+    for result in results:
+        yield result
+        bar.update()
+
+
+def _size(path: str) -> int:
+    return os.path.getsize(path) if os.path.isfile(path) else 0
+
+
+#: The evaluator of a worker process of the pool, set once when the process starts.
+_worker_evaluator: list[RunEvaluator] = []
+
+
+def _start(evaluator: RunEvaluator) -> None:
+    _worker_evaluator.append(evaluator)
+
+
+def _evaluate_in_worker(path: str) -> RunScores:
+    return _worker_evaluator[0](path)
+
+
+def _on_client(client: Any, evaluator: RunEvaluator, paths: list[str]) -> Iterator[RunScores]:
+    """Evaluate the runs as tasks of a ``dask.distributed.Client``, in order.
+
+    The evaluator goes to every worker once.  A run of at most a quarter of the piece size on disk
+    is one task that reads the file; a larger run is read here as a stream and cut into pieces of
+    whole topics, each a task, with at most two pieces per worker thread waiting or running, so that
+    memory stays bounded.
+    """
+    [shared] = client.scatter([evaluator], broadcast=True)
+    in_flight = max(2, 2 * sum(client.nthreads().values()))
+    size = run_pieces.PIECE_BYTES
+    planned: list[tuple[str, list[Any], list[int]]] = []
+    pending: list[Any] = []
+    for path in paths:
+        if not os.path.isfile(path) or os.path.getsize(path) <= size // 4:
+            planned.append((path, [client.submit(_evaluate_run, shared, path, pure=False)], []))
+            continue
+        futures: list[Any] = []
+        lines: list[int] = []
+        try:
+            for piece in run_pieces.run_pieces(path, size):
+                while sum(not f.done() for f in pending) >= in_flight:
+                    next(f for f in pending if not f.done()).result()
+                [data] = client.scatter([piece])
+                futures.append(client.submit(_evaluate_piece, shared, data, pure=False))
+                lines.append(piece.first_line)
+                pending = [f for f in pending if not f.done()] + [futures[-1]]
+        except (InputFormatError, OSError) as exc:
+            problems = exc.problems if isinstance(exc, InputFormatError) else [(path, f"cannot read: {exc}")]
+            futures.append(client.submit(failed, problems, pure=False))
+            lines.append(0)
+        planned.append((path, futures, lines))
+    for path, futures, lines in planned:
+        results = client.gather(futures)
+        yield results[0] if not lines else combine(path, results, lines)
+
+
+def _evaluate_run(evaluator: RunEvaluator, path: str) -> RunScores:
+    return evaluator(path)
+
+
+def _evaluate_piece(evaluator: RunEvaluator, piece: run_pieces.RunPiece) -> RunScores:
+    return evaluator.piece(piece)
