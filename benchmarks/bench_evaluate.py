@@ -38,6 +38,8 @@ import time
 import warnings
 from pathlib import Path
 
+from data import data_dir
+
 MEASURES = ["nDCG@10", "AP(rel=2)", "RR(rel=2)@10"]
 TARGET = 1 / 3
 FLOOR_TARGET = 1.0
@@ -45,11 +47,7 @@ QRELS_TARGET = 2.0
 
 
 def default_data() -> Path:
-    root = Path(__file__).resolve().parents[1]
-    for shared in (root.parent / "shared", Path("/work/shared")):
-        if (shared / "data").is_dir():
-            return shared / "data" / "trec-dl-2019-passage"
-    sys.exit("the shared campaign data (shared/data/trec-dl-2019-passage) was not found")
+    return data_dir("trec-dl-2019-passage")
 
 
 def reference(qrels_path: Path, runs: list[Path]) -> dict[tuple[str, str, str], float]:

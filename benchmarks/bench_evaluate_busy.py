@@ -25,16 +25,14 @@ import time
 import warnings
 from pathlib import Path
 
+from data import data_dir
+
 MEASURES = ["nDCG@10", "AP(rel=2)", "RR(rel=2)@10"]
 TARGET = 1.1
 
 
 def default_data() -> Path:
-    root = Path(__file__).resolve().parents[1]
-    for shared in (root.parent / "shared", Path("/work/shared")):
-        if (shared / "data").is_dir():
-            return shared / "data" / "trec-dl-2019-passage"
-    sys.exit("the shared campaign data (shared/data/trec-dl-2019-passage) was not found")
+    return data_dir("trec-dl-2019-passage")
 
 
 def spin(stop) -> None:  # type: ignore[no-untyped-def]
