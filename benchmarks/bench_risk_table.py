@@ -1,4 +1,4 @@
-"""Benchmark of ``risk_table`` (issue: risk core, performance).
+"""Benchmark of ``risk_table``.
 
 For a 1,000 systems × 10,000 topics matrix, ``risk_table`` with the MEAN baseline and 21 α values
 must cost at most 25× one ``numpy.sum`` pass over the same matrix and at least 50× less than a

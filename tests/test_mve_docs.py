@@ -2,7 +2,7 @@
 
 Python blocks run in page order in one namespace: ``>>>`` blocks as doctests (their printed output
 is compared, whitespace normalised), other blocks as code.  A block preceded by ``<!-- not run: ...
--->`` is skipped (the verbatim acceptance examples, which use a ``df`` built later; the 110-system
+-->`` is skipped (examples that use a ``df`` built later; the 110-system
 report).  The page's ``clef-ehealth-2015-task2`` folder is linked to the campaign data of the test
 environment (``shared_data``)."""
 
