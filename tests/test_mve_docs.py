@@ -30,7 +30,7 @@ def blocks() -> list[str]:
     return [code for skip, code in found if not skip]
 
 
-def test_examples_run_and_outputs_match(tmp_path, monkeypatch):
+def test_snapshot_examples_print_the_outputs_shown(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     clef = shared_data("clef-ehealth-2015-task2")
