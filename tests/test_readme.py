@@ -19,8 +19,14 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
 
 
+def test_install_for_users_comes_first():
+    install, example = blocks("sh")[:2]
+    assert install.strip() == "pip install riskeval"
+    assert example.strip() == "riskeval report --example -o riskeval-report.html"
+
+
 def test_setup_is_two_commands_and_ci_runs_the_second():
-    setup = blocks("sh")[0].strip().splitlines()
+    setup = blocks("sh")[2].strip().splitlines()
     assert setup == [
         'pip install -e ".[dev]" && riskeval report --example -o riskeval-report.html',
         "python -m pytest",
