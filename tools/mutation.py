@@ -1,0 +1,116 @@
+"""Mutation check of riskeval's risk measures and core maths with mutmut (2.x).
+
+mutmut changes one operator, number or name at a time in the package's source and runs the tests
+that cover it; a mutant the tests still pass "survives", and is either a test to write or code that
+does not matter.  This script copies the repository (the files git tracks or would track) into a
+working folder, so that the checkout itself is never mutated, runs mutmut there at the lowest CPU
+priority, and prints the score (killed / mutants tried) and the diff of every survivor.
+
+    python tools/mutation.py measures            # src/riskeval/measures/, with its default tests
+    python tools/mutation.py core --workdir DIR  # keep (and resume) the run in DIR
+    python tools/mutation.py measures --tests tests/test_trisk.py tests/test_zrisk_georisk.py
+
+Needs the ``test`` extra (mutmut).  Not part of the test suite: a run takes tens of minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The tests that exercise each package (fast ones, without subprocesses or campaign data).
+TESTS = {
+    "measures": [
+        "tests/test_trisk.py",
+        "tests/test_trisk_jackknife.py",
+        "tests/test_zrisk_georisk.py",
+        "tests/test_table_and_baselines.py",
+        "tests/test_own_baselines.py",
+        "tests/test_kernel_edges.py",
+        "tests/test_options.py",
+    ],
+    "core": [
+        "tests/test_trisk.py",
+        "tests/test_zrisk_georisk.py",
+        "tests/test_table_and_baselines.py",
+        "tests/test_kernel_edges.py",
+        "tests/test_normal_cdf.py",
+        "tests/test_chisq_residuals.py",
+        "tests/test_compiled_measures.py",
+        "tests/test_mve.py",
+        "tests/test_mve_rank_correlation.py",
+        "tests/test_bias_variance.py",
+        "tests/test_baseline_rankings.py",
+        "tests/test_bias_study_bootstrap.py",
+    ],
+}
+
+#: mutmut's statuses, as stored in its cache.
+KILLED, SURVIVED, TIMEOUT, SUSPICIOUS = "ok_killed", "bad_survived", "bad_timeout", "ok_suspicious"
+
+
+def copy_repository(dest: Path) -> None:
+    """The files git tracks, or would track, copied from the checkout into ``dest``."""
+    names = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    for name in names:
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+
+
+def statuses(workdir: Path) -> list[tuple[int, str, int, str]]:
+    """``(id, file, line number, status)`` of every mutant in mutmut's cache."""
+    with sqlite3.connect(workdir / ".mutmut-cache") as db:
+        return db.execute(
+            "SELECT m.id, s.filename, l.line_number + 1, m.status FROM Mutant m "
+            "JOIN Line l ON m.line = l.id JOIN SourceFile s ON l.sourcefile = s.id ORDER BY m.id"
+        ).fetchall()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("package", choices=sorted(TESTS), help="the package under src/riskeval/")
+    parser.add_argument("--tests", nargs="+", help="test files to run (default: the package's own list)")
+    parser.add_argument("--workdir", type=Path, help="working folder, kept to resume (default: temporary)")
+    args = parser.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"riskeval-mutation-{args.package}-"))
+    if not (workdir / "src" / "riskeval").is_dir():
+        workdir.mkdir(parents=True, exist_ok=True)
+        copy_repository(workdir)
+    tests = " ".join(args.tests or TESTS[args.package])
+    runner = f"{sys.executable} -m pytest -x -q -n 0 -p no:cacheprovider -o addopts= {tests}"
+    env = {**os.environ, "PYTHONPATH": str(workdir / "src")}
+    mutmut = [sys.executable, "-m", "mutmut"]
+    command = [*mutmut, "run", "--paths-to-mutate", f"src/riskeval/{args.package}/", "--tests-dir", "tests"]
+    print(f"mutating src/riskeval/{args.package}/ in {workdir}", flush=True)
+    subprocess.run(["nice", "-n", "19", *command, "--runner", runner, "--no-progress"], cwd=workdir, env=env)
+    found = statuses(workdir)
+    tried = [row for row in found if row[3] in (KILLED, SURVIVED, TIMEOUT, SUSPICIOUS)]
+    killed = [row for row in tried if row[3] in (KILLED, TIMEOUT, SUSPICIOUS)]
+    print(f"\n{args.package}: {len(killed)} of {len(tried)} mutants killed", end="")
+    print(f" ({100 * len(killed) / len(tried):.1f}%)" if tried else "", end="")
+    print(f"; {len(found) - len(tried)} not tried")
+    for mutant_id, filename, line, status in found:
+        if status == SURVIVED:
+            print(f"\n--- survived: mutant {mutant_id}, {filename}:{line}", flush=True)
+            subprocess.run([*mutmut, "show", str(mutant_id)], cwd=workdir, env=env)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
