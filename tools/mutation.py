@@ -9,6 +9,7 @@ priority, and prints the score (killed / mutants tried) and the diff of every su
     python tools/mutation.py measures            # src/riskeval/measures/, with its default tests
     python tools/mutation.py core --workdir DIR  # keep (and resume) the run in DIR
     python tools/mutation.py measures --tests tests/test_trisk.py tests/test_zrisk_georisk.py
+    python tools/mutation.py measures --workdir DIR --report   # the score so far of a kept run
 
 Needs the ``test`` extra (mutmut).  Not part of the test suite: a run takes tens of minutes.
 """
@@ -87,7 +88,10 @@ def main() -> int:
     parser.add_argument("package", choices=sorted(TESTS), help="the package under src/riskeval/")
     parser.add_argument("--tests", nargs="+", help="test files to run (default: the package's own list)")
     parser.add_argument("--workdir", type=Path, help="working folder, kept to resume (default: temporary)")
+    parser.add_argument("--report", action="store_true", help="only report the run kept in --workdir")
     args = parser.parse_args()
+    if args.report and args.workdir is None:
+        parser.error("--report reads the run kept in --workdir")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"riskeval-mutation-{args.package}-"))
     if not (workdir / "src" / "riskeval").is_dir():
         workdir.mkdir(parents=True, exist_ok=True)
@@ -96,9 +100,11 @@ def main() -> int:
     runner = f"{sys.executable} -m pytest -x -q -n 0 -p no:cacheprovider -o addopts= {tests}"
     env = {**os.environ, "PYTHONPATH": str(workdir / "src")}
     mutmut = [sys.executable, "-m", "mutmut"]
-    command = [*mutmut, "run", "--paths-to-mutate", f"src/riskeval/{args.package}/", "--tests-dir", "tests"]
-    print(f"mutating src/riskeval/{args.package}/ in {workdir}", flush=True)
-    subprocess.run(["nice", "-n", "19", *command, "--runner", runner, "--no-progress"], cwd=workdir, env=env)
+    command = ["nice", "-n", "19", *mutmut, "run", "--paths-to-mutate", f"src/riskeval/{args.package}/"]
+    command += ["--tests-dir", "tests", "--runner", runner, "--no-progress"]
+    if not args.report:
+        print(f"mutating src/riskeval/{args.package}/ in {workdir}", flush=True)
+        subprocess.run(command, cwd=workdir, env=env)
     found = statuses(workdir)
     tried = [row for row in found if row[3] in (KILLED, SURVIVED, TIMEOUT, SUSPICIOUS)]
     killed = [row for row in tried if row[3] in (KILLED, TIMEOUT, SUSPICIOUS)]
