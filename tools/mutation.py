@@ -2,9 +2,10 @@
 
 mutmut changes one operator, number or name at a time in the package's source and runs the tests
 that cover it; a mutant the tests still pass "survives", and is either a test to write or code that
-does not matter.  This script copies the repository (the files git tracks or would track) into a
-working folder, so that the checkout itself is never mutated, runs mutmut there at the lowest CPU
-priority, and prints the score (killed / mutants tried) and the diff of every survivor.
+does not matter.  This script copies the repository (the files git tracks or would track) into one
+working folder per source file of the package, so that the checkout itself is never mutated, runs
+one mutmut per file at the lowest CPU priority, and prints the score (killed / mutants tried) and
+the diff of every survivor.  A timeout counts as killed, as mutmut counts it.
 
     python tools/mutation.py measures            # src/riskeval/measures/, with its default tests
     python tools/mutation.py core --workdir DIR  # keep (and resume) the run in DIR
@@ -59,7 +60,8 @@ KILLED, SURVIVED, TIMEOUT, SUSPICIOUS = "ok_killed", "bad_survived", "bad_timeou
 
 
 def copy_repository(dest: Path) -> None:
-    """The files git tracks, or would track, copied from the checkout into ``dest``."""
+    """The files git tracks, or would track, copied from the checkout into ``dest``, with numba's
+    on-disk cache of the kernels (valid for the copies: their times of modification are kept)."""
     names = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -67,6 +69,8 @@ def copy_repository(dest: Path) -> None:
         text=True,
         check=True,
     ).stdout.splitlines()
+    kernels = [p for ext in ("nbi", "nbc") for p in (ROOT / "src").rglob(f"*.{ext}")]
+    names += [p.relative_to(ROOT).as_posix() for p in kernels]
     for name in names:
         source = ROOT / name
         if source.is_file():
@@ -75,8 +79,11 @@ def copy_repository(dest: Path) -> None:
 
 
 def statuses(workdir: Path) -> list[tuple[int, str, int, str]]:
-    """``(id, file, line number, status)`` of every mutant in mutmut's cache."""
-    with sqlite3.connect(workdir / ".mutmut-cache") as db:
+    """``(id, file, line number, status)`` of every mutant in the mutmut cache of ``workdir``."""
+    cache = workdir / ".mutmut-cache"
+    if not cache.exists():
+        return []
+    with sqlite3.connect(cache) as db:
         return db.execute(
             "SELECT m.id, s.filename, l.line_number + 1, m.status FROM Mutant m "
             "JOIN Line l ON m.line = l.id JOIN SourceFile s ON l.sourcefile = s.id ORDER BY m.id"
@@ -93,28 +100,40 @@ def main() -> int:
     if args.report and args.workdir is None:
         parser.error("--report reads the run kept in --workdir")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"riskeval-mutation-{args.package}-"))
-    if not (workdir / "src" / "riskeval").is_dir():
-        workdir.mkdir(parents=True, exist_ok=True)
-        copy_repository(workdir)
+    sources = sorted((ROOT / "src" / "riskeval" / args.package).glob("*.py"))
     tests = " ".join(args.tests or TESTS[args.package])
     runner = f"{sys.executable} -m pytest -x -q -n 0 -p no:cacheprovider -o addopts= {tests}"
-    env = {**os.environ, "PYTHONPATH": str(workdir / "src")}
     mutmut = [sys.executable, "-m", "mutmut"]
-    command = ["nice", "-n", "19", *mutmut, "run", "--paths-to-mutate", f"src/riskeval/{args.package}/"]
-    command += ["--tests-dir", "tests", "--runner", runner, "--no-progress"]
-    if not args.report:
-        print(f"mutating src/riskeval/{args.package}/ in {workdir}", flush=True)
-        subprocess.run(command, cwd=workdir, env=env)
-    found = statuses(workdir)
-    tried = [row for row in found if row[3] in (KILLED, SURVIVED, TIMEOUT, SUSPICIOUS)]
-    killed = [row for row in tried if row[3] in (KILLED, TIMEOUT, SUSPICIOUS)]
+    # One mutmut per source file, each in its own copy of the repository, all at the lowest priority
+    # (mutmut runs one mutant at a time; the files are independent).
+    runs = []
+    for source in sources:
+        copy = workdir / source.stem
+        if not (copy / "src" / "riskeval").is_dir():
+            copy.mkdir(parents=True, exist_ok=True)
+            copy_repository(copy)
+        env = {**os.environ, "PYTHONPATH": str(copy / "src")}
+        target = source.relative_to(ROOT).as_posix()
+        command = ["nice", "-n", "19", *mutmut, "run", "--paths-to-mutate", target, "--tests-dir", "tests"]
+        command += ["--runner", runner, "--no-progress"]
+        if not args.report:
+            log = (copy / "mutmut.log").open("w")
+            runs.append(subprocess.Popen(command, cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT))
+    if runs:
+        print(f"mutating {len(runs)} files of src/riskeval/{args.package}/ in {workdir}", flush=True)
+    for run in runs:
+        run.wait()
+    found = [(source.stem, *row) for source in sources for row in statuses(workdir / source.stem)]
+    tried = [row for row in found if row[4] in (KILLED, SURVIVED, TIMEOUT, SUSPICIOUS)]
+    killed = [row for row in tried if row[4] in (KILLED, TIMEOUT, SUSPICIOUS)]
     print(f"\n{args.package}: {len(killed)} of {len(tried)} mutants killed", end="")
     print(f" ({100 * len(killed) / len(tried):.1f}%)" if tried else "", end="")
     print(f"; {len(found) - len(tried)} not tried")
-    for mutant_id, filename, line, status in found:
+    for stem, mutant_id, filename, line, status in found:
         if status == SURVIVED:
-            print(f"\n--- survived: mutant {mutant_id}, {filename}:{line}", flush=True)
-            subprocess.run([*mutmut, "show", str(mutant_id)], cwd=workdir, env=env)
+            print(f"\n--- survived: {filename}:{line} (mutant {mutant_id} in {workdir / stem})", flush=True)
+            env = {**os.environ, "PYTHONPATH": str(workdir / stem / "src")}
+            subprocess.run([*mutmut, "show", str(mutant_id)], cwd=workdir / stem, env=env)
     return 0
 
 
