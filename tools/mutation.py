@@ -38,6 +38,7 @@ TESTS = {
         "tests/test_own_baselines.py",
         "tests/test_kernel_edges.py",
         "tests/test_options.py",
+        "tests/test_snapshot_defaults.py",
     ],
     "core": [
         "tests/test_trisk.py",
