@@ -80,14 +80,8 @@ PROCESS_WORDS = re.compile(
 
 def repository_files() -> list[Path]:
     """Every file git would track: tracked or untracked and not ignored."""
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
-    return [ROOT / name for name in listed if (ROOT / name).is_file()]
+    listed = subprocess.check_output(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, text=True)
+    return [ROOT / name for name in listed.splitlines() if (ROOT / name).is_file()]
 
 
 def test_no_absolute_path_of_a_development_machine():

@@ -63,13 +63,8 @@ KILLED, SURVIVED, TIMEOUT, SUSPICIOUS = "ok_killed", "bad_survived", "bad_timeou
 def copy_repository(dest: Path) -> None:
     """The files git tracks, or would track, copied from the checkout into ``dest``, with numba's
     on-disk cache of the kernels (valid for the copies: their times of modification are kept)."""
-    names = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
+    listed = subprocess.check_output(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, text=True)
+    names = listed.splitlines()
     kernels = [p for ext in ("nbi", "nbc") for p in (ROOT / "src").rglob(f"*.{ext}")]
     names += [p.relative_to(ROOT).as_posix() for p in kernels]
     for name in names:
