@@ -39,6 +39,7 @@ TESTS = {
         "tests/test_kernel_edges.py",
         "tests/test_options.py",
         "tests/test_snapshot_defaults.py",
+        "tests/test_measure_messages.py",
     ],
     "core": [
         "tests/test_trisk.py",
