@@ -33,3 +33,22 @@ def test_paired_measures_name_themselves(measure):
         rk.RiskevalError, match=rf"^The 'alpha' parameter of {measure.__name__} must be a finite number >= 0"
     ):
         measure(X.loc["a"], X.loc["b"], alpha=-1)
+
+
+def test_a_pair_of_different_lengths_is_refused_naming_the_function():
+    with pytest.raises(rk.RiskevalError, match=r"^trisk: the system has 3 topic scores and the baseline 2"):
+        rk.trisk(X.loc["a"], [0.1, 0.2])
+
+
+@pytest.mark.parametrize("measure", [rk.zrisk, rk.georisk])
+def test_baseline_systems_must_score_every_topic(measure):
+    with pytest.raises(
+        rk.RiskevalError,
+        match=rf"^The 'baseline' systems of {measure.__name__} lack 1 topic\(s\) of the matrix: \['z'\]\.$",
+    ):
+        measure(X, baseline=X[["x", "y"]])
+
+
+def test_chi_square_residuals_say_which_baseline():
+    assert set(rk.chisq_residuals(X)["baseline"]) == {"every system"}
+    assert set(rk.chisq_residuals(X, baseline=X.iloc[:2])["baseline"]) == {"baseline systems"}
