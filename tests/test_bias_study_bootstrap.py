@@ -38,10 +38,20 @@ RNG = np.random.default_rng(7)
 M = pd.DataFrame(RNG.beta(2, 4, size=(8, 30)), index=RUNS, columns=[f"t{j}" for j in range(30)])
 
 
-def test_friedman_reproduces_table2_p_value():
-    """Systems as treatments, baselines as blocks, on the URisk values: p = 0.0003 (Table 2)."""
-    res = stats.friedmanchisquare(*TABLE2)
-    assert round(res.pvalue, 4) == 0.0003
+def test_bias_study_on_the_papers_table2_gives_its_p_value(monkeypatch):
+    """bias_study's Friedman test and ranks, given the paper's URisk values of Table 2 in place of
+    the ones it computes: systems as treatments, baselines as blocks, p = 0.0003 as printed."""
+    import riskeval.analysis.bias_study as bs
+
+    monkeypatch.setattr(bs, "_urisk_against_every_run", lambda *args: TABLE2.T.copy())
+    study = rk.bias_study(M, alpha=10, virtual=())
+    assert round(study.friedman.pvalue, 4) == 0.0003
+    # every baseline ranks the seven other runs 1..7 (Table 2's own order: 1 = highest URisk)
+    for b in RUNS:
+        row = study.ranks.loc[b]
+        assert np.isnan(row[b]) and sorted(row.dropna()) == list(range(1, 8))
+    # Table 2's column utw2012fc1: uogTrA44xi loses least (−0.319), irra12c most (−0.997)
+    assert study.ranks.loc["utw2012fc1", "uogTrA44xi"] == 1 and study.ranks.loc["utw2012fc1", "irra12c"] == 7
 
 
 def test_bias_study_structure_and_friedman():

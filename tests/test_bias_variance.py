@@ -24,7 +24,7 @@ aps = arrays(
 )
 
 
-def test_acceptance_example_table1():
+def test_zhang_et_al_table1_with_corrected_values():
     # Golden values of Zhang et al.'s Table 1 (AP form); Var(B) = 0.0676 and Bias²+Var(C) = 0.1082 are
     # the corrected values (the paper prints 0.0646 and 0.182).
     bv = rk.bias_variance([[.3,.1],[.6,.08],[.65,.03],[.7,.2]], target=[.7,.2])  # fmt: skip

@@ -1,4 +1,4 @@
-"""``riskeval evaluate``: the acceptance command, output shapes, errors as exit 2 without traceback."""
+"""``riskeval evaluate``: the README's command, output shapes, errors as exit 2 without traceback."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def test_acceptance_command(workdir):
-    """The issue's example, verbatim, through a shell."""
+def test_readme_command_through_a_shell(workdir):
+    """The README's evaluate command, verbatim, through a shell."""
     command = "riskeval evaluate --qrels qrels.txt --measure nDCG@10 --format csv a.run b.run.gz > scores.csv"
     shell = command.replace("riskeval", f"{sys.executable} -m riskeval", 1)
     env = {**os.environ, "PYTHONPATH": str(SRC)}

@@ -48,7 +48,7 @@ def _run(blocks: list[str], folder: Path, monkeypatch) -> None:
         assert printed == _shown_output(code), code
 
 
-def test_examples_print_what_the_page_shows(tmp_path, monkeypatch):
+def test_snapshot_examples_print_what_the_page_shows(tmp_path, monkeypatch):
     pytest.importorskip("pyterrier")
     blocks = [code for slow, code in _blocks() if not slow]
     assert len(blocks) >= 6

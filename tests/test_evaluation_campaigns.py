@@ -10,6 +10,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from shared_data import ROOT, shared_data
 
 import riskeval as rk
@@ -97,12 +98,28 @@ def test_shipped_example_is_this_evaluation_of_the_dl19_runs():
 
 
 def test_walkthrough_web2012_numbers():
-    """The numbers quoted in docs/walkthrough-web2012.md."""
+    """The numbers quoted in docs/walkthrough-web2012.md: mean ERR@20 of the eight Web 2012
+    baselines as gdeval computes it (through ir_measures), and TRisk against the official risk
+    baseline computed here from its formula (Dinçer, Macdonald & Ounis, SIGIR 2014, eqs. 4 and 9)."""
     web = shared_data("trec-web-2012")
+    qrels = web / "qrels-topics" / "2012" / "qrels.adhoc.txt"
     runs = sorted((web / "baselines-2012").glob("*-results-*.txt"))
-    M = rk.evaluate_runs(web / "qrels-topics" / "2012" / "qrels.adhoc.txt", runs, "ERR@20", names="file")
-    means = M.mean(axis=1).round(4)
-    assert means.to_dict() == {
+    M = rk.evaluate_runs(qrels, runs, "ERR@20", names="file")
+    topics = list(M.columns)
+    judgements = list(ir_measures.read_trec_qrels(str(qrels)))
+    assert set(topics) == {q.query_id for q in judgements}
+    gdeval = {}
+    for run in runs:
+        values = dict.fromkeys(topics, 0.0)  # a topic the run does not answer scores 0
+        for m in ir_measures.iter_calc(
+            [ir_measures.ERR @ 20], judgements, ir_measures.read_trec_run(str(run))
+        ):
+            values[m.query_id] = m.value
+        gdeval[run.stem] = [values[t] for t in topics]
+    G = pd.DataFrame(gdeval).T.loc[M.index]
+    G.columns = topics
+    np.testing.assert_allclose(M.to_numpy(), G.to_numpy(), atol=1e-4)  # gdeval prints 4-5 decimals
+    assert G.mean(axis=1).round(4).to_dict() == {
         "ql-results-cata-filtered": 0.1616,
         "ql-results-cata": 0.1018,
         "ql-results-catb-filtered": 0.1781,
@@ -113,14 +130,26 @@ def test_walkthrough_web2012_numbers():
         "rm-results-catb": 0.1550,
     }
     T = rk.risk_table(M, baseline="rm-results-cata-filtered", alphas=[0, 1, 5, 10])
-    trisk = T.pivot(index="system", columns="alpha", values="trisk").round(3)
-    assert trisk.loc["rm-results-cata"].tolist() == [-2.609, -3.392, -3.912, -4.023]
-    assert trisk.loc["rm-results-catb-filtered"].tolist() == [-0.403, -1.386, -2.161, -2.339]
-    assert (trisk[5.0].drop("rm-results-cata-filtered") < -T["critical"].iloc[0]).all()
+    trisk = T.pivot(index="system", columns="alpha", values="trisk")
+    base = M.loc["rm-results-cata-filtered"].to_numpy()
+    for system, printed in [
+        ("rm-results-cata", [-2.609, -3.392, -3.912, -4.023]),
+        ("rm-results-catb-filtered", [-0.403, -1.386, -2.161, -2.339]),
+    ]:
+        d = M.loc[system].to_numpy() - base
+        expected = []
+        for alpha in (0, 1, 5, 10):
+            x = np.where(d < 0, (1 + alpha) * d, d)
+            expected.append(x.mean() / (x.std(ddof=1) / np.sqrt(x.size)))
+        np.testing.assert_allclose(trisk.loc[system].to_numpy(), expected, rtol=1e-10)
+        assert np.round(expected, 3).tolist() == printed
+    critical = stats.t.ppf(0.975, len(topics) - 1)
+    assert (trisk[5.0].drop("rm-results-cata-filtered") < -critical).all()
 
 
-def test_walkthrough_web2012_commands_print_what_the_page_shows(tmp_path, monkeypatch, capsys):
-    """docs/walkthrough-web2012.md, steps 2-3 on the command line: the risk table as printed there."""
+def test_snapshot_walkthrough_web2012_commands_print_what_the_page_shows(tmp_path, monkeypatch, capsys):
+    """Regression snapshot of docs/walkthrough-web2012.md, steps 2-3 on the command line: the risk
+    table as printed there (its values are checked against ir_measures and the formulas above)."""
     from riskeval.cli.main import main
 
     web = shared_data("trec-web-2012")

@@ -8,30 +8,21 @@ import re
 import warnings
 from pathlib import Path
 
-import pytest
+from shared_data import shared_data
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "inputs.md"
 
 
-def shared_dir() -> Path | None:
-    for shared in (ROOT.parent / "shared", Path("/work/shared")):
-        if (shared / "data").is_dir():
-            return shared
-    return None
-
-
 def test_inputs_page_examples_run(tmp_path, monkeypatch):
-    shared = shared_dir()
-    if shared is None:
-        pytest.skip("shared campaign data (shared/data beside the repository) is not available")
+    clef = shared_data("clef-ehealth-2015-task2")
     blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(), flags=re.DOTALL)
     runnable = [b for b in blocks if not b.startswith("score_matrix(")]  # skip the signature
     assert len(runnable) >= 8
     # run from a folder that holds the CLEF eHealth 2015 Task 2 data, as the page says
     repo = tmp_path / "repo"
     repo.mkdir()
-    (repo / "clef-ehealth-2015-task2").symlink_to(shared / "data" / "clef-ehealth-2015-task2")
+    (repo / "clef-ehealth-2015-task2").symlink_to(clef)
     monkeypatch.chdir(repo)
     namespace: dict = {}
     out = io.StringIO()

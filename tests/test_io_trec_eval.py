@@ -6,21 +6,16 @@ import re
 from pathlib import Path
 
 import pytest
+from shared_data import shared_data
 
 import riskeval as rk
 from riskeval.errors import InputFormatError, MissingTopicsWarning
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def clef_evals() -> Path:
     """The CLEF eHealth 2015 Task 2 per-topic trec_eval outputs of the shared campaign data."""
-    for shared in (ROOT.parent / "shared", Path("/work/shared")):
-        folder = shared / "data" / "clef-ehealth-2015-task2" / "pertopic-evals"
-        if folder.is_dir():
-            return folder
-    pytest.skip("shared campaign data (../shared/data/clef-ehealth-2015-task2) is not available")
+    return shared_data("clef-ehealth-2015-task2", "pertopic-evals")
 
 
 def values_in_text(path: Path, measure: str) -> dict[str, float]:

@@ -31,7 +31,7 @@ def cubes(min_m=2):
     )
 
 
-def test_acceptance_example():
+def test_mean_variance_of_two_users_worked_by_hand():
     df = tidy(np.array([[[0.2, 0.4], [0.6, 0.8]], [[0.5, 0.5], [0.5, 0.5]]]), ["A", "B"])
     mv = rk.mean_variance(df, alpha=1.0)  # indexed by system: columns alpha, mean, variance, value
     assert isinstance(mv, pd.DataFrame)

@@ -2,7 +2,7 @@
 
 Python blocks run in page order in one namespace: ``>>>`` blocks as doctests (their printed output
 is compared, whitespace normalised), other blocks as code.  A block preceded by ``<!-- not run: ...
--->`` is skipped (the verbatim acceptance examples, which use a ``df`` built later; the 110-system
+-->`` is skipped (examples that use a ``df`` built later; the 110-system
 report).  The page's ``clef-ehealth-2015-task2`` folder is linked to the campaign data of the test
 environment (``shared_data``)."""
 
@@ -30,7 +30,7 @@ def blocks() -> list[str]:
     return [code for skip, code in found if not skip]
 
 
-def test_examples_run_and_outputs_match(tmp_path, monkeypatch):
+def test_snapshot_examples_print_the_outputs_shown(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     clef = shared_data("clef-ehealth-2015-task2")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from shared_data import chromium
 
 import riskeval as rk
 from riskeval.cli.main import main
@@ -89,17 +90,14 @@ def test_report_command_with_variation_sections(matrix, variations, tmp_path, ca
 def test_alpha_explorer_in_the_browser(tmp_path, matrix, variations):
     """Zuccon et al. (2016, §5.1)'s α explorer: clicking an α shows the ranking by O at that α,
     and only that one; no script is needed."""
-    import shutil
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
 
-    pw = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not shutil.os.path.exists(chromium):
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
     r = rk.report(matrix, alphas=[0, 5], data={"variations": variations}, path=tmp_path / "r.html")
     assert " src=" not in r.html  # the page script is inline: nothing is fetched
     mv = rk.mean_variance(variations, 20.0).sort_values("value", ascending=False, kind="stable")
-    with pw.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
         page.goto((tmp_path / "r.html").as_uri())
         visible = page.locator(".mv-panel:visible")

@@ -1,13 +1,12 @@
 """The report in headless Chromium through playwright: no request leaves the file, the tables sort
 and filter, the α picker and the system picker change what the page shows, hover gives exact
 values, and with scripts off the static tables stay.  Skips, saying why, only where playwright or
-Chromium is absent."""
+Chromium is absent (fails there under RISKEVAL_REQUIRE_BROWSER=1)."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -17,32 +16,18 @@ import pytest
 import riskeval as rk
 from riskeval.cli.main import main
 from riskeval.datasets import example_scores
-from tests.shared_data import shared_data
+from tests.shared_data import chromium, shared_data
 
-CHROMIUM = next(
-    (
-        p
-        for p in (shutil.which("chromium"), shutil.which("chromium-browser"), "/usr/bin/chromium")
-        if p and Path(p).exists()
-    ),
-    None,
-)
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="Chromium is not installed (apt-get install chromium); the browser test "
-        "of the HTML report cannot run",
-    ),
-]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def browser():
-    pw = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with pw.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
         yield b
         b.close()
 

@@ -25,7 +25,7 @@ matrices = arrays(
 )
 
 
-def test_acceptance_examples():
+def test_baselines_and_risk_table_of_the_readme_example():
     X = pd.DataFrame(
         [[0.05, 0.15, 0.30, 0.45, 0.55], [0.40, 0.35, 0.30, 0.25, 0.20]],
         index=["s1", "s2"],

@@ -27,8 +27,8 @@ def pairs(draw, min_size=3, max_size=60):
     return s, b
 
 
-def test_acceptance_examples():
-    """The examples of the issue, exactly as written."""
+def test_urisk_and_jackknife_trisk_of_the_readme_example():
+    """The README's URisk and TRisk calls, against eq. 4 worked by hand and the jackknife SE."""
     u = rk.urisk(X.loc["s2"], X.loc["s1"], alpha=1.0)
     assert isinstance(u, float)
     # δ = (.35, .20, 0, −.20, −.35): URisk(1) = (.55 − 2·.55)/5 = −0.11 (eq. 4)

@@ -6,11 +6,14 @@ computed by riskeval.evaluate_runs and written as a long table system,topic,scor
 Provenance and terms of the data: src/riskeval/data/README.md.
 
 Run from the repository root:  python tools/make_example_data.py [--data DIR]
+(without --data: $RISKEVAL_DATA/trec-dl-2019-passage, else ../shared/data/trec-dl-2019-passage).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 import riskeval
@@ -19,15 +22,20 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "riskeval" / "data" / "dl19-passage-ndcg10.csv"
 
 
+def campaign_data() -> Path:
+    """The folder of the campaign data sets: ``$RISKEVAL_DATA``, else ``../shared/data`` relative to
+    the repository root."""
+    env = os.environ.get("RISKEVAL_DATA")
+    return Path(env) if env else ROOT.parent / "shared" / "data"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=None, help="the trec-dl-2019-passage folder")
     args = parser.parse_args()
-    data = args.data or next(
-        p / "data" / "trec-dl-2019-passage"
-        for p in (ROOT.parent / "shared", Path("/work/shared"))
-        if (p / "data" / "trec-dl-2019-passage").is_dir()
-    )
+    data = args.data or campaign_data() / "trec-dl-2019-passage"
+    if not data.is_dir():
+        sys.exit(f"{data} not found: pass --data, or set RISKEVAL_DATA to the folder holding it")
     runs = sorted((data / "runs").glob("input.*.gz"))
     M = riskeval.evaluate_runs(data / "qrels.dl19-passage.txt", runs, measure="nDCG@10")
     long = M.stack().rename("score").reset_index()

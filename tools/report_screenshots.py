@@ -2,12 +2,16 @@
 p_bert against bm25base_p) and the 59 runs of TREC DL 2020 from runs and qrels (with topic texts,
 two focus systems and Holm's correction), rendered by headless Chromium at 1280 px.
 
-    python tools/report_screenshots.py [--data ../shared/data] [--chromium /usr/bin/chromium]
+    python tools/report_screenshots.py [--data DIR] [--chromium /usr/bin/chromium]
+
+``--data``: the folder holding trec-dl-2020-passage (default: ``$RISKEVAL_DATA``, else
+``../shared/data`` relative to the repository root).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 from pathlib import Path
 
@@ -27,7 +31,8 @@ def shoot(browser, page_path: Path, out: Path, height: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    env = os.environ.get("RISKEVAL_DATA")
+    ap.add_argument("--data", type=Path, default=Path(env) if env else ROOT.parent / "shared" / "data")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright

@@ -34,11 +34,19 @@ def query_slices(bounds):
     return [slice(int(bounds[q]), int(bounds[q + 1])) for q in range(len(bounds) - 1)]
 
 
-def model_ndcg(scores, labels, bounds, k, gains):
+def ranking(s, lab, ties="input"):
+    """A query's documents by score, descending; ties in input order (LightGBM) or, with
+    ``ties="lowest_label"``, lowest label first (Jforests)."""
+    if ties == "lowest_label":
+        return sorted(range(len(s)), key=lambda i: (-s[i], lab[i]))
+    return sorted(range(len(s)), key=lambda i: -s[i])
+
+
+def model_ndcg(scores, labels, bounds, k, gains, ties="input"):
     out = []
     for sl in query_slices(bounds):
         s, lab = list(scores[sl]), list(labels[sl])
-        order = sorted(range(len(s)), key=lambda i: -s[i])
+        order = ranking(s, lab, ties)
         out.append(ndcg([lab[i] for i in order], k, gains))
     return np.array(out)
 
@@ -114,17 +122,21 @@ def reference_gradients(
     shortcut=False,
     variant="paper",
     first=False,
+    ties=None,
 ):
     """Gradients and hessians of one LightGBM iteration of ``objective`` (float64).
 
     ``variant="jforests"``: the pair weights of Jforests' swap scorers (:func:`jforests_delta_t`),
     with ``s_x`` from ``jforests_estimates(M_b, 0)`` unless given, and the model's NDCG@k taken as
-    0 when ``first`` (the first tree)."""
+    0 when ``first`` (the first tree).  ``ties``: how documents of equal score are ranked
+    (:func:`ranking`); by default lowest label first for ``variant="jforests"``, else in input
+    order."""
+    ties = ties or ("lowest_label" if variant == "jforests" else "input")
     gains = gains or gains_default()
     n = len(scores)
     grad = np.zeros(n)
     hess = np.zeros(n)
-    m = model_ndcg(scores, labels, bounds, k, gains)
+    m = model_ndcg(scores, labels, bounds, k, gains, ties)
     b = None if baselines is None else np.asarray(baselines).mean(axis=0)
     if objective in ("tsaro", "tfaro", "tstar_faro"):
         x = [d if d >= 0 else (1 + alpha) * d for d in (m - b)]
@@ -159,7 +171,7 @@ def reference_gradients(
         s = list(scores[sl])
         lab = list(labels[sl])
         cnt = len(s)
-        order = sorted(range(cnt), key=lambda i: -s[i])
+        order = ranking(s, lab, ties)
         ideal_t = dcg(sorted(lab, reverse=True), trunc, gains)
         inv = 1.0 / ideal_t if ideal_t > 0 else 0.0
         best, worst = s[order[0]], s[order[-1]]

@@ -15,8 +15,8 @@ from riskeval.ltr.objectives import RiskObjective
 JFORESTS = ["ucro", "tsaro", "tfaro", "tstar_faro"]
 
 
-def _case(objective, seed):
-    scores, labels, bounds = random_queries(10, 12, seed=seed)
+def _case(objective, seed, ties=False):
+    scores, labels, bounds = random_queries(10, 12, seed=seed, ties=ties)
     labels[bounds[3] : bounds[4]] = 0  # a query without relevant documents
     rng = np.random.default_rng(seed + 1)
     rows = 3 if objective == "tstar_faro" else 1
@@ -26,9 +26,12 @@ def _case(objective, seed):
 
 
 @pytest.mark.parametrize("objective", JFORESTS)
-@pytest.mark.parametrize("norm", [True, False])
-def test_gradients_match_a_transcription_of_jforests(objective, norm):
-    scores, labels, bounds, baselines = _case(objective, seed=2)
+@pytest.mark.parametrize(("norm", "ties"), [(True, False), (False, False), (True, True)])
+def test_gradients_match_a_transcription_of_jforests(objective, norm, ties):
+    """First tree and a later one.  With ties (every score 0 in the first tree, many equal scores
+    later), documents of equal score rank lowest label first, as Jforests ranks them: the
+    transcription with ties in input order (LightGBM's) gives other gradients on these queries."""
+    scores, labels, bounds, baselines = _case(objective, seed=6 if ties else 2, ties=ties)
     settings_ = dict(alpha=3.0, k=4, norm=norm, sigmoid=1.5)
     fobj = RiskObjective(
         objective,
@@ -40,10 +43,16 @@ def test_gradients_match_a_transcription_of_jforests(objective, norm):
         variant="jforests",
         **settings_,
     )
-    later = scores + np.random.default_rng(0).normal(scale=0.5, size=scores.size)
-    for first, s in ((True, scores), (False, later)):
-        grad, hess = fobj(s)
-        ref_grad, ref_hess = reference_gradients(
+    if ties:
+        steps = ((True, np.zeros_like(scores)), (False, scores))
+    else:
+        steps = (
+            (True, scores),
+            (False, scores + np.random.default_rng(0).normal(scale=0.5, size=scores.size)),
+        )
+
+    def reference(s, first, order):
+        return reference_gradients(
             s,
             labels,
             bounds,
@@ -52,11 +61,19 @@ def test_gradients_match_a_transcription_of_jforests(objective, norm):
             trunc=6,
             variant="jforests",
             first=first,
+            ties=order,
             **settings_,
         )
+
+    for first, s in steps:
+        grad, hess = (a.copy() for a in fobj(s))
+        ref_grad, ref_hess = reference(s, first, "lowest_label")
         # LightGBM's sigmoid table is exact to ~1e-4 relative
         assert np.abs(grad - ref_grad).max() <= 1e-4 * np.abs(ref_grad).max(), first
         assert np.abs(hess - ref_hess).max() <= 1e-4 * np.abs(ref_hess).max(), first
+        if ties:
+            input_order, _ = reference(s, first, "input")
+            assert np.abs(grad - input_order).max() > 1e-2 * np.abs(input_order).max(), first
 
 
 def test_sx_is_estimated_once_before_the_first_tree_against_a_zero_model():

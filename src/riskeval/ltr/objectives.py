@@ -19,8 +19,9 @@ Every objective is LambdaMART exactly as LightGBM's ``lambdarank`` computes it
 - ``georisk`` (SIGIR 2016, §6): ``ΔM' = GeoRisk_m(after swap) − GeoRisk_m(before)`` over the
   matrix (model + baselines) × training queries; see :func:`georisk_parameters`.
 
-``variant="jforests"`` gives T-SARO, T-FARO and T*-FARO as the authors' Jforests implementation
-computes them, which is what ran the papers' experiments (see :class:`RiskObjective`).
+``variant="jforests"`` gives U-CRO, T-SARO, T-FARO and T*-FARO as the authors' Jforests
+implementation computes them, which is what ran the papers' experiments (see :class:`RiskObjective`),
+documents of equal score ranked lowest label first as Jforests ranks them (:func:`lowest_label_first`).
 
 When the pair is below the truncation level but beyond rank k on both sides, ``ΔM`` is 0 and the
 ratio is its limit (the derivative).  Where ``k`` equals the truncation level and the query has at
@@ -117,6 +118,15 @@ def jforests_risk_sd(baseline: np.ndarray, relevant: np.ndarray, alpha: float) -
     """
     b = np.where(relevant, baseline, 1.0)
     return risk_sd(-b, alpha)
+
+
+def lowest_label_first(labels: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The documents' positions with each query's documents in ascending order of label (ties in
+    input order).  Jforests ranks documents of equal score lowest label first; LightGBM, and
+    riskeval's kernels, rank them in input order: the ``jforests`` variant hands the kernels the
+    documents in this order, so that their ties fall as Jforests' do."""
+    query = np.repeat(np.arange(bounds.shape[0] - 1), np.diff(bounds))
+    return np.lexsort((labels, query))
 
 
 def georisk_parameters(
@@ -285,7 +295,9 @@ class RiskObjective:
         self.norm = bool(norm)
         self.sigmoid = float(sigmoid)
         self.num_threads = num_threads
-        self.labels = labels
+        # variant="jforests": the kernels see each query's documents lowest label first
+        self._tie_order = lowest_label_first(labels, bounds) if self.jforests else None
+        self.labels = labels if self._tie_order is None else labels[self._tie_order]
         self.bounds = bounds
         self.gains = label_gain
         self.baselines = baselines
@@ -323,6 +335,8 @@ class RiskObjective:
         self._grad = np.empty(labels.shape[0], dtype=np.float32)
         self._hess = np.empty(labels.shape[0], dtype=np.float32)
         self._zeros = (np.zeros((nq, 5)), np.zeros(7))
+        if self._tie_order is not None:  # gradients back in the caller's order
+            self._jforests_out = (np.empty_like(self._grad), np.empty_like(self._hess))
 
     def __deepcopy__(self, memo: dict) -> RiskObjective:
         # lightgbm.train deep-copies its params: keep one objective (and its state), not a copy
@@ -337,6 +351,8 @@ class RiskObjective:
             )
         from riskeval.ltr import kernels
 
+        if self._tie_order is not None:
+            scores = scores[self._tie_order]
         grad, hess = self._grad, self._hess
         loop = self._loop
         rule = self._one_pass_rule()
@@ -387,6 +403,11 @@ class RiskObjective:
                     hess,
                 )
         self.iteration += 1
+        if self._tie_order is not None:
+            out_grad, out_hess = self._jforests_out
+            out_grad[self._tie_order] = grad
+            out_hess[self._tie_order] = hess
+            return out_grad, out_hess
         return grad, hess
 
     def _one_pass_rule(self) -> int | None:
