@@ -102,5 +102,5 @@ def test_zero_cells_have_zero_z():
 def test_negative_scores_refused():
     X = TABLE3.copy()
     X.loc["s3", "t2"] = -0.1
-    with pytest.raises(rk.RiskevalError, match=r"scores >= 0.*'s3'.*'t2'"):
+    with pytest.raises(rk.RiskevalError, match=r"scores >= 0.*e.g. -0.1 for system 's3', topic 't2'"):
         rk.zrisk(X)

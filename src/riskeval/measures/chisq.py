@@ -97,5 +97,5 @@ def check_nonnegative(values: np.ndarray, rows: Sequence[Any], cols: Sequence[An
     i, j = bad[0]
     raise RiskevalError(
         f"{func} needs scores >= 0 (chi-square expected values); found {len(bad)} negative "
-        f"score(s), e.g. {values[i, j]!r} for system {rows[i]!r}, topic {cols[j]!r}."
+        f"score(s), e.g. {float(values[i, j])!r} for system {rows[i]!r}, topic {cols[j]!r}."
     )
