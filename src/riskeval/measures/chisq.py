@@ -51,7 +51,9 @@ def _by_alpha(
         return pd.Series(measure(z, check_alpha(alpha, func)), index=systems, name=func)
     A = check_alphas(alpha, func)
     values = measure(z, A[:, None]).T  # a new array: the frame may hold it without a copy
-    return pd.DataFrame(values, index=systems, columns=pd.Index(A, name="alpha"), copy=False)
+    out = pd.DataFrame(values, index=systems, columns=A, copy=False)
+    out.columns.name = "alpha"
+    return out
 
 
 def zsums_for(M: pd.DataFrame, baseline: Any, func: str) -> kern.ZSums:
