@@ -248,8 +248,7 @@ def table_from_sums(
     table["reason"] = _reasons(is_self, sums, constant.T.ravel(), k)
     if correction is None:
         del table["correction"], table["pvalue_adj"]
-    # the columns in order, no copy: every array above is this table's own
-    return pd.DataFrame({name: table[name] for name in COLUMNS if name in table}, copy=False)
+    return pd.DataFrame({name: table[name] for name in COLUMNS if name in table})
 
 
 def _ranks(values: np.ndarray, k: int) -> np.ndarray:
