@@ -196,7 +196,7 @@ def _str_labels(labels: pd.Index, what: str, name: str) -> pd.Index:
     if (labels if injective else converted).has_duplicates:
         dup = converted[converted.duplicated()].unique().tolist()[:5]
         raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
-    return converted if converted.name == what else converted.rename(what)
+    return converted.rename(what)  # a new index object: renaming the result leaves ``labels`` alone
 
 
 _PACKAGE_DIR = str(Path(__file__).parents[1]) + os.sep
