@@ -100,6 +100,10 @@ def check_alphas(alphas: Any, func: str, *, negative_ok: bool = False) -> np.nda
     """A non-empty list of α values, each a finite number ≥ 0 unless ``negative_ok``."""
     import numpy as np
 
+    if isinstance(alphas, np.ndarray) and alphas.ndim == 1 and alphas.dtype.kind in "iuf":
+        values = alphas.astype(np.float64)  # a numeric vector: checked at once when valid
+        if values.size and np.isfinite(values).all() and (negative_ok or (values >= 0).all()):
+            return values
     seq = [alphas] if np.isscalar(alphas) else list(alphas)
     if not seq:
         raise RiskevalError(f"The 'alphas' parameter of {func} must list at least one value.")

@@ -248,7 +248,7 @@ def table_from_sums(
     table["reason"] = _reasons(is_self, sums, constant.T.ravel(), k)
     if correction is None:
         del table["correction"], table["pvalue_adj"]
-    return pd.DataFrame(table, columns=[name for name in COLUMNS if name in table])
+    return pd.DataFrame({name: table[name] for name in COLUMNS if name in table})
 
 
 def _ranks(values: np.ndarray, k: int) -> np.ndarray:

@@ -50,7 +50,10 @@ def _by_alpha(
     if np.ndim(alpha) == 0:
         return pd.Series(measure(z, check_alpha(alpha, func)), index=systems, name=func)
     A = check_alphas(alpha, func)
-    return pd.DataFrame(measure(z, A[:, None]).T, index=systems, columns=pd.Index(A, name="alpha"))
+    values = measure(z, A[:, None]).T  # a new array: the frame may hold it without a copy
+    out = pd.DataFrame(values, index=systems, columns=A, copy=False)
+    out.columns.name = "alpha"
+    return out
 
 
 def zsums_for(M: pd.DataFrame, baseline: Any, func: str) -> kern.ZSums:

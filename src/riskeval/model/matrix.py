@@ -154,12 +154,8 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
         values = frame.to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise RiskevalError(f"{name} must hold numbers only: {exc}") from None
-    index = _str_labels(frame.index, "system")
-    columns = _str_labels(frame.columns, "topic")
-    for labels, what in ((index, "system"), (columns, "topic")):
-        if labels.has_duplicates:
-            dup = labels[labels.duplicated()].unique().tolist()[:5]
-            raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
+    index = _str_labels(frame.index, "system", name)
+    columns = _str_labels(frame.columns, "topic", name)
     # One pass: a sum of squares below MAX_MAGNITUDE² implies finite cells of magnitude below
     # MAX_MAGNITUDE (NaN and inf propagate); only otherwise scan cell by cell.  einsum, not the
     # BLAS dot: a threaded BLAS call leaves its threads spinning for a while, and the compiled
@@ -184,11 +180,23 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
     return pd.DataFrame(values, index=index, columns=columns, copy=False), complete
 
 
-def _str_labels(labels: pd.Index, name: str) -> pd.Index:
-    """Labels as ``str`` (converted only when they are not strings already), named ``name``."""
-    if not (pd.api.types.is_string_dtype(labels.dtype) and labels.dtype != object):
-        labels = labels.map(str)
-    return pd.Index(labels, name=name)
+def _str_labels(labels: pd.Index, what: str, name: str) -> pd.Index:
+    """Labels as ``str`` named ``what``, refusing duplicates.
+
+    Labels that are strings already are kept as they are (only renamed), and the duplicate check
+    runs on the caller's index when the conversion cannot merge two labels (strings, integers):
+    pandas computes it once per index, so passing the same frame again costs nothing.
+    """
+    if pd.api.types.is_string_dtype(labels.dtype) and labels.dtype != object:
+        converted, injective = labels, True
+    elif labels.dtype.kind in "iu":
+        converted, injective = labels.astype(str), True  # the text of str(), one per integer
+    else:
+        converted, injective = labels.map(str), False
+    if (labels if injective else converted).has_duplicates:
+        dup = converted[converted.duplicated()].unique().tolist()[:5]
+        raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
+    return converted.rename(what)  # a new index object: renaming the result leaves ``labels`` alone
 
 
 _PACKAGE_DIR = str(Path(__file__).parents[1]) + os.sep

@@ -1,0 +1,61 @@
+"""Labels of a validated score matrix: converted to ``str``, duplicates refused, the caller's frame
+left alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import riskeval as rk
+from riskeval.errors import RiskevalError
+
+
+@pytest.mark.parametrize(
+    ("index", "shown"),
+    [
+        (pd.Index(["a", "b", "a"]), "['a']"),
+        (pd.Index([3, 7, 3]), "['3']"),
+        (pd.Index([1, "1", 2], dtype=object), "['1']"),  # distinct labels, one text
+        (pd.Index([0.5, 2.0, 0.5]), "['0.5']"),
+    ],
+)
+def test_duplicate_system_labels_are_refused_and_named(index, shown):
+    frame = pd.DataFrame(np.full((3, 2), 0.5), index=index)
+    with pytest.raises(RiskevalError, match=rf"X has duplicate system labels: \{shown}\."):
+        rk.as_matrix(frame)
+
+
+def test_duplicate_topic_labels_are_refused_and_named():
+    frame = pd.DataFrame(np.full((2, 3), 0.5), columns=[5, 6, 5])
+    with pytest.raises(RiskevalError, match=r"X has duplicate topic labels: \['5'\]\."):
+        rk.as_matrix(frame)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        pd.RangeIndex(3),
+        pd.Index([10, -2, 7], dtype="int8"),
+        pd.Index([0.5, 1.0, 2.5]),
+        pd.Index(["x", "y", "z"]),
+    ],
+)
+def test_labels_become_the_text_of_str(labels):
+    M = rk.as_matrix(pd.DataFrame(np.eye(3), index=labels, columns=labels))
+    want = [str(v) for v in labels]
+    assert M.index.tolist() == want and M.columns.tolist() == want
+    assert (M.index.name, M.columns.name) == ("system", "topic")
+    assert pd.api.types.is_string_dtype(M.index.dtype) and M.index.dtype != object
+
+
+def test_renaming_a_result_leaves_the_input_alone():
+    X = rk.example_scores()
+    index, columns = X.index.copy(), X.columns.copy()
+    M = rk.as_matrix(X)
+    z = rk.zrisk(X, [0.0, 1.0])
+    M.index.name = "run"
+    M.columns.name = "query"
+    z.index.name = "run"
+    assert X.index.equals(index) and X.index.name == index.name == "system"
+    assert X.columns.equals(columns) and X.columns.name == columns.name == "topic"
