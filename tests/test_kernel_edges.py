@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import riskeval as rk
-from riskeval.core import _numba, chisq, paired
+from riskeval.core import _numba, baselines, chisq, paired
 
 
 def _reference_sums(X: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
@@ -165,3 +165,15 @@ def test_the_same_bits_with_one_thread_and_with_two():
         numba.set_num_threads(before)
     for a, b in zip(one, two, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_baselines_from_partial_sums():
+    """MEAN and MAX come from per-topic totals and maxima; any other baseline, or MAX without the
+    maxima, is refused rather than answered with the wrong sums."""
+    X = np.array([[0.1, 0.6], [0.5, 0.2], [0.3, 0.4]])
+    total, top = X.sum(axis=0), X.max(axis=0)
+    np.testing.assert_allclose(baselines.aggregate_from_totals("mean", 3, total, top), X.mean(axis=0))
+    np.testing.assert_array_equal(baselines.aggregate_from_totals("max", 3, total, top), top)
+    for kind, maxima in (("median", top), ("max", None)):
+        with pytest.raises(ValueError, match=f"no '{kind}' baseline from per-topic sums"):
+            baselines.aggregate_from_totals(kind, 3, total, maxima)
