@@ -121,7 +121,7 @@ def _on_client(client: Any, evaluator: RunEvaluator, paths: list[str]) -> Iterat
     planned: list[tuple[str, list[Any], list[int]]] = []
     pending: list[Any] = []
     for path in paths:
-        if not os.path.isfile(path) or os.path.getsize(path) <= size // 4:
+        if _size(path) <= size // 4:  # not a file (read, and refused, in the task) or small
             planned.append((path, [client.submit(_evaluate_run, shared, path, pure=False)], []))
             continue
         futures: list[Any] = []
