@@ -11,13 +11,14 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "riskeval"
 
-#: what every module may import: the error family, the options, optional imports, the version and
-#: numba's shared configuration
-BASE = {"errors", "options", "_optional", "__version__", "core._numba"}
+#: what every module may import: the error family, the options and the settings of a risk
+#: evaluation, optional imports, the version and numba's shared configuration
+BASE = {"errors", "options", "settings", "_optional", "__version__", "core._numba"}
 #: layer -> the layers (besides itself and BASE) it may import
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "options": set(),
+    "settings": set(),
     "_optional": set(),
     "model": set(),
     "core": set(),

@@ -18,6 +18,14 @@ __version__ = "0.2.0.dev0"  # the one place of the version (pyproject.toml reads
 
 # public name -> module that defines it
 _EXPORTS = {
+    # risk measures and settings
+    "URisk": "riskeval.measures.declared",
+    "TRisk": "riskeval.measures.declared",
+    "TStarRisk": "riskeval.measures.declared",
+    "ZRisk": "riskeval.measures.declared",
+    "GeoRisk": "riskeval.measures.declared",
+    "parse_risk": "riskeval.measures.declared",
+    "RiskSettings": "riskeval.settings",
     # measures and analyses
     "BiasStudy": "riskeval.analysis.bias_study",
     "bias_study": "riskeval.analysis.bias_study",

@@ -53,6 +53,11 @@ BOOTSTRAP_METHODS: tuple[str, ...] = get_args(BootstrapMethod)
 RiskTest = Literal["t", "permutation", "bootstrap"]
 RISK_TESTS: tuple[str, ...] = get_args(RiskTest)
 
+#: The alternative hypothesis of a test, as in :mod:`scipy.stats`: the statistic (URisk, a difference)
+#: differs from 0, is below 0 (the system loses to its baseline) or is above 0.
+Alternative = Literal["two-sided", "less", "greater"]
+ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
+
 
 #: Topics with unequal numbers of query variants: refuse, drop them, subsample every topic to the
 #: smallest count (seeded), or keep NaN-padded cells (Zuccon, Palotti & Hanbury, CIKM 2016, §4).
@@ -80,8 +85,10 @@ def check_option(value: Any, choices: Sequence[str], func: str, name: str) -> st
 
 
 def check_correction(value: Any, func: str) -> str | None:
-    """A multiple-testing correction, or ``None`` for none."""
-    return None if value is None else check_option(value, CORRECTIONS, func, "correction")
+    """A multiple-testing correction, or ``None`` (also written ``"none"``) for none."""
+    if value is None or value == "none":
+        return None
+    return check_option(value, CORRECTIONS, func, "correction")
 
 
 def check_alpha(alpha: Any, func: str, *, negative_ok: bool = False) -> float:

@@ -14,16 +14,19 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import stdtr, stdtrit
+from scipy.special import stdtrit
 
 from riskeval.analysis.by_measure import check_systems, for_each_measure, select_systems
 from riskeval.core import baselines as agg
 from riskeval.core import chisq, paired
 from riskeval.core.corrections import adjust_pvalues
-from riskeval.errors import RiskevalWarning
+from riskeval.core.pvalues import t_pvalue
+from riskeval.errors import RiskevalError, RiskevalWarning
 from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.declared import TRisk, expand_risks
 from riskeval.model.matrix import as_matrix
-from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
+from riskeval.options import ALTERNATIVES, check_option
+from riskeval.settings import RiskSettings, resolve_settings
 
 _SYSTEMS = "The 'systems' parameter of risk_table"
 COLUMNS = (
@@ -42,6 +45,7 @@ COLUMNS = (
     "trisk",
     "df",
     "level",
+    "alternative",
     "critical",
     "pvalue",
     "correction",
@@ -63,15 +67,36 @@ COLUMNS = (
 )
 
 
+#: The columns every table keeps, and those of each risk measure (by its column name), for the
+#: tables restricted to some measures with ``risk=``.
+_ALWAYS = ("system", "alpha", "baseline", "leave_one_out", "mean", "baseline_mean")
+_COLUMNS_OF = {
+    "urisk": (
+        "ugain", "freward", "frisk", "urisk", "rank_urisk",
+        "wins", "losses", "ties", "loss20", "reward_risk", "win_loss",
+    ),
+    "trisk": (
+        "se", "se_method", "trisk", "df", "level", "alternative", "critical", "pvalue",
+        "correction", "pvalue_adj", "significant", "rank_trisk", "reason",
+    ),
+    "tstar": ("tstar",),
+    "zrisk": ("zrisk",),
+    "georisk": ("georisk", "rank_georisk"),
+}  # fmt: skip
+
+
 def risk_table(
     X: Any,
-    baseline: Any = "mean",
-    alphas: Any = (0.0, 1.0, 5.0, 10.0),
+    baseline: Any = None,
+    alphas: Any = None,
     *,
-    se: str = "parametric",
-    level: float = 0.05,
+    risk: Any = None,
+    settings: RiskSettings | None = None,
+    se: str | None = None,
+    level: float | None = None,
     correction: str | None = None,
-    leave_one_out: bool = False,
+    leave_one_out: bool | None = None,
+    alternative: str = "two-sided",
     systems: Any = None,
 ) -> pd.DataFrame:
     """Tidy table of risk measures, one row per (system, α), systems in matrix order.
@@ -83,17 +108,28 @@ def risk_table(
         score`` (see :func:`riskeval.model.by_measure.measure_matrices`): then one table per
         measure, stacked, with a ``measure`` column first.
     baseline : ``"mean"``, ``"median"``, ``"max"``, a system name, or a per-topic vector (Dinçer,
-        Ounis & Macdonald, ECIR 2014, §3).
-    alphas : risk-aversion values α ≥ 0.
+        Ounis & Macdonald, ECIR 2014, §3); default the settings' (``"mean"``).
+    alphas : risk-aversion values α ≥ 0; default the settings' (0, 1, 5, 10).
+    risk : the risk measures to show (objects such as ``riskeval.URisk(alpha=5)``, their text
+        such as ``"GeoRisk@5"``, or a list of them); default every measure.  The table then has the
+        rows at the α of the measures (a measure without α: every α of the settings) and the
+        columns of those measures, besides ``system, alpha, baseline, leave_one_out, mean,
+        baseline_mean``.  A :class:`riskeval.TRisk` with its own ``se`` sets the standard error.
+    settings : :class:`riskeval.RiskSettings`
+        The baseline, α grid, level, correction, leave-one-out and SE in one object; the keywords
+        given here override its values.
     se : ``"parametric"`` (eq. 12 of Dinçer, Macdonald & Ounis, SIGIR 2014) or ``"jackknife"``
         (eq. 17–18).  For URisk, a mean, the jackknife SE equals ``s_x/√c`` exactly, so the table
         computes both from the closed form and records the choice in ``se_method``;
         :func:`riskeval.trisk` computes the jackknife from the leave-one-out values, and the tests
         check that the two agree.
-    level : two-sided significance level of ``significant``.
+    level : significance level of ``significant`` (default 0.05).
     correction : ``None``, ``"holm"``, ``"bh"`` or ``"bonferroni"``: adjust the TRisk p-values across
         systems, separately for each α, into ``pvalue_adj`` (used for ``significant``).
     leave_one_out : aggregate baselines (and the MEAN of T*Risk) exclude the evaluated system.
+    alternative : ``"two-sided"`` (default), ``"less"`` (the system loses to its baseline:
+        URisk < 0) or ``"greater"``, the alternative hypothesis of the TRisk p-value, as in
+        :func:`scipy.stats.ttest_rel`; a one-sided table has an ``alternative`` column.
     systems : names (a list or a comma list) of the systems whose rows to return; the MEAN,
         MEDIAN and MAX baselines, ZRisk, GeoRisk, ranks and corrected p-values are still over
         every system of ``X``.  Unknown names are an error listing close matches.
@@ -106,44 +142,45 @@ def risk_table(
     their mean rank, as the R columns of Tables 1–3 of Dinçer, Ounis & Macdonald, ECIR 2014); NaN
     where the value is NaN and, for URisk and TRisk, for the system that is the baseline.  The
     settings are columns, so tables concatenate and merge without losing them.  ``critical`` is
-    ``t(1 − level/2, df)``; ``significant`` (bool) is ``pvalue < level``, or ``pvalue_adj <
-    level`` with a correction.  ``trisk``/``pvalue`` are NaN, with ``reason`` set, where the SE
-    is 0 (the system is the baseline or its risk-reward scores are constant).  ``zrisk``/``georisk``
-    are over the whole matrix (every system a baseline) and NaN, with a warning, if a score is < 0.
+    ``t(1 − level/2, df)`` (one-sided: ``t(1 − level, df)``); ``significant`` (bool) is
+    ``pvalue < level``, or ``pvalue_adj < level`` with a correction.  ``trisk``/``pvalue`` are NaN,
+    with ``reason`` set, where the SE is 0 (the system is the baseline or its risk-reward scores
+    are constant).  ``zrisk``/``georisk`` are over the whole matrix (every system a baseline) and
+    NaN, with a warning, if a score is < 0.
     """
+    s = resolve_settings(
+        settings,
+        "risk_table",
+        baseline=baseline,
+        alphas=alphas,
+        se=se,
+        level=level,
+        correction=correction,
+        leave_one_out=leave_one_out,
+    )
+    alternative = check_option(alternative, ALTERNATIVES, "risk_table", "alternative")
     several = for_each_measure(
         X,
-        lambda M: risk_table(
-            M,
-            baseline,
-            alphas,
-            se=se,
-            level=level,
-            correction=correction,
-            leave_one_out=leave_one_out,
-            systems=systems,
-        ),
+        lambda M: risk_table(M, risk=risk, settings=s, alternative=alternative, systems=systems),
     )
     if several is not None:
         return several
+    columns: tuple[str, ...] = COLUMNS
+    if risk is not None:
+        s, columns = _restrict(s, risk)
     M = as_matrix(X)
     check_systems(systems, M.index, _SYSTEMS)
-    A = check_alphas(alphas, "risk_table")
-    se = check_option(se, SE_METHODS, "risk_table", "se")
-    level = check_level(level, "risk_table")
-    correction = check_correction(correction, "risk_table")
+    A = np.asarray(s.alphas, dtype=np.float64)
     values = M.to_numpy()
     r, c = values.shape
     if c < 2:
-        from riskeval.errors import RiskevalError
-
         raise RiskevalError(f"risk_table needs at least two topics; the matrix has {c}.")
-    base = resolve_baseline(M, baseline, "risk_table", leave_one_out=leave_one_out)
+    base = resolve_baseline(M, s.baseline, "risk_table", leave_one_out=s.leave_one_out)
     sums = paired.paired_sums(values, base.values)
     if base.name == "MEAN":
         mean_sums = sums
     else:
-        mean_b = agg.aggregate_loo(values, "mean") if leave_one_out and r > 1 else values.mean(0)
+        mean_b = agg.aggregate_loo(values, "mean") if s.leave_one_out and r > 1 else values.mean(0)
         mean_sums = paired.paired_sums(values, mean_b)
 
     table = table_from_sums(
@@ -155,12 +192,29 @@ def risk_table(
         base.name,
         np.broadcast_to(base.values.mean(axis=-1), (r,)),
         base.is_self,
-        se=se,
-        level=level,
-        correction=correction,
-        leave_one_out=leave_one_out,
+        se=s.se,
+        level=s.level,
+        correction=s.correction,
+        leave_one_out=s.leave_one_out,
+        alternative=alternative,
     )
-    return select_systems(table, systems, M.index, _SYSTEMS)
+    table = select_systems(table, systems, M.index, _SYSTEMS)
+    return table[[name for name in table.columns if name in columns]] if risk is not None else table
+
+
+def _restrict(s: RiskSettings, risk: Any) -> tuple[RiskSettings, tuple[str, ...]]:
+    """The settings with the α of the measures ``risk`` (and a TRisk's own SE), and the columns."""
+    measures = expand_risks(risk, s.alphas, "risk_table")
+    se = {m.se for m in measures if isinstance(m, TRisk) and m.se != "parametric"}
+    if len(se) > 1 or (se and any(isinstance(m, TRisk) and m.se == "parametric" for m in measures)):
+        raise RiskevalError(
+            "risk_table: the TRisk measures of one table must share their standard error (se). "
+            f"Got {', '.join(str(m) for m in measures if isinstance(m, TRisk))}."
+        )
+    alphas = tuple(sorted({float(m.alpha) for m in measures if m.alpha is not None}))
+    wanted = {m.column for m in measures}
+    columns = _ALWAYS + tuple(c for col in _COLUMNS_OF if col in wanted for c in _COLUMNS_OF[col])
+    return s.replace(alphas=alphas, se=se.pop() if se else None), columns
 
 
 def table_from_sums(
@@ -178,6 +232,7 @@ def table_from_sums(
     level: float,
     correction: str | None,
     leave_one_out: bool,
+    alternative: str = "two-sided",
 ) -> pd.DataFrame:
     """The :func:`risk_table` of the sufficient statistics of a matrix, however they were gathered
     (in memory, or merged from partial sums over a table that does not fit in memory): ``sums``
@@ -190,7 +245,7 @@ def table_from_sums(
     a = A[:, None]  # α on the first axis, systems on the second: arrays (k, r)
     df = c - 1
     u, err, t, constant = _studentised(sums, a)
-    pvalue = 2 * stdtr(df, -np.abs(t))  # two-sided Student t tail, as scipy.stats.t.sf
+    pvalue = t_pvalue(t, df, alternative)
     tstar = _studentised(mean_sums, a)[2]
     if z is None:
         warnings.warn(
@@ -240,7 +295,8 @@ def table_from_sums(
         "se_method": se,
         "df": df,
         "level": level,
-        "critical": float(stdtrit(df, 1 - level / 2)),
+        "alternative": alternative,
+        "critical": float(stdtrit(df, 1 - (level / 2 if alternative == "two-sided" else level))),
         "correction": correction,
     }
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})
@@ -248,6 +304,8 @@ def table_from_sums(
     table["reason"] = _reasons(is_self, sums, constant.T.ravel(), k)
     if correction is None:
         del table["correction"], table["pvalue_adj"]
+    if alternative == "two-sided":
+        del table["alternative"]
     return pd.DataFrame({name: table[name] for name in COLUMNS if name in table})
 
 
