@@ -168,7 +168,11 @@ def risk_options(func: Callable) -> Callable:
                 help="Risk aversion α ≥ 0; repeat the option or give a comma list. [default: 0,1,5,10]",
             ),
             click.option(
-                "--level", type=DECIMAL, default=0.05, show_default=True, help="Two-sided significance level."
+                "--level",
+                type=DECIMAL,
+                default=0.05,
+                show_default=True,
+                help="Significance level of the tests.",
             ),
             click.option(
                 "--correction",
