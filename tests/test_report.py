@@ -360,6 +360,7 @@ def test_risk_restricts_the_tables_to_its_measures_at_their_alphas(small):
     every = rk.report(small, sections=[summary_section])
     assert every.settings["risk"] == list(rk.measures.declared.RISK_MEASURES)
     assert "<th>trisk</th>" in every.html.split("<details>")[1]
+    assert "TRisk is shaded" in every.html and "TRisk is shaded" not in r.html
 
 
 def test_rng_a_seed_or_a_generator_gives_the_recorded_seed(small):

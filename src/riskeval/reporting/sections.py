@@ -55,14 +55,18 @@ def summary_section(ctx: ReportContext) -> Section:
         if s["correction"]
         else "p ≤ level"
     )
+    shading = (
+        " TRisk is shaded where the system's risk-reward trade-off is significant "
+        f"({test_caption(s, d['baseline'])}; {rule}): red a significant loss, green a significant gain."
+        if "TRisk" in frame
+        else ""
+    )
     body = [
         ctx.data_script(),
         _alpha_picker(ctx),
         h.paragraph(
             f"URisk and TRisk against {d['baseline']} (SE {s['se']}); GeoRisk and ZRisk with every "
-            f"system. TRisk is shaded where the system's risk-reward trade-off is significant "
-            f"({test_caption(s, d['baseline'])}; {rule}): red a significant loss, green a "
-            "significant gain. Loss>20%: topics where the system loses more than 20% of the "
+            f"system.{shading} Loss>20%: topics where the system loses more than 20% of the "
             f"baseline's score. Click a column to sort, type in the box to filter.{note}"
         ),
         _filter_box(ctx, "risk-table", "filter systems"),
