@@ -123,7 +123,7 @@ def test_command(X, tmp_path, capsys):
     X.rename_axis(index="system").to_csv(path)
     main(["baseline-rankings", str(path)])
     lines = capsys.readouterr().out.splitlines()
-    assert "urisk against MEAN, MEDIAN, MAX at α = 5, 10" in lines[0] and "MAX α=10 rank" in lines[1]
+    assert "URisk against MEAN, MEDIAN, MAX at α = 5, 10" in lines[0] and "MAX α=10 rank" in lines[1]
     main(["baseline-rankings", str(path), "--alpha", "1", "--show", "agreement", "--format", "csv"])
     got = pd.read_csv(io.StringIO(capsys.readouterr().out))
     want = ranking_agreement(baseline_rankings(X, alphas=[1]))
@@ -134,8 +134,8 @@ def test_command(X, tmp_path, capsys):
             str(path),
             "--baselines",
             "mean,run2",
-            "--risk-measure",
-            "trisk",
+            "--risk",
+            "TRisk",
             "--format",
             "csv",
         ]

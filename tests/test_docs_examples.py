@@ -46,8 +46,12 @@ def test_plots_page_draws_the_trisk_it_says(tmp_path, monkeypatch):
 def test_report_page_writes_the_reports_it_says(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     first, custom = examples("report.md")
-    (path, sections, alphas), two_sections = run_statements(first, "report.md", {})
+    (path, sections, alphas), chosen, two_sections = run_statements(first, "report.md", {})
     assert Path(path).resolve() == (tmp_path / "riskeval-report.html").resolve()
+    assert chosen == ["URisk", "GeoRisk"]
+    assert "<th>risk measures</th><td>URisk, GeoRisk</td>" in (tmp_path / "chosen.html").read_text(
+        encoding="utf-8"
+    )
     assert alphas == [0, 1, 5, 10] and sections[0] == "Risk per α"
     assert two_sections == ("nDCG@10: Risk per α", "nDCG@10: Per-topic analysis")
     page = (tmp_path / "riskeval-report.html").read_text(encoding="utf-8")

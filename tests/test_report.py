@@ -256,6 +256,10 @@ def test_section_bodies_from_builders_are_trusted_but_titles_are_escaped(small):
         ({"level": 1.5}, "level"),
         ({"correction": "fdr"}, "correction"),
         ({"n_risky": -1}, "n_risky"),
+        ({"risk": "Urisk5"}, "Unknown risk measure 'Urisk5'"),
+        ({"risk": []}, "The 'risk' parameter of report"),
+        ({"settings": {"level": 0.1}}, "The 'settings' parameter of report"),
+        ({"test": "permutation", "rng": -1}, "The 'rng' parameter of report"),
     ],
 )
 def test_bad_settings_raise_before_writing(small, tmp_path, kwargs, match):
@@ -313,3 +317,57 @@ def test_infinite_values_travel_in_the_page_data():
     )
     page = rk.report(M, alphas=[0, 1e308]).html
     assert "__inf__" in page
+
+
+def test_settings_object_gives_the_report_of_the_keywords(small):
+    keywords = dict(
+        baseline="median", alphas=(0, 2), level=0.1, correction="holm", se="jackknife", leave_one_out=True
+    )
+    fast = [summary_section, risky_topics_section, alpha_curves_section]
+    by_keywords = rk.report(small, sections=fast, **keywords)
+    by_settings = rk.report(small, sections=fast, settings=rk.RiskSettings(**keywords))
+    overridden = rk.report(
+        small,
+        sections=fast,
+        settings=rk.RiskSettings(baseline="max", alphas=(3,), level=0.01, se="jackknife"),
+        baseline="median",
+        alphas=[0, 2],
+        level=0.1,
+        correction="holm",
+        leave_one_out=True,
+    )
+    want = page_data(by_keywords.html)
+    assert want["alphas"] == [0, 2] and want["baseline"] == "MEDIAN" and want["correction"] == "holm"
+    for other in (by_settings, overridden):
+        assert page_data(other.html) == want
+        assert {k: v for k, v in other.settings.items() if k != "created"} == {
+            k: v for k, v in by_keywords.settings.items() if k != "created"
+        }
+
+
+def test_risk_restricts_the_tables_to_its_measures_at_their_alphas(small):
+    r = rk.report(small, risk=[rk.URisk(alpha=5), "GeoRisk"], alphas=[1], sections=[summary_section])
+    d = page_data(r.html)
+    assert d["alphas"] == [1, 5] and r.settings["alphas"] == [1.0, 5.0]
+    assert [c[0] for c in d["columns"]] == ["mean", "urisk", "georisk", "wins", "losses", "loss20"]
+    want = rk.risk_table(small, alphas=[1, 5]).query("alpha == 5").set_index("system")
+    np.testing.assert_allclose(d["table"][1]["georisk"], want.loc[d["systems"], "georisk"].round(4))
+    full = r.html.split("<details>")[1]
+    assert "<th>georisk</th>" in full and "<th>urisk</th>" in full
+    assert "<th>trisk</th>" not in full and "<th>zrisk</th>" not in full
+    assert r.settings["risk"] == ["URisk(alpha=5)", "GeoRisk"]
+    assert "<th>risk measures</th><td>URisk(alpha=5), GeoRisk</td>" in r.html
+    every = rk.report(small, sections=[summary_section])
+    assert every.settings["risk"] == list(rk.measures.declared.RISK_MEASURES)
+    assert "<th>trisk</th>" in every.html.split("<details>")[1]
+    assert "TRisk is shaded" in every.html and "TRisk is shaded" not in r.html
+
+
+def test_rng_a_seed_or_a_generator_gives_the_recorded_seed(small):
+    kwargs = dict(test="permutation", n_resamples=200, sections=[summary_section])
+    drawn = rk.report(small, rng=np.random.default_rng(5), **kwargs)
+    seed = drawn.settings["seed"]
+    assert isinstance(seed, int)
+    again = rk.report(small, rng=seed, **kwargs)
+    assert page_data(again.html) == page_data(drawn.html)
+    assert f"seed {seed}" in again.html

@@ -102,7 +102,7 @@ def test_topic_texts_are_shown_and_hostile_names_escaped_everywhere():
 
 def test_the_test_correction_and_seed_are_stated_and_decide_significance():
     X = matrix(5, 20)
-    r = rk.report(X, test="permutation", n_resamples=500, seed=3, correction="holm", sections=FAST[:1])
+    r = rk.report(X, test="permutation", n_resamples=500, rng=3, correction="holm", sections=FAST[:1])
     assert r.settings["test"] == "permutation" and r.settings["seed"] == 3
     summary = r.html.split('id="summary"')[1]
     assert "sign-flip randomisation test of URisk (500 resamples, seed 3), p-values holm-adjusted" in summary

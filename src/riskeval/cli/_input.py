@@ -126,7 +126,35 @@ scores_options = _stack(
 
 
 def risk_options(func: Callable) -> Callable:
-    """Baseline, α list, level, correction, standard error, leave-one-out."""
+    """``--baseline``, ``--alpha``, ``--level``, ``--correction``, ``--se`` and ``--leave-one-out``,
+    given to the command as one :class:`riskeval.RiskSettings`, ``settings``."""
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any,
+        baseline: str,
+        alphas: tuple[str, ...],
+        level: float,
+        correction: str,
+        se: str,
+        leave_one_out: bool,
+        **kwargs: Any,
+    ) -> Any:
+        from riskeval.settings import resolve_settings
+
+        ctx = click.get_current_context(silent=True)
+        settings = resolve_settings(
+            None,
+            ctx.command_path if ctx is not None else "riskeval",
+            baseline=baseline,
+            alphas=tuple(parse_alphas(alphas)),
+            level=level,
+            correction=correction,
+            se=se,
+            leave_one_out=leave_one_out,
+        )
+        return func(*args, settings=settings, **kwargs)
+
     return _stack(
         [
             click.option(
@@ -140,7 +168,11 @@ def risk_options(func: Callable) -> Callable:
                 help="Risk aversion α ≥ 0; repeat the option or give a comma list. [default: 0,1,5,10]",
             ),
             click.option(
-                "--level", type=DECIMAL, default=0.05, show_default=True, help="Two-sided significance level."
+                "--level",
+                type=DECIMAL,
+                default=0.05,
+                show_default=True,
+                help="Significance level of the tests.",
             ),
             click.option(
                 "--correction",
@@ -161,7 +193,67 @@ def risk_options(func: Callable) -> Callable:
                 "--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system."
             ),
         ]
-    )(func)
+    )(wrapper)
+
+
+class RiskType(click.ParamType):
+    """Risk measures by their text (:func:`riskeval.parse_risk`): ``URisk``, ``URisk@5``,
+    ``TRisk(alpha=5, se='jackknife')``, several in a comma list (commas inside parentheses belong to
+    the measure).  A bad value is a one-paragraph :class:`~riskeval.errors.RiskevalError` naming the
+    option and the measures there are (exit status 2)."""
+
+    name = "risk"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[Any]:
+        from riskeval.errors import RiskevalError
+        from riskeval.measures.declared import parse_risk
+
+        if isinstance(value, list):
+            return value
+        name = param.opts[0] if param is not None and param.opts else "--risk"
+        try:
+            return [parse_risk(part) for part in split_top_level(str(value))]
+        except RiskevalError as exc:
+            raise RiskevalError(f"The '{name}' option: {exc}") from None
+
+
+def split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses: ``"URisk@5, TRisk(alpha=1, se='jackknife')"``
+    -> ``["URisk@5", "TRisk(alpha=1, se='jackknife')"]``."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def risk_help() -> str:
+    """The risk measures of the registry, for the help of ``--risk``: each with its parameters and
+    the paper and equation that define it."""
+    from riskeval.measures.declared import measure_table
+
+    return "; ".join(f"{name}({params}): {citation}" for name, params, _, citation in measure_table())
+
+
+def risk_option(*, help: str) -> Callable:
+    """``--risk MEASURE`` (repeat, or a comma list): the command gets the measures as ``risks``, a
+    list, or ``None`` when the option is not given."""
+
+    def flatten(ctx: click.Context, param: click.Parameter, value: tuple[list[Any], ...]) -> list[Any] | None:
+        return [measure for measures in value for measure in measures] or None
+
+    return click.option(
+        "--risk",
+        "risks",
+        type=RiskType(),
+        multiple=True,
+        callback=flatten,
+        metavar="MEASURE",
+        help=f"{help} Repeat the option or give a comma list. The measures: {risk_help()}.",
+    )
 
 
 systems_option = click.option(

@@ -10,9 +10,12 @@ residuals behind ZRisk and the chi-square test, ``risk-ranks``: every measure wi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from riskeval.cli._input import (
+    RiskType,
     WholeNumber,
     alpha_option,
     load_scores,
@@ -22,7 +25,15 @@ from riskeval.cli._input import (
     systems_option,
 )
 from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
+from riskeval.errors import RiskevalError
+from riskeval.measures.declared import RISK_MEASURES
 from riskeval.options import RANK_MEASURES
+
+if TYPE_CHECKING:
+    from riskeval.measures.declared import RiskMeasure
+
+#: The risk measures that rank the systems of ``baseline-rankings``.
+RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES]
 
 
 @click.command("baseline-correlation")
@@ -97,11 +108,16 @@ def baseline_correlation(
 )
 @alpha_option(help="Risk aversion α; repeat or give a comma list. [default: 5,10]")
 @click.option(
-    "--risk-measure",
-    type=click.Choice(RANK_MEASURES),
-    default="urisk",
+    "--risk",
+    type=RiskType(),
+    default="URisk",
     show_default=True,
-    help="The risk measure that ranks the systems.",
+    metavar="MEASURE",
+    help="The risk measure that ranks the systems, with its own α (URisk@5) or at every --alpha: "
+    + " or ".join(
+        f"{cls.name} ({cls.citation})" for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES
+    )
+    + ".",
 )
 @click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
 @click.option(
@@ -123,7 +139,7 @@ def baseline_rankings(
     missing,
     baselines,
     alphas,
-    risk_measure,
+    risk,
     leave_one_out,
     show,
     systems,
@@ -150,13 +166,14 @@ def baseline_rankings(
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.matrix, scores.source
-    A = parse_alphas(alphas, [5.0, 10.0])
+    ranking = _ranking_measure(risk)
+    A = [ranking.alpha] if ranking.alpha is not None else parse_alphas(alphas, [5.0, 10.0])
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
 
     names: list[str] = []  # the baselines as the tables name them (MEAN, a system...)
 
     def rankings(M: pd.DataFrame) -> pd.DataFrame:
-        tidy = br.baseline_rankings(M, specs, A, measure=risk_measure, leave_one_out=leave_one_out)
+        tidy = br.baseline_rankings(M, specs, A, measure=ranking.column, leave_one_out=leave_one_out)
         names.extend(str(b) for b in pd.unique(tidy["baseline"]))
         return select_systems(tidy, systems, M.index, "--systems")
 
@@ -171,10 +188,21 @@ def baseline_rankings(
 
     table = per_measure(scores, lambda M: layout(rankings(M)))
     caption = (
-        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; {risk_measure} against "
+        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; {ranking.name} against "
         f"{', '.join(dict.fromkeys(names))} at α = {', '.join(f'{a:g}' for a in A)}; rank 1 = best"
     )
     emit(integral_ranks(table), fmt, caption=caption)
+
+
+def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
+    """The one measure of --risk that ranks the systems of ``baseline-rankings``."""
+    if len(risk) != 1 or type(risk[0]) not in RANKING_MEASURES:
+        raise RiskevalError(
+            "The '--risk' option of riskeval baseline-rankings takes one of "
+            f"{', '.join(cls.name for cls in RANKING_MEASURES)}, "
+            f"optionally with its α (URisk@5). Got {', '.join(map(str, risk))}."
+        )
+    return risk[0]
 
 
 @click.command("compare-runs")

@@ -9,9 +9,8 @@ import click
 from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import (
     WholeNumber,
-    correction_arg,
     load_scores,
-    parse_alphas,
+    risk_option,
     risk_options,
     scores_options,
 )
@@ -21,6 +20,10 @@ from riskeval.cli.variations import variation_data
 @click.command()
 @scores_options
 @risk_options
+@risk_option(
+    help="The risk measures whose columns the risk tables show, each at its own α (a measure "
+    "without α: at every --alpha) [default: every measure]."
+)
 @cluster_options
 @click.option(
     "--output",
@@ -89,12 +92,8 @@ def report(
     measure,
     name_from,
     missing,
-    baseline,
-    alphas,
-    level,
-    correction,
-    se,
-    leave_one_out,
+    settings,
+    risks,
     output,
     title,
     n_risky,
@@ -121,6 +120,7 @@ def report(
     Examples:
       riskeval report --example -o riskeval-report.html
       riskeval report scores.csv --measure nDCG@10 --baseline bm25 -o report.html
+      riskeval report --example --risk URisk --risk GeoRisk --alpha 1,5 -o report.html
       riskeval report --qrels qrels.txt --measure ERR@20 a.run b.run.gz -o report.html
       riskeval report --qrels qrels.txt --measure nDCG@10 --measure "AP(rel=2)" --baseline bm25 \\
           --systems mine --topics-file topics.tsv --correction holm runs/* -o report.html
@@ -148,12 +148,8 @@ def report(
     data, files = variation_data(variations, bias_target)
     result = rk.report(
         matrices if len(matrices) > 1 else scores.matrix,
-        baseline=baseline,
-        alphas=parse_alphas(alphas),
-        level=level,
-        correction=correction_arg(correction),
-        se=se,
-        leave_one_out=leave_one_out,
+        settings=settings,
+        risk=risks,
         measure=scores.measure,
         inputs=[*scores.files, *files, *([topics_file] if topics_file else [])],
         title=title,
@@ -162,7 +158,7 @@ def report(
         topics=texts,
         test=test,
         n_resamples=n_resamples,
-        seed=seed,
+        rng=seed,
         progress=show,
         data=data,
         path=output,

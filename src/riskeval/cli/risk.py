@@ -6,7 +6,7 @@ The human table shows the columns people read; ``--format csv|json`` gives every
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -15,19 +15,22 @@ from riskeval.cli._input import (
     Scores,
     WholeNumber,
     alpha_option,
-    correction_arg,
     load_scores,
     parse_alphas,
     per_measure,
+    risk_option,
     risk_options,
     scores_options,
     systems_option,
 )
 from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
-from riskeval.options import RISK_TESTS, check_option
+from riskeval.options import ALTERNATIVES, RISK_TESTS, check_option
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from riskeval.measures.declared import RiskMeasure
+    from riskeval.settings import RiskSettings
 
 #: Columns of the human ``risk`` table (csv/json give all of :data:`riskeval.analysis.table.COLUMNS`).
 COMPACT = (
@@ -49,6 +52,14 @@ COMPACT = (
 )
 
 
+class Resampling(NamedTuple):
+    """The test of the table's p-values (--test), its resamples and their seed."""
+
+    test: str
+    n_resamples: int
+    seed: int | None
+
+
 #: How the human table names the test behind its p-values (--test).
 TEST_NAMES = {
     "permutation": "sign-flip randomisation test of URisk (pvalue_maxt: max-T over systems and α)",
@@ -59,6 +70,18 @@ TEST_NAMES = {
 @click.command()
 @scores_options
 @risk_options
+@risk_option(
+    help="The risk measures whose columns the table shows, each at its own α (a measure without α: "
+    "at every --alpha), e.g. --risk URisk@5 --risk GeoRisk."
+)
+@click.option(
+    "--alternative",
+    type=click.Choice(ALTERNATIVES),
+    default="two-sided",
+    show_default=True,
+    help="Alternative hypothesis of the TRisk p-values (--test t): less, the system loses to the "
+    "baseline (URisk < 0); greater, it wins.",
+)
 @click.option(
     "--topics",
     "topics_of",
@@ -122,12 +145,9 @@ def risk(
     measure,
     name_from,
     missing,
-    baseline,
-    alphas,
-    level,
-    correction,
-    se,
-    leave_one_out,
+    settings,
+    risks,
+    alternative,
     topics_of,
     losses_only,
     top,
@@ -147,163 +167,268 @@ def risk(
     table: a file, a folder of Parquet files or a glob.  With --qrels, RUNS are TREC run files,
     evaluated per topic first.  URisk and TRisk are against --baseline; T*Risk
     (tstar) against the per-topic MEAN; ZRisk and GeoRisk use every system as a baseline.
+    --topics and --tukey give other analyses instead of the table.
 
     \b
     Examples:
       riskeval risk --example
       riskeval risk scores.csv --baseline bm25 --alpha 0,1,5 --correction holm --format csv
+      riskeval risk --example --risk URisk@5 --risk GeoRisk --alpha 1,5
       riskeval risk --example --topics p_bert --alpha 5
       riskeval risk --example --baseline bm25base_p --test permutation --seed 1
       riskeval risk --example --baseline bm25base_p --alpha 0,5 --tukey --seed 1
       riskeval risk --qrels qrels.txt --measure ERR@20 --baseline bm25 bm25.run bert.run.gz
       riskeval risk scores.csv --baseline-map own-baselines.csv --alpha 5
     """
-    import riskeval as rk
-    from riskeval.analysis.by_measure import select_systems
+    test = check_option(test, RISK_TESTS, "riskeval risk", "--test")
+    on_cluster = client is not None and not example and qrels is None
+    _check_modes(
+        on_cluster=on_cluster,
+        topics=topics_of is not None,
+        tukey=tukey,
+        table_only={"--risk": risks is not None, "--alternative": alternative != "two-sided"},
+        topics_only={"--losses-only": losses_only, "--top": top is not None},
+        in_memory_only={"--test": test != "t", "--baseline-map": baseline_map is not None},
+        systems=systems is not None,
+    )
+    if alternative != "two-sided" and test != "t":
+        raise click.UsageError(
+            f"--alternative {alternative} goes with Student's t test of TRisk (--test t); the "
+            f"{test} test gives two-sided p-values."
+        )
+    if on_cluster:
+        _cluster_table(inputs, measure, settings, systems, fmt)
+        return
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
+    mapping = _read_baseline_map(baseline_map)
+    if tukey:
+        _tukey(scores, settings, mapping, n_resamples=n_resamples, seed=seed, systems=systems, fmt=fmt)
+    elif topics_of is not None:
+        _topics(scores, topics_of, settings, mapping, losses_only=losses_only, top=top, fmt=fmt)
+    else:
+        _show_table(
+            scores,
+            settings,
+            risks,
+            alternative=alternative,
+            resampling=Resampling(test, n_resamples, seed),
+            baseline_map=baseline_map,
+            own=mapping,
+            systems=systems,
+            fmt=fmt,
+        )
 
-    if client is not None and not example and qrels is None:
-        unsupported = {
-            "--topics": topics_of is not None,
-            "--tukey": tukey,
-            "--test": test != "t",
-            "--baseline-map": baseline_map is not None,
-        }
-        used = [name for name, on in unsupported.items() if on]
+
+def _check_modes(
+    *,
+    on_cluster: bool,
+    topics: bool,
+    tukey: bool,
+    table_only: dict[str, bool],
+    topics_only: dict[str, bool],
+    in_memory_only: dict[str, bool],
+    systems: bool,
+) -> None:
+    """Refuse, naming them, the options of another analysis than the one chosen (the table of
+    systems, --topics or --tukey) and those that a score table on a cluster cannot take."""
+    if topics and tukey:
+        raise click.UsageError("--topics and --tukey are two analyses: choose one.")
+    if not topics and any(topics_only.values()):
+        raise click.UsageError("--losses-only and --top go with --topics SYSTEM.")
+    if topics and systems:
+        raise click.UsageError("--topics shows one system: leave out --systems.")
+    used = [name for name, on in table_only.items() if on]
+    if used and (topics or tukey):
+        raise click.UsageError(
+            f"{', '.join(used)} {'goes' if len(used) == 1 else 'go'} with the table of systems: "
+            f"leave {'it' if len(used) == 1 else 'them'} out with {'--topics' if topics else '--tukey'}."
+        )
+    if on_cluster:
+        cluster = {"--topics": topics, "--tukey": tukey, **table_only, **in_memory_only}
+        used = [name for name, on in cluster.items() if on]
         if used:
             raise click.UsageError(
                 f"{', '.join(used)} cannot be used with a score table on a cluster (--scheduler/"
                 "--workers), which computes the risk table in two passes over the table; leave out the "
                 "cluster options to compute them in memory."
             )
-        table = _on_cluster(
-            inputs,
-            measure,
-            baseline,
-            parse_alphas(alphas),
-            level,
-            correction_arg(correction),
-            se,
-            leave_one_out,
-        )
-        table = select_systems(table, systems, list(table["system"].unique()), "--systems")
-        caption = (
-            f"{table['system'].nunique()} systems from {inputs[0]} on the Dask cluster; baseline "
-            f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at level "
-            f"{_g(level)}"
-            + (f", {correction_arg(correction)}-adjusted" if correction_arg(correction) else "")
-        )
-        own = str(table["baseline"].iloc[0])
-        if fmt in HUMAN_FORMATS:
-            table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
-        emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own)
-        return
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
-    source, X = scores.source, scores.matrix
-    A = parse_alphas(alphas)
-    corr = correction_arg(correction)
-    n_res = n_resamples
-    test = check_option(test, RISK_TESTS, "riskeval risk", "--test")
-    human = fmt in HUMAN_FORMATS
-    mapping = None
-    if baseline_map is not None:
-        from riskeval.io.baseline_map import read_baseline_map
 
-        mapping = read_baseline_map(baseline_map)
-    if tukey:
-        from riskeval.inference.tables import tukey_tables
 
-        X = scores.one()
-        pairs, letters = tukey_tables(
-            X,
-            _baseline_of(X, baseline, mapping),
-            A,
-            n_resamples=n_res,
-            rng=seed,
-            level=level,
-            leave_one_out=leave_one_out,
-        )
-        letters = select_systems(letters, systems, X.index, "--systems")
-        caption = (
-            f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
-            f"systems × {X.shape[1]} topics, {n_res} resamples, seed {letters['seed'].iloc[0]}; "
-            f"systems sharing a letter do not differ at level {_g(level)}"
-        ) + (" (--format csv: every pair)" if fmt == "table" else "")
-        emit(letters if human else pairs, fmt, caption=caption)
-        return
-    if topics_of is None and (losses_only or top is not None):
-        raise click.UsageError("--losses-only and --top go with --topics SYSTEM.")
-    if topics_of is not None:
-        if systems is not None:
-            raise click.UsageError("--topics shows one system: leave out --systems.")
-        top_k = top
-        if mapping is not None:  # the system's own baseline run, by name
-            baseline = mapping.get(topics_of, baseline)
-        frame = per_measure(
-            scores,
-            lambda M: topic_table(
-                M, topics_of, baseline, A, level=level, correction=corr, leave_one_out=leave_one_out
-            ),
-        )
-        from riskeval.analysis.topics import riskiest_topics
+def _show_table(
+    scores: Scores,
+    settings: RiskSettings,
+    risks: list[RiskMeasure] | None,
+    *,
+    alternative: str,
+    resampling: Resampling,
+    baseline_map: str | None,
+    own: dict[str, str] | None,
+    systems: str | None,
+    fmt: str,
+) -> None:
+    """The table of systems: :func:`riskeval.risk_table` of each measure's matrix, with the p-values
+    of ``resampling``; ``own``: each system's own baseline, read from the ``baseline_map`` file."""
+    import riskeval as rk
+    from riskeval.analysis.by_measure import select_systems
 
-        caption = (
-            f"{topics_of} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {source}"
-            f"{_measures_note(scores)}; critical |t| = {frame['critical'].iloc[0]:.3f} at level "
-            f"{_g(level)}" + (f", {corr}-adjusted across topics" if corr else "")
-        )
-        # p-values are computed (and adjusted) over every topic; the rows shown are chosen after
-        frame = riskiest_topics(frame, losses_only=losses_only, top=top_k)
-        shown = " where it loses" if losses_only else ""
-        shown += f", the {top_k} riskiest per α" if top_k is not None else ""
-        caption += f"; topics{shown}, worst first"
-        if human:
-            frame = frame.drop(columns=["system", "baseline", "level", "critical"])
-        emit(frame, fmt, caption=caption + _mark_note(frame, fmt))
-        return
+    test, n_resamples, seed = resampling
+    if risks is not None and test != "t":
+        risks = _with_pvalues(risks, settings)
 
     def table_of(M: pd.DataFrame) -> pd.DataFrame:
-        base = _baseline_of(M, baseline, mapping)
-        table = rk.risk_table(
-            M, baseline=base, alphas=A, se=se, level=level, correction=corr, leave_one_out=leave_one_out
-        )
-        if mapping is not None:
-            table["baseline"] = table["system"].map(mapping).astype(object)
+        base = _baseline_of(M, settings.baseline, own)
+        table = rk.risk_table(M, baseline=base, risk=risks, settings=settings, alternative=alternative)
+        if own is not None:
+            table["baseline"] = table["system"].map(own).astype(object)
         if test != "t":
             from riskeval.inference.tables import with_test
 
             table = with_test(
-                table, M, test=test, baseline=base, n_resamples=n_res, rng=seed, leave_one_out=leave_one_out
+                table,
+                M,
+                test=test,
+                baseline=base,
+                n_resamples=n_resamples,
+                rng=seed,
+                leave_one_out=settings.leave_one_out,
             )
         return select_systems(table, systems, M.index, "--systems")
 
     table = per_measure(scores, table_of)
+    caption = _table_caption(scores, table, settings, alternative, systems, baseline_map)
+    baseline = None if own is not None else str(table["baseline"].iloc[0])
+    if fmt in HUMAN_FORMATS:
+        table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
+    emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=baseline)
+
+
+def _with_pvalues(risks: list[RiskMeasure], settings: RiskSettings) -> list[RiskMeasure]:
+    """``risks`` and TRisk at each of their α: the TRisk columns hold the p-values of a resampling
+    test (:func:`riskeval.inference.tables.with_test`)."""
+    from riskeval.measures.declared import TRisk, expand_risks
+
+    measures = expand_risks(risks, settings.alphas, "riskeval risk")
+    se = next((m.se for m in measures if isinstance(m, TRisk)), settings.se)
+    alphas = dict.fromkeys(float(m.alpha) for m in measures if m.alpha is not None)
+    return [*measures, *(TRisk(alpha=a, se=se) for a in alphas)]
+
+
+def _table_caption(
+    scores: Scores,
+    table: pd.DataFrame,
+    settings: RiskSettings,
+    alternative: str,
+    systems: str | None,
+    baseline_map: str | None,
+) -> str:
+    """What the table of systems shows: its size and source, the baseline, the test."""
+    X = scores.matrix
     shown = table["system"].nunique()
     caption = (
-        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}{_measures_note(scores)}"
+        f"{X.shape[0]} systems × {X.shape[1]} topics from {scores.source}{_measures_note(scores)}"
         + (f" ({shown} shown)" if systems is not None else "")
         + "; baseline "
-        + (str(table["baseline"].iloc[0]) if mapping is None else "of each system: " + baseline_map)
-        + f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(level)}"
-        + (f", {corr}-adjusted" if corr else "")
+        + (str(table["baseline"].iloc[0]) if baseline_map is None else "of each system: " + baseline_map)
     )
-    if test != "t":
-        caption += f"\np-values: {TEST_NAMES[test]}, {n_res} resamples, seed {table['seed'].iloc[0]}"
-    own = None if mapping is not None else str(table["baseline"].iloc[0])
-    if human:
+    if "critical" in table.columns:
+        caption += f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(settings.level)}"
+        caption += f", {settings.correction}-adjusted" if settings.correction else ""
+        if alternative != "two-sided":
+            caption += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
+    if "test" in table.columns:
+        test = str(table["test"].iloc[0])
+        caption += (
+            f"\np-values: {TEST_NAMES[test]}, {table['n_resamples'].iloc[0]} resamples, "
+            f"seed {table['seed'].iloc[0]}"
+        )
+    return caption
+
+
+def _topics(
+    scores: Scores,
+    system: str,
+    settings: RiskSettings,
+    mapping: dict[str, str] | None,
+    *,
+    losses_only: bool,
+    top: int | None,
+    fmt: str,
+) -> None:
+    """The per-topic analysis of ``system`` (``--topics``), worst topics first."""
+    from riskeval.analysis.topics import riskiest_topics
+
+    s = settings if mapping is None else settings.replace(baseline=mapping.get(system, settings.baseline))
+    frame = per_measure(scores, lambda M: topic_table(M, system, s))
+    X = scores.matrix
+    caption = (
+        f"{system} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {scores.source}"
+        f"{_measures_note(scores)}; critical |t| = {frame['critical'].iloc[0]:.3f} at level "
+        f"{_g(s.level)}" + (f", {s.correction}-adjusted across topics" if s.correction else "")
+    )
+    # p-values are computed (and adjusted) over every topic; the rows shown are chosen after
+    frame = riskiest_topics(frame, losses_only=losses_only, top=top)
+    shown = " where it loses" if losses_only else ""
+    shown += f", the {top} riskiest per α" if top is not None else ""
+    caption += f"; topics{shown}, worst first"
+    if fmt in HUMAN_FORMATS:
+        frame = frame.drop(columns=["system", "baseline", "level", "critical"])
+    emit(frame, fmt, caption=caption + _mark_note(frame, fmt))
+
+
+def _tukey(
+    scores: Scores,
+    settings: RiskSettings,
+    mapping: dict[str, str] | None,
+    *,
+    n_resamples: int,
+    seed: int | None,
+    systems: str | None,
+    fmt: str,
+) -> None:
+    """The randomised Tukey HSD of URisk (``--tukey``): letters for people, every pair for programs."""
+    from riskeval.analysis.by_measure import select_systems
+    from riskeval.inference.tables import tukey_tables
+
+    X = scores.one()
+    pairs, letters = tukey_tables(
+        X,
+        _baseline_of(X, settings.baseline, mapping),
+        list(settings.alphas),
+        n_resamples=n_resamples,
+        rng=seed,
+        level=settings.level,
+        leave_one_out=settings.leave_one_out,
+    )
+    letters = select_systems(letters, systems, X.index, "--systems")
+    caption = (
+        f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
+        f"systems × {X.shape[1]} topics, {n_resamples} resamples, seed {letters['seed'].iloc[0]}; "
+        f"systems sharing a letter do not differ at level {_g(settings.level)}"
+    ) + (" (--format csv: every pair)" if fmt == "table" else "")
+    emit(letters if fmt in HUMAN_FORMATS else pairs, fmt, caption=caption)
+
+
+def _cluster_table(
+    inputs: tuple[str, ...], measure: tuple[str, ...], settings: RiskSettings, systems: str | None, fmt: str
+) -> None:
+    """The risk table of a long Parquet score table, computed on the cluster (``--scheduler``,
+    ``--workers``)."""
+    from riskeval.analysis.by_measure import select_systems
+
+    table = _on_cluster(inputs, measure, settings)
+    table = select_systems(table, systems, list(table["system"].unique()), "--systems")
+    caption = (
+        f"{table['system'].nunique()} systems from {inputs[0]} on the Dask cluster; baseline "
+        f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at level "
+        f"{_g(settings.level)}" + (f", {settings.correction}-adjusted" if settings.correction else "")
+    )
+    own = str(table["baseline"].iloc[0])
+    if fmt in HUMAN_FORMATS:
         table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
     emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own)
 
 
-def _on_cluster(
-    inputs: tuple[str, ...],
-    measure: tuple[str, ...],
-    baseline: str,
-    alphas: list[float],
-    level: float,
-    correction: str | None,
-    se: str,
-    leave_one_out: bool,
-) -> pd.DataFrame:
+def _on_cluster(inputs: tuple[str, ...], measure: tuple[str, ...], settings: RiskSettings) -> pd.DataFrame:
     """:func:`riskeval.long_risk_table` of a long Parquet score table on the active cluster; with
     several ``--measure``, one after the other, stacked with a ``measure`` column first."""
     import os
@@ -323,22 +448,32 @@ def _on_cluster(
             "or leave out the cluster options to read it in memory."
         )
     names: list[str | None] = [canonical_measure(m) for m in measure] or [None]
+    s = settings
     tables = []
     for name in names:
         table = long_risk_table(
             path,
-            baseline,
-            alphas,
+            s.baseline,
+            list(s.alphas),
             measure=name,
-            se=se,
-            level=level,
-            correction=correction,
-            leave_one_out=leave_one_out,
+            se=s.se,
+            level=s.level,
+            correction=s.correction,
+            leave_one_out=s.leave_one_out,
         )
         if name is not None and len(names) > 1:
             table.insert(0, "measure", name)
         tables.append(table)
     return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
+
+
+def _read_baseline_map(path: str | None) -> dict[str, str] | None:
+    """The --baseline-map file: system -> its own baseline run."""
+    if path is None:
+        return None
+    from riskeval.io.baseline_map import read_baseline_map
+
+    return read_baseline_map(path)
 
 
 def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None) -> object:
@@ -363,26 +498,25 @@ def _g(value: float) -> str:
     return f"{value:g}"
 
 
-def topic_table(
-    X: pd.DataFrame,
-    system: str,
-    baseline: str,
-    alphas: list[float],
-    *,
-    level: float,
-    correction: str | None,
-    leave_one_out: bool,
-) -> pd.DataFrame:
-    """:func:`riskeval.topic_risk` of one system for each α, tidy: one row per (α, topic)."""
+def topic_table(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.DataFrame:
+    """:func:`riskeval.topic_risk` of one system for each α of ``settings``, tidy: one row per
+    (α, topic)."""
     import pandas as pd
 
     from riskeval.analysis.topics import system_topic_risk
 
+    s = settings
     parts = [
         system_topic_risk(
-            X, system, baseline, alpha, level=level, correction=correction, leave_one_out=leave_one_out
+            X,
+            system,
+            s.baseline,
+            alpha,
+            level=s.level,
+            correction=s.correction,
+            leave_one_out=s.leave_one_out,
         ).reset_index()
-        for alpha in alphas
+        for alpha in s.alphas
     ]
     return pd.concat(parts, ignore_index=True)
 

@@ -24,8 +24,10 @@ import pandas as pd
 from riskeval import __version__
 from riskeval._optional import require
 from riskeval.errors import RiskevalError
+from riskeval.measures.declared import RISK_MEASURES, risk_measures
 from riskeval.model.matrix import as_matrix
-from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
+from riskeval.options import check_option
+from riskeval.settings import RiskSettings, resolve_settings
 
 if TYPE_CHECKING:
     from markupsafe import Markup
@@ -49,10 +51,12 @@ class ReportContext:
     ``matrix``: the validated systems × topics scores; ``baseline``: the baseline as given
     (``"mean"``, a system name, a per-topic vector); ``settings``: what :attr:`Report.settings`
     records (``alphas``, ``level``, ``correction``, ``se``, ``leave_one_out``, ``topic_alpha``,
-    ``bias_alpha``, ``n_risky``, ``test``, ``n_resamples``, ``seed``, ``focus``, ...); ``data``:
+    ``bias_alpha``, ``n_risky``, ``risk``, ``test``, ``n_resamples``, ``seed``, ``focus``, ...); ``data``:
     further inputs by name, for builders that need more than the matrix; ``measure``: the name of
     this matrix's measure (or ``None``); ``topic_text``: topic id → text, for display;
-    ``key``: a short id unique to this measure in the page (prefix of element ids).
+    ``key``: a short id unique to this measure in the page (prefix of element ids); ``columns``:
+    the columns of :func:`riskeval.risk_table` that the tables show (those of the measures of
+    ``risk=``), ``None`` for all.
     ``risk_table`` (with the p-values of ``settings["test"]``) and ``bias_study`` are computed on
     first use and shared: every "significant" of the page comes from ``risk_table`` (systems) or
     :func:`riskeval.topic_risk` (topics).
@@ -67,6 +71,7 @@ class ReportContext:
     topic_text: Mapping[str, str] = field(default_factory=dict)
     key: str = "m0"
     log: Callable[[str], None] = field(default=lambda message: None, repr=False)  # progress
+    columns: tuple[str, ...] | None = None
     _data_written: bool = field(default=False, repr=False)
 
     @functools.cached_property
@@ -143,6 +148,10 @@ class ReportContext:
         return figure(display, caption, prefix=f"{self.key}f{self.n_figures}-")
 
 
+#: A section builder: the section of a measure's page, or ``None`` to stay out of the page.
+Builder = Callable[[ReportContext], "Section | None"]
+
+
 @dataclass(frozen=True)
 class Report:
     """Result of :func:`report`: the page (``html``), where it was written (``path``, or ``None``),
@@ -165,23 +174,25 @@ class Report:
 def report(
     X: Any,
     *,
-    baseline: Any = "mean",
-    alphas: Any = (0.0, 1.0, 5.0, 10.0),
-    level: float = 0.05,
+    settings: RiskSettings | None = None,
+    risk: Any = None,
+    baseline: Any = None,
+    alphas: Any = None,
+    level: float | None = None,
     correction: str | None = None,
-    se: str = "parametric",
-    leave_one_out: bool = False,
+    se: str | None = None,
+    leave_one_out: bool | None = None,
     measure: str | None = None,
     systems: Sequence[str] | None = None,
     topics: Mapping[Any, str] | None = None,
     test: str = "t",
     n_resamples: int = 10_000,
-    seed: int | None = None,
+    rng: Any = None,
     inputs: Sequence[str] | str | None = None,
     title: str | None = None,
     n_risky: int = 3,
     progress: bool = False,
-    sections: Sequence[Callable[[ReportContext], Section | None]] | None = None,
+    sections: Sequence[Builder] | None = None,
     data: Mapping[str, Any] | None = None,
     path: str | os.PathLike | None = None,
 ) -> Report:
@@ -197,76 +208,92 @@ def report(
 
     Parameters
     ----------
-    X : systems × topics score matrix (DataFrame or 2-D array), or a mapping measure name →
-        matrix (one tab per measure).  Two systems (a run and its baseline) are enough; sections
-        that need more say why they are left out.
-    baseline, alphas, level, correction, se, leave_one_out : as in :func:`riskeval.risk_table`.
-    measure : the effectiveness measure of the scores (e.g. ``"nDCG@10"``), recorded and shown.
-    systems : the systems to focus on (drawn in colour, listed first); the MEAN/MEDIAN/MAX
-        baselines, ZRisk and GeoRisk still use every system of ``X``.
-    topics : topic id → text (e.g. from :func:`riskeval.io.topic_texts.read_topic_texts`), shown
-        beside the topic ids.
-    test, n_resamples, seed : the p-values of the risk table, as in ``riskeval risk --test``:
-        ``"t"`` (TRisk, Student's t), ``"permutation"`` or ``"bootstrap"``; recorded and stated.
-    inputs : the file(s) the scores came from, recorded and shown (shortened to their folders).
-    title : page title (default: "Risk report").
-    n_risky : how many of the riskiest systems are listed with their significant topics.
-    progress : report each step with its elapsed time on stderr.
-    sections : section builders (default :data:`riskeval.reporting.sections.DEFAULT_SECTIONS`).
-    data : further inputs for custom section builders (``ctx.data``).
-    path : where to write the page; ``None`` writes nothing (``Report.html`` holds it).
+    X : DataFrame, 2-D array or mapping
+        Systems × topics score matrix, or a mapping measure name → matrix (one tab per measure).
+        Two systems (a run and its baseline) are enough; sections that need more say why they are
+        left out.
+    settings : RiskSettings, optional
+        The baseline, α grid, level, correction, leave-one-out and standard error in one object
+        (default :class:`riskeval.RiskSettings`); the keywords below override its values.
+    risk : RiskMeasure, str or list of them, optional
+        The risk measures whose columns the risk tables show (objects such as
+        ``riskeval.URisk(alpha=5)`` or their text such as ``"GeoRisk@5"``); default every
+        measure.  As in :func:`riskeval.risk_table`, the tables then hold the α of the measures
+        (a measure without α: every α of the settings), and so does the rest of the page.
+    baseline, alphas, level, correction, se, leave_one_out : optional
+        As in :func:`riskeval.risk_table`; ``None`` takes the value of ``settings``.
+    measure : str, optional
+        The effectiveness measure of the scores (e.g. ``"nDCG@10"``), recorded and shown.
+    systems : list of str, optional
+        The systems to focus on (drawn in colour, listed first); the MEAN/MEDIAN/MAX baselines,
+        ZRisk and GeoRisk still use every system of ``X``.
+    topics : mapping, optional
+        Topic id → text (e.g. from :func:`riskeval.io.topic_texts.read_topic_texts`), shown beside
+        the topic ids.
+    test : {"t", "permutation", "bootstrap"}, default "t"
+        The p-values of the risk table, as in ``riskeval risk --test``: Student's t of TRisk
+        (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 7–12), the sign-flip randomisation test or the
+        BCa bootstrap of URisk; recorded and stated.
+    n_resamples : int, default 10000
+        Resamples of a randomisation or bootstrap ``test``.
+    rng : int, numpy.random.Generator or None
+        Seed of the resamples: an int, a generator (a seed is drawn from it) or None (a seed is
+        drawn from the operating system's entropy).  The seed used is recorded (``settings["seed"]``)
+        and stated on the page: passing it back as ``rng`` gives the same p-values.
+    inputs : str or list of str, optional
+        The file(s) the scores came from, recorded and shown (shortened to their folders).
+    title : str, optional
+        Page title (default: "Risk report").
+    n_risky : int, default 3
+        How many of the riskiest systems are listed with their significant topics.
+    progress : bool, default False
+        Report each step with its elapsed time on stderr.
+    sections : list of callables, optional
+        Section builders (default :data:`riskeval.reporting.sections.DEFAULT_SECTIONS`).
+    data : mapping, optional
+        Further inputs for custom section builders (``ctx.data``).
+    path : str or path, optional
+        Where to write the page; ``None`` writes nothing (``Report.html`` holds it).
+
+    Returns
+    -------
+    Report
+        The page, where it was written, the recorded inputs and settings, the section titles.
     """
     for module in ("matplotlib", "jinja2", "markupsafe"):
         require(module, "riskeval.report")
-    from riskeval.inference._common import check_n_resamples
-    from riskeval.options import RISK_TESTS
     from riskeval.reporting.sections import DEFAULT_SECTIONS
 
+    s = resolve_settings(
+        settings,
+        "report",
+        baseline=baseline,
+        alphas=alphas,
+        level=level,
+        correction=correction,
+        se=se,
+        leave_one_out=leave_one_out,
+    )
+    columns = None
+    if risk is not None:
+        from riskeval.analysis.table import _restrict
+
+        risk_measures(risk, "report")  # a bad measure is an error of report
+        s, columns = _restrict(s, risk)
     matrices = _matrices(X, measure)
-    A = check_alphas(alphas, "report")
-    for name, M in matrices.items():
-        if M.shape[0] < 2 or M.shape[1] < 2:
-            what = f" of {name}" if name else ""
-            raise RiskevalError(
-                f"report needs at least 2 systems (a run and its baseline) and 2 topics; the "
-                f"matrix{what} is {M.shape[0]} × {M.shape[1]}."
-            )
     if not isinstance(n_risky, (int, np.integer)) or n_risky < 0:
         raise RiskevalError(f"The 'n_risky' parameter of report must be an integer >= 0. Got {n_risky!r}.")
-    test = check_option(test, RISK_TESTS, "report", "test")
-    if seed is None and test != "t":
-        seed = int(np.random.SeedSequence().generate_state(1)[0])  # drawn once, recorded
     first = next(iter(matrices.values()))
-    focus = [] if systems is None else [str(s) for s in ([systems] if isinstance(systems, str) else systems)]
-    unknown = [s for s in focus if not any(s in M.index for M in matrices.values())]
-    if unknown:
-        raise RiskevalError(
-            f"report: no system {', '.join(map(repr, unknown))} in the scores (systems=); they hold "
-            f"{', '.join(map(repr, first.index[:8]))}{' ...' if len(first.index) > 8 else ''}."
-        )
-    positive = A[A > 0]
-    settings = {
+    recorded = {
         "title": title or "Risk report",
         "inputs": [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs or []),
         "measure": ", ".join(n for n in matrices if n) or None,
         "measures": [n for n in matrices if n],
         "systems": first.shape[0],
         "topics": first.shape[1],
-        "focus": focus,
+        "focus": _focus(systems, matrices),
         "topic_texts": len(topics or {}),
-        "baseline": baseline if isinstance(baseline, str) else "a given per-topic vector",
-        "alphas": [float(a) for a in A],
-        "level": check_level(level, "report"),
-        "correction": (check_correction(correction, "report")),
-        "se": check_option(se, SE_METHODS, "report", "se"),
-        "leave_one_out": bool(leave_one_out),
-        "test": test,
-        "n_resamples": check_n_resamples(n_resamples, "report") if test != "t" else None,
-        "seed": seed if test != "t" else None,
-        # The per-topic analysis opens at the largest α of the list, the bias study uses the
-        # smallest positive one (URisk at α = 0 is UGain, which no baseline biases in rank).
-        "topic_alpha": float(A.max()),
-        "bias_alpha": float(positive.min()) if positive.size else 1.0,
+        **_risk_settings(s, risk, test, n_resamples, rng),
         "n_risky": int(n_risky),
         "riskeval": __version__,
         "python": platform.python_version(),
@@ -279,42 +306,102 @@ def report(
     for k, (name, M) in enumerate(matrices.items()):
         ctx = ReportContext(
             M,
-            baseline,
-            settings,
+            s.baseline,
+            recorded,
             data or {},
             measure=name,
             topic_text=texts,
             key=f"m{k}",
             log=functools.partial(_prefixed, log, f"{name}: ") if len(matrices) > 1 else log,
+            columns=columns,
         )
-        # The risk table validates the baseline before any section is drawn.
-        settings["baseline"] = str(ctx.risk_table["baseline"].iloc[0])
-        built = []
-        for builder in builders:
-            log(getattr(builder, "__name__", "section").replace("_", " "))
-            section = builder(ctx)
-            if section is not None:
-                built.append(section)
-        groups.append((name, ctx.key, built))
+        groups.append((name, ctx.key, _sections(ctx, builders, log)))
     log("page")
-    html = _render(settings, groups)
+    html = _render(recorded, groups)
     titles = tuple(
-        s.title if len(groups) == 1 else f"{name}: {s.title}" for name, _, built in groups for s in built
+        x.title if len(groups) == 1 else f"{name}: {x.title}" for name, _, built in groups for x in built
     )
-    result = Report(html, None, settings, titles)
+    result = Report(html, None, recorded, titles)
     if path is not None:
-        result = Report(html, result.save(path), settings, titles)
+        result = Report(html, result.save(path), recorded, titles)
         log(f"wrote {result.path} ({len(html.encode()) / 1e6:.2f} MB)")
     return result
 
 
+def _risk_settings(s: RiskSettings, risk: Any, test: str, n_resamples: Any, rng: Any) -> dict[str, Any]:
+    """The risk settings as the report records and states them: the risk measures by their text,
+    the test with its resamples and the seed drawn from ``rng``, and the α of the per-topic analysis
+    (the largest of the grid) and of the bias study (the smallest positive one: URisk at α = 0 is
+    UGain, which no baseline biases in rank)."""
+    from riskeval.inference._common import check_n_resamples, resolve_rng
+    from riskeval.options import RISK_TESTS
+
+    test = check_option(test, RISK_TESTS, "report", "test")
+    measures = risk_measures(risk, "report") if risk is not None else [m() for m in RISK_MEASURES.values()]
+    positive = [a for a in s.alphas if a > 0]
+    return {
+        "baseline": s.baseline if isinstance(s.baseline, str) else "a given per-topic vector",
+        "alphas": list(s.alphas),
+        "level": s.level,
+        "correction": s.correction,
+        "se": s.se,
+        "leave_one_out": s.leave_one_out,
+        "risk": list(dict.fromkeys(str(m) for m in measures)),
+        "test": test,
+        "n_resamples": check_n_resamples(n_resamples, "report") if test != "t" else None,
+        "seed": resolve_rng(rng, "report")[1] if test != "t" else None,
+        "topic_alpha": max(s.alphas),
+        "bias_alpha": min(positive) if positive else 1.0,
+    }
+
+
+def _focus(systems: Any, matrices: dict[str | None, pd.DataFrame]) -> list[str]:
+    """The names of ``systems=``, each a system of one of the matrices."""
+    focus = [] if systems is None else [str(x) for x in ([systems] if isinstance(systems, str) else systems)]
+    unknown = [x for x in focus if not any(x in M.index for M in matrices.values())]
+    if unknown:
+        first = next(iter(matrices.values())).index
+        raise RiskevalError(
+            f"report: no system {', '.join(map(repr, unknown))} in the scores (systems=); they hold "
+            f"{', '.join(map(repr, first[:8]))}{' ...' if len(first) > 8 else ''}."
+        )
+    return focus
+
+
+def _sections(
+    ctx: ReportContext,
+    builders: Sequence[Callable[[ReportContext], Section | None]],
+    log: Callable[[str], None],
+) -> list[Section]:
+    """The sections of one measure's matrix, in the order of ``builders``."""
+    # The risk table validates the baseline before any section is drawn.
+    ctx.settings["baseline"] = str(ctx.risk_table["baseline"].iloc[0])
+    built = []
+    for builder in builders:
+        log(getattr(builder, "__name__", "section").replace("_", " "))
+        section = builder(ctx)
+        if section is not None:
+            built.append(section)
+    return built
+
+
 def _matrices(X: Any, measure: str | None) -> dict[str | None, pd.DataFrame]:
-    """Measure name → validated matrix: ``X`` itself (named ``measure``) or each entry of a mapping."""
+    """Measure name → validated matrix (at least 2 × 2): ``X`` itself (named ``measure``) or each
+    entry of a mapping."""
     if isinstance(X, Mapping):
         if not X:
             raise RiskevalError("report: the mapping of measures to score matrices is empty.")
-        return {str(name): as_matrix(M) for name, M in X.items()}
-    return {measure: as_matrix(X)}
+        matrices: dict[str | None, pd.DataFrame] = {str(name): as_matrix(M) for name, M in X.items()}
+    else:
+        matrices = {measure: as_matrix(X)}
+    for name, M in matrices.items():
+        if M.shape[0] < 2 or M.shape[1] < 2:
+            what = f" of {name}" if name else ""
+            raise RiskevalError(
+                f"report needs at least 2 systems (a run and its baseline) and 2 topics; the "
+                f"matrix{what} is {M.shape[0]} × {M.shape[1]}."
+            )
+    return matrices
 
 
 def _prefixed(log: Callable[[str], None], prefix: str, message: str) -> None:

@@ -118,10 +118,13 @@ def page_data(ctx: ReportContext) -> dict[str, Any]:
         "systems": order,
         "focus": focus,
         # T*Risk equals TRisk against the MEAN of all systems (Dinçer, Macdonald & Ounis, SIGIR 2014, §4)
+        # risk= shows the columns of its measures only
         "columns": [
             [key, label, d]
             for key, label, d in TABLE_COLUMNS
-            if key in t and not (key == "tstar" and baseline == "MEAN")
+            if key in t
+            and not (key == "tstar" and baseline == "MEAN")
+            and (ctx.columns is None or key in ctx.columns)
         ],
         "table": tables,
         "sig": signs,

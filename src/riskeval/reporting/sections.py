@@ -39,7 +39,8 @@ def summary_section(ctx: ReportContext) -> Section:
         formats[label] = h.pvalue if digits == "p" else h.integer if digits == 0 else h.number(int(digits))
     classes = pd.DataFrame(None, index=frame.index, columns=frame.columns, dtype=object)
     sign = np.array(d["sig"][a])
-    classes["TRisk"] = [_sig_class(v) for v in sign]
+    if "TRisk" in classes:
+        classes["TRisk"] = [_sig_class(v) for v in sign]
     shown = frame.iloc[:TABLE_ROWS]
     note = (
         f" Without scripts the table holds the first {TABLE_ROWS:,} of {len(frame):,} systems by mean; "
@@ -54,14 +55,18 @@ def summary_section(ctx: ReportContext) -> Section:
         if s["correction"]
         else "p ≤ level"
     )
+    shading = (
+        " TRisk is shaded where the system's risk-reward trade-off is significant "
+        f"({test_caption(s, d['baseline'])}; {rule}): red a significant loss, green a significant gain."
+        if "TRisk" in frame
+        else ""
+    )
     body = [
         ctx.data_script(),
         _alpha_picker(ctx),
         h.paragraph(
             f"URisk and TRisk against {d['baseline']} (SE {s['se']}); GeoRisk and ZRisk with every "
-            f"system. TRisk is shaded where the system's risk-reward trade-off is significant "
-            f"({test_caption(s, d['baseline'])}; {rule}): red a significant loss, green a "
-            "significant gain. Loss>20%: topics where the system loses more than 20% of the "
+            f"system.{shading} Loss>20%: topics where the system loses more than 20% of the "
             f"baseline's score. Click a column to sort, type in the box to filter.{note}"
         ),
         _filter_box(ctx, "risk-table", "filter systems"),
@@ -73,7 +78,7 @@ def summary_section(ctx: ReportContext) -> Section:
             css_class="data risk rk-sortable",
             table_id=f"{ctx.key}-risk-table",
         ),
-        _full_table(ctx.risk_table),
+        _full_table(ctx.risk_table, ctx.columns),
     ]
     return Section("Risk per α", h.join(body), "summary")
 
@@ -357,7 +362,13 @@ def bias_section(ctx: ReportContext) -> Section:
     return Section("Baseline bias", h.join(body), "bias")
 
 
-def _full_table(t: pd.DataFrame) -> h.Markup:
+def _full_table(t: pd.DataFrame, columns: tuple[str, ...] | None) -> h.Markup:
+    """The tidy risk table, with the ``columns`` of the measures of ``risk=`` (``None``: all)
+    and the columns of the test."""
+    from riskeval.analysis.table import COLUMNS
+
+    if columns is not None:
+        t = t.drop(columns=[c for c in COLUMNS if c in t and c not in columns])
     counts = {c: h.integer for c in ("df", "wins", "losses", "ties", "loss20")}
     p = {c: h.pvalue for c in ("pvalue", "pvalue_adj")}
     # the settings (the same on every row) are stated in the section's text
