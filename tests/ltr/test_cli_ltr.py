@@ -154,6 +154,34 @@ def test_experiment_prints_table7(files, capsys, monkeypatch):
     assert "training" in capsys.readouterr().err  # on a terminal: the progress bar
 
 
+def test_experiment_runs_the_python_experiment(files, capsys):
+    # the command is the Experiment of its options: the same tests, to the last digit
+    from riskeval.io.letor import read_letor
+    from riskeval.ltr import Experiment
+
+    argv = ["ltr", "experiment", str(files / "train.txt"), "--objectives", "tsaro,georisk", "--alpha", "3"]
+    argv += ["--baseline-feature", "1", "--folds", "3", "--rounds", "3", "--sx-update", "every_tree"]
+    argv += ["--georisk-update", "shortcut", "--param", "num_threads=1", "--param", "num_leaves=5"]
+    argv += ["--resamples", "300", "--seed", "7", "--correction", "bh", "--tests", "--format", "csv"]
+    main(argv)
+    printed = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col=[0, 1])
+    d = read_letor(files / "train.txt")
+    expected = Experiment(
+        objectives=["tsaro", "georisk"],
+        alphas=[3.0],
+        baseline_feature=1,
+        folds=3,
+        rounds=3,
+        sx_update="every_tree",
+        georisk_update="shortcut",
+        params={"verbose": -1, "num_threads": 1, "num_leaves": 5},
+        n_resamples=300,
+        rng=7,
+        correction="bh",
+    ).run(d.X, d.y, d.group)
+    pd.testing.assert_frame_equal(printed, expected.tests, check_exact=False, rtol=1e-15)
+
+
 def test_experiment_with_one_part_per_file(files, capsys):
     # MSLR-Web10K style: S1..S3 as three files; every query of every file is tested once
     for part, seed in enumerate((3, 4, 5), start=1):

@@ -179,6 +179,22 @@ def test_estimator_fits_the_same_model_as_train():
     assert jf.get_params()["variant"] == "jforests"
     jf_scores = jf.fit(X, y, qid=qid, baseline=0).predict(X)
     assert np.abs(jf_scores - scores).max() > 0  # another model than the paper's equations
+    every = RiskLambdaMART(
+        "tfaro", alpha=2.0, sx_update="every_tree", num_boost_round=5, num_leaves=7, num_threads=1
+    )
+    assert every.get_params()["sx_update"] == "every_tree"
+    every_direct = train(
+        {"num_leaves": 7, "num_threads": 1, "verbose": -1},
+        X,
+        y,
+        group,
+        objective="tfaro",
+        alpha=2.0,
+        baseline=0,
+        sx_update="every_tree",
+        num_boost_round=5,
+    )
+    np.testing.assert_array_equal(every.fit(X, y, group, baseline=0).predict(X), every_direct.predict(X))
 
 
 def test_no_bare_value_or_type_errors_from_bad_arguments():

@@ -527,8 +527,7 @@ def experiment(
     of every model against LambdaMART and the baselines."""
     from riskeval.ltr import Experiment
 
-    alpha_values = parse_alphas(alphas, [1.0, 5.0])
-    grid_values = _parse_grid(grid)
+    alpha_values, grid_values = parse_alphas(alphas, [1.0, 5.0]), _parse_grid(grid)
     dataset, parts = _experiment_data(data, folds_dir, folds_by_file, folds)
     setup = Experiment(
         objectives=_names(objectives),
@@ -551,13 +550,18 @@ def experiment(
         rng=seed,
         progress=sys.stderr.isatty() if progress is None else progress,
     )
-    result = setup.run(dataset.X, dataset.y, dataset.group)
+    _emit_experiment(setup.run(dataset.X, dataset.y, dataset.group), fmt, show_tests)
+
+
+def _emit_experiment(result, fmt: str, show_tests: bool) -> None:
+    """Table 7 of an experiment, then its tests; one of them in a machine format (``--tests``)."""
     if fmt == "table" or not show_tests:
         _emit_table7(result.to_frame(), fmt)
     if fmt == "table" or show_tests:
         if fmt == "table":
-            over = " over all rows" if setup.correction else ""
-            click.echo(f"\nSignificance on NDCG@{k}, α = {test_alpha:g} (p_adj: {correction}{over}):")
+            k, alpha, correction = (result.settings[key] for key in ("k", "test_alpha", "correction"))
+            over = f"{correction} over all rows" if correction else "none"
+            click.echo(f"\nSignificance on NDCG@{k}, α = {alpha:g} (p_adj: {over}):")
         emit(result.tests, fmt)
 
 

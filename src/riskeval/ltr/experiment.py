@@ -68,7 +68,10 @@ class ExperimentResult:
     the tests; ``ndcg_at`` holds the same at the cut-offs of :data:`EVAL_AT`.  ``models`` maps each
     model name to its (objective, α).  ``tests``: one row per (model, compared with), see
     :meth:`Experiment.test`.  ``selected``: per model and fold, the grid point chosen, its boosting
-    rounds and its validation NDCG@k.
+    rounds and its validation NDCG@k.  ``settings``: the configuration of the run (``folds``: the
+    number of parts; ``holdout_queries``; ``k``; ``rounds``; ``early_stopping``; ``grid``;
+    ``params``; ``sx_update``; ``georisk_update``; ``variant``; ``test_alpha``; ``correction``;
+    ``n_resamples``) and the ``seed`` it drew with (``rng=seed`` repeats it).
     """
 
     ndcg: pd.DataFrame
