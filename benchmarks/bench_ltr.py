@@ -53,7 +53,7 @@ FRESH_PROCESS = textwrap.dedent(
     from riskeval.ltr import kernels, make_ranking, train
     from riskeval.ltr.baselines import ranking_ndcg
     from riskeval.ltr.groups import default_gains, query_bounds
-    d = make_ranking(50, 20, 5, seed=3)
+    d = make_ranking(50, 20, 5, rng=3)
     bounds = query_bounds(d.group, n_docs=d.y.shape[0])
     B = np.vstack([ranking_ndcg(d.X[:, j], d.y, bounds, 10, default_gains()) for j in range(3)])
     params = {"num_leaves": 7, "verbose": -1, "num_threads": 2}
@@ -82,7 +82,7 @@ MEMORY_PROCESS = textwrap.dedent(
     from riskeval.ltr.baselines import ranking_ndcg
     from riskeval.ltr.groups import default_gains, query_bounds
     name, queries, docs, features, shares, rounds, threads = json.loads(sys.argv[1])
-    d = make_ranking(queries, docs, features, label_shares=shares, seed=1)
+    d = make_ranking(queries, docs, features, label_shares=shares, rng=1)
     params = {"num_leaves": 31, "learning_rate": 0.1, "verbose": -1, "num_threads": threads}
     dataset = lightgbm.Dataset(d.X, label=d.y, group=d.group, params={"verbose": -1})
     if name == "native":
@@ -153,7 +153,7 @@ def main() -> int:
     from riskeval.ltr.baselines import ranking_ndcg
     from riskeval.ltr.groups import default_gains, query_bounds
 
-    data = make_ranking(args.queries, args.docs, args.features, label_shares=args.shares, seed=1)
+    data = make_ranking(args.queries, args.docs, args.features, label_shares=args.shares, rng=1)
     X, y, group = data.X, data.y, data.group
     bounds = query_bounds(group, n_docs=y.shape[0])
     # three baseline systems for T*-FARO and GeoRisk: the rankings by features 0, 1, 2

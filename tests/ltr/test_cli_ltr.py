@@ -27,8 +27,8 @@ def _write_letor(path, X, y, group, with_qid=True):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("letor")
-    train = make_ranking(30, 12, 5, seed=1)
-    test = make_ranking(15, 12, 5, seed=2)
+    train = make_ranking(30, 12, 5, rng=1)
+    test = make_ranking(15, 12, 5, rng=2)
     _write_letor(d / "train.txt", train.X, train.y, train.group)
     _write_letor(d / "test.txt", test.X, test.y, test.group, with_qid=False)
     (d / "test.txt.query").write_text("\n".join(str(g) for g in test.group) + "\n")
@@ -96,6 +96,31 @@ def test_train_then_evaluate(files, capsys):
     )
 
 
+def test_train_sx_update_is_the_python_option(files, tmp_path, capsys):
+    # --sx-update every_tree trains the model of train(..., sx_update="every_tree"), which differs
+    # from the paper's first_tree
+    from riskeval.io.letor import read_letor
+    from riskeval.ltr import train
+
+    params = {"verbose": -1, "num_leaves": 7, "num_threads": 1}
+    d = read_letor(files / "train.txt")
+    predictions = {}
+    for update in ("first_tree", "every_tree"):
+        model = tmp_path / f"{update}.txt"
+        argv = ["ltr", "train", str(files / "train.txt"), "--objective", "tfaro", "--alpha", "5"]
+        argv += ["--baseline-feature", "0", "--rounds", "4", "--sx-update", update, "-o", str(model)]
+        main([*argv, "--param", "num_leaves=7", "--param", "num_threads=1"])
+        predictions[update] = lgb.Booster(model_file=str(model)).predict(d.X)
+        booster = train(params, d.X, d.y, d.group, objective="tfaro", alpha=5.0, baseline=0, sx_update=update)
+        assert (booster.predict(d.X, num_iteration=4) == predictions[update]).all()
+    assert (predictions["first_tree"] != predictions["every_tree"]).any()
+    capsys.readouterr()
+    code, _, err = run(
+        ["ltr", "train", str(files / "train.txt"), "--se", "every", "-o", str(tmp_path / "m")], capsys
+    )
+    assert code == 2 and "No such option '--se'" in err
+
+
 def test_experiment_prints_table7(files, capsys, monkeypatch):
     argv = [
         "ltr",
@@ -129,10 +154,38 @@ def test_experiment_prints_table7(files, capsys, monkeypatch):
     assert "training" in capsys.readouterr().err  # on a terminal: the progress bar
 
 
+def test_experiment_runs_the_python_experiment(files, capsys):
+    # the command is the Experiment of its options: the same tests, to the last digit
+    from riskeval.io.letor import read_letor
+    from riskeval.ltr import Experiment
+
+    argv = ["ltr", "experiment", str(files / "train.txt"), "--objectives", "tsaro,georisk", "--alpha", "3"]
+    argv += ["--baseline-feature", "1", "--folds", "3", "--rounds", "3", "--sx-update", "every_tree"]
+    argv += ["--georisk-update", "shortcut", "--param", "num_threads=1", "--param", "num_leaves=5"]
+    argv += ["--resamples", "300", "--seed", "7", "--correction", "bh", "--tests", "--format", "csv"]
+    main(argv)
+    printed = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col=[0, 1])
+    d = read_letor(files / "train.txt")
+    expected = Experiment(
+        objectives=["tsaro", "georisk"],
+        alphas=[3.0],
+        baseline_feature=1,
+        folds=3,
+        rounds=3,
+        sx_update="every_tree",
+        georisk_update="shortcut",
+        params={"verbose": -1, "num_threads": 1, "num_leaves": 5},
+        n_resamples=300,
+        rng=7,
+        correction="bh",
+    ).run(d.X, d.y, d.group)
+    pd.testing.assert_frame_equal(printed, expected.tests, check_exact=False, rtol=1e-15)
+
+
 def test_experiment_with_one_part_per_file(files, capsys):
     # MSLR-Web10K style: S1..S3 as three files; every query of every file is tested once
     for part, seed in enumerate((3, 4, 5), start=1):
-        d = make_ranking(8, 10, 4, seed=seed)
+        d = make_ranking(8, 10, 4, rng=seed)
         _write_letor(files / f"S{part}.txt", d.X, d.y, d.group)
     main(
         [

@@ -25,7 +25,7 @@ def _lines(data, first_qid):
 def mslr_tree(root, n_parts=5, queries=6):
     """S1..S5 as in MSLR-Web10K: FoldN tests on S(N−1) (S5 for Fold1), validates on the subset before
     that, trains on the other three."""
-    subsets = [_lines(make_ranking(queries, 8, 4, seed=10 + s), 100 * s) for s in range(n_parts)]
+    subsets = [_lines(make_ranking(queries, 8, 4, rng=10 + s), 100 * s) for s in range(n_parts)]
     for n in range(1, n_parts + 1):
         test = (n - 2) % n_parts  # Fold1 → S5 (index 4), Fold2 → S1 (index 0), ...
         vali = (test - 1) % n_parts

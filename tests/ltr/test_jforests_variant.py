@@ -134,7 +134,7 @@ def test_jforests_variant_leaves_lambdamart_and_georisk_alone(objective):
 
 def test_jforests_variant_options():
     scores, labels, bounds, baselines = _case("tsaro", seed=5)
-    with pytest.raises(RiskevalError, match="takes se='first'"):
+    with pytest.raises(RiskevalError, match="takes sx_update='first_tree'"):
         RiskObjective(
             "tsaro",
             labels,
@@ -143,7 +143,7 @@ def test_jforests_variant_options():
             baselines=baselines,
             label_gain=default_gains(),
             variant="jforests",
-            se="every",
+            sx_update="every_tree",
         )
     with pytest.raises(
         RiskevalError, match="The 'variant' parameter of train must be one of 'paper', 'jforests'"

@@ -96,23 +96,30 @@ def test_trisk_alphas_follow_sigir2014_eq_25():
     assert trisk_alphas(np.zeros(3), alpha, 0.0).tolist() == [2.0, 2.0, 2.0]
 
 
-def test_se_first_keeps_the_estimate_from_the_model_after_the_first_iteration():
+def test_sx_update_first_tree_keeps_the_estimate_from_the_model_after_the_first_iteration():
     scores, labels, bounds, baselines = _case("tfaro", seed=3)
     rng = np.random.default_rng(0)
     steps = [scores + rng.normal(size=scores.size) for _ in range(4)]
     estimates = {}
-    for se in ("first", "every"):
+    for update in ("first_tree", "every_tree"):
         fobj = RiskObjective(
-            "tfaro", labels, bounds, alpha=1.0, baselines=baselines, se=se, label_gain=default_gains()
+            "tfaro",
+            labels,
+            bounds,
+            alpha=1.0,
+            baselines=baselines,
+            sx_update=update,
+            label_gain=default_gains(),
         )
-        estimates[se] = []
+        estimates[update] = []
         for s in steps:
             fobj(s)
-            estimates[se].append(fobj.risk_sd_)
-    assert estimates["first"][0] == estimates["every"][0]
-    assert estimates["first"][1] == estimates["every"][1]  # after the first tree
-    assert estimates["first"][1:] == [estimates["first"][1]] * 3  # kept
-    assert len(set(estimates["every"])) == 4  # re-estimated
+            estimates[update].append(fobj.risk_sd_)
+    first, every = estimates["first_tree"], estimates["every_tree"]
+    assert first[0] == every[0]
+    assert first[1] == every[1]  # after the first tree
+    assert first[1:] == [first[1]] * 3  # kept
+    assert len(set(every)) == 4  # re-estimated
 
 
 def _georisk_matrix(c=60, seed=0):

@@ -78,7 +78,7 @@ def test_alpha_changes_the_model(letor_train):
 
 
 def test_quick_start_example():
-    X, y, group, _ = make_ranking(30, 20, 6, seed=0)
+    X, y, group, _ = make_ranking(30, 20, 6, rng=0)
     params = {"num_leaves": 7, "verbose": -1, "num_threads": 1}
     # --- as written in the quick start of docs/ltr.md ---
     from riskeval.ltr import train
@@ -90,7 +90,7 @@ def test_quick_start_example():
 
 
 def test_objective_argument_wins_and_kwargs_reach_lightgbm():
-    X, y, group, qid = make_ranking(40, 15, 5, seed=1)
+    X, y, group, qid = make_ranking(40, 15, 5, rng=1)
     params = {**BASE, "objective": "regression", "metric": "ndcg", "eval_at": [5]}
     valid = lgb.Dataset(X, y, group=group)
     record = {}
@@ -124,12 +124,12 @@ def test_objective_argument_wins_and_kwargs_reach_lightgbm():
         ({"objective": "ucro", "baseline": np.ones((2, 10))}, "takes one baseline system"),
         ({"objective": "georisk", "baseline": -np.ones((2, 10))}, "values >= 0"),
         ({"objective": "ucro", "baseline": 0, "alpha": -1}, "'alpha' parameter of train"),
-        ({"objective": "tsaro", "baseline": 0, "se": "last"}, "'se' parameter"),
+        ({"objective": "tsaro", "baseline": 0, "sx_update": "first"}, "'sx_update' parameter of train"),
         ({"objective": "ucro", "baseline": 0, "k": 0}, "'k' parameter"),
     ],
 )
 def test_parameter_errors(kwargs, message):
-    X, y, group, _ = make_ranking(10, 8, 5, seed=2)
+    X, y, group, _ = make_ranking(10, 8, 5, rng=2)
     with pytest.raises(RiskevalError, match=None) as info:
         train(BASE, X, y, group, num_boost_round=1, **kwargs)
     assert message in str(info.value)
@@ -155,7 +155,7 @@ def test_group_and_label_errors(y, group, qid, message):
 def test_estimator_fits_the_same_model_as_train():
     from riskeval.ltr import RiskLambdaMART
 
-    X, y, group, qid = make_ranking(30, 10, 5, seed=3)
+    X, y, group, qid = make_ranking(30, 10, 5, rng=3)
     est = RiskLambdaMART("tfaro", alpha=2.0, num_boost_round=5, num_leaves=7, num_threads=1)
     with pytest.raises(RiskevalError, match="not fitted"):
         est.predict(X)
@@ -179,10 +179,26 @@ def test_estimator_fits_the_same_model_as_train():
     assert jf.get_params()["variant"] == "jforests"
     jf_scores = jf.fit(X, y, qid=qid, baseline=0).predict(X)
     assert np.abs(jf_scores - scores).max() > 0  # another model than the paper's equations
+    every = RiskLambdaMART(
+        "tfaro", alpha=2.0, sx_update="every_tree", num_boost_round=5, num_leaves=7, num_threads=1
+    )
+    assert every.get_params()["sx_update"] == "every_tree"
+    every_direct = train(
+        {"num_leaves": 7, "num_threads": 1, "verbose": -1},
+        X,
+        y,
+        group,
+        objective="tfaro",
+        alpha=2.0,
+        baseline=0,
+        sx_update="every_tree",
+        num_boost_round=5,
+    )
+    np.testing.assert_array_equal(every.fit(X, y, group, baseline=0).predict(X), every_direct.predict(X))
 
 
 def test_no_bare_value_or_type_errors_from_bad_arguments():
-    X, y, group, _ = make_ranking(10, 8, 5, seed=2)
+    X, y, group, _ = make_ranking(10, 8, 5, rng=2)
     with pytest.raises(RiskevalError, match="X must be a 2-D array"):
         train(BASE, X.tolist(), y, group, num_boost_round=1)
     with pytest.raises(RiskevalError, match="'lambdarank_truncation_level' must be an integer"):

@@ -15,7 +15,7 @@ import click
 
 from riskeval.cli._input import CORRECTIONS, DecimalRange, WholeNumber, correction_arg, parse_alphas
 from riskeval.cli._output import emit, format_option
-from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SE_POLICIES, VARIANTS
+from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SX_UPDATES, VARIANTS
 
 _data = click.argument("data", type=click.Path(exists=True, dir_okay=False))
 _query_file = click.option(
@@ -46,6 +46,20 @@ _variant = click.option(
     default="paper",
     show_default=True,
     help="U-CRO/T-SARO/T-FARO/T*-FARO by the papers' equations, or as the Jforests code computes them.",
+)
+_sx_update = click.option(
+    "--sx-update",
+    type=click.Choice(SX_UPDATES),
+    default="first_tree",
+    show_default=True,
+    help="T-SARO/T-FARO/T*-FARO: s_x estimated during the first tree and kept, or at every tree.",
+)
+_georisk_update = click.option(
+    "--georisk-update",
+    type=click.Choice(GEORISK_UPDATES),
+    default="first_order",
+    show_default=True,
+    help="GeoRisk: every other query's z moved to first order, or the paper's shortcut.",
 )
 _params = click.option(
     "--param",
@@ -212,19 +226,8 @@ def ltr() -> None:
 @_features
 @_baseline_models
 @_k
-@click.option(
-    "--se",
-    type=click.Choice(SE_POLICIES),
-    default="first",
-    show_default=True,
-    help="T-SARO/T-FARO: s_x after the first iteration, or at every iteration.",
-)
-@click.option(
-    "--georisk-update",
-    type=click.Choice(GEORISK_UPDATES),
-    default="first_order",
-    show_default=True,
-)
+@_sx_update
+@_georisk_update
 @_variant
 @_params
 @click.option(
@@ -253,7 +256,7 @@ def train(
     features,
     baseline_models,
     k,
-    se,
+    sx_update,
     georisk_update,
     variant,
     params,
@@ -265,41 +268,16 @@ def train(
     fmt,
 ):
     """Train a model on DATA and save it; print its Table 7 on --valid (else on DATA)."""
-    import lightgbm
-    import numpy as np
-
-    from riskeval.errors import RiskevalError
     from riskeval.ltr import train as fit
-    from riskeval.ltr.model_evaluation import ndcg_per_query, risk_profile
 
     lgb_params = _parse_params(params)
     _check_output(output)
     for path in baseline_models:
         _booster(path)  # a bad model file fails before the data is read and the model trained
     train_set, _ = _read([data], query_file)
-    baselines = _baselines(train_set, features, baseline_models, k)
-    if objective == "lambdarank":
-        baseline = None
-    elif not baselines:
-        raise RiskevalError(f"--objective {objective} needs --baseline-feature or --baseline-model.")
-    elif len(baselines) == 1 and features and not baseline_models:
-        baseline = features[0]
-    else:
-        baseline = np.vstack(list(baselines.values()))
-    kwargs = {"num_boost_round": rounds, "callbacks": [_progress_callback(rounds, progress)]}
-    report = train_set
-    if valid:
-        report, _ = _read([valid])
-        width = max(report.X.shape[1], train_set.X.shape[1])
-        train_set = train_set._replace(X=_widen(train_set.X, width))
-        report = report._replace(X=_widen(report.X, width))
-        if early_stopping:
-            lgb_params.setdefault("metric", "ndcg")
-            lgb_params.setdefault("eval_at", [k])
-            kwargs["valid_sets"] = [lightgbm.Dataset(report.X, report.y, group=report.group)]
-            kwargs["callbacks"].append(lightgbm.early_stopping(early_stopping, verbose=False))
-    elif early_stopping:
-        raise RiskevalError("--early-stopping needs --valid.")
+    baseline = _training_baseline(objective, train_set, features, baseline_models, k)
+    train_set, report, kwargs = _validation(train_set, valid, early_stopping, k, lgb_params)
+    kwargs["callbacks"].insert(0, _progress_callback(rounds, progress))
     booster = fit(
         lgb_params,
         train_set.X,
@@ -309,25 +287,71 @@ def train(
         alpha=alpha,
         baseline=baseline,
         k=k,
-        se=se,
+        sx_update=sx_update,
         georisk_update=georisk_update,
         variant=variant,
+        num_boost_round=rounds,
         **kwargs,
     )
     booster.save_model(output)
     click.echo(f"saved {output} ({booster.current_iteration()} trees)", err=True)
-    model = {Path(output).stem: ndcg_per_query(booster.predict(report.X), report.y, report.group, k=k)}
-    if baselines:
-        _emit_table7(risk_profile(model, _baselines(report, features, baseline_models, k)).to_frame(), fmt)
-    else:
-        import pandas as pd
+    _emit_trained(Path(output).stem, booster, report, features, baseline_models, k, fmt)
 
-        emit(
-            pd.DataFrame(
-                {"NDCG": [v.mean() for v in model.values()]}, index=pd.Index(list(model), name="model")
-            ),
-            fmt,
-        )
+
+def _emit_trained(name, booster, report, features, model_files, k, fmt):
+    """The Table 7 of a trained model on ``report`` against the baselines; without baselines,
+    its mean NDCG@k."""
+    import pandas as pd
+
+    from riskeval.ltr.model_evaluation import ndcg_per_query, risk_profile
+
+    model = {name: ndcg_per_query(booster.predict(report.X), report.y, report.group, k=k)}
+    if features or model_files:
+        _emit_table7(risk_profile(model, _baselines(report, features, model_files, k)).to_frame(), fmt)
+    else:
+        means = {"NDCG": [v.mean() for v in model.values()]}
+        emit(pd.DataFrame(means, index=pd.Index(list(model), name="model")), fmt)
+
+
+def _training_baseline(objective, data, features, model_files, k):
+    """What ``train`` learns against: nothing (lambdarank), the one feature, or the per-query
+    NDCG@k of every baseline (systems × queries)."""
+    import numpy as np
+
+    from riskeval.errors import RiskevalError
+
+    if objective == "lambdarank":
+        return None
+    if not features and not model_files:
+        raise RiskevalError(f"--objective {objective} needs --baseline-feature or --baseline-model.")
+    if len(set(features)) == 1 and not model_files:
+        return features[0]
+    return np.vstack(list(_baselines(data, features, model_files, k).values()))
+
+
+def _validation(train_set, valid, early_stopping, k, lgb_params):
+    """The set Table 7 is reported on (--valid, else DATA), the training set with as many columns,
+    and the keywords of ``lightgbm.train`` that early-stop on --valid (``lgb_params`` then gets
+    LightGBM's NDCG@k metric)."""
+    import lightgbm
+
+    from riskeval.errors import RiskevalError
+
+    kwargs: dict[str, Any] = {"callbacks": []}
+    if not valid:
+        if early_stopping:
+            raise RiskevalError("--early-stopping needs --valid.")
+        return train_set, train_set, kwargs
+    report, _ = _read([valid])
+    width = max(report.X.shape[1], train_set.X.shape[1])
+    train_set = train_set._replace(X=_widen(train_set.X, width))
+    report = report._replace(X=_widen(report.X, width))
+    if early_stopping:
+        lgb_params.setdefault("metric", "ndcg")
+        lgb_params.setdefault("eval_at", [k])
+        kwargs["valid_sets"] = [lightgbm.Dataset(report.X, report.y, group=report.group)]
+        kwargs["callbacks"].append(lightgbm.early_stopping(early_stopping, verbose=False))
+    return train_set, report, kwargs
 
 
 @ltr.command()
@@ -440,6 +464,8 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     help="Early stopping on each fold's validation part (NDCG@k).",
 )
 @_k
+@_sx_update
+@_georisk_update
 @_variant
 @click.option(
     "--test-alpha",
@@ -486,6 +512,8 @@ def experiment(
     rounds,
     early_stopping,
     k,
+    sx_update,
+    georisk_update,
     variant,
     test_alpha,
     correction,
@@ -497,58 +525,70 @@ def experiment(
 ):
     """k-fold train/validate/test of several objectives and α values; prints Table 7 and the tests
     of every model against LambdaMART and the baselines."""
+    from riskeval.ltr import Experiment
+
+    alpha_values, grid_values = parse_alphas(alphas, [1.0, 5.0]), _parse_grid(grid)
+    dataset, parts = _experiment_data(data, folds_dir, folds_by_file, folds)
+    setup = Experiment(
+        objectives=_names(objectives),
+        alphas=alpha_values,
+        baseline_feature=feature,
+        learned_baselines=_names(learned_baselines),
+        holdout=holdout,
+        folds=parts,
+        params=_parse_params(params),
+        rounds=rounds,
+        early_stopping=early_stopping,
+        grid=grid_values,
+        k=k,
+        sx_update=sx_update,
+        georisk_update=georisk_update,
+        variant=variant,
+        test_alpha=test_alpha,
+        correction=correction_arg(correction),
+        n_resamples=resamples,
+        rng=seed,
+        progress=sys.stderr.isatty() if progress is None else progress,
+    )
+    _emit_experiment(setup.run(dataset.X, dataset.y, dataset.group), fmt, show_tests)
+
+
+def _emit_experiment(result, fmt: str, show_tests: bool) -> None:
+    """Table 7 of an experiment, then its tests; one of them in a machine format (``--tests``)."""
+    if fmt == "table" or not show_tests:
+        _emit_table7(result.to_frame(), fmt)
+    if fmt == "table" or show_tests:
+        if fmt == "table":
+            k, alpha, correction = (result.settings[key] for key in ("k", "test_alpha", "correction"))
+            over = f"{correction} over all rows" if correction else "none"
+            click.echo(f"\nSignificance on NDCG@{k}, α = {alpha:g} (p_adj: {over}):")
+        emit(result.tests, fmt)
+
+
+def _names(text: str) -> list[str]:
+    """The names of a comma list, blanks ignored."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _experiment_data(data, folds_dir, folds_by_file, folds):
+    """The queries of ``experiment`` and their parts: the --folds-dir layout, one part per DATA
+    file (--folds-by-file), or ``folds`` random parts."""
     import numpy as np
 
     from riskeval.errors import RiskevalError
-    from riskeval.ltr.experiment import run_experiment
 
-    alpha_values = parse_alphas(alphas, [1.0, 5.0])
-    grid_values = _parse_grid(grid)
     if folds_dir:
         if data or folds_by_file:
             raise RiskevalError("Give either --folds-dir or DATA files, not both.")
         from riskeval.ltr.folds import read_folds
 
         layout = read_folds(folds_dir)
-        dataset, parts = layout.data, layout.part
-    else:
-        if not data:
-            raise RiskevalError("Give DATA files or --folds-dir.")
-        dataset, sizes = _read(list(data))
-        if folds_by_file:
-            if len(data) < 3:
-                raise RiskevalError("--folds-by-file needs at least 3 DATA files.")
-            parts = np.repeat(np.arange(len(sizes)), sizes)
-        else:
-            parts = folds
-    result = run_experiment(
-        dataset.X,
-        dataset.y,
-        dataset.group,
-        objectives=[o.strip() for o in objectives.split(",") if o.strip()],
-        alphas=alpha_values,
-        baseline_feature=feature,
-        learned_baselines=[b.strip() for b in learned_baselines.split(",") if b.strip()],
-        holdout=holdout,
-        folds=parts,
-        params=_parse_params(params),
-        num_boost_round=rounds,
-        early_stopping_rounds=early_stopping,
-        grid=grid_values,
-        k=k,
-        variant=variant,
-        test_alpha=test_alpha,
-        correction=correction_arg(correction),
-        n_resamples=resamples,
-        seed=seed,
-        progress=sys.stderr.isatty() if progress is None else progress,
-    )
-    if fmt == "table" or not show_tests:
-        _emit_table7(result.to_frame(), fmt)
-    if fmt == "table" or show_tests:
-        if fmt == "table":
-            click.echo(
-                f"\nSignificance on NDCG@{k}, α = {test_alpha:g} (p_adj: {correction}"
-                f"{' over all rows' if correction != 'none' else ''}):"
-            )
-        emit(result.tests, fmt)
+        return layout.data, layout.part
+    if not data:
+        raise RiskevalError("Give DATA files or --folds-dir.")
+    dataset, sizes = _read(list(data))
+    if not folds_by_file:
+        return dataset, folds
+    if len(data) < 3:
+        raise RiskevalError("--folds-by-file needs at least 3 DATA files.")
+    return dataset, np.repeat(np.arange(len(sizes)), sizes)

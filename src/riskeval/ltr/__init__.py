@@ -11,6 +11,8 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "Experiment": "riskeval.ltr.experiment",
+    "ExperimentResult": "riskeval.ltr.experiment",
     "OBJECTIVES": "riskeval.ltr.objectives",
     "RankingData": "riskeval.ltr.synthetic",
     "RiskLambdaMART": "riskeval.ltr.estimator",

@@ -8,14 +8,14 @@ import numpy as np
 
 from riskeval.errors import RiskevalError
 
-_OWN = ("objective", "alpha", "k", "se", "georisk_update", "variant", "num_boost_round")
+_OWN = ("objective", "alpha", "k", "sx_update", "georisk_update", "variant", "num_boost_round")
 
 
 class RiskLambdaMART:
     """LambdaMART or a risk-sensitive variant as an estimator: ``fit`` / ``predict``.
 
     Constructor arguments are those of :func:`riskeval.ltr.train` (``objective``, ``alpha``, ``k``,
-    ``se``, ``georisk_update``, ``variant``), ``num_boost_round``, and LightGBM parameters as keywords
+    ``sx_update``, ``georisk_update``, ``variant``), ``num_boost_round``, and LightGBM parameters as keywords
     (``num_leaves=31``, ...).  The baseline depends on the training queries, so it is given to
     :meth:`fit`.  After fitting, ``booster_`` is the ``lightgbm.Booster``.
     """
@@ -26,7 +26,7 @@ class RiskLambdaMART:
         alpha: float = 0.0,
         *,
         k: int = 10,
-        se: str = "first",
+        sx_update: str = "first_tree",
         georisk_update: str = "first_order",
         variant: str = "paper",
         num_boost_round: int = 100,
@@ -35,7 +35,7 @@ class RiskLambdaMART:
         self.objective = objective
         self.alpha = alpha
         self.k = k
-        self.se = se
+        self.sx_update = sx_update
         self.georisk_update = georisk_update
         self.variant = variant
         self.num_boost_round = num_boost_round
@@ -47,7 +47,7 @@ class RiskLambdaMART:
             "objective": self.objective,
             "alpha": self.alpha,
             "k": self.k,
-            "se": self.se,
+            "sx_update": self.sx_update,
             "georisk_update": self.georisk_update,
             "variant": self.variant,
             "num_boost_round": self.num_boost_round,
@@ -87,7 +87,7 @@ class RiskLambdaMART:
             alpha=self.alpha,
             baseline=baseline,
             k=self.k,
-            se=self.se,
+            sx_update=self.sx_update,
             georisk_update=self.georisk_update,
             variant=self.variant,
             num_boost_round=self.num_boost_round,

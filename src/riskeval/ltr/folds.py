@@ -6,7 +6,7 @@ on S5, validates on S4 and trains on S1–S3; Fold2 tests on S1, validates on S5
 each query is in exactly one ``test.txt``, and ``FoldN/vali.txt`` is ``Fold(N−1)/test.txt``.
 :func:`read_folds` reads the K test files once (each query once), checks that the other files are
 that rotation (by size and content digest, without parsing them), and gives the per-query part
-numbers that :func:`riskeval.ltr.experiment.run_experiment` rotates in the same way: the fold that
+numbers that :class:`riskeval.ltr.Experiment` rotates in the same way: the fold that
 tests on part i validates on part i − 1 and trains on the others.
 """
 

@@ -39,14 +39,14 @@ import numpy as np
 from scipy.special import ndtr
 
 from riskeval.errors import RiskevalError
-from riskeval.ltr.options import GEORISK_UPDATES, SE_POLICIES, VARIANTS, check_ltr_options
+from riskeval.ltr.options import GEORISK_UPDATES, SX_UPDATES, VARIANTS, check_ltr_options
 from riskeval.options import check_alpha
 
 __all__ = [
     "GEORISK_UPDATES",
     "JFORESTS_OBJECTIVES",
     "OBJECTIVES",
-    "SE_POLICIES",
+    "SX_UPDATES",
     "VARIANTS",
     "ObjectiveInfo",
     "RiskObjective",
@@ -271,22 +271,22 @@ class RiskObjective:
         norm: bool = True,
         sigmoid: float = 1.0,
         label_gain: np.ndarray,
-        se: str = "first",
+        sx_update: str = "first_tree",
         georisk_update: str = "first_order",
         variant: str = "paper",
         num_threads: int | None = None,
     ):
         from riskeval.ltr import kernels
 
-        self.objective, self.se, self.georisk_update, self.variant = check_ltr_options(
-            "train", objective=objective, se=se, georisk_update=georisk_update, variant=variant
+        self.objective, self.sx_update, self.georisk_update, self.variant = check_ltr_options(
+            "train", objective=objective, sx_update=sx_update, georisk_update=georisk_update, variant=variant
         )
         self.alpha = check_alpha(alpha, "train")
         self.jforests = self.variant == "jforests" and self.objective in JFORESTS_OBJECTIVES
-        if self.jforests and self.se != "first":
+        if self.jforests and self.sx_update != "first_tree":
             raise RiskevalError(
                 "variant='jforests' estimates s_x once, before the first tree, as Jforests does; "
-                "it takes se='first'."
+                "it takes sx_update='first_tree'."
             )
         if isinstance(sigmoid, bool) or not isinstance(sigmoid, (int, float)) or not sigmoid > 0:
             raise RiskevalError(f"The LightGBM parameter 'sigmoid' must be a number > 0. Got {sigmoid!r}.")
@@ -431,9 +431,9 @@ class RiskObjective:
         return kernels.TSARO if name == "tsaro" else kernels.TFARO
 
     def _estimate_sd(self) -> bool:
-        # "first": estimated after the first boosting iteration and kept (SIGIR 2014, §6.3); the
-        # first iteration uses the starting model's
-        return self.risk_sd_ is None or self.se == "every" or self.iteration == 1
+        # "first_tree": estimated after the first boosting iteration and kept (SIGIR 2014, §6.3);
+        # the first iteration uses the starting model's
+        return self.risk_sd_ is None or self.sx_update == "every_tree" or self.iteration == 1
 
     def _ratio_parameters(self, m: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
         from riskeval.ltr import kernels

@@ -1,7 +1,7 @@
 """The options of risk-sensitive LambdaMART, declared once, and their check.
 
 The functions (:func:`riskeval.ltr.train`, :class:`riskeval.ltr.RiskLambdaMART`,
-:func:`riskeval.ltr.experiment.run_experiment`), the objective and the command line take their
+:class:`riskeval.ltr.Experiment`), the objective and the command line take their
 choices from here; a bad value raises :class:`~riskeval.errors.RiskevalError` through
 :func:`riskeval.options.check_option` (case-sensitive, scikit-learn's message).  This module imports
 nothing heavy, so ``riskeval ltr --help`` stays fast.
@@ -18,10 +18,10 @@ from riskeval.options import check_option
 Objective = Literal["lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk"]
 OBJECTIVE_NAMES: tuple[str, ...] = get_args(Objective)
 
-#: T-SARO/T-FARO: estimate ``s_x`` once, after the first boosting iteration (the paper), or at
-#: every iteration.
-SEPolicy = Literal["first", "every"]
-SE_POLICIES: tuple[str, ...] = get_args(SEPolicy)
+#: T-SARO/T-FARO/T*-FARO: when ``s_x``, the standard deviation of the risk-reward scores in
+#: ``TR_q = x_q / s_x``, is estimated: during the first tree and kept (the paper), or at every tree.
+SxUpdate = Literal["first_tree", "every_tree"]
+SX_UPDATES: tuple[str, ...] = get_args(SxUpdate)
 
 #: GeoRisk: every other query's z moved to first order, or the paper's shortcut.
 GeoRiskUpdate = Literal["first_order", "shortcut"]
@@ -32,7 +32,7 @@ GEORISK_UPDATES: tuple[str, ...] = get_args(GeoRiskUpdate)
 Variant = Literal["paper", "jforests"]
 VARIANTS: tuple[str, ...] = get_args(Variant)
 
-#: Learned baselines of :func:`riskeval.ltr.experiment.run_experiment`.
+#: Learned baselines of :class:`riskeval.ltr.Experiment`.
 Learner = Literal["lambdamart", "gbrt", "xendcg", "linear"]
 LEARNERS: tuple[str, ...] = get_args(Learner)
 
@@ -41,16 +41,16 @@ def check_ltr_options(
     func: str,
     *,
     objective: Any = None,
-    se: Any = "first",
+    sx_update: Any = "first_tree",
     georisk_update: Any = "first_order",
     variant: Any = "paper",
 ) -> tuple[str, str, str, str]:
-    """``(objective, se, georisk_update, variant)`` checked; ``objective=None`` skips it."""
+    """``(objective, sx_update, georisk_update, variant)`` checked; ``objective=None`` skips it."""
     if objective is not None:
         objective = check_option(objective, OBJECTIVE_NAMES, func, "objective")
     return (
         objective,
-        check_option(se, SE_POLICIES, func, "se"),
+        check_option(sx_update, SX_UPDATES, func, "sx_update"),
         check_option(georisk_update, GEORISK_UPDATES, func, "georisk_update"),
         check_option(variant, VARIANTS, func, "variant"),
     )

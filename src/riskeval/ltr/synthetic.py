@@ -31,7 +31,7 @@ def make_ranking(
     max_label: int = 4,
     label_shares: Sequence[float] | None = None,
     noise: float = 1.0,
-    seed: int | np.random.Generator | None = 0,
+    rng: int | np.random.Generator | None = 0,
 ) -> RankingData:
     """Draw a ranking problem whose labels depend on a few features, with query-level difficulty.
 
@@ -41,7 +41,8 @@ def make_ranking(
     (``label_shares``: the share of each label instead, e.g. MSLR-Web10K's
     ``(0.52, 0.32, 0.13, 0.02, 0.01)``).
     Feature 0 is a noisy copy of the latent score (a "BM25-like" single-feature baseline), and the
-    last feature takes only 4 values, so rankings by it have ties.
+    last feature takes only 4 values, so rankings by it have ties.  ``rng`` (an int seed, None or a
+    :class:`numpy.random.Generator`) draws everything.
     """
     sizes = (n_queries, docs_per_query, n_features, max_label)
     if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in sizes):
@@ -66,7 +67,7 @@ def make_ranking(
         quantiles = np.cumsum(shares)[:-1]
     else:
         quantiles = np.linspace(0.6, 0.97, max_label)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(rng)
     n = n_queries * docs_per_query
     X = rng.standard_normal((n, n_features))
     informative = min(5, n_features)

@@ -53,7 +53,7 @@ def make_objective(
     alpha: float = 0.0,
     baseline: Any = None,
     k: int = 10,
-    se: str = "first",
+    sx_update: str = "first_tree",
     georisk_update: str = "first_order",
     variant: str = "paper",
 ) -> RiskObjective:
@@ -63,8 +63,8 @@ def make_objective(
     ``lambdarank_truncation_level`` (30), ``lambdarank_norm`` (true), ``sigmoid`` (1.0),
     ``label_gain`` (``2^l − 1``) and ``num_threads`` (used for the objective's kernels too).
     """
-    objective, se, georisk_update, variant = check_ltr_options(
-        "train", objective=objective, se=se, georisk_update=georisk_update, variant=variant
+    objective, sx_update, georisk_update, variant = check_ltr_options(
+        "train", objective=objective, sx_update=sx_update, georisk_update=georisk_update, variant=variant
     )
     alpha = check_alpha(alpha, "train")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -119,7 +119,7 @@ def make_objective(
         norm=_flag(params.get("lambdarank_norm", True), "lambdarank_norm"),
         sigmoid=_number(params, "sigmoid", 1.0),
         label_gain=gains,
-        se=se,
+        sx_update=sx_update,
         georisk_update=georisk_update,
         variant=variant,
         num_threads=lightgbm_threads(params),
@@ -137,7 +137,7 @@ def train(
     alpha: float = 0.0,
     baseline: Any = None,
     k: int = 10,
-    se: str = "first",
+    sx_update: str = "first_tree",
     georisk_update: str = "first_order",
     variant: str = "paper",
     **kwargs: Any,
@@ -169,9 +169,12 @@ def train(
         GeoRisk: every row).  Values are compared with the model's NDCG@k.
     k : int
         The cut-off of the NDCG@k that defines each query's effectiveness for the risk terms.
-    se : {"first", "every"}
-        T-SARO/T-FARO: estimate ``s_x`` after the first boosting iteration and keep it (as the
-        paper), or re-estimate it at every iteration.
+    sx_update : {"first_tree", "every_tree"}
+        T-SARO/T-FARO/T*-FARO: when ``s_x``, the standard deviation of the risk-reward scores in
+        ``TR_q = x_q / s_x`` (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 21), is estimated:
+        ``"first_tree"`` from the model after the first boosting iteration, then kept (the paper,
+        §6.3; the first iteration uses the starting model's), or ``"every_tree"``, re-estimated at
+        every iteration.
     georisk_update : {"first_order", "shortcut"}
         GeoRisk: the swapped query exact and every other query to first order, or the paper's
         shortcut (only the swapped query's z recomputed).
@@ -181,7 +184,7 @@ def train(
         ``TR_q = δ_q / s_x``; ``s_x`` estimated once, before the first tree, against a model scoring
         0 on every query; the model's NDCG@k taken as 0 during the first tree; the baseline crossing
         decided on the pair's own ``|ΔM|`` (untruncated discounts).  No effect on ``lambdarank``
-        and ``georisk``; needs ``se="first"``.  See docs/ltr.md.
+        and ``georisk``; needs ``sx_update="first_tree"``.  See docs/ltr.md.
     **kwargs
         Passed to ``lightgbm.train`` (``num_boost_round``, ``valid_sets``, ``callbacks``, ...).
 
@@ -202,7 +205,7 @@ def train(
         alpha=alpha,
         baseline=baseline,
         k=k,
-        se=se,
+        sx_update=sx_update,
         georisk_update=georisk_update,
         variant=variant,
     )
