@@ -192,9 +192,7 @@ def coverage(reps: int, seed: int = 0) -> pd.DataFrame:
         d = rng.normal(0.02, 0.1, c)
         X = pd.DataFrame([0.5 + d], index=["s"])
         for method in ("percentile", "bca"):
-            ci = rk.bootstrap_ci(
-                X, np.full(c, 0.5), [1.0], risk="urisk", method=method, n_resamples=n, rng=k
-            )
+            ci = rk.bootstrap_ci(X, np.full(c, 0.5), [1.0], risk="urisk", method=method, n_resamples=n, rng=k)
             hits[method].append(bool(ci["low"].iloc[0] <= truth <= ci["high"].iloc[0]))
         low, high = rk.trisk(0.5 + d, np.full(c, 0.5), 1.0).confidence_interval(0.95)
         hits["t"].append(low <= truth <= high)
