@@ -1,5 +1,6 @@
-"""Bootstrap over topics for URisk, TRisk, ZRisk and GeoRisk: percentile and BCa intervals, the
-difference between two systems with its p-value, and intervals on ranks.
+"""Bootstrap over topics for URisk, TRisk, T*Risk (TRisk against the per-topic MEAN), ZRisk and
+GeoRisk: percentile and BCa intervals, two-sided or one-sided, the difference between two systems
+with its p-value, and intervals on ranks.
 
 Topics are resampled with replacement (Efron & Tibshirani, *An Introduction to the Bootstrap*,
 1993: the percentile interval of ch. 13, the BCa interval of ch. 14.3 with the jackknife
@@ -46,8 +47,6 @@ MEASURES = ("urisk", "trisk", "zrisk", "georisk")
 _PAIRED = ("urisk", "trisk")
 #: Measures computed from the chi-square matrix of every system (scores ≥ 0, no baseline).
 _CHI_SQUARE = ("zrisk", "georisk")
-#: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
-_NULL_ZERO = ("urisk", "trisk")
 #: Resamples drawn and computed at a time unless ``batch`` says otherwise.
 BATCH = 10_000
 #: Work (resamples × topics × systems) from which the parallel kernel runs; below it, its serial
@@ -579,17 +578,19 @@ def bootstrap_ci(
             f"{func}: ZRisk and GeoRisk need scores >= 0; leave them out of 'risk' for a matrix "
             "with negative scores."
         )
-    # one engine per baseline (the settings', the MEAN of T*Risk, none), at the α of its measures;
-    # every engine draws the same resamples from the seed
-    engines: dict[str, tuple[str, np.ndarray | None, list[str], list[float]]] = {}
+    # one engine for the settings' baseline and the chi-square measures, one for the MEAN of T*Risk,
+    # each at the α of its measures: both draw the same resamples from the seed
+    names: dict[str, str] = {}
+    groups: dict[str, tuple[list[np.ndarray | None], list[str], list[float]]] = {}
     for kind, at in wanted.items():
-        name, base, engine_kind = _engine_baseline(M, kind, s, func)
-        group = "tstar" if kind == "tstar" else ("none" if base is None else "baseline")
-        entry = engines.setdefault(group, (name, base, [], []))
-        entry[2].append(engine_kind)
-        entry[3].extend(a for a in at if a not in entry[3])
+        names[kind], base, engine_kind = _engine_baseline(M, kind, s, func)
+        bases, kinds, grid = groups.setdefault("tstar" if kind == "tstar" else "main", ([None], [], []))
+        if base is not None:
+            bases[0] = base
+        kinds.append(engine_kind)
+        grid.extend(a for a in at if a not in grid)
     results = {}
-    for group, (name, base, kinds, grid) in engines.items():
+    for group, ([base], kinds, grid) in groups.items():
         A = np.array(sorted(grid))
         engine = ResampledMeasures(values, base, A, kinds)
         point, ivs = measure_intervals(engine, used_seed, n, size, cl, method, alternative)
@@ -599,29 +600,28 @@ def bootstrap_ci(
             with np.errstate(divide="ignore", invalid="ignore"):
                 sd = np.sqrt(paired.variance_from(sums, A[:, None]))
                 effect = np.where(sd > 0, paired.urisk_from(sums, A[:, None]) / sd, np.nan).T
-        results[group] = (name, A, point, ivs, effect)
+        results[group] = (A, point, ivs, effect)
     frames = []
     for kind, at in wanted.items():
-        group = "tstar" if kind == "tstar" else ("none" if kind in _CHI_SQUARE else "baseline")
-        name, A, point, ivs, effect = results[group]
+        A, point, ivs, effect = results["tstar" if kind == "tstar" else "main"]
         engine_kind = "trisk" if kind == "tstar" else kind
         k = np.searchsorted(A, list(at))
         cells = (np.arange(r)[:, None] * A.size + k).ravel()  # system-major, the measure's α
         iv = ivs[engine_kind]
-        paired_kind = kind not in _CHI_SQUARE
+        null_zero = kind not in _CHI_SQUARE  # 0 is the null value of URisk, TRisk and T*Risk
         frames.append(
             pd.DataFrame(
                 {
                     "system": np.repeat(M.index.to_numpy(), len(k)),
                     "alpha": np.tile(A[k], r),
                     "risk": next(iter(at.values())).name,
-                    "baseline": name,
+                    "baseline": names[kind],
                     "estimate": point[engine_kind][:, k].ravel(),
                     "low": iv.low[cells],
                     "high": iv.high[cells],
                     "se": iv.se[cells],
-                    "pvalue": iv.pvalue[cells] if paired_kind else np.nan,
-                    "effect_size": effect[:, k].ravel(),
+                    "pvalue": iv.pvalue[cells] if null_zero else np.nan,
+                    "effect_size": effect[:, k].ravel() if null_zero else np.nan,
                     "method": method,
                     "confidence_level": cl,
                     "n_resamples": n,

@@ -50,7 +50,7 @@ def with_test(
     if test == "t":
         return table
     n = check_n_resamples(n_resamples, func)
-    _, seed = resolve_rng(rng, func)
+    _, seed = resolve_rng(rng, func, "seed")  # the --seed of the command line and the report
     M = as_matrix(X)
     alphas = pd.unique(table["alpha"])
     level = float(table["level"].iloc[0])
