@@ -221,6 +221,8 @@ def test_permutation_test_takes_urisk_and_trisk_and_refuses_the_others():
         rk.permutation_test(s, b, risk="TStarRisk")
     with pytest.raises(RiskevalError, match="'alpha' parameter \\(1\\) differs from the α"):
         rk.permutation_test(s, b, 1, risk="URisk@5")
+    with pytest.raises(RiskevalError, match="'risk' parameter of permutation_test names one risk measure"):
+        rk.permutation_test(s, b, risk=["URisk@1", "URisk@5"])
     with pytest.raises(RiskevalError, match="'alternative' parameter of permutation_test"):
         rk.permutation_test(s, b, alternative="smaller")
 

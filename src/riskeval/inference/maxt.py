@@ -19,7 +19,7 @@ import pandas as pd
 
 from riskeval.core.paired import risk_scores
 from riskeval.inference._common import check_n_resamples, resolve_rng
-from riskeval.inference.permutation import effect_sizes, sign_flip_counts, sign_flip_risk
+from riskeval.inference.permutation import check_sign_flip, effect_sizes, sign_flip_counts
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.declared import expand_risks, risk_measures
 from riskeval.model.matrix import as_matrix
@@ -105,7 +105,7 @@ def risk_permutation_table(
     alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
     if risk is not None:
         for measure in risk_measures(risk, func):
-            sign_flip_risk(measure, None, func)
+            check_sign_flip(measure, func)
         A = np.array(sorted({float(m.alpha) for m in expand_risks(risk, s.alphas, func)}))  # type: ignore[arg-type]
     else:
         A = np.asarray(s.alphas, dtype=np.float64)

@@ -31,7 +31,7 @@ from riskeval.core.paired import risk_scores
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import TOL, all_signs, check_n_resamples, mc_pvalue, random_signs, resolve_rng
 from riskeval.measures.baselines import as_pair
-from riskeval.measures.declared import TRisk, TStarRisk, URisk, risk_measures
+from riskeval.measures.declared import RiskMeasure, TRisk, TStarRisk, URisk, risk_measures
 from riskeval.measures.results import TestResult
 from riskeval.options import ALTERNATIVES, check_alpha, check_option
 
@@ -190,39 +190,42 @@ def effect_sizes(cells: np.ndarray) -> np.ndarray:
         return np.where(sd > 0, cells.mean(axis=1) / sd, np.nan)
 
 
-def sign_flip_risk(risk: Any, alpha: Any, func: str, default: float | None = 0.0) -> float | None:
-    """The α of a sign-flip test: that of ``risk`` (URisk or TRisk, an object or its text; None:
-    URisk) if it has one, else ``alpha`` (else ``default``).  Other risk measures are refused."""
-    measure = None
+def check_sign_flip(measure: RiskMeasure, func: str) -> RiskMeasure:
+    """``measure`` if a sign-flip test tests it (URisk or TRisk); the others are refused, with the
+    test to use instead."""
+    if isinstance(measure, (URisk, TRisk)):
+        return measure
+    instead = (
+        "T*Risk is TRisk against the per-topic MEAN: use risk='TRisk' with baseline='mean'."
+        if isinstance(measure, TStarRisk)
+        else f"{measure.name} compares each system with every other; test it with the bootstrap "
+        "(riskeval.bootstrap_difference, riskeval.bootstrap_ci)."
+    )
+    raise RiskevalError(
+        f"The 'risk' parameter of {func} must be URisk or TRisk: sign flips test a mean gain over "
+        f"one baseline. Got {measure}. {instead}"
+    )
+
+
+def _test_alpha(risk: Any, alpha: Any, func: str) -> float:
+    """The α of :func:`permutation_test`: that of ``risk`` (one URisk or TRisk, an object or its
+    text) if it has one, else ``alpha``, else 0."""
     if risk is not None:
         measures = risk_measures(risk, func)
-        measure = measures[0]
         if len(measures) != 1:
             raise RiskevalError(
                 f"The 'risk' parameter of {func} names one risk measure, URisk or TRisk. "
                 f"Got {', '.join(map(str, measures))}."
             )
-        if not isinstance(measure, (URisk, TRisk)):
-            raise RiskevalError(
-                f"The 'risk' parameter of {func} must be URisk or TRisk: sign flips test a mean "
-                f"gain over one baseline. Got {measure}. "
-                + (
-                    "T*Risk is TRisk against the per-topic MEAN: use risk='TRisk' with baseline='mean'."
-                    if isinstance(measure, TStarRisk)
-                    else f"{measure.name} compares each system with every other; test it with the "
-                    "bootstrap (riskeval.bootstrap_difference, riskeval.bootstrap_ci)."
+        measure = check_sign_flip(measures[0], func)
+        if measure.alpha is not None:
+            if alpha is not None and float(alpha) != measure.alpha:
+                raise RiskevalError(
+                    f"{func}: the 'alpha' parameter ({alpha!r}) differs from the α of "
+                    f"risk={measure}; give one of them."
                 )
-            )
-    if measure is not None and measure.alpha is not None:
-        if alpha is not None and float(alpha) != measure.alpha:
-            raise RiskevalError(
-                f"{func}: the 'alpha' parameter ({alpha!r}) differs from the α of risk={measure}; "
-                "give one of them."
-            )
-        return measure.alpha
-    if alpha is None:
-        return default
-    return check_alpha(alpha, func)
+            return measure.alpha
+    return check_alpha(0.0 if alpha is None else alpha, func)
 
 
 def permutation_test(
@@ -270,8 +273,7 @@ def permutation_test(
     >>> urisk, p = res
     """
     func = "permutation_test"
-    a = sign_flip_risk(risk, alpha, func)
-    assert a is not None
+    a = _test_alpha(risk, alpha, func)
     alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
     n = check_n_resamples(n_resamples, func)
     gen, seed = resolve_rng(rng, func)
