@@ -303,6 +303,10 @@ def test_tukey_tables_take_settings(X):
     again, _ = tukey_tables(X, "bm25base_p", [0, 5], level=0.1, n_resamples=200, rng=6)
     pd.testing.assert_frame_equal(pairs, again)
     assert set(letters["alpha"]) == {0.0, 5.0}
+    by_risk, _ = tukey_tables(X, risk=["URisk@0", rk.URisk(alpha=5)], settings=s, n_resamples=200, rng=6)
+    pd.testing.assert_frame_equal(by_risk, pairs)
+    with pytest.raises(RiskevalError, match="'risk' parameter of tukey_hsd must be URisk"):
+        tukey_tables(X, risk="ZRisk", settings=s, n_resamples=200, rng=6)
 
 
 def test_with_test_follows_a_one_sided_table(X):

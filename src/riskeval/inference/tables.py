@@ -13,7 +13,7 @@ from riskeval.inference._common import check_n_resamples, resolve_rng
 from riskeval.inference.bootstrap import bootstrap_ci
 from riskeval.inference.maxt import risk_permutation_table
 from riskeval.inference.tukey import tukey_hsd
-from riskeval.measures.declared import URisk
+from riskeval.measures.declared import URisk, expand_risks
 from riskeval.model.matrix import as_matrix
 from riskeval.options import RISK_TESTS, check_option
 from riskeval.settings import RiskSettings, resolve_settings
@@ -105,23 +105,26 @@ def tukey_tables(
     baseline: Any = None,
     alphas: Any = None,
     *,
+    risk: Any = None,
     settings: RiskSettings | None = None,
     n_resamples: int = 10_000,
     rng: Any = None,
     level: float | None = None,
     leave_one_out: bool | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Randomised Tukey HSD of URisk(α) against the baseline for each α of the grid (keywords
-    default to ``settings``): the pairwise tables and the compact letter displays, concatenated
-    (one seed for all α, recorded in both)."""
+    """Randomised Tukey HSD of URisk(α) against the baseline for each α of the grid, or of the URisk
+    measures ``risk`` (``"URisk@5"``, ``riskeval.URisk(alpha=5)``, a list; one without α: every α
+    of the grid); the keywords default to ``settings``.  Returns the pairwise tables and the compact
+    letter displays, concatenated (one seed for all α, recorded in both)."""
     func = "tukey_hsd"
     s = resolve_settings(
         settings, func, baseline=baseline, alphas=alphas, level=level, leave_one_out=leave_one_out
     )
+    measures = expand_risks(URisk() if risk is None else risk, s.alphas, func)
     _, seed = resolve_rng(rng, func)
     pairs, letters = [], []
-    for a in s.alphas:
-        res = tukey_hsd(X, risk=URisk(alpha=a), settings=s, n_resamples=n_resamples, rng=seed)
+    for measure in measures:
+        res = tukey_hsd(X, risk=measure, settings=s, n_resamples=n_resamples, rng=seed)
         pairs.append(res.table)
         letters.append(res.letters.assign(alpha=res.alpha, baseline=res.baseline, seed=seed))
     display = pd.concat(letters, ignore_index=True)
