@@ -86,7 +86,7 @@ def ours(name: str, X: pd.DataFrame, n: int, seed: int) -> object:
         return rk.risk_permutation_table(X, "mean", PERMUTATION_ALPHAS, n_resamples=n, rng=seed)
     if name == "bootstrap (4 measures)":
         return rk.bootstrap_ci(
-            X, "mean", ALPHAS, measures=["urisk", "trisk", "zrisk", "georisk"], n_resamples=n, seed=seed
+            X, "mean", ALPHAS, risk=["urisk", "trisk", "zrisk", "georisk"], n_resamples=n, rng=seed
         )
     if name == "Tukey HSD":
         return rk.tukey_hsd(X, n_resamples=n, rng=seed)
@@ -192,9 +192,7 @@ def coverage(reps: int, seed: int = 0) -> pd.DataFrame:
         d = rng.normal(0.02, 0.1, c)
         X = pd.DataFrame([0.5 + d], index=["s"])
         for method in ("percentile", "bca"):
-            ci = rk.bootstrap_ci(
-                X, np.full(c, 0.5), [1.0], measures="urisk", method=method, n_resamples=n, seed=k
-            )
+            ci = rk.bootstrap_ci(X, np.full(c, 0.5), [1.0], risk="urisk", method=method, n_resamples=n, rng=k)
             hits[method].append(bool(ci["low"].iloc[0] <= truth <= ci["high"].iloc[0]))
         low, high = rk.trisk(0.5 + d, np.full(c, 0.5), 1.0).confidence_interval(0.95)
         hits["t"].append(low <= truth <= high)

@@ -83,6 +83,28 @@ def test_per_topic_analysis_equals_system_topic_risk():
     pd.testing.assert_frame_equal(got, expected.loc[got.index], check_exact=False, rtol=RTOL, atol=1e-12)
 
 
+def test_settings_risk_and_alternative_as_risk_table():
+    M = matrix()
+    long = long_form(M)
+    s = rk.RiskSettings(baseline="s3", alphas=(1.0, 5.0), level=0.1, correction="bh", leave_one_out=True)
+    by_settings = long_risk_table(long, settings=s)
+    by_keywords = long_risk_table(long, "s3", [1, 5], level=0.1, correction="bh", leave_one_out=True)
+    pd.testing.assert_frame_equal(by_settings, by_keywords)
+    same(by_settings, rk.risk_table(M, settings=s))
+    risk = [rk.URisk(alpha=5), "TRisk", "GeoRisk@1"]
+    got = long_risk_table(long, "mean", [0, 1], risk=risk, alternative="less")
+    expected = rk.risk_table(M, "mean", [0, 1], risk=risk, alternative="less")
+    assert list(got.columns) == list(expected.columns) and "zrisk" not in got.columns
+    assert (got["alternative"] == "less").all()
+    same(got, expected)
+    topics = long_topic_risk(
+        long, "s2", settings=rk.RiskSettings(level=0.1), alpha=5.0, alternative="greater"
+    )
+    b = pd.Series(M.mean().to_numpy(), index=M.columns, name="MEAN")
+    ref = rk.topic_risk(M.loc["s2"], b, 5.0, level=0.1, alternative="greater")
+    pd.testing.assert_frame_equal(topics, ref.loc[topics.index], check_exact=False, rtol=RTOL, atol=1e-12)
+
+
 def test_incomplete_tables_and_unsupported_baselines_are_refused():
     long = long_form(matrix())
     swapped = long.copy()  # s0 scores t1 twice and t2 never; s1 the other way round: counts agree

@@ -21,7 +21,7 @@ def _work() -> tuple[float, ...]:
     study = rk.bias_study(X, alpha=5.0)  # every system against every other
     tukey = rk.tukey_hsd(X, n_resamples=2000, rng=1).table["pvalue_hsd"]
     perm = rk.risk_permutation_table(X, "mean", [0, 5], n_resamples=4000, rng=2)["pvalue_maxt"]
-    boot = rk.bootstrap_ci(X, "mean", [0, 5], measures=["urisk", "georisk"], n_resamples=1000, seed=3)
+    boot = rk.bootstrap_ci(X, "mean", [0, 5], risk=["urisk", "georisk"], n_resamples=1000, rng=3)
     return (
         float(table["urisk"].sum()),
         float(table["georisk"].sum()),

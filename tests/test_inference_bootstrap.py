@@ -28,8 +28,8 @@ M = pd.DataFrame(
 
 
 def test_bootstrap_is_seeded_and_brackets_estimates():
-    a = rk.bootstrap_ci(M, baseline="mean", alphas=[0, 5], n_resamples=300, seed=11)
-    b = rk.bootstrap_ci(M, baseline="mean", alphas=[0, 5], n_resamples=300, seed=11)
+    a = rk.bootstrap_ci(M, baseline="mean", alphas=[0, 5], n_resamples=300, rng=11)
+    b = rk.bootstrap_ci(M, baseline="mean", alphas=[0, 5], n_resamples=300, rng=11)
     pd.testing.assert_frame_equal(a, b)
     assert (a["seed"] == 11).all() and len(a) == 8 * 2 * 3
     assert (a["seed"] == 11).all() and (a["method"] == "percentile").all()
@@ -53,14 +53,20 @@ def test_bootstrap_weights_equal_explicit_resample():
 
 
 def test_bootstrap_bad_parameters():
-    with pytest.raises(rk.RiskevalError, match="'measures' parameter of bootstrap_ci"):
-        rk.bootstrap_ci(M, measures=["ndcg"])
+    with pytest.raises(rk.RiskevalError, match="Unknown risk measure 'ndcg': use one of URisk, TRisk"):
+        rk.bootstrap_ci(M, risk=["ndcg"])
+    with pytest.raises(rk.RiskevalError, match="'risk' parameter of bootstrap_ci must name at least one"):
+        rk.bootstrap_ci(M, risk=[])
+    with pytest.raises(rk.RiskevalError, match="'rng' parameter of bootstrap_ci"):
+        rk.bootstrap_ci(M, rng="x")
+    with pytest.raises(rk.RiskevalError, match="'alternative' parameter of bootstrap_ci"):
+        rk.bootstrap_ci(M, alternative="lower")
     with pytest.raises(rk.RiskevalError, match="'n_resamples' parameter of bootstrap_ci"):
         rk.bootstrap_ci(M, n_resamples=1)
     with pytest.raises(rk.RiskevalError, match="'method' parameter of bootstrap_ci"):
         rk.bootstrap_ci(M, method="BCa")
     with pytest.raises(rk.RiskevalError, match="ZRisk and GeoRisk need scores >= 0"):
-        rk.bootstrap_ci(M - 0.5, measures=["zrisk"])
+        rk.bootstrap_ci(M - 0.5, risk=["zrisk"])
 
 
 def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
@@ -132,11 +138,11 @@ def test_urisk_interval_equals_scipy_bootstrap(method):
             X.loc[["p_bert"]],
             b,
             [alpha],
-            measures="urisk",
+            risk="urisk",
             method=method.lower(),
             n_resamples=9000,
             confidence_level=0.9,
-            seed=3,
+            rng=3,
         )
         assert t["low"].iloc[0] == pytest.approx(ref.confidence_interval.low, rel=1e-9)
         assert t["high"].iloc[0] == pytest.approx(ref.confidence_interval.high, rel=1e-9)
@@ -151,10 +157,10 @@ def test_bca_of_every_measure_against_scipy_on_the_two_systems_matrix():
         X,
         "bm25base_p",
         [2.0],
-        measures=["urisk", "trisk", "zrisk", "georisk"],
+        risk=["urisk", "trisk", "zrisk", "georisk"],
         method="bca",
         n_resamples=800,
-        seed=5,
+        rng=5,
     )
 
     def stat(measure):
@@ -187,14 +193,14 @@ def test_bca_of_every_measure_against_scipy_on_the_two_systems_matrix():
             method="BCa",
             vectorized=True,
         )
-        row = t[(t["measure"] == measure) & (t["system"] == "p_bert")].iloc[0]
+        row = t[(t["risk"].str.lower() == measure) & (t["system"] == "p_bert")].iloc[0]
         assert row["low"] == pytest.approx(ref.confidence_interval.low, rel=1e-7)
         assert row["high"] == pytest.approx(ref.confidence_interval.high, rel=1e-7)
 
 
 def test_bootstrap_pvalue_agrees_with_the_interval():
     t = rk.bootstrap_ci(
-        example_scores(), "bm25base_p", [0, 5], measures=["urisk"], method="bca", n_resamples=500, seed=2
+        example_scores(), "bm25base_p", [0, 5], risk=["urisk"], method="bca", n_resamples=500, rng=2
     )
     outside = (t["low"] > 0) | (t["high"] < 0)
     assert ((t["pvalue"] < 0.05) == outside)[t["system"] != "bm25base_p"].all()
@@ -204,7 +210,7 @@ def test_bootstrap_pvalue_agrees_with_the_interval():
 def test_difference_of_georisk():
     X = example_scores()
     res = rk.bootstrap_difference(
-        X, "p_bert", "idst_bert_p1", measure="georisk", alpha=1.0, n_resamples=600, rng=4
+        X, "p_bert", "idst_bert_p1", risk="georisk", alpha=1.0, n_resamples=600, rng=4
     )
     g = rk.georisk(X, 1.0)
     assert res.statistic == pytest.approx(g["p_bert"] - g["idst_bert_p1"])
@@ -217,11 +223,11 @@ def test_difference_of_georisk():
     assert (res.pvalue < 0.05) == (res.low > 0 or res.high < 0)
     assert res.effect_size == pytest.approx(res.statistic / (res.standard_error * np.sqrt(43)))
     same = rk.bootstrap_difference(
-        X, "p_bert", "p_bert", measure="zrisk", n_resamples=50, rng=1, method="percentile"
+        X, "p_bert", "p_bert", risk="zrisk", n_resamples=50, rng=1, method="percentile"
     )
     assert same.statistic == 0 and same.pvalue == 1.0
     u = rk.bootstrap_difference(
-        X, "p_bert", "runid3", measure="urisk", baseline="bm25base_p", n_resamples=300, rng=1
+        X, "p_bert", "runid3", risk="urisk", baseline="bm25base_p", n_resamples=300, rng=1
     )
     assert u.statistic == pytest.approx(rk.urisk(X.loc["p_bert"], X.loc["runid3"], 0.0))
     with pytest.raises(rk.RiskevalError, match="'system_b' parameter of bootstrap_difference"):
@@ -230,35 +236,35 @@ def test_difference_of_georisk():
 
 def test_rank_intervals():
     X = example_scores()
-    t = rk.rank_intervals(X, measure="urisk", alpha=5.0, baseline="mean", n_resamples=300, rng=6)
+    t = rk.rank_intervals(X, risk="urisk", alpha=5.0, baseline="mean", n_resamples=300, rng=6)
     u = X.apply(lambda s: rk.urisk(s, X.mean(), 5.0), axis=1)
     assert list(t["rank"]) == list(u.rank(ascending=False, method="min").astype(int))
     assert ((t["rank_low"] <= t["rank"]) & (t["rank"] <= t["rank_high"])).mean() > 0.9
     assert (t["rank_low"] >= 1).all() and (t["rank_high"] <= 37).all()
-    g = rk.rank_intervals(X, measure="georisk", n_resamples=200, rng=6)
+    g = rk.rank_intervals(X, risk="georisk", n_resamples=200, rng=6)
     assert g["estimate"].to_numpy() == pytest.approx(rk.georisk(X).to_numpy())
     assert g["rank"].min() == 1 and (g["seed"] == 6).all()
 
 
 def test_effect_size_is_standardised_urisk():
     X = example_scores()
-    t = rk.bootstrap_ci(X, "bm25base_p", [0, 5], measures=["urisk", "georisk"], n_resamples=50, seed=1)
-    row = t[(t["system"] == "p_bert") & (t["alpha"] == 5) & (t["measure"] == "urisk")].iloc[0]
+    t = rk.bootstrap_ci(X, "bm25base_p", [0, 5], risk=["urisk", "georisk"], n_resamples=50, rng=1)
+    row = t[(t["system"] == "p_bert") & (t["alpha"] == 5) & (t["risk"] == "URisk")].iloc[0]
     x = risk_scores(X.loc["p_bert"].to_numpy() - X.loc["bm25base_p"].to_numpy(), 5.0)
     assert row["effect_size"] == pytest.approx(x.mean() / x.std(ddof=1))
-    assert t.loc[t["measure"] == "georisk", "effect_size"].isna().all()
+    assert t.loc[t["risk"] == "GeoRisk", "effect_size"].isna().all()
 
 
 def test_one_or_two_topics():
     """Two topics: the jackknife leaves one, whose TRisk is undefined (no crash); one topic: every
     resample is the same topic, TRisk undefined, and BCa (which leaves a topic out) is refused."""
     X = example_scores().iloc[:6]
-    kw = {"measures": ["urisk", "trisk", "zrisk", "georisk"], "n_resamples": 200, "seed": 3}
+    kw = {"risk": ["urisk", "trisk", "zrisk", "georisk"], "n_resamples": 200, "rng": 3}
     two = rk.bootstrap_ci(X.iloc[:, :2], "mean", [0, 5], method="bca", **kw)
     assert two["low"].notna().all()
     one = rk.bootstrap_ci(X.iloc[:, :1], "mean", [0, 5], **kw)
-    assert one.loc[one["measure"] == "trisk", "low"].isna().all()
-    assert one.loc[one["measure"] == "urisk", "low"].notna().all()
+    assert one.loc[one["risk"] == "TRisk", "low"].isna().all()
+    assert one.loc[one["risk"] == "URisk", "low"].notna().all()
     with pytest.raises(RiskevalError, match="method='bca' needs at least 2 topics"):
         rk.bootstrap_ci(X.iloc[:, :1], "mean", [0, 5], method="bca", **kw)
     with pytest.raises(RiskevalError, match="needs at least 2 topics"):
@@ -271,7 +277,7 @@ def test_rank_intervals_counted_batch_by_batch_equal_numpys_quantiles():
     from scipy.stats import rankdata
 
     X = example_scores().iloc[:15]
-    got = rk.rank_intervals(X, measure="urisk", alpha=2.0, baseline="mean", n_resamples=700, rng=8, batch=97)
+    got = rk.rank_intervals(X, risk="urisk", alpha=2.0, baseline="mean", n_resamples=700, rng=8, batch=97)
     engine = ResampledMeasures(X.to_numpy(), X.to_numpy().mean(axis=0), np.array([2.0]), ["urisk"])
     boot = engine.resample(np.random.default_rng(8), 700, None).T  # resamples × systems
     ranks = rankdata(-boot, method="min", axis=1)
@@ -283,7 +289,7 @@ def test_rank_intervals_counted_batch_by_batch_equal_numpys_quantiles():
 def test_results_do_not_depend_on_the_batch():
     """The same seed draws the same resamples whatever the batch: bit-identical results."""
     X = example_scores().iloc[:10]
-    kw = {"measures": list(rk.inference.bootstrap.MEASURES), "method": "bca", "n_resamples": 1100, "seed": 5}
+    kw = {"risk": list(rk.inference.bootstrap.MEASURES), "method": "bca", "n_resamples": 1100, "rng": 5}
     want = rk.bootstrap_ci(X, "mean", [0, 5], batch=None, **kw)
     for batch in (1, 64, 1000):
         pd.testing.assert_frame_equal(rk.bootstrap_ci(X, "mean", [0, 5], batch=batch, **kw), want)
@@ -299,7 +305,7 @@ def test_percentile_interval_equals_numpy_quantiles_of_the_distribution():
     """Bounds are numpy's (linear) quantiles of each row's defined resamples, the standard error
     their standard deviation; a resample where TRisk is undefined is left out of its row."""
     X = example_scores().iloc[:8, :3]  # three topics: a ninth of the resamples give TRisk no spread
-    t = rk.bootstrap_ci(X, "mean", [0, 3], measures=["urisk", "trisk"], n_resamples=400, seed=9)
+    t = rk.bootstrap_ci(X, "mean", [0, 3], risk=["urisk", "trisk"], n_resamples=400, rng=9)
     engine = ResampledMeasures(
         X.to_numpy(), X.to_numpy().mean(axis=0), np.array([0.0, 3.0]), ["urisk", "trisk"]
     )
@@ -324,11 +330,11 @@ def test_pvalue_below_one_minus_level_exactly_when_zero_is_outside(method):
             X,
             "mean",
             [0, 1, 5],
-            measures=["urisk", "trisk"],
+            risk=["urisk", "trisk"],
             method=method,
             n_resamples=n,
             confidence_level=level,
-            seed=seed,
+            rng=seed,
         )
         outside = (t["low"] > 0) | (t["high"] < 0)
         np.testing.assert_array_equal((t["pvalue"] < 1 - level).to_numpy(), outside.to_numpy())
@@ -340,7 +346,7 @@ def test_pvalue_at_the_reported_boundary():
     """A bound a hair below 0 (ms_duet_passage, URisk at α = 1 against MEAN, 3,000 resamples):
     the p-value is below 0.05, as the interval says."""
     t = rk.bootstrap_ci(
-        example_scores(), "mean", [1], measures=["urisk"], method="percentile", n_resamples=3000, seed=4242
+        example_scores(), "mean", [1], risk=["urisk"], method="percentile", n_resamples=3000, rng=4242
     )
     row = t[t["system"] == "ms_duet_passage"].iloc[0]
     assert -1e-3 < row["high"] < 0
@@ -381,7 +387,7 @@ def test_same_bits_whatever_the_kernel_and_the_threads(monkeypatch):
         numba.set_num_threads(threads)
         try:
             return rk.bootstrap_ci(
-                X, "mean", [0, 5], measures=list(bootstrap.MEASURES), method="bca", n_resamples=700, seed=3
+                X, "mean", [0, 5], risk=list(bootstrap.MEASURES), method="bca", n_resamples=700, rng=3
             )
         finally:
             numba.set_num_threads(before)

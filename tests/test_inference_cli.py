@@ -73,11 +73,11 @@ def test_bootstrap_with_correction(capsys):
         example_scores(),
         "bm25base_p",
         [0, 5],
-        measures="urisk",
+        risk="urisk",
         method="bca",
         n_resamples=300,
         confidence_level=0.95,
-        seed=4,
+        rng=4,
     )
     keep = (t["system"] != "bm25base_p").to_numpy()
     np.testing.assert_allclose(t["low"], ref["low"])

@@ -56,10 +56,10 @@ def test_bca_interval_coverage_of_urisk():
             pd.DataFrame([0.5 + d]),
             np.full(40, 0.5),
             [1.0],
-            measures="urisk",
+            risk="urisk",
             method="bca",
             n_resamples=499,
-            seed=k,
+            rng=k,
         )
         hits.append(ci["low"].iloc[0] <= truth <= ci["high"].iloc[0])
     assert np.mean(hits) > 0.95 - 0.02 - 4 * SE

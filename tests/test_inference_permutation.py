@@ -209,18 +209,21 @@ def test_sign_vectors_are_the_bits_of_the_drawn_words_whatever_the_block():
     assert len({tuple(v) for v in every}) == 32
 
 
-def test_flip_counts_equal_numpy():
+@pytest.mark.parametrize("sign", [0.0, 1.0, -1.0])
+def test_flip_counts_equal_numpy(sign):
     """The counting pass equals the statistic written out with numpy: ``|P + (1+α)N|·scale``
-    against each cell's threshold, and the largest over every cell of each sign vector."""
+    (one-sided: ``±(P + (1+α)N)·scale``) against each cell's threshold, and the largest over every
+    cell of each sign vector."""
     from riskeval.inference.permutation import count_flips
 
     rng = np.random.default_rng(6)
     PN = rng.normal(size=(400, 14))  # 7 systems
     factors = np.array([1.0, 2.0, 6.0])
-    scale, threshold = rng.uniform(size=(3, 7)), rng.uniform(0, 3, size=(3, 7))
+    scale, threshold = rng.uniform(size=(3, 7)), rng.uniform(-3, 3, size=(3, 7))
     hits, top = np.zeros((3, 7), dtype=np.int64), np.empty(400)
-    count_flips(PN, factors, scale, threshold, hits, top)
-    u = np.abs(PN[:, None, :7] + factors[None, :, None] * PN[:, None, 7:]) * scale  # 400 × 3 × 7
+    count_flips(PN, factors, scale, threshold, hits, top, sign)
+    v = PN[:, None, :7] + factors[None, :, None] * PN[:, None, 7:]  # 400 × 3 × 7
+    u = (np.abs(v) if sign == 0 else sign * v) * scale
     np.testing.assert_array_equal(hits, (u >= threshold).sum(axis=0))
     np.testing.assert_array_equal(top, u.max(axis=(1, 2)))
 

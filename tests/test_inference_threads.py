@@ -32,7 +32,7 @@ def test_one_thread_and_all_threads_give_the_same_results():
     runs = [
         lambda: rk.tukey_hsd(X, baseline="mean", alpha=2.0, n_resamples=2000, rng=9).table,
         lambda: rk.bootstrap_ci(
-            X, "mean", [0, 5], measures=["urisk", "trisk", "zrisk", "georisk"], n_resamples=1000, seed=9
+            X, "mean", [0, 5], risk=["urisk", "trisk", "zrisk", "georisk"], n_resamples=1000, rng=9
         ),
     ]
     for f in runs:

@@ -43,13 +43,13 @@ out["permutation_test"] = (p.statistic, p.pvalue)
 out["risk_permutation_table"] = rk.risk_permutation_table(X, "mean", alphas, n_resamples=20_000, rng=2)
 for method in ("percentile", "bca"):
     out[f"bootstrap_ci {method}"] = rk.bootstrap_ci(
-        X, "mean", alphas, measures=["urisk", "trisk", "zrisk", "georisk"], method=method,
-        n_resamples=4_000, seed=3,
+        X, "mean", alphas, risk=["urisk", "trisk", "zrisk", "georisk"], method=method,
+        n_resamples=4_000, rng=3,
     )
 for measure in ("urisk", "trisk", "zrisk", "georisk"):
-    d = rk.bootstrap_difference(X, "s03", "s04", measure=measure, alpha=5, n_resamples=2_000, rng=4)
+    d = rk.bootstrap_difference(X, "s03", "s04", risk=measure, alpha=5, n_resamples=2_000, rng=4)
     out[f"bootstrap_difference {measure}"] = (d.statistic, d.pvalue, d.low, d.high)
-out["rank_intervals"] = rk.rank_intervals(X, measure="georisk", alpha=5, n_resamples=2_000, rng=5)
+out["rank_intervals"] = rk.rank_intervals(X, risk="georisk", alpha=5, n_resamples=2_000, rng=5)
 out["tukey_hsd"] = rk.tukey_hsd(X, baseline="mean", alpha=5, n_resamples=2_000, rng=6).table
 out["risk_table"] = rk.risk_table(W, baseline="mean", alphas=alphas)
 out["zrisk"] = rk.zrisk(W, alpha=5)

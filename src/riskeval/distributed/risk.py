@@ -39,13 +39,15 @@ import numpy as np
 import pandas as pd
 
 from riskeval._optional import require
+from riskeval.analysis.table import _restrict as restrict_to_risk
 from riskeval.analysis.table import table_from_sums
 from riskeval.core import baselines, chisq, paired
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import align_vector, listed, unknown_baseline
 from riskeval.measures.paired import topic_risk
 from riskeval.model.matrix import MAX_MAGNITUDE
-from riskeval.options import SE_METHODS, check_alphas, check_correction, check_level, check_option
+from riskeval.options import ALTERNATIVES, check_option
+from riskeval.settings import RiskSettings, resolve_settings
 
 #: Partial results merged per task in the tree reduction.
 _FAN_IN = 8
@@ -65,14 +67,17 @@ _SYSTEM_MERGE = {"count": "sum", "sum": "sum", "first": "min"}
 
 def long_risk_table(
     source: Any,
-    baseline: Any = "mean",
-    alphas: Any = (0.0, 1.0, 5.0, 10.0),
+    baseline: Any = None,
+    alphas: Any = None,
     *,
     measure: str | None = None,
-    se: str = "parametric",
-    level: float = 0.05,
+    risk: Any = None,
+    settings: RiskSettings | None = None,
+    se: str | None = None,
+    level: float | None = None,
     correction: str | None = None,
-    leave_one_out: bool = False,
+    leave_one_out: bool | None = None,
+    alternative: str = "two-sided",
 ) -> pd.DataFrame:
     """:func:`riskeval.risk_table` of a long (system, topic, [measure,] score) table, out of core.
 
@@ -80,21 +85,36 @@ def long_risk_table(
     ----------
     source : a Parquet file or folder of Parquet files (a glob too), a ``dask.dataframe.DataFrame``
         or a pandas DataFrame, with columns ``system, topic, score`` and optionally ``measure``.
-    measure : the measure to use when the table has a ``measure`` column; ``None`` when it holds one.
-    baseline, alphas, se, level, correction, leave_one_out : as for :func:`riskeval.risk_table`;
-        ``baseline`` is ``"mean"``, ``"max"``, a system name or a Series indexed by topic.
+    measure : the IR measure to use when the table has a ``measure`` column; ``None`` when it
+        holds one.
+    baseline, alphas, risk, settings, se, level, correction, leave_one_out, alternative : as for
+        :func:`riskeval.risk_table` (the keywords default to the settings'; ``risk`` keeps the
+        rows at the measures' α and their columns); ``baseline`` is ``"mean"``, ``"max"``, a
+        system name or a Series indexed by topic.
 
     Runs on the active ``dask.distributed.Client`` when there is one (else Dask's local scheduler),
     in two passes over the data (see the module's documentation).  Returns the table of
     :func:`riskeval.risk_table`, systems in the order they first appear.
     """
-    A = check_alphas(alphas, "long_risk_table")
-    se = check_option(se, SE_METHODS, "long_risk_table", "se")
-    level = check_level(level, "long_risk_table")
-    correction = check_correction(correction, "long_risk_table")
-    parts = _partitions(source, measure, "long_risk_table")
-    totals = _first_pass(parts, baseline)
-    base = _baseline(totals, baseline, leave_one_out, "long_risk_table")
+    func = "long_risk_table"
+    s = resolve_settings(
+        settings,
+        func,
+        baseline=baseline,
+        alphas=alphas,
+        se=se,
+        level=level,
+        correction=correction,
+        leave_one_out=leave_one_out,
+    )
+    alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
+    columns = None
+    if risk is not None:
+        s, columns = restrict_to_risk(s, risk)
+    A = np.asarray(s.alphas, dtype=np.float64)
+    parts = _partitions(source, measure, func)
+    totals = _first_pass(parts, s.baseline)
+    base = _baseline(totals, s.baseline, s.leave_one_out, func)
     need_mean = base.name != "MEAN"
     shared = _delayed(_Shared(*totals.keys(), base.info), pure=True)  # one copy per worker
     part = _reduce([_delayed(_paired_part)(part, shared, need_mean) for part in parts], _merge_parts)
@@ -106,7 +126,7 @@ def long_risk_table(
     mean_sums = part.mean_sums._replace(n=float(c)) if part.mean_sums is not None else sums
     z = chisq.ZSums(part.zp, part.zs - part.zp, totals.S, float(c)) if totals.min >= 0 else None
     is_self = np.asarray(totals.systems == base.name) if base.system else np.zeros(len(totals.systems), bool)
-    return table_from_sums(
+    table = table_from_sums(
         totals.systems,
         A,
         sums,
@@ -116,32 +136,42 @@ def long_risk_table(
         base.name,
         base.mean,
         is_self,
-        se=se,
-        level=level,
-        correction=correction,
-        leave_one_out=leave_one_out,
+        se=s.se,
+        level=s.level,
+        correction=s.correction,
+        leave_one_out=s.leave_one_out,
+        alternative=alternative,
     )
+    return table if columns is None else table[[name for name in table.columns if name in columns]]
 
 
 def long_topic_risk(
     source: Any,
     system: str,
-    baseline: Any = "mean",
+    baseline: Any = None,
     alpha: float = 1.0,
     *,
     measure: str | None = None,
-    level: float = 0.05,
+    settings: RiskSettings | None = None,
+    level: float | None = None,
     correction: str | None = None,
-    leave_one_out: bool = False,
+    leave_one_out: bool | None = None,
+    alternative: str = "two-sided",
 ) -> pd.DataFrame:
     """The per-topic analysis (:func:`riskeval.analysis.topics.system_topic_risk`) of one system of
     a long table, out of core: the first pass gives the baseline, a second pass the system's scores
-    (one per topic: small), and :func:`riskeval.topic_risk` the table."""
-    parts = _partitions(source, measure, "long_topic_risk")
-    totals = _first_pass(parts, baseline)
+    (one per topic: small), and :func:`riskeval.topic_risk` the table.  ``baseline``, ``level``,
+    ``correction`` and ``leave_one_out`` default to those of ``settings``; ``alternative`` is that
+    of :func:`riskeval.topic_risk`."""
+    func = "long_topic_risk"
+    s = resolve_settings(
+        settings, func, baseline=baseline, level=level, correction=correction, leave_one_out=leave_one_out
+    )
+    parts = _partitions(source, measure, func)
+    totals = _first_pass(parts, s.baseline)
     if system not in totals.systems:
         raise RiskevalError(f"No system {system!r} in the table; it has {listed(totals.systems)}.")
-    base = _baseline(totals, baseline, leave_one_out, "long_topic_risk")
+    base = _baseline(totals, s.baseline, s.leave_one_out, func)
     found = _delayed(pd.concat)([_delayed(_system_scores)(part, system) for part in parts]).compute()
     _complete(pd.Index([system]) if found.index.has_duplicates else pd.Index([]), len(totals.topics))
     x = found.reindex(totals.topics).to_numpy()
@@ -154,8 +184,8 @@ def long_topic_risk(
         pd.Series(x, index=totals.topics, name=system),
         pd.Series(b, index=totals.topics, name=base.name),
         alpha,
-        level=level,
-        correction=correction,
+        settings=s,
+        alternative=alternative,
     )
 
 

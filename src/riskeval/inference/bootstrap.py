@@ -1,5 +1,6 @@
-"""Bootstrap over topics for URisk, TRisk, ZRisk and GeoRisk: percentile and BCa intervals, the
-difference between two systems with its p-value, and intervals on ranks.
+"""Bootstrap over topics for URisk, TRisk, T*Risk (TRisk against the per-topic MEAN), ZRisk and
+GeoRisk: percentile and BCa intervals, two-sided or one-sided, the difference between two systems
+with its p-value, and intervals on ranks.
 
 Topics are resampled with replacement (Efron & Tibshirani, *An Introduction to the Bootstrap*,
 1993: the percentile interval of ch. 13, the BCa interval of ch. 14.3 with the jackknife
@@ -35,17 +36,17 @@ from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_batch, check_n_resamples, resolve_rng
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import check_nonnegative
+from riskeval.measures.declared import GeoRisk, RiskMeasure, TRisk, URisk, expand_risks, risk_measures
 from riskeval.measures.results import ConfidenceInterval, TestResult
 from riskeval.model.matrix import as_matrix
-from riskeval.options import BOOTSTRAP_METHODS, check_alpha, check_alphas, check_level, check_option
+from riskeval.options import ALTERNATIVES, BOOTSTRAP_METHODS, check_alpha, check_level, check_option
+from riskeval.settings import RiskSettings, resolve_settings
 
 MEASURES = ("urisk", "trisk", "zrisk", "georisk")
 #: Measures computed from the paired sums of δ⁺ and δ⁻ against a baseline (the kernel's first part).
 _PAIRED = ("urisk", "trisk")
 #: Measures computed from the chi-square matrix of every system (scores ≥ 0, no baseline).
 _CHI_SQUARE = ("zrisk", "georisk")
-#: Measures whose value 0 is a meaningful null hypothesis (no gain over the baseline).
-_NULL_ZERO = ("urisk", "trisk")
 #: Resamples drawn and computed at a time unless ``batch`` says otherwise.
 BATCH = 10_000
 #: Work (resamples × topics × systems) from which the parallel kernel runs; below it, its serial
@@ -240,11 +241,15 @@ def bca_acceleration(jack: np.ndarray) -> np.ndarray:
         return np.where(den > 0, np.sum(d**3, axis=1) / den, 0.0)
 
 
-def interval_probs(z0: Any, a: Any, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+def interval_probs(
+    z0: Any, a: Any, confidence_level: float, alternative: str = "two-sided"
+) -> tuple[np.ndarray, np.ndarray]:
     """Probabilities of the lower and upper bounds: exactly ``(tail, 1 − tail)`` for the percentile
-    interval (``z0 = a = 0``), adjusted by the BCa constants otherwise (eq. 14.10)."""
+    interval (``z0 = a = 0``), adjusted by the BCa constants otherwise (eq. 14.10).  The tail is
+    ``(1 − confidence_level)/2`` for a two-sided interval and ``1 − confidence_level`` for the one
+    bound of a one-sided interval (``alternative`` "less" or "greater")."""
     z0, a = np.atleast_1d(z0), np.atleast_1d(a)
-    tail = (1.0 - confidence_level) / 2.0
+    tail = (1.0 - confidence_level) / (2.0 if alternative == "two-sided" else 1.0)
     z_alpha = float(ndtri(tail))
     percentile = (z0 == 0) & (a == 0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -253,6 +258,20 @@ def interval_probs(z0: Any, a: Any, confidence_level: float) -> tuple[np.ndarray
         p1 = np.where(percentile, tail, ndtr(z0 + n1 / (1 - a * n1)))
         p2 = np.where(percentile, 1.0 - tail, ndtr(z0 + n2 / (1 - a * n2)))
     return p1, p2
+
+
+def bounds(
+    rows: SortedRows, p1: np.ndarray, p2: np.ndarray, alternative: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds at probabilities ``p1`` and ``p2`` of each row; a one-sided interval has −inf
+    (``"less"``) or +inf (``"greater"``) on its open side, as :func:`scipy.stats.bootstrap`."""
+    low, high = rows.quantile(p1), rows.quantile(p2)
+    defined = rows.valid > 0
+    if alternative == "less":
+        low = np.where(defined, -np.inf, np.nan)
+    elif alternative == "greater":
+        high = np.where(defined, np.inf, np.nan)
+    return low, high
 
 
 def _level_of(q: np.ndarray, z0: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -340,18 +359,27 @@ class SortedRows:
 
 
 def intervals(
-    boot: np.ndarray, estimate: np.ndarray, a: np.ndarray, confidence_level: float, method: str
+    boot: np.ndarray,
+    estimate: np.ndarray,
+    a: np.ndarray,
+    confidence_level: float,
+    method: str,
+    alternative: str = "two-sided",
 ) -> Intervals:
     """Intervals of every row of a bootstrap distribution ``boot`` (m × B, NaN marks a resample
     where the measure is undefined; sorted in place) by ``method``: "percentile", or "bca" with the
-    acceleration ``a`` (m).
+    acceleration ``a`` (m); two-sided, or one-sided for ``alternative`` "less" (−inf, high] or
+    "greater" [low, +inf).
 
-    ``pvalue`` is that of H0: θ = 0 by inverting the interval: the smallest ``p`` whose ``1 − p``
-    interval of the same method, read from the same order statistics, excludes 0 — so that
-    ``p < 1 − confidence_level`` exactly when 0 lies outside ``[low, high]`` (for any level with
-    ``1 − confidence_level > 2/(B + 1)``: p is at least 2/(B + 1), the finest the B resamples
-    resolve).  The bias correction ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties
-    counting half, is that of eq. 14.14 as :func:`scipy.stats.bootstrap` counts it.
+    ``pvalue`` is that of H0: θ = 0 by inverting the interval, read from the same order statistics.
+    One-sided, ``"greater"`` (H1: θ > 0): the smallest tail ``p`` whose lower bound of the same
+    method, at probability ``p`` (BCa: adjusted by eq. 14.10), is above 0; ``"less"`` (H1: θ < 0):
+    the smallest ``p`` whose upper bound, at ``1 − p``, is below 0.  Two-sided: twice the smaller of
+    the two, capped at 1.  So ``p < 1 − confidence_level`` exactly when 0 lies outside the
+    interval of the same ``alternative`` (for any level with ``1 − confidence_level`` above the
+    floor of p: 1/(B + 1) one-sided, 2/(B + 1) two-sided, the finest the B resamples resolve).  The
+    bias correction ``z0 = Φ⁻¹(share of resamples below the estimate)``, ties counting half, is that
+    of eq. 14.14 as :func:`scipy.stats.bootstrap` counts it.
     """
     rows = SortedRows(boot)
     valid = rows.valid
@@ -363,23 +391,36 @@ def intervals(
             z0 = ndtri(below / (2.0 * valid))
     else:
         a = np.zeros(valid.size)
-    p1, p2 = interval_probs(z0, a, confidence_level)
+    p1, p2 = interval_probs(z0, a, confidence_level, alternative)
     zero = np.zeros(valid.size)
     # the lower bound is above 0 once its probability passes the crossing of the values ≤ 0, the
     # upper bound below 0 until its probability reaches the crossing of the values < 0
-    low_side = 2.0 * _level_of(rows.crossing(rows.count(zero, "right")), z0, a)
-    high_side = 2.0 * _level_of(1.0 - rows.crossing(rows.count(zero, "left")), -z0, -a)
+    greater = _level_of(rows.crossing(rows.count(zero, "right")), z0, a)
+    less = _level_of(1.0 - rows.crossing(rows.count(zero, "left")), -z0, -a)
+    floor = 1.0 / (valid + 1.0)
     with np.errstate(invalid="ignore"):
-        p = np.clip(np.minimum(low_side, high_side), 2.0 / (valid + 1.0), 1.0)
+        if alternative == "greater":
+            p = np.clip(greater, floor, 1.0)
+        elif alternative == "less":
+            p = np.clip(less, floor, 1.0)
+        else:
+            p = np.clip(2.0 * np.minimum(greater, less), 2.0 * floor, 1.0)
     p = np.where(valid > 0, p, np.nan)
-    return Intervals(rows.quantile(p1), rows.quantile(p2), p, rows.standard_error(), z0, a)
+    low, high = bounds(rows, p1, p2, alternative)
+    return Intervals(low, high, p, rows.standard_error(), z0, a)
 
 
 def measure_intervals(
-    engine: ResampledMeasures, seed: int, n: int, batch: int | None, confidence_level: float, method: str
+    engine: ResampledMeasures,
+    seed: int,
+    n: int,
+    batch: int | None,
+    confidence_level: float,
+    method: str,
+    alternative: str = "two-sided",
 ) -> tuple[dict[str, np.ndarray], dict[str, Intervals]]:
     """Estimates (r × k) and intervals (rows i·k + α) of every measure of ``engine`` from ``n``
-    resamples drawn from ``seed``, ``batch`` at a time."""
+    resamples drawn from ``seed``, ``batch`` at a time (:func:`intervals`)."""
     point = engine.point()
     estimate = np.concatenate([point[m].ravel() for m in engine.wanted])
     a = np.zeros(estimate.size)
@@ -387,7 +428,7 @@ def measure_intervals(
         jack = engine.jackknife()
         a = bca_acceleration(np.concatenate([jack[m].reshape(-1, engine.c) for m in engine.wanted]))
     dist = engine.resample(np.random.default_rng(seed), n, batch)
-    iv = intervals(dist, estimate, a, confidence_level, method)
+    iv = intervals(dist, estimate, a, confidence_level, method, alternative)
     per = engine.rows
     out = {}
     for j, m in enumerate(engine.wanted):
@@ -405,52 +446,96 @@ def _check_bca_topics(method: str, c: int, func: str) -> None:
         )
 
 
-def _check_measures(measures: Any, func: str) -> list[str]:
-    wanted = [measures] if isinstance(measures, str) else list(measures)
-    unknown = [m for m in wanted if m not in MEASURES]
-    if unknown or not wanted:
+def _engine_baseline(
+    M: pd.DataFrame, kind: str, s: RiskSettings, func: str
+) -> tuple[str, np.ndarray | None, str]:
+    """The baseline's name and values of a risk measure's column ``kind``, and the engine's
+    measure that computes it: URisk and TRisk against the settings' baseline, T*Risk as TRisk
+    against the per-topic MEAN (Dinçer, Ounis & Macdonald, ECIR 2014, §3), ZRisk and GeoRisk
+    against every system of the matrix (no baseline; scores ≥ 0)."""
+    if kind in _CHI_SQUARE:
+        check_nonnegative(M.to_numpy(), M.index, M.columns, func)
+        return "all systems", None, kind
+    spec = "mean" if kind == "tstar" else s.baseline
+    rb = resolve_baseline(M, spec, func, leave_one_out=s.leave_one_out)
+    return rb.name, rb.values, "trisk" if kind == "tstar" else kind
+
+
+def _one_risk(risk: Any, alpha: Any, func: str) -> RiskMeasure:
+    """The one risk measure of ``risk`` (an object or its text) at its own α, else at ``alpha``."""
+    measures = risk_measures(risk, func)
+    if len(measures) != 1:
         raise RiskevalError(
-            f"The 'measures' parameter of {func} must list some of {MEASURES}. Got {measures!r}."
+            f"The 'risk' parameter of {func} names one risk measure (e.g. 'GeoRisk' or "
+            f"riskeval.URisk(alpha=5)). Got {len(measures)}: {', '.join(map(str, measures))}."
         )
-    return wanted
+    m = measures[0]
+    return m if m.alpha is not None else m.at(check_alpha(alpha, func))
+
+
+def _confidence(confidence_level: Any, s: RiskSettings, func: str) -> float:
+    """``confidence_level``, by default ``1 − level`` of the settings."""
+    cl = 1.0 - s.level if confidence_level is None else confidence_level
+    return check_level(cl, func, "confidence_level")
+
+
+#: The risk measures of :func:`bootstrap_ci` unless ``risk=`` names others.
+DEFAULT_RISK = (URisk(), TRisk(), GeoRisk())
 
 
 def bootstrap_ci(
     X: Any,
-    baseline: Any = "mean",
-    alphas: Any = (0.0, 1.0, 5.0, 10.0),
+    baseline: Any = None,
+    alphas: Any = None,
     *,
-    measures: Any = ("urisk", "trisk", "georisk"),
+    risk: Any = DEFAULT_RISK,
+    settings: RiskSettings | None = None,
     method: str = "percentile",
     n_resamples: int = 1000,
-    confidence_level: float = 0.95,
-    seed: Any = None,
-    leave_one_out: bool = False,
+    confidence_level: float | None = None,
+    rng: Any = None,
+    leave_one_out: bool | None = None,
+    alternative: str = "two-sided",
     batch: int | None = BATCH,
 ) -> pd.DataFrame:
-    """Bootstrap intervals over topics, one row per (system, α, measure).
+    """Bootstrap intervals over topics, one row per (risk measure, system, α).
 
     Parameters
     ----------
     X : DataFrame, systems × topics
         The score matrix.
-    baseline : str, Series or vector, default "mean"
-        Baseline of URisk and TRisk, as in :func:`riskeval.risk_table`.  ZRisk and GeoRisk use
-        every system of the matrix as a baseline (scores must be ≥ 0).
+    baseline : str, Series or vector
+        Baseline of URisk and TRisk, as in :func:`riskeval.risk_table`; default the settings'
+        (``"mean"``).  T*Risk is against the per-topic MEAN whatever the baseline; ZRisk and GeoRisk
+        use every system of the matrix as a baseline (scores must be ≥ 0).
     alphas : float or list of float
-        The α grid.
-    measures : str or list of str
-        Some of ``"urisk"``, ``"trisk"``, ``"zrisk"``, ``"georisk"``.
+        The α grid of the measures without their own α; default the settings' (0, 1, 5, 10).
+    risk : risk measure, its text, or a list of them, default URisk, TRisk, GeoRisk
+        Objects such as ``riskeval.URisk(alpha=5)`` or text such as ``"GeoRisk@5"``: a measure
+        with its own α is computed at that α only, one without at every α of ``alphas``.  TRisk
+        is studentised by ``s_x/√n`` in every resample (the jackknife SE of a mean is the same
+        number, so ``TRisk(se="jackknife")`` gives the same rows); T*Risk is TRisk against the
+        per-topic MEAN (Dinçer, Ounis & Macdonald, ECIR 2014, §3).
+    settings : :class:`riskeval.RiskSettings`
+        Baseline, α grid, level and leave-one-out in one object; the keywords given here override
+        its values.
     method : {"percentile", "bca"}
         Percentile interval, or bias-corrected and accelerated (the acceleration from the
         leave-one-topic-out values; Efron & Tibshirani 1993, §14.3).
     n_resamples : int, default 1000
         Bootstrap resamples (at least 2).
-    confidence_level : float, default 0.95
-    seed : int, None or numpy.random.Generator
-        Seed or generator of the resamples; the seed used is the ``seed`` column.
+    confidence_level : float
+        Default ``1 − level`` of the settings (0.95).
+    rng : int, None or numpy.random.Generator
+        Seed or generator of the resamples.  The seed used (drawn from the generator, or from the
+        operating system for None) is the ``seed`` column: ``rng=seed`` reproduces the table.
     leave_one_out : bool
-        Aggregate baselines leave the evaluated system out.
+        Aggregate baselines (and the MEAN of T*Risk) leave the evaluated system out; default the
+        settings' (False).
+    alternative : {"two-sided", "less", "greater"}
+        The alternative hypothesis of ``pvalue``, as in :func:`scipy.stats.bootstrap`: "less" (the
+        measure is below 0: the system loses to its baseline) gives the interval
+        ``(−inf, high]`` and "greater" ``[low, +inf)``.
     batch : int or None, default 10000
         Resamples drawn and computed at a time (None: all at once), as in
         :func:`scipy.stats.bootstrap`: the working memory is about ``batch × (c + 7r) × 8`` bytes
@@ -460,94 +545,130 @@ def bootstrap_ci(
     Returns
     -------
     DataFrame
-        Columns ``system, alpha, measure, baseline, estimate, low, high, se`` (the bootstrap
-        standard error), ``pvalue`` (URisk and TRisk: two-sided p of H0 "= 0" by inverting the
-        interval; NaN for ZRisk and GeoRisk, where 0 is no null value), ``effect_size`` (URisk and
-        TRisk rows: the standardised URisk x̄/s_x), ``method, confidence_level, n_resamples,
-        seed`` (the settings are columns, which survive ``concat`` and ``merge``).
+        Columns ``system, alpha, risk`` (the measure's name: ``"URisk"``, ``"TRisk"``,
+        ``"TStarRisk"``, ``"ZRisk"``, ``"GeoRisk"``), ``baseline, estimate, low, high, se`` (the
+        bootstrap standard error), ``pvalue`` (URisk, TRisk and T*Risk: the p-value of H0 "= 0"
+        under ``alternative`` by inverting the interval, read from the same sorted bootstrap values
+        as the bounds (:func:`intervals`): one-sided "greater", the smallest tail whose lower bound
+        is above 0; "less", the smallest whose upper bound is below 0; two-sided, twice the smaller
+        of the two, capped at 1; NaN for ZRisk and GeoRisk, where 0 is no null value),
+        ``effect_size`` (URisk, TRisk, T*Risk rows: the standardised URisk x̄/s_x against the row's
+        baseline), ``method, confidence_level, n_resamples, seed``, and ``alternative`` when it is
+        one-sided (the settings are columns, which survive ``concat`` and ``merge``).  Rows go
+        measure by measure (in the order of ``risk``), system by system, α by α.
     """
     func = "bootstrap_ci"
+    s = resolve_settings(settings, func, baseline=baseline, alphas=alphas, leave_one_out=leave_one_out)
     M = as_matrix(X)
-    A = check_alphas(alphas, func)
-    cl = check_level(confidence_level, func, "confidence_level")
+    cl = _confidence(confidence_level, s, func)
     method = check_option(method, BOOTSTRAP_METHODS, func, "method")
-    wanted = _check_measures(measures, func)
+    alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
     n = check_n_resamples(n_resamples, func, minimum=2)
     size = check_batch(batch, func)
-    _, used_seed = resolve_rng(seed, func, "seed")
+    _, used_seed = resolve_rng(rng, func)
+    # each measure's column with its α, in the order of ``risk`` (a repeated (column, α): once)
+    wanted: dict[str, dict[float, RiskMeasure]] = {}
+    for m in expand_risks(risk, s.alphas, func):
+        wanted.setdefault(m.column, {}).setdefault(float(m.alpha), m)  # type: ignore[arg-type]
     values = M.to_numpy()
     r, c = values.shape
     _check_bca_topics(method, c, func)
-    if any(m in wanted for m in _CHI_SQUARE) and values.min() < 0:
+    if any(kind in _CHI_SQUARE for kind in wanted) and values.min() < 0:
         raise RiskevalError(
-            f"{func}: ZRisk and GeoRisk need scores >= 0; leave them out of 'measures' for a matrix "
+            f"{func}: ZRisk and GeoRisk need scores >= 0; leave them out of 'risk' for a matrix "
             "with negative scores."
         )
-    base = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
-    engine = ResampledMeasures(values, base.values, A, wanted)
-    point, ivs = measure_intervals(engine, used_seed, n, size, cl, method)
-    effect = np.full(r * A.size, np.nan)
-    if any(m in _NULL_ZERO for m in wanted):  # standardised URisk x̄/s_x of every cell
-        sums = paired.paired_sums(values, base.values)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            sd = np.sqrt(paired.variance_from(sums, A[:, None]))
-            effect = np.where(sd > 0, paired.urisk_from(sums, A[:, None]) / sd, np.nan).T.ravel()
-    # one row per cell, measure by measure, system-major: all α of system 0, then system 1, ...
-    cells = r * A.size
-    null = np.repeat([m in _NULL_ZERO for m in wanted], cells)
-    baselines = [base.name if m in _NULL_ZERO else "all systems" for m in wanted]
-
-    def column(f: str) -> np.ndarray:
-        return np.concatenate([getattr(ivs[m], f) for m in wanted])
-
-    return pd.DataFrame(
-        {
-            "system": np.tile(np.repeat(M.index.to_numpy(), A.size), len(wanted)),
-            "alpha": np.tile(A, r * len(wanted)),
-            "measure": np.repeat(wanted, cells),
-            "baseline": np.repeat(np.array(baselines, dtype=object), cells),
-            "estimate": np.concatenate([point[m].ravel() for m in wanted]),
-            "low": column("low"),
-            "high": column("high"),
-            "se": column("se"),
-            "pvalue": np.where(null, column("pvalue"), np.nan),
-            "effect_size": np.where(null, np.tile(effect, len(wanted)), np.nan),
-            "method": method,
-            "confidence_level": cl,
-            "n_resamples": n,
-            "seed": used_seed,
-        }
-    )
+    # one engine for the settings' baseline and the chi-square measures, one for the MEAN of T*Risk,
+    # each at the α of its measures: both draw the same resamples from the seed
+    names: dict[str, str] = {}
+    groups: dict[str, tuple[list[np.ndarray | None], list[str], list[float]]] = {}
+    for kind, at in wanted.items():
+        names[kind], base, engine_kind = _engine_baseline(M, kind, s, func)
+        bases, kinds, grid = groups.setdefault("tstar" if kind == "tstar" else "main", ([None], [], []))
+        if base is not None:
+            bases[0] = base
+        kinds.append(engine_kind)
+        grid.extend(a for a in at if a not in grid)
+    results = {}
+    for group, ([base], kinds, grid) in groups.items():
+        A = np.array(sorted(grid))
+        engine = ResampledMeasures(values, base, A, kinds)
+        point, ivs = measure_intervals(engine, used_seed, n, size, cl, method, alternative)
+        effect = np.full((r, A.size), np.nan)
+        if base is not None:  # standardised URisk x̄/s_x of every cell
+            sums = paired.paired_sums(values, base)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sd = np.sqrt(paired.variance_from(sums, A[:, None]))
+                effect = np.where(sd > 0, paired.urisk_from(sums, A[:, None]) / sd, np.nan).T
+        results[group] = (A, point, ivs, effect)
+    frames = []
+    for kind, at in wanted.items():
+        A, point, ivs, effect = results["tstar" if kind == "tstar" else "main"]
+        engine_kind = "trisk" if kind == "tstar" else kind
+        k = np.searchsorted(A, list(at))
+        cells = (np.arange(r)[:, None] * A.size + k).ravel()  # system-major, the measure's α
+        iv = ivs[engine_kind]
+        null_zero = kind not in _CHI_SQUARE  # 0 is the null value of URisk, TRisk and T*Risk
+        frames.append(
+            pd.DataFrame(
+                {
+                    "system": np.repeat(M.index.to_numpy(), len(k)),
+                    "alpha": np.tile(A[k], r),
+                    "risk": next(iter(at.values())).name,
+                    "baseline": names[kind],
+                    "estimate": point[engine_kind][:, k].ravel(),
+                    "low": iv.low[cells],
+                    "high": iv.high[cells],
+                    "se": iv.se[cells],
+                    "pvalue": iv.pvalue[cells] if null_zero else np.nan,
+                    "effect_size": effect[:, k].ravel() if null_zero else np.nan,
+                    "method": method,
+                    "confidence_level": cl,
+                    "n_resamples": n,
+                    "seed": used_seed,
+                }
+            )
+        )
+    out = pd.concat(frames, ignore_index=True)
+    if alternative != "two-sided":
+        out.insert(out.columns.get_loc("method"), "alternative", alternative)
+    return out
 
 
 @dataclass(frozen=True)
 class BootstrapDifferenceResult(TestResult):
-    """Bootstrap test of the difference of one measure between two systems, over topics.
+    """Bootstrap test of the difference of one risk measure between two systems, over topics.
 
     Attributes
     ----------
     statistic : float
         ``measure(system_a) − measure(system_b)`` on all topics.
     pvalue : float
-        Two-sided p-value of H0: the difference is 0, by inverting the interval (the smallest p
-        whose 1 − p interval of the same ``method`` reaches 0); at least 2/(n_resamples + 1).
+        p-value of H0: the difference is 0 under ``alternative``, by inverting the interval of the
+        same ``method`` (:func:`intervals`); at least 2/(n_resamples + 1) two-sided,
+        1/(n_resamples + 1) one-sided.
     low, high : float
-        The interval at ``confidence_level``.
+        The interval at ``confidence_level``: ``(−inf, high]`` for "less", ``[low, +inf)`` for
+        "greater".
     standard_error : float
         Standard deviation of the bootstrap differences.
     effect_size : float
         ``statistic / (standard_error · √c)``: the difference in units of its per-topic spread; for
         URisk this is the standardised mean difference of the two systems' risk-reward scores.
-    measure : str
-        ``"urisk"``, ``"trisk"``, ``"zrisk"`` or ``"georisk"``.
+    risk : str
+        The risk measure's name: ``"URisk"``, ``"TRisk"``, ``"TStarRisk"``, ``"ZRisk"`` or
+        ``"GeoRisk"``.
     alpha : float
         The risk-aversion parameter α.
     baseline : str
-        URisk/TRisk: the baseline's name; ZRisk/GeoRisk: "all systems" (every system of the matrix).
+        URisk/TRisk: the baseline's name; T*Risk: "MEAN"; ZRisk/GeoRisk: "all systems" (every
+        system of the matrix).
     system_a, system_b : str
         The two systems compared.
     method : {"percentile", "bca"}
     confidence_level : float
+    alternative : {"two-sided", "less", "greater"}
+        The alternative hypothesis: "less" is system_a below system_b.
     n_resamples : int
     n_topics : int
     seed : int
@@ -562,13 +683,14 @@ class BootstrapDifferenceResult(TestResult):
     high: float
     standard_error: float
     effect_size: float
-    measure: str
+    risk: str
     alpha: float
     baseline: str
     system_a: str
     system_b: str
     method: str
     confidence_level: float
+    alternative: str
     n_resamples: int
     n_topics: int
     seed: int
@@ -578,13 +700,14 @@ class BootstrapDifferenceResult(TestResult):
 
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The interval at ``confidence_level`` (default: the one the test was run at), from the
-        stored bootstrap distribution and BCa constants."""
+        stored bootstrap distribution and BCa constants, one-sided as ``alternative``."""
         if confidence_level is None:
             return ConfidenceInterval(self.low, self.high)
         cl = check_level(confidence_level, "confidence_interval", "confidence_level")
         rows = SortedRows(self.bootstrap_distribution[None, :].copy())
-        p1, p2 = interval_probs(self.bias_correction, self.acceleration, cl)
-        return ConfidenceInterval(float(rows.quantile(p1)[0]), float(rows.quantile(p2)[0]))
+        p1, p2 = interval_probs(self.bias_correction, self.acceleration, cl, self.alternative)
+        low, high = bounds(rows, p1, p2, self.alternative)
+        return ConfidenceInterval(float(low[0]), float(high[0]))
 
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of every field but the bootstrap distribution."""
@@ -598,30 +721,68 @@ def bootstrap_difference(
     system_a: str,
     system_b: str,
     *,
-    measure: str = "georisk",
+    risk: Any = "GeoRisk",
     alpha: float = 0.0,
-    baseline: Any = "mean",
+    baseline: Any = None,
+    settings: RiskSettings | None = None,
     method: str = "bca",
     n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
+    confidence_level: float | None = None,
     rng: Any = None,
+    leave_one_out: bool | None = None,
+    alternative: str = "two-sided",
     batch: int | None = BATCH,
 ) -> BootstrapDifferenceResult:
-    """Is one system's ZRisk/GeoRisk (or URisk/TRisk) different from another's?  Bootstrap over
-    topics of the difference, with an interval and a p-value.
+    """Is one system's ZRisk/GeoRisk (or URisk/TRisk/T*Risk) different from another's?  Bootstrap
+    over topics of the difference, with an interval and a p-value.
 
     Both systems are measured on the same resampled topics; for ZRisk and GeoRisk every resample
     recomputes the chi-square matrix of all the systems of ``X`` (each one a baseline of the others,
-    as :func:`riskeval.georisk` with ``baseline=None``).  ``baseline`` is used by URisk and TRisk
-    only.  ``batch``: resamples drawn and computed at a time, as in :func:`bootstrap_ci`.  Returns a
-    :class:`BootstrapDifferenceResult` (``statistic, pvalue = result``).
+    as :func:`riskeval.georisk` with ``baseline=None``).
+
+    Parameters
+    ----------
+    X : DataFrame, systems × topics
+        The score matrix.
+    system_a, system_b : str
+        The two systems (rows of ``X``); the statistic is a's measure minus b's.
+    risk : risk measure or its text, default "GeoRisk"
+        One of URisk, TRisk, TStarRisk, ZRisk, GeoRisk, e.g. ``riskeval.URisk(alpha=5)`` or
+        ``"URisk@5"``; its α if it has one, else ``alpha``.
+    alpha : float, default 0
+        α of a measure given without one.
+    baseline : str, Series or vector
+        Baseline of URisk and TRisk, as in :func:`riskeval.risk_table`; default the settings'
+        (``"mean"``).  T*Risk is against the per-topic MEAN, ZRisk and GeoRisk against every system.
+    settings : :class:`riskeval.RiskSettings`
+        Baseline, level (``confidence_level`` defaults to ``1 − level``) and leave-one-out; the
+        keywords given here override its values.
+    method : {"percentile", "bca"}, default "bca"
+    n_resamples : int, default 10,000
+    confidence_level : float
+        Default ``1 − level`` of the settings (0.95).
+    rng : int, None or numpy.random.Generator
+        Seed or generator of the resamples; the seed used is recorded in the result.
+    leave_one_out : bool
+        Aggregate baselines leave the evaluated system out; default the settings' (False).
+    alternative : {"two-sided", "less", "greater"}
+        The alternative hypothesis, as in :func:`scipy.stats.bootstrap`: "less" is a's measure
+        below b's.
+    batch : int or None
+        Resamples drawn and computed at a time, as in :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    BootstrapDifferenceResult
+        ``statistic, pvalue = result``.
     """
     func = "bootstrap_difference"
+    s = resolve_settings(settings, func, baseline=baseline, leave_one_out=leave_one_out)
     M = as_matrix(X)
-    measure = check_option(measure, MEASURES, func, "measure")
-    alpha = check_alpha(alpha, func)
+    measure = _one_risk(risk, alpha, func)
     method = check_option(method, BOOTSTRAP_METHODS, func, "method")
-    cl = check_level(confidence_level, func, "confidence_level")
+    alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
+    cl = _confidence(confidence_level, s, func)
     n = check_n_resamples(n_resamples, func, minimum=2)
     size = check_batch(batch, func)
     gen, seed = resolve_rng(rng, func)
@@ -633,26 +794,23 @@ def bootstrap_difference(
     values = M.to_numpy()
     c = values.shape[1]
     _check_bca_topics(method, c, func)
-    base_name = "all systems"
-    base_values = None
-    if measure in _CHI_SQUARE:
-        check_nonnegative(values, M.index, M.columns, func)
-    else:
-        rb = resolve_baseline(M, baseline, func)
-        base_name, base_values = rb.name, rb.values
-        values = values[idx]  # only the two systems matter for a paired measure
+    base_name, base_values, kind = _engine_baseline(M, measure.column, s, func)
+    if base_values is not None:  # only the two systems matter for a paired measure
+        values = values[idx]
+        base_values = base_values[idx] if base_values.ndim == 2 else base_values
         idx = [0, 1]
-    engine = ResampledMeasures(values, base_values, np.array([alpha]), [measure])
+    assert measure.alpha is not None
+    engine = ResampledMeasures(values, base_values, np.array([measure.alpha]), [kind])
 
     def diff(x: np.ndarray) -> np.ndarray:  # rows: systems (α: one)
         return np.atleast_1d(x[idx[0]] - x[idx[1]])
 
-    est = diff(engine.point()[measure][:, 0])
+    est = diff(engine.point()[kind][:, 0])
     boot = diff(engine.resample(gen, n, size))
     a = np.zeros(1)
     if method == "bca":
-        a = bca_acceleration(diff(engine.jackknife()[measure][:, 0])[None, :])
-    iv = intervals(boot[None, :].copy(), est, a, cl, method)
+        a = bca_acceleration(diff(engine.jackknife()[kind][:, 0])[None, :])
+    iv = intervals(boot[None, :].copy(), est, a, cl, method, alternative)
     se = float(iv.se[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = float(est[0] / (se * np.sqrt(c))) if se > 0 else np.nan
@@ -663,13 +821,14 @@ def bootstrap_difference(
         high=float(iv.high[0]),
         standard_error=se,
         effect_size=effect,
-        measure=measure,
-        alpha=alpha,
+        risk=measure.name,
+        alpha=measure.alpha,
         baseline=base_name,
         system_a=str(system_a),
         system_b=str(system_b),
         method=method,
         confidence_level=cl,
+        alternative=alternative,
         n_resamples=n,
         n_topics=c,
         seed=seed,
@@ -682,45 +841,45 @@ def bootstrap_difference(
 def rank_intervals(
     X: Any,
     *,
-    measure: str = "georisk",
+    risk: Any = "GeoRisk",
     alpha: float = 0.0,
-    baseline: Any = "mean",
+    baseline: Any = None,
+    settings: RiskSettings | None = None,
     n_resamples: int = 1000,
-    confidence_level: float = 0.95,
+    confidence_level: float | None = None,
     rng: Any = None,
-    leave_one_out: bool = False,
+    leave_one_out: bool | None = None,
     batch: int | None = BATCH,
 ) -> pd.DataFrame:
-    """Each system's rank under URisk, TRisk, ZRisk or GeoRisk, with a bootstrap interval.
+    """Each system's rank under one risk measure, with a bootstrap interval.
 
     Systems are ranked on every resample of topics (1 = the largest value, ties share the best
     rank); ``rank_low``–``rank_high`` is the percentile interval of a system's ranks (the lower and
-    upper quantiles, so both are ranks).  ``baseline`` is used by URisk and TRisk; ZRisk and
-    GeoRisk use every system of the matrix as a baseline.  The ranks are counted ``batch``
-    resamples at a time (as in :func:`bootstrap_ci`): nothing is kept per resample.
+    upper quantiles, so both are ranks).  ``risk`` is one measure (``riskeval.GeoRisk(alpha=1)``,
+    ``"URisk@5"``, ...; its α if it has one, else ``alpha``).  ``baseline`` (default the settings')
+    is used by URisk and TRisk, the per-topic MEAN by T*Risk; ZRisk and GeoRisk use every system of
+    the matrix as a baseline.  ``confidence_level`` defaults to ``1 − level`` of the settings.  The
+    ranks are counted ``batch`` resamples at a time (as in :func:`bootstrap_ci`): nothing is kept
+    per resample.
 
-    Returns a DataFrame, one row per system in matrix order: ``system, measure, alpha, baseline,
-    estimate, rank, rank_low, rank_high, rank_mean, confidence_level, n_resamples, seed``.
+    Returns a DataFrame, one row per system in matrix order: ``system, risk`` (the measure's name),
+    ``alpha, baseline, estimate, rank, rank_low, rank_high, rank_mean, confidence_level,
+    n_resamples, seed``.
     """
     from scipy.stats import rankdata
 
     func = "rank_intervals"
+    s = resolve_settings(settings, func, baseline=baseline, leave_one_out=leave_one_out)
     M = as_matrix(X)
-    measure = check_option(measure, MEASURES, func, "measure")
-    alpha = check_alpha(alpha, func)
-    cl = check_level(confidence_level, func, "confidence_level")
+    measure = _one_risk(risk, alpha, func)
+    cl = _confidence(confidence_level, s, func)
     n = check_n_resamples(n_resamples, func, minimum=2)
     size = check_batch(batch, func)
     gen, seed = resolve_rng(rng, func)
     values = M.to_numpy()
-    base_name, base_values = "all systems", None
-    if measure in _CHI_SQUARE:
-        check_nonnegative(values, M.index, M.columns, func)
-    else:
-        rb = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
-        base_name, base_values = rb.name, rb.values
-    engine = ResampledMeasures(values, base_values, np.array([alpha]), [measure])
-    est = engine.point()[measure][:, 0]
+    base_name, base_values, kind = _engine_baseline(M, measure.column, s, func)
+    engine = ResampledMeasures(values, base_values, np.array([measure.alpha]), [kind])
+    est = engine.point()[kind][:, 0]
     r = est.size
 
     def ranks(v: np.ndarray) -> np.ndarray:
@@ -743,8 +902,8 @@ def rank_intervals(
     return pd.DataFrame(
         {
             "system": M.index.to_numpy(),
-            "measure": measure,
-            "alpha": alpha,
+            "risk": measure.name,
+            "alpha": measure.alpha,
             "baseline": base_name,
             "estimate": est,
             "rank": ranks(est),

@@ -3,10 +3,16 @@
 Under H0 the per-topic risk-reward scores x_j (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 3) are
 symmetric about 0, so every sign vector ε ∈ {±1}^c is as likely as the observed one (Fisher 1935;
 Pitman 1937).  The two-sided p-value is the share of sign vectors whose |mean(ε·x)| is at least the
-observed |URisk|; at α = 0 this is the paired randomisation test that Smucker, Allan & Carterette
-(CIKM 2007) recommend for IR.  When 2^c ≤ ``n_resamples`` every sign vector is enumerated
-and the p-value is exact; otherwise ``n_resamples`` random sign vectors give the Monte Carlo
-p-value ``(1 + count)/(1 + n_resamples)``.
+observed |URisk|, the one-sided ones the share whose mean(ε·x) is at least ("greater") or at most
+("less") URisk; at α = 0 this is the paired randomisation test that Smucker, Allan & Carterette
+(CIKM 2007) recommend for IR.  Sign flips keep Σx², so the TRisk of the flipped scores is an
+increasing function of their mean (:func:`flip_scale`): TRisk gives the same p-values, and the test
+serves both.  ZRisk and GeoRisk compare a system with every other system, not with one baseline,
+and have no sign-flip null: their test is the bootstrap
+(:func:`riskeval.inference.bootstrap.bootstrap_difference`).
+
+When 2^c ≤ ``n_resamples`` every sign vector is enumerated and the p-value is exact; otherwise
+``n_resamples`` random sign vectors give the Monte Carlo p-value ``(1 + count)/(1 + n_resamples)``.
 
 One engine serves one system and a whole table: each "cell" (a system at one α) is a row of scores,
 the sign vectors are shared by every cell, and the same resamples give the Westfall–Young max-T
@@ -22,10 +28,12 @@ import numpy as np
 
 from riskeval.core._numba import njit
 from riskeval.core.paired import risk_scores
+from riskeval.errors import RiskevalError
 from riskeval.inference._common import TOL, all_signs, check_n_resamples, mc_pvalue, random_signs, resolve_rng
 from riskeval.measures.baselines import as_pair
+from riskeval.measures.declared import RiskMeasure, TRisk, TStarRisk, URisk, risk_measures
 from riskeval.measures.results import TestResult
-from riskeval.options import check_alpha
+from riskeval.options import ALTERNATIVES, check_alpha, check_option
 
 
 @dataclass(frozen=True)
@@ -38,14 +46,17 @@ class PermutationResult(TestResult):
         URisk(α), the mean per-topic risk-reward score (Dinçer, Macdonald & Ounis, SIGIR 2014,
         eq. 4); at α = 0 the mean difference.
     pvalue : float
-        Two-sided p-value: the share of sign vectors ε with ``|mean(ε·x)| ≥ |URisk|``, the observed
-        one included.  Exact when ``exact``, else ``(1 + count)/(1 + n_resamples)``.
+        The share of sign vectors ε, the observed one included, with ``|mean(ε·x)| ≥ |URisk|``
+        (two-sided), ``mean(ε·x) ≥ URisk`` ("greater") or ``mean(ε·x) ≤ URisk`` ("less").  Exact
+        when ``exact``, else ``(1 + count)/(1 + n_resamples)``.
     n_resamples : int
         Sign vectors used: 2^c when ``exact``, else the Monte Carlo ``n_resamples``.
     exact : bool
         Whether every one of the 2^c sign vectors was enumerated.
     alpha : float
         The risk-aversion parameter α.
+    alternative : {"two-sided", "less", "greater"}
+        The alternative hypothesis ("less": the system loses to the baseline, URisk < 0).
     effect_size : float
         Standardised URisk ``x̄ / s_x`` (s_x the sample standard deviation, ddof = 1), i.e. TRisk/√c;
         NaN when every x_j is the same.
@@ -58,6 +69,7 @@ class PermutationResult(TestResult):
     n_resamples: int
     exact: bool
     alpha: float
+    alternative: str
     effect_size: float
     n_topics: int
     seed: int
@@ -92,29 +104,36 @@ def flip_scale(sumsq: np.ndarray, c: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def count_flips(PN, factors, scale, threshold, hits, top):
+def count_flips(PN, factors, scale, threshold, hits, top, sign):
     """Counts of one block of flipped sums ``PN`` (B × 2r: ``P = Σ ε δ⁺`` of every system, then
     ``N = Σ ε δ⁻``): for each cell (α, system i) the statistic ``u = |P_i + (1+α) N_i|·scale[α, i]``
-    is compared with ``threshold[α, i]`` (hits counted into ``hits``, k × r), and the largest u
-    of each sign vector over every cell is written to ``top[b]``.  One pass over contiguous
-    systems, no temporary arrays (numpy's elementwise passes, one per α, take five times as long)."""
+    (``sign`` 0, two-sided), or the signed ``u = sign·(P_i + (1+α) N_i)·scale[α, i]`` (``sign``
+    +1 for "greater", −1 for "less"), is compared with ``threshold[α, i]`` (hits counted into
+    ``hits``, k × r), and the largest u of each sign vector over every cell is written to
+    ``top[b]``.  One pass over contiguous systems, no temporary arrays (numpy's elementwise passes,
+    one per α, take five times as long)."""
     B = PN.shape[0]
     r = PN.shape[1] // 2
     most = np.empty(r)  # each system's largest u over the α
     for b in range(B):
         P = PN[b, :r]
         N = PN[b, r:]
-        most[:] = 0.0
+        most[:] = -np.inf
         for a in range(factors.size):
             f = factors[a]
             s = scale[a]
             t = threshold[a]
             h = hits[a]
             for i in range(r):
-                u = abs(P[i] + f * N[i]) * s[i]
+                v = P[i] + f * N[i]
+                u = (abs(v) if sign == 0 else sign * v) * s[i]
                 h[i] += np.int64(u >= t[i])
                 most[i] = u if u > most[i] else most[i]
         top[b] = most.max()
+
+
+#: The sign of the statistic of :func:`count_flips` for each alternative (0: its absolute value).
+SIGNS = {"two-sided": 0.0, "greater": 1.0, "less": -1.0}
 
 
 #: Values held at a time by the sign-flip engine (float64: 8 MiB): a block of B sign vectors
@@ -123,10 +142,18 @@ BLOCK_VALUES = 2**20
 
 
 def sign_flip_counts(
-    pos: np.ndarray, neg: np.ndarray, alphas: np.ndarray, n_resamples: int, rng: np.random.Generator
+    pos: np.ndarray,
+    neg: np.ndarray,
+    alphas: np.ndarray,
+    n_resamples: int,
+    rng: np.random.Generator,
+    alternative: str = "two-sided",
 ) -> FlipCounts:
     """Sign-flip counts of every cell (system i, α): the scores ``x = δ⁺ + (1+α) δ⁻`` of row i of
-    ``pos`` (δ⁺, r × c) and ``neg`` (δ⁻), all cells flipped by the same sign vectors.
+    ``pos`` (δ⁺, r × c) and ``neg`` (δ⁻), all cells flipped by the same sign vectors.  A resample
+    counts for a cell when its statistic is at least as extreme as the observed one under
+    ``alternative``: ``|Σεx| ≥ |Σx|`` (two-sided), ``Σεx ≥ Σx`` ("greater") or ``Σεx ≤ Σx``
+    ("less"); the max-T maximum is over the same, signed, statistic (Westfall & Young, 1993).
 
     Exact (every sign vector, the identity among them) when 2^c ≤ ``n_resamples``; otherwise
     ``n_resamples`` random sign vectors (:func:`riskeval.inference._common.random_signs`).  A block
@@ -139,7 +166,9 @@ def sign_flip_counts(
     factors = 1.0 + np.asarray(alphas, dtype=np.float64)
     sumsq = np.einsum("ij,ij->i", pos, pos)[:, None] + factors**2 * np.einsum("ij,ij->i", neg, neg)[:, None]
     scale = flip_scale(sumsq, c).T  # k × r, like the thresholds
-    threshold = (np.abs(pos.sum(axis=1) + factors[:, None] * neg.sum(axis=1)) * scale) - TOL
+    sign = SIGNS[alternative]
+    observed = pos.sum(axis=1) + factors[:, None] * neg.sum(axis=1)
+    threshold = (np.abs(observed) if sign == 0 else sign * observed) * scale - TOL
     exact = c < 63 and 2**c <= n_resamples
     size = max(1, BLOCK_VALUES // max(c, 2 * r))
     signs = all_signs(c, size) if exact else random_signs(rng, c, n_resamples, size)
@@ -148,7 +177,7 @@ def sign_flip_counts(
     hits_max = np.zeros((factors.size, r), dtype=np.int64)
     for eps in signs:
         top = np.empty(eps.shape[0])
-        count_flips(eps @ D, factors, scale, threshold, hits, top)
+        count_flips(eps @ D, factors, scale, threshold, hits, top, sign)
         top.sort()
         hits_max += top.size - np.searchsorted(top, threshold, side="left")
     return FlipCounts(hits.T, hits_max.T, 2**c if exact else n_resamples, exact)
@@ -161,13 +190,53 @@ def effect_sizes(cells: np.ndarray) -> np.ndarray:
         return np.where(sd > 0, cells.mean(axis=1) / sd, np.nan)
 
 
+def check_sign_flip(measure: RiskMeasure, func: str) -> RiskMeasure:
+    """``measure`` if a sign-flip test tests it (URisk or TRisk); the others are refused, with the
+    test to use instead."""
+    if isinstance(measure, (URisk, TRisk)):
+        return measure
+    instead = (
+        "T*Risk is TRisk against the per-topic MEAN: use risk='TRisk' with baseline='mean'."
+        if isinstance(measure, TStarRisk)
+        else f"{measure.name} compares each system with every other; test it with the bootstrap "
+        "(riskeval.bootstrap_difference, riskeval.bootstrap_ci)."
+    )
+    raise RiskevalError(
+        f"The 'risk' parameter of {func} must be URisk or TRisk: sign flips test a mean gain over "
+        f"one baseline. Got {measure}. {instead}"
+    )
+
+
+def _test_alpha(risk: Any, alpha: Any, func: str) -> float:
+    """The α of :func:`permutation_test`: that of ``risk`` (one URisk or TRisk, an object or its
+    text) if it has one, else ``alpha``, else 0."""
+    if risk is not None:
+        measures = risk_measures(risk, func)
+        if len(measures) != 1:
+            raise RiskevalError(
+                f"The 'risk' parameter of {func} names one risk measure, URisk or TRisk. "
+                f"Got {', '.join(map(str, measures))}."
+            )
+        measure = check_sign_flip(measures[0], func)
+        if measure.alpha is not None:
+            if alpha is not None and float(alpha) != measure.alpha:
+                raise RiskevalError(
+                    f"{func}: the 'alpha' parameter ({alpha!r}) differs from the α of "
+                    f"risk={measure}; give one of them."
+                )
+            return measure.alpha
+    return check_alpha(0.0 if alpha is None else alpha, func)
+
+
 def permutation_test(
     system: Any,
     baseline: Any,
+    alpha: float | None = None,
     *,
-    alpha: float = 0.0,
+    risk: Any = None,
     n_resamples: int = 10_000,
     rng: Any = None,
+    alternative: str = "two-sided",
 ) -> PermutationResult:
     """Randomisation test of H0: URisk(α) = 0, flipping the signs of the risk-reward scores x_j.
 
@@ -178,16 +247,23 @@ def permutation_test(
     alpha : float, default 0
         Risk aversion α ≥ 0; α = 0 gives Fisher's paired randomisation test of the mean difference
         (Smucker, Allan & Carterette, CIKM 2007).
+    risk : URisk or TRisk, an object or its text
+        The measure tested, e.g. ``riskeval.URisk(alpha=5)`` or ``"TRisk@5"``: its α, if it has
+        one, is the test's.  URisk and TRisk give the same p-value (the statistic is URisk).
+        ZRisk, GeoRisk and T*Risk are refused (their test is the bootstrap).
     n_resamples : int, default 10,000
         Random sign vectors; when 2^c ≤ ``n_resamples`` all 2^c are enumerated instead (exact).
     rng : int, None or numpy.random.Generator
         Seed or generator of the sign vectors; the seed used is recorded in the result.
+    alternative : {"two-sided", "less", "greater"}
+        The alternative hypothesis, as in :func:`scipy.stats.permutation_test`: "less", the
+        system loses to the baseline (URisk < 0); "greater", it gains.
 
     Returns
     -------
     PermutationResult
-        ``statistic`` (URisk), ``pvalue``, ``n_resamples``, ``exact``, ``alpha``, ``effect_size``
-        (x̄/s_x), ``n_topics``, ``seed``.
+        ``statistic`` (URisk), ``pvalue``, ``n_resamples``, ``exact``, ``alpha``,
+        ``alternative``, ``effect_size`` (x̄/s_x), ``n_topics``, ``seed``.
 
     Examples
     --------
@@ -197,20 +273,24 @@ def permutation_test(
     >>> urisk, p = res
     """
     func = "permutation_test"
-    alpha = check_alpha(alpha, func)
+    a = _test_alpha(risk, alpha, func)
+    alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
     n = check_n_resamples(n_resamples, func)
     gen, seed = resolve_rng(rng, func)
     s, b, _ = as_pair(system, baseline, func)
     delta = (s - b)[None, :]
-    x = risk_scores(delta, alpha)
-    flips = sign_flip_counts(np.maximum(delta, 0.0), np.minimum(delta, 0.0), np.array([alpha]), n, gen)
+    x = risk_scores(delta, a)
+    flips = sign_flip_counts(
+        np.maximum(delta, 0.0), np.minimum(delta, 0.0), np.array([a]), n, gen, alternative
+    )
     p, _ = flips.pvalues()
     return PermutationResult(
         statistic=float(x.mean()),
         pvalue=float(p[0, 0]),
         n_resamples=flips.n,
         exact=flips.exact,
-        alpha=alpha,
+        alpha=a,
+        alternative=alternative,
         effect_size=float(effect_sizes(x)[0]),
         n_topics=x.shape[1],
         seed=seed,

@@ -13,8 +13,10 @@ from riskeval.inference._common import check_n_resamples, resolve_rng
 from riskeval.inference.bootstrap import bootstrap_ci
 from riskeval.inference.maxt import risk_permutation_table
 from riskeval.inference.tukey import tukey_hsd
+from riskeval.measures.declared import URisk, expand_risks
 from riskeval.model.matrix import as_matrix
 from riskeval.options import RISK_TESTS, check_option
+from riskeval.settings import RiskSettings, resolve_settings
 
 
 def with_test(
@@ -22,10 +24,11 @@ def with_test(
     X: Any,
     *,
     test: str,
-    baseline: Any,
+    baseline: Any = None,
+    settings: RiskSettings | None = None,
     n_resamples: int = 10_000,
     rng: Any = None,
-    leave_one_out: bool = False,
+    leave_one_out: bool | None = None,
 ) -> pd.DataFrame:
     """``table`` (a :func:`riskeval.risk_table` of ``X``) with its p-values from ``test``.
 
@@ -38,34 +41,38 @@ def with_test(
     recompute ``pvalue_adj`` (with the table's correction, per α, over the systems other than the
     baseline) and ``significant``.  The baseline's own rows (TRisk undefined) get the permutation
     test's p-values, 1 (every sign vector gives 0), as :func:`riskeval.risk_permutation_table`
-    does, and ``pvalue_adj`` 1; the bootstrap leaves them NaN.
+    does, and ``pvalue_adj`` 1; the bootstrap leaves them NaN.  ``baseline`` and
+    ``leave_one_out`` (default: those of ``settings``) must be those the table was made with; the
+    tests take the table's α, level and alternative (its ``alternative`` column, else two-sided).
     """
     func = "riskeval risk"
     test = check_option(test, RISK_TESTS, func, "test")
     if test == "t":
         return table
     n = check_n_resamples(n_resamples, func)
-    _, seed = resolve_rng(rng, func, "seed")
+    _, seed = resolve_rng(rng, func, "seed")  # the --seed of the command line and the report
     M = as_matrix(X)
     alphas = pd.unique(table["alpha"])
     level = float(table["level"].iloc[0])
+    alternative = str(table["alternative"].iloc[0]) if "alternative" in table.columns else "two-sided"
+    s = resolve_settings(settings, func, baseline=baseline, leave_one_out=leave_one_out).replace(
+        alphas=tuple(alphas), level=level
+    )
     out = table.copy()
     if test == "permutation":
-        t = risk_permutation_table(
-            M, baseline, alphas, n_resamples=n, rng=seed, leave_one_out=leave_one_out
-        ).set_index(["system", "alpha"])
+        t = risk_permutation_table(M, settings=s, n_resamples=n, rng=seed, alternative=alternative).set_index(
+            ["system", "alpha"]
+        )
         extra = {"pvalue_maxt": "pvalue_maxt", "effect_size": "effect_size"}
     else:
         t = bootstrap_ci(
             M,
-            baseline,
-            alphas,
-            measures="urisk",
+            risk=URisk(),
+            settings=s,
             method="bca",
             n_resamples=n,
-            confidence_level=1.0 - level,
-            seed=seed,
-            leave_one_out=leave_one_out,
+            rng=seed,
+            alternative=alternative,
         )
         t = t.set_index(["system", "alpha"])
         extra = {"low": "low", "high": "high", "effect_size": "effect_size"}
@@ -95,28 +102,29 @@ def with_test(
 
 def tukey_tables(
     X: Any,
-    baseline: Any,
-    alphas: Any,
+    baseline: Any = None,
+    alphas: Any = None,
     *,
+    risk: Any = None,
+    settings: RiskSettings | None = None,
     n_resamples: int = 10_000,
     rng: Any = None,
-    level: float = 0.05,
-    leave_one_out: bool = False,
+    level: float | None = None,
+    leave_one_out: bool | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Randomised Tukey HSD of URisk(α) against ``baseline`` for each α: the pairwise tables and the
-    compact letter displays, concatenated (one seed for all α, recorded in both)."""
-    _, seed = resolve_rng(rng, "tukey_hsd")
+    """Randomised Tukey HSD of URisk(α) against the baseline for each α of the grid, or of the URisk
+    measures ``risk`` (``"URisk@5"``, ``riskeval.URisk(alpha=5)``, a list; one without α: every α
+    of the grid); the keywords default to ``settings``.  Returns the pairwise tables and the compact
+    letter displays, concatenated (one seed for all α, recorded in both)."""
+    func = "tukey_hsd"
+    s = resolve_settings(
+        settings, func, baseline=baseline, alphas=alphas, level=level, leave_one_out=leave_one_out
+    )
+    measures = expand_risks(URisk() if risk is None else risk, s.alphas, func)
+    _, seed = resolve_rng(rng, func)
     pairs, letters = [], []
-    for a in alphas:
-        res = tukey_hsd(
-            X,
-            baseline=baseline,
-            alpha=a,
-            n_resamples=n_resamples,
-            rng=seed,
-            level=level,
-            leave_one_out=leave_one_out,
-        )
+    for measure in measures:
+        res = tukey_hsd(X, risk=measure, settings=s, n_resamples=n_resamples, rng=seed)
         pairs.append(res.table)
         letters.append(res.letters.assign(alpha=res.alpha, baseline=res.baseline, seed=seed))
     display = pd.concat(letters, ignore_index=True)

@@ -29,8 +29,10 @@ from riskeval.core.random import bounded, stream_key, stream_start
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import TOL, check_n_resamples, mc_pvalue, resolve_rng
 from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.declared import URisk, risk_measures
 from riskeval.model.matrix import as_matrix
-from riskeval.options import check_alpha, check_level
+from riskeval.options import check_alpha
+from riskeval.settings import RiskSettings, resolve_settings
 
 
 @njit(cache=True)
@@ -193,34 +195,50 @@ def compact_letters(means: np.ndarray, significant: np.ndarray) -> list[str]:
 
 def tukey_hsd(
     X: Any,
-    *,
     baseline: Any = None,
-    alpha: float = 0.0,
+    alpha: float | None = None,
+    *,
+    risk: Any = None,
+    settings: RiskSettings | None = None,
     n_resamples: int = 10_000,
     rng: Any = None,
-    level: float = 0.05,
-    leave_one_out: bool = False,
+    level: float | None = None,
+    leave_one_out: bool | None = None,
 ) -> TukeyHSDResult:
     """Randomised Tukey HSD of all pairs of systems (Carterette, TOIS 2012).
+
+    Every pair is compared two-sided: the HSD refers each pair's ``|m_a − m_b|`` to the
+    distribution of the range ``max − min`` of the means (the studentised range), which has no
+    one-sided form, so there is no ``alternative`` parameter (nor has
+    :func:`scipy.stats.tukey_hsd`).  For a one-sided question about one system, use
+    :func:`riskeval.permutation_test` or :func:`riskeval.risk_permutation_table`.
 
     Parameters
     ----------
     X : DataFrame, systems × topics
         The score matrix (at least two systems).
     baseline : None, str, Series or vector
-        None: compare the systems' effectiveness (mean scores).  Otherwise compare their URisk(α)
-        against this baseline ("mean", "median", "max", a system name or per-topic scores), by
-        shuffling the risk-reward scores x_ij(α).
+        None, with neither ``risk`` nor ``settings``: compare the systems' effectiveness (mean
+        scores).  Otherwise compare their URisk(α) against this baseline ("mean", "median", "max",
+        a system name or per-topic scores; default the settings'), by shuffling the risk-reward
+        scores x_ij(α).
     alpha : float, default 0
-        Risk aversion α of the risk-reward scores; needs a ``baseline`` when not 0.
+        Risk aversion α of the risk-reward scores; needs a baseline when not 0.
+    risk : URisk, an object or its text
+        The measure compared, e.g. ``riskeval.URisk(alpha=5)`` or ``"URisk@5"``: its α if it has
+        one, else ``alpha``; against ``baseline`` (default the settings').  The HSD compares means,
+        so URisk is the one measure it takes.
+    settings : :class:`riskeval.RiskSettings`
+        Baseline, level and leave-one-out in one object; the keywords given here override it.
     n_resamples : int, default 10,000
         Shuffles of the matrix (each topic shuffled independently).
     rng : int, None or numpy.random.Generator
         Seed or generator; the seed used is recorded.
-    level : float, default 0.05
-        Family-wise significance level of ``significant`` and of the letter display.
+    level : float
+        Family-wise significance level of ``significant`` and of the letter display; default the
+        settings' (0.05).
     leave_one_out : bool
-        Aggregate baselines leave the evaluated system out.
+        Aggregate baselines leave the evaluated system out; default the settings' (False).
 
     Returns
     -------
@@ -228,9 +246,24 @@ def tukey_hsd(
         ``table`` (one row per pair) and ``letters`` (compact letter display).
     """
     func = "tukey_hsd"
+    on_risk = baseline is not None or risk is not None or settings is not None
+    s = resolve_settings(settings, func, baseline=baseline, level=level, leave_one_out=leave_one_out)
+    if risk is not None:
+        measures = risk_measures(risk, func)
+        if len(measures) != 1 or not isinstance(measures[0], URisk):
+            raise RiskevalError(
+                f"The 'risk' parameter of {func} must be URisk (an object or its text): the HSD "
+                f"compares the systems' mean risk-reward scores. Got {', '.join(map(str, measures))}."
+            )
+        if measures[0].alpha is not None:
+            if alpha is not None and float(alpha) != measures[0].alpha:
+                raise RiskevalError(
+                    f"{func}: the 'alpha' parameter ({alpha!r}) differs from the α of "
+                    f"risk={measures[0]}; give one of them."
+                )
+            alpha = measures[0].alpha
     M = as_matrix(X)
-    alpha = check_alpha(alpha, func)
-    level = check_level(level, func)
+    alpha = check_alpha(0.0 if alpha is None else alpha, func)
     n = check_n_resamples(n_resamples, func)
     gen, seed = resolve_rng(rng, func)
     r, c = M.shape
@@ -238,7 +271,7 @@ def tukey_hsd(
         raise RiskevalError(f"{func} needs at least two systems; the matrix has {r}.")
     values = M.to_numpy()
     name: str | None = None
-    if baseline is None:
+    if not on_risk:
         if alpha != 0.0:
             raise RiskevalError(
                 f"The 'alpha' parameter of {func} needs a 'baseline': risk-reward scores are against "
@@ -246,7 +279,7 @@ def tukey_hsd(
             )
         Y = values
     else:
-        rb = resolve_baseline(M, baseline, func, leave_one_out=leave_one_out)
+        rb = resolve_baseline(M, s.baseline, func, leave_one_out=s.leave_one_out)
         name = rb.name
         Y = risk_scores(values - rb.values, alpha)
     means = Y.mean(axis=1)
@@ -272,7 +305,7 @@ def tukey_hsd(
             "effect_size": effect,
             "pvalue": p_pair,
             "pvalue_hsd": p_hsd,
-            "significant": p_hsd < level,
+            "significant": p_hsd < s.level,
             "alpha": alpha,
             "baseline": name,
             "n_resamples": n,
@@ -280,11 +313,11 @@ def tukey_hsd(
         }
     )
     sig = np.zeros((r, r), dtype=bool)
-    sig[iu, ku] = p_hsd < level
+    sig[iu, ku] = p_hsd < s.level
     sig |= sig.T
     order = np.argsort(-means, kind="stable")
     letters = compact_letters(means, sig)
     display = pd.DataFrame(
         {"system": labels[order], "mean": means[order], "letters": [letters[i] for i in order]}
     )
-    return TukeyHSDResult(table, display, alpha, name, level, n, seed)
+    return TukeyHSDResult(table, display, alpha, name, s.level, n, seed)

@@ -11,14 +11,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import stdtr, stdtrit
+from scipy.special import stdtrit
 
 from riskeval.core import paired as kern
 from riskeval.core.baselines import loo_mean
 from riskeval.core.corrections import adjust_pvalues
+from riskeval.core.pvalues import t_pvalue
 from riskeval.measures.baselines import as_pair
 from riskeval.measures.results import RiskReward, TRiskResult
-from riskeval.options import SE_METHODS, check_alpha, check_correction, check_level, check_option
+from riskeval.options import ALTERNATIVES, SE_METHODS, check_alpha, check_level, check_option
+from riskeval.settings import RiskSettings, resolve_settings
 
 
 def urisk(system: Any, baseline: Any, alpha: float = 1.0) -> float:
@@ -38,18 +40,23 @@ def trisk(
     *,
     se: str = "parametric",
     level: float = 0.05,
+    alternative: str = "two-sided",
 ) -> TRiskResult:
     """TRisk = URisk/SE, a Student t statistic with ``df = c − 1`` (eq. 7–13, 16–18).
 
     ``se="parametric"``: ``s_x/√c`` (eq. 12); ``se="jackknife"``: computed from the leave-one-out
     URisk values (eq. 17–18), which for a mean equals the parametric SE.  At α = 0 the statistic is
-    TGain, the paired t statistic of :func:`scipy.stats.ttest_rel`.  ``level`` is the two-sided
-    significance level of ``critical``.  When the SE is 0 (the system equals the baseline, or every
-    per-topic score is the same) the statistic and p-value are NaN and ``reason`` says why.
+    TGain, the paired t statistic of :func:`scipy.stats.ttest_rel`.  ``alternative``:
+    ``"two-sided"``, ``"less"`` (the system loses to the baseline: URisk < 0) or ``"greater"``, the
+    alternative hypothesis of the p-value as in :func:`scipy.stats.ttest_rel`.  ``level`` is the
+    significance level of ``critical`` (``t(1 − level/2, df)``, one-sided ``t(1 − level, df)``).
+    When the SE is 0 (the system equals the baseline, or every per-topic score is the same) the
+    statistic and p-value are NaN and ``reason`` says why.
     """
     alpha = check_alpha(alpha, "trisk")
     se = check_option(se, SE_METHODS, "trisk", "se")
     level = check_level(level, "trisk")
+    alternative = check_option(alternative, ALTERNATIVES, "trisk", "alternative")
     s, b, topics = as_pair(system, baseline, "trisk")
     x = kern.risk_scores(s - b, alpha)
     c = x.size
@@ -58,17 +65,19 @@ def trisk(
     err = float(kern.jackknife_se(x)) if se == "jackknife" else sd / np.sqrt(c)
     jack = _jackknife_fields(x, u, topics) if se == "jackknife" else {}
     df = c - 1
-    critical = float(stdtrit(df, 1 - level / 2))
+    critical = float(stdtrit(df, 1 - (level / 2 if alternative == "two-sided" else level)))
     if not kern.zero_spread(sd, _scale(s, b), alpha):
         t = u / err
-        p = float(2 * stdtr(df, -abs(t)))
-        return TRiskResult(t, p, df, u, err, se, alpha, level, critical, **jack)
+        p = float(t_pvalue(t, df, alternative))
+        return TRiskResult(t, p, df, u, err, se, alpha, level, critical, alternative=alternative, **jack)
     reason = (
         "the system equals the baseline on every topic"
         if np.all(s == b)
         else "every topic has the same risk-reward score (zero variance, up to rounding)"
     )
-    return TRiskResult(np.nan, np.nan, df, u, err, se, alpha, level, critical, reason, **jack)
+    return TRiskResult(
+        np.nan, np.nan, df, u, err, se, alpha, level, critical, reason, alternative=alternative, **jack
+    )
 
 
 def _jackknife_fields(x: np.ndarray, u: float, topics: pd.Index) -> dict[str, Any]:
@@ -109,11 +118,18 @@ def topic_risk(
     baseline: Any,
     alpha: float = 1.0,
     *,
-    level: float = 0.05,
+    settings: RiskSettings | None = None,
+    level: float | None = None,
     correction: str | None = None,
+    alternative: str = "two-sided",
 ) -> pd.DataFrame:
     """Per-topic exploratory analysis: which topics carry significant risk (Dinçer, Macdonald &
     Ounis, SIGIR 2014, §5, eq. 19–23).
+
+    ``level`` and ``correction`` default to those of ``settings`` (0.05, none; ``"none"``
+    overrides a correction of the settings); ``alternative`` is that of every topic's test:
+    ``"two-sided"``, ``"less"`` (the topic is a loss, TR_j < 0) or ``"greater"``, as in
+    :func:`scipy.stats.ttest_rel`.
 
     Returns
     -------
@@ -122,13 +138,15 @@ def topic_risk(
         concatenate without losing them:
 
         - ``system``, ``baseline``: names (the Series' names, else ``"system"``/``"baseline"``);
-        - ``alpha``, ``level``, ``critical`` (``t(1 − level/2, c − 1)``);
+        - ``alpha``, ``level``, ``critical`` (``t(1 − level/2, c − 1)``; one-sided
+          ``t(1 − level, c − 1)``), ``alternative`` (only when one-sided);
         - ``score``, ``baseline_score``, ``delta`` (δ_j), ``x`` (the risk-reward score, eq. 11);
         - ``tr``: TR_j = x_j/s_x (eq. 21); ``tj``: the standardised jackknife influence;
-        - ``pvalue``: two-sided Student t with c − 1 degrees of freedom, from ``tr``;
+        - ``pvalue``: Student t with c − 1 degrees of freedom, from ``tr``, under ``alternative``;
         - ``pvalue_adj`` (only with a ``correction``: ``"holm"``, ``"bh"`` or ``"bonferroni"``
           across the topics);
-        - ``significant`` (bool): ``|tr| > critical``, or ``pvalue_adj < level`` with a
+        - ``significant`` (bool): ``|tr| > critical`` (one-sided: ``tr < −critical`` for
+          "less", ``tr > critical`` for "greater"), or ``pvalue_adj < level`` with a
           correction.  The sign of ``tr`` says whether it is a loss (< 0) or a win (> 0).
 
     ``tj``: eq. 23 as printed divides by SE_J and flips the sign, which contradicts the paper's
@@ -137,8 +155,9 @@ def topic_risk(
     exploratory: c of them are made at once, hence the optional correction.
     """
     alpha = check_alpha(alpha, "topic_risk")
-    level = check_level(level, "topic_risk")
-    correction = check_correction(correction, "topic_risk")
+    st = resolve_settings(settings, "topic_risk", level=level, correction=correction)
+    level, correction = st.level, st.correction
+    alternative = check_option(alternative, ALTERNATIVES, "topic_risk", "alternative")
     s, b, topics = as_pair(system, baseline, "topic_risk")
     x = kern.risk_scores(s - b, alpha)
     c = x.size
@@ -150,8 +169,8 @@ def topic_risk(
         tr = x / sx
         tj = (c - 1) * (x.mean() - theta) / (np.sqrt(c) * kern.jackknife_se(x))
     df = c - 1
-    critical = float(stdtrit(df, 1 - level / 2))
-    pvalue = 2 * stdtr(df, -np.abs(tr))
+    critical = float(stdtrit(df, 1 - (level / 2 if alternative == "two-sided" else level)))
+    pvalue = t_pvalue(tr, df, alternative)
     out = pd.DataFrame(
         {
             "system": _name(system, "system"),
@@ -169,8 +188,11 @@ def topic_risk(
         },
         index=topics,
     )
+    if alternative != "two-sided":
+        out.insert(out.columns.get_loc("critical") + 1, "alternative", alternative)
     if correction is None:
-        out["significant"] = np.abs(tr) > critical
+        signed = {"two-sided": np.abs(tr), "greater": tr, "less": -tr}[alternative]
+        out["significant"] = signed > critical
     else:
         out["pvalue_adj"] = adjust_pvalues(pvalue, correction)
         out["significant"] = out["pvalue_adj"].to_numpy() < level

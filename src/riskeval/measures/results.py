@@ -9,6 +9,7 @@ DataFrame of its fields.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
@@ -62,7 +63,7 @@ class TRiskResult(TestResult):
         TRisk = URisk/SE; at α = 0 it is TGain, the paired t statistic of
         :func:`scipy.stats.ttest_rel`.  NaN when the SE is 0 (see ``reason``).
     pvalue : float
-        Two-sided p-value from Student's t with ``df`` degrees of freedom.
+        p-value from Student's t with ``df`` degrees of freedom under ``alternative``.
     df : int
         Degrees of freedom, c − 1 for c topics.
     urisk : float
@@ -74,9 +75,10 @@ class TRiskResult(TestResult):
     alpha : float
         The risk-aversion parameter α.
     level : float
-        Two-sided significance level of ``critical`` and ``significant``.
+        Significance level of ``critical`` and ``significant``.
     critical : float
-        ``t(1 − level/2, df)``: ``|statistic| > critical`` is significant at ``level``.
+        ``t(1 − level/2, df)``: ``|statistic| > critical`` is significant at ``level``; one-sided,
+        ``t(1 − level, df)``.
     reason : str or None
         Why ``statistic`` is NaN (e.g. the system is the baseline), else None.
     leave_one_out, pseudo_values : Series or None
@@ -88,6 +90,9 @@ class TRiskResult(TestResult):
         With ``se_method="jackknife"``: the jackknife estimate of the bias of URisk (eq. 14 and
         §3.2), biasJ = (c − 1)(θ₍.₎ − θ̂), and θ̂ − biasJ.  A mean is unbiased, so biasJ is 0 up to
         rounding and the corrected value is URisk.  None otherwise.
+    alternative : {"two-sided", "less", "greater"}
+        The alternative hypothesis of ``pvalue``, ``significant`` and the interval, as in
+        :func:`scipy.stats.ttest_rel` ("less": URisk < 0, the system loses to its baseline).
 
     The jackknife fields come after the others and are not compared or shown in ``repr``; the
     result still unpacks as ``(statistic, pvalue)``.
@@ -105,6 +110,7 @@ class TRiskResult(TestResult):
     pseudo_values: pd.Series | None = field(default=None, compare=False, repr=False)
     bias: float | None = None
     bias_corrected: float | None = None
+    alternative: str = "two-sided"
 
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of every field but the per-topic ``leave_one_out`` and
@@ -115,14 +121,25 @@ class TRiskResult(TestResult):
 
     @property
     def significant(self) -> bool:
-        """``|TRisk| > critical`` (two-sided test at ``level``); False when TRisk is NaN."""
-        return bool(abs(self.statistic) > self.critical)
+        """``|TRisk| > critical`` (two-sided test at ``level``; one-sided: ``TRisk < −critical``
+        for "less", ``TRisk > critical`` for "greater"); False when TRisk is NaN."""
+        signed = {"less": -self.statistic, "greater": self.statistic}.get(
+            self.alternative, abs(self.statistic)
+        )
+        return bool(signed > self.critical)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Student-t interval for URisk: ``URisk ± t(1 − (1 − cl)/2, df) · SE``."""
+        """Student-t interval for URisk: ``URisk ± t(1 − (1 − cl)/2, df) · SE``; one-sided, as
+        :meth:`scipy.stats.TtestResult.confidence_interval`, ``(−inf, URisk + t(cl, df) · SE]``
+        for "less" and ``[URisk − t(cl, df) · SE, +inf)`` for "greater"."""
         cl = check_level(confidence_level, "confidence_interval", "confidence_level")
-        half = float(stdtrit(self.df, 0.5 + cl / 2)) * self.se
-        return ConfidenceInterval(self.urisk - half, self.urisk + half)
+        if self.alternative == "two-sided":
+            half = float(stdtrit(self.df, 0.5 + cl / 2)) * self.se
+            return ConfidenceInterval(self.urisk - half, self.urisk + half)
+        reach = float(stdtrit(self.df, cl)) * self.se
+        if self.alternative == "less":
+            return ConfidenceInterval(-math.inf, self.urisk + reach)
+        return ConfidenceInterval(self.urisk - reach, math.inf)
 
 
 @dataclass(frozen=True)
