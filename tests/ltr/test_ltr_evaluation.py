@@ -24,7 +24,7 @@ def test_risk_profile_against_one_baseline_matches_the_core():
     frame = risk_profile(models, {"bm25": base}).to_frame()
     assert list(frame.columns) == list(MEASURES)
     for name, scores in models.items():
-        rr = rk.risk_reward(scores, base)
+        rr = rk.analysis.risk_reward(scores, base)
         row = frame.loc[("bm25", name)]
         assert row["NDCG"] == pytest.approx(scores.mean())
         assert row["Reward"] == pytest.approx(rr.freward)
@@ -178,7 +178,7 @@ def test_experiment_selects_each_model_on_validation_and_tests_it(monkeypatch):
     t = rk.trisk(s.to_numpy(), b.to_numpy(), 1.0)
     row = tests.loc[("tfaro a=2", "feature 0")]
     assert row["TRisk"] == pytest.approx(t.statistic) and row["p"] == pytest.approx(t.pvalue)
-    np.testing.assert_allclose(tests["p_adj"], rk.adjust_pvalues(tests["p"].to_numpy(), "holm"))
+    np.testing.assert_allclose(tests["p_adj"], rk.inference.adjust_pvalues(tests["p"].to_numpy(), "holm"))
     perm = rk.permutation_test(s.to_numpy(), b.to_numpy(), alpha=1.0, n_resamples=200, rng=0)
     assert row["p_perm"] == pytest.approx(perm.pvalue)
     assert (tests["p_perm_adj"] >= tests["p_perm"]).all()

@@ -304,7 +304,7 @@ def _on_cluster(
     se: str,
     leave_one_out: bool,
 ) -> pd.DataFrame:
-    """:func:`riskeval.long_risk_table` of a long Parquet score table on the active cluster; with
+    """:func:`riskeval.analysis.long_risk_table` of a long Parquet score table on the active cluster; with
     several ``--measure``, one after the other, stacked with a ``measure`` column first."""
     import os
 

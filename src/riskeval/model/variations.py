@@ -110,7 +110,7 @@ def as_variations(df: pd.DataFrame, *, name: str = "df") -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def variations_from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
+def from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
     """Tidy variation table from a systems × queries score matrix and a query mapping.
 
     ``scores`` is a score matrix whose columns are query ids (as read from trec_eval ``-q``
@@ -162,7 +162,7 @@ def _cube(df: pd.DataFrame):
 
 def _apply_missing(cube, systems, topics, labels, missing: MissingPolicy) -> np.ndarray:
     """Make every system cover the same (topic, variant) cells with the project's missing-topic
-    policy (:func:`riskeval.apply_missing`) on the systems × cells matrix: ``"raise"`` names the
+    policy (:func:`riskeval.io.apply_missing`) on the systems × cells matrix: ``"raise"`` names the
     missing cells, ``"zero"`` scores them 0 (trec_eval ``-c``), ``"drop"`` removes each cell some
     system lacks for every system; filling and dropping warn with counts."""
     t_idx, v_idx = np.nonzero(~np.isnan(cube).all(axis=0))  # the cells some system has
