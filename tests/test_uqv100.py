@@ -70,9 +70,9 @@ def test_unequal_policies(tmp_path):
         dropped = rk.variations.read_uqv100([a, b], unequal="drop")
     assert set(dropped["topic"]) == {"1", "3"} and len(dropped) == 12
     with pytest.warns(rk.RiskevalWarning):
-        down = rk.variations.read_uqv100([a, b], unequal="downsample", seed=3)
+        down = rk.variations.read_uqv100([a, b], unequal="downsample", rng=3)
     with pytest.warns(rk.RiskevalWarning):
-        again = rk.variations.read_uqv100([a, b], unequal="downsample", seed=3)
+        again = rk.variations.read_uqv100([a, b], unequal="downsample", rng=3)
     pd.testing.assert_frame_equal(down, again)
     per = down.groupby(["system", "topic"]).size()
     assert (per == 2).all()  # every topic keeps the smallest count, the same variants for each system
@@ -102,7 +102,7 @@ def test_uqv100_selected_runs():
     # variant ids are per topic: the general form pairs them by position only when asked
     with pytest.raises(rk.RiskevalError, match="Variant labels differ"):
         rk.variations.mean_variance(t, alpha=1)
-    general = rk.variations.mean_variance(t, alpha=1, unequal="downsample", seed=0)
+    general = rk.variations.mean_variance(t, alpha=1, unequal="downsample", rng=0)
     assert general["mean"].to_numpy() == pytest.approx(t.groupby("system")["score"].mean().to_numpy())
 
 
@@ -115,7 +115,7 @@ def test_uqv100_user_queries_and_robust04():
     assert len(u) == 996 and u["topic"].nunique() == 12
     robust = folder / "robust04-uqv" / "cs-qpp__robust04_Lucene_indri_porter_QL.ndcg@10"
     with pytest.warns(rk.RiskevalWarning, match="248 of 249 topics .*9 to 53"):
-        r = rk.variations.read_uqv100(robust, unequal="downsample", seed=1)
+        r = rk.variations.read_uqv100(robust, unequal="downsample", rng=1)
     assert r["topic"].nunique() == 249 and (r.groupby("topic").size() == 9).all()
     assert set(r["system"]) == {"robust04_Lucene_indri_porter_QL"} and set(r["measure"]) == {"ndcg@10"}
     ap = rk.variations.read_variant_scores(

@@ -135,7 +135,7 @@ def test_unequal_variants_raise_naming_topics_and_options():
         variation_array(uneven())
     text = str(info.value)
     assert "2 topic(s) have fewer than 3: 3 (2), 4 (1)" in text
-    for option in ("unequal='downsample'", "seed", "unequal='drop'", "form='intra'"):
+    for option in ("unequal='downsample' with rng=", "unequal='drop'", "form='intra'"):
         assert option in text
     # the same through the public analysis
     with pytest.raises(RiskevalError, match="fewer than 3"):
@@ -151,8 +151,8 @@ def test_unequal_drop_warns_and_records():
 
 def test_unequal_downsample_is_seeded_and_recorded():
     df = uneven()[lambda d: d.topic != "4"]  # topics with 3, 3 and 2 variants
-    a = variation_array(df, unequal="downsample", seed=42)
-    b = variation_array(df, unequal="downsample", seed=42)
+    a = variation_array(df, unequal="downsample", rng=42)
+    b = variation_array(df, unequal="downsample", rng=42)
     assert a.scores.shape == (2, 3, 2) and a.seed == 42 and a.variants == ["1", "2"]
     np.testing.assert_array_equal(a.scores, b.scores)
     assert a.cells[2].tolist() == ["pivot", "most"]  # topic 3 keeps both of its variants
@@ -161,8 +161,12 @@ def test_unequal_downsample_is_seeded_and_recorded():
         for k, label in enumerate(a.cells[i]):
             j = full.variants.index(label)
             np.testing.assert_array_equal(a.scores[:, i, k], full.scores[:, i, j])
-    seeds = {tuple(variation_array(df, unequal="downsample", seed=s).cells[:2].ravel()) for s in range(20)}
+    seeds = {tuple(variation_array(df, unequal="downsample", rng=s).cells[:2].ravel()) for s in range(20)}
     assert len(seeds) > 1  # the seed matters
+    # a generator draws as the seed it was made from; no seed is recorded
+    c = variation_array(df, unequal="downsample", rng=np.random.default_rng(42))
+    np.testing.assert_array_equal(c.scores, a.scores)
+    assert c.seed is None
 
 
 def test_unequal_keep_pads_for_the_intra_topic_form():

@@ -220,7 +220,7 @@ def mean_variance(
         raise RiskevalError("Use either --sweep or --rank-change, not both.")
     options = {
         "form": form, "weights": _read_weights(weights), "ddof": ddof, "variant": variant,
-        "unequal": unequal, "seed": seed, "missing": missing,
+        "unequal": unequal, "rng": seed, "missing": missing,
     }  # fmt: skip
     with _warnings_to_stderr():
         df = _variations(inputs, mapping, measure, clef_root)

@@ -110,7 +110,7 @@ def read_uqv100(
     *,
     systems: Sequence[str] | None = None,
     unequal: str = "raise",
-    seed: int | None = None,
+    rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """Per-variant score files of one or more systems, as the tidy table of
     :func:`riskeval.variations.mean_variance` (``system, topic, variant, score, query, measure``).
@@ -124,11 +124,11 @@ def read_uqv100(
         Robust04 has its own count.  A :class:`~riskeval.errors.RiskevalWarning` counts them
         whatever the policy.  ``"raise"`` (default): a :class:`~riskeval.errors.RiskevalError`
         naming the options; ``"drop"``: keep only the topics with the most variants;
-        ``"downsample"``: keep, per topic, a random subset (``seed``) of as many variants as the
+        ``"downsample"``: keep, per topic, a random subset (``rng``) of as many variants as the
         least complete topic has, the same variants for every system; ``"keep"``: all variants
         (for the intra-topic form, which takes each topic on its own).  The policy names are those
         of :func:`riskeval.variations.variation_array`.
-    seed : seed of ``"downsample"``.
+    rng : the randomness of ``"downsample"``: an int seed, a :class:`numpy.random.Generator`, or None.
 
     Every file must score the same measure (a table mixing nDCG@10 and AP would compare nothing);
     a system's topics and variants are checked downstream by the missing-cell policy of
@@ -154,10 +154,10 @@ def read_uqv100(
             f"read_uqv100: system name(s) {dup[dup.duplicated()].tolist()} given twice; pass systems=."
         )
     table = pd.concat(frames, ignore_index=True)
-    return apply_unequal(table, unequal, seed)
+    return apply_unequal(table, unequal, rng)
 
 
-def apply_unequal(table: pd.DataFrame, unequal: str, seed: int | None) -> pd.DataFrame:
+def apply_unequal(table: pd.DataFrame, unequal: str, rng: int | np.random.Generator | None) -> pd.DataFrame:
     """The ``unequal`` policy of :func:`read_uqv100` on a tidy variation table."""
     cells = table.drop_duplicates(["topic", "variant"])
     counts = cells.groupby("topic", sort=False).size()
@@ -175,7 +175,7 @@ def apply_unequal(table: pd.DataFrame, unequal: str, seed: int | None) -> pd.Dat
         raise RiskevalError(
             f"Topics have different numbers of variants ({low} to {top}; {short} of {len(counts)} "
             f"topics have fewer than {top}). Choose a policy: unequal='keep' (every variant; the "
-            f"intra-topic form), 'downsample' with a seed (each topic keeps {low} random variants), "
+            f"intra-topic form), 'downsample' with rng= a seed (each topic keeps {low} random variants), "
             f"or 'drop' (only the {len(counts) - short} topics with {top} variants)."
         )
     if unequal == "keep":
@@ -183,11 +183,11 @@ def apply_unequal(table: pd.DataFrame, unequal: str, seed: int | None) -> pd.Dat
     if unequal == "drop":
         keep = counts.index[counts == top]
         return table[table["topic"].isin(keep)].reset_index(drop=True)
-    rng = np.random.default_rng(seed)
+    draw = np.random.default_rng(rng)
     chosen = [
         (topic, variant)
         for topic, part in cells.groupby("topic", sort=False)
-        for variant in part["variant"].to_numpy()[np.sort(rng.choice(len(part), size=low, replace=False))]
+        for variant in part["variant"].to_numpy()[np.sort(draw.choice(len(part), size=low, replace=False))]
     ]
     keep_cells = pd.MultiIndex.from_tuples(chosen, names=["topic", "variant"])
     mask = pd.MultiIndex.from_frame(table[["topic", "variant"]]).isin(keep_cells)
