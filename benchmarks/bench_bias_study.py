@@ -6,7 +6,7 @@ repeats printed as best and median:
 - its all-pairs URisk against the straightforward route (one paired-kernel pass per baseline,
   timed on a subset of baselines and scaled), and its rate in cell visits per second against one
   ``numpy.sum`` pass's cells per second;
-- its PCA (``riskeval.analysis.bias_study.pca``, one BLAS thread) against the same SVD with the
+- its PCA (``riskeval.analysis.baseline_bias.pca``, one BLAS thread) against the same SVD with the
   BLAS's own thread count (``reference.pca_default_threads``);
 - the whole ``riskeval.bias_study``.
 
@@ -27,7 +27,7 @@ import pandas as pd
 from reference import pca_default_threads
 
 import riskeval as rk
-from riskeval.analysis import bias_study as bs
+from riskeval.analysis import baseline_bias as bs
 from riskeval.core import paired
 
 

@@ -3,7 +3,7 @@ and risk over a long score table larger than the workers' memory limit.
 
 Part 1 synthesises ``--runs`` gzipped run files of ``--topics`` topics × ``--docs`` documents, with
 qrels judging every topic (a query log's labels: every line is parsed and evaluated), evaluates
-them with ``riskeval.evaluate_runs_long`` in one process (the reference, in the same run) and on
+them with ``riskeval.io.evaluate_runs_long`` in one process (the reference, in the same run) and on
 ``LocalCluster``\\ s of 1 and 2 single-threaded worker processes, checks that the values are
 identical, and prints wall time, throughput (run lines per second) and each worker's peak resident
 memory.  Runs larger than a quarter of ``--piece-mb`` on disk are split into pieces of whole topics,
@@ -11,7 +11,7 @@ one task each.
 
 Part 2 writes a long (system, topic, score) table as Parquet, one file per system, whose size in
 memory as a pandas DataFrame is larger than the workers' ``--memory-limit``, computes
-``riskeval.long_risk_table`` on 2 workers with that limit and checks it against ``risk_table`` of
+``riskeval.analysis.long_risk_table`` on 2 workers with that limit and checks it against ``risk_table`` of
 the same scores held as a NumPy matrix (8 bytes a score, which does fit).
 
 Targets (exit status 1 when one is missed): identical values; 2 workers at least 1.3× the
@@ -127,7 +127,7 @@ def evaluation(args: argparse.Namespace, folder: Path) -> bool:
     )
     print(f"load: {load()}")
     start = time.perf_counter()
-    expected = rk.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1, progress=False)
+    expected = rk.io.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1, progress=False)
     t_local = time.perf_counter() - start
     rate = lines / t_local
     print(f"one process, no Dask:  {t_local:7.1f} s  {rate:12,.0f} lines/s  peak {peak_rss_mb():6.0f} MB")
@@ -136,7 +136,7 @@ def evaluation(args: argparse.Namespace, folder: Path) -> bool:
         table, wall, peaks = on_cluster(
             n,
             args.worker_memory,
-            lambda client: rk.evaluate_runs_long(qrels, runs, MEASURES, client=client, progress=False),
+            lambda client: rk.io.evaluate_runs_long(qrels, runs, MEASURES, client=client, progress=False),
         )
         same = table.equals(expected)
         ok &= same
@@ -173,7 +173,7 @@ def long_table(args: argparse.Namespace, folder: Path) -> bool:
     )
     print(f"load: {load()}")
     got, wall, peaks = on_cluster(
-        2, f"{args.memory_limit_mb}MiB", lambda client: rk.long_risk_table(table, "mean")
+        2, f"{args.memory_limit_mb}MiB", lambda client: rk.analysis.long_risk_table(table, "mean")
     )
     columns = pd.Index(topics, name="topic")
     expected = rk.risk_table(

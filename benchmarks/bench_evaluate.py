@@ -8,7 +8,7 @@ Two shapes:
 
 For each shape, ``--repeat`` rounds, each timing in turn:
 
-- ``riskeval.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)``;
+- ``riskeval.io.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)``;
 - the reference ``reference.ir_measures_per_topic`` (ir_measures' ``read_trec_run`` + ``iter_calc``
   per run, the qrels read once);
 - the floor ``reference.zcat_lines`` (``zcat RUNS | wc -l``, one process).
@@ -81,7 +81,7 @@ def quiet(command: list[str]) -> None:
 def riskeval_per_topic(qrels: str, runs: list[str]) -> dict[tuple[str, str, str], float]:
     import riskeval as rk
 
-    long = rk.evaluate_runs_long(qrels, runs, MEASURES, names=runs, progress=False, n_jobs=1)
+    long = rk.io.evaluate_runs_long(qrels, runs, MEASURES, names=runs, progress=False, n_jobs=1)
     return {(s, t, m): v for s, t, m, v in long.itertuples(index=False, name=None)}
 
 

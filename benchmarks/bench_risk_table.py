@@ -173,7 +173,7 @@ def one_long(which: str, path: str) -> None:
         import dask
 
         with dask.config.set(scheduler="threads"):
-            out = rk.long_risk_table(path, "mean", ALPHAS)
+            out = rk.analysis.long_risk_table(path, "mean", ALPHAS)
         values = out.set_index(["alpha", "system"])["trisk"]
     else:
         out = reference.long_table_pandas(path, ALPHAS)

@@ -1,6 +1,8 @@
 """The layers import one way: I/O → data model → core maths → measures → analyses → presentation
 and command line.  Every import in the package, at module level or inside a function, is checked
-against the layers a module may use."""
+against the layers a module may use.  The public namespaces (``riskeval``, ``riskeval.io``,
+``riskeval.inference``, ``riskeval.analysis``, ``riskeval.variations``) import nothing at all: they
+name, for each public name, the module that defines it, imported on first use."""
 
 from __future__ import annotations
 
@@ -12,14 +14,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "riskeval"
 
 #: what every module may import: the error family, the options and the settings of a risk
-#: evaluation, optional imports, the version and numba's shared configuration
-BASE = {"errors", "options", "settings", "_optional", "__version__", "core._numba"}
+#: evaluation, optional imports, names exported on first use, the version and numba's shared
+#: configuration
+BASE = {"errors", "options", "settings", "_optional", "_lazy", "__version__", "core._numba"}
 #: layer -> the layers (besides itself and BASE) it may import
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "options": set(),
     "settings": set(),
     "_optional": set(),
+    "_lazy": set(),
+    "variations": set(),  # a namespace: names exported on first use, nothing imported
     "model": set(),
     "core": set(),
     "core._numba": set(),
@@ -101,3 +106,19 @@ def test_imports_follow_the_layers(path):
 def test_every_layer_is_declared():
     layers = {_layer("riskeval." + ".".join(p.relative_to(PACKAGE).with_suffix("").parts)) for p in MODULES}
     assert layers - {"__init__"} <= set(ALLOWED), layers - set(ALLOWED)
+
+
+#: the namespace modules, which export names on first use and import nothing but riskeval._lazy
+NAMESPACES = [
+    "__init__.py",
+    "io/__init__.py",
+    "inference/__init__.py",
+    "analysis/__init__.py",
+    "variations.py",
+]
+
+
+@pytest.mark.parametrize("name", NAMESPACES)
+def test_namespaces_import_nothing(name):
+    imported = {target for _, target in _imports(PACKAGE / name)}
+    assert imported <= {"riskeval._lazy"}, imported

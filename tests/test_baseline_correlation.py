@@ -35,7 +35,7 @@ def X() -> pd.DataFrame:
 
 
 def test_against_one_baseline_brute_force(X):
-    res = rk.baseline_correlation(X, "base", alpha=5)
+    res = rk.analysis.baseline_correlation(X, "base", alpha=5)
     t = res.table.set_index("system")
     assert t.loc["base", "is_baseline"] and not t.drop(index="base")["is_baseline"].any()
     for s in X.index.drop("base"):
@@ -43,7 +43,7 @@ def test_against_one_baseline_brute_force(X):
             stats.pearsonr(X.loc[s], X.loc["base"]).statistic, abs=1e-12
         )
         assert t.loc[s, "urisk"] == pytest.approx(rk.urisk(X.loc[s], X.loc["base"], alpha=5), abs=1e-12)
-        r = rk.risk_reward(X.loc[s], X.loc["base"])
+        r = rk.analysis.risk_reward(X.loc[s], X.loc["base"])
         assert t.loc[s, "frisk"] == pytest.approx(r.frisk) and t.loc[s, "ugain"] == pytest.approx(r.ugain)
     others = t.drop(index="base")
     ref = stats.pearsonr(others["pearson"], others["urisk"])
@@ -65,7 +65,7 @@ def test_against_one_baseline_brute_force(X):
 
 
 def test_every_system_in_turn_matches_the_bias_study(X):
-    res = rk.baseline_correlation(X, alpha=10)
+    res = rk.analysis.baseline_correlation(X, alpha=10)
     study = rk.bias_study(X, alpha=10, virtual=())
     t = res.table
     assert len(t) == 64 and res.n_pairs == 56 and res.baseline == "each system"
@@ -76,24 +76,24 @@ def test_every_system_in_turn_matches_the_bias_study(X):
 
 
 def test_aggregate_and_per_system_baselines(X):
-    res = rk.baseline_correlation(X, "mean", alpha=1, leave_one_out=True)
-    loo = rk.loo_baseline(X, "mean")
+    res = rk.analysis.baseline_correlation(X, "mean", alpha=1, leave_one_out=True)
+    loo = rk.analysis.loo_baseline(X, "mean")
     got = res.table.set_index("system")["pearson"]
     for s in X.index:
         assert got[s] == pytest.approx(np.corrcoef(X.loc[s], loo.loc[s])[0, 1], abs=1e-12)
-    own = rk.baseline_runs(X, {s: "base" for s in X.index})
-    by_frame = rk.baseline_correlation(X, own, alpha=1).table
-    named = rk.baseline_correlation(X, "base", alpha=1).table
+    own = rk.analysis.baseline_runs(X, {s: "base" for s in X.index})
+    by_frame = rk.analysis.baseline_correlation(X, own, alpha=1).table
+    named = rk.analysis.baseline_correlation(X, "base", alpha=1).table
     pd.testing.assert_frame_equal(by_frame.drop(columns="baseline"), named.drop(columns="baseline"))
 
 
 def test_constant_run_is_left_out():
     X = pd.DataFrame([[0.5, 0.5, 0.5], [0.1, 0.4, 0.2], [0.3, 0.2, 0.9], [0.2, 0.6, 0.1]], index=list("abcd"))
-    res = rk.baseline_correlation(X, "b")
+    res = rk.analysis.baseline_correlation(X, "b")
     assert np.isnan(res.table.set_index("system").loc["a", "pearson"]) and res.n_pairs == 2
     assert np.isnan(res.statistic)  # fewer than 3 pairs
     with pytest.raises(rk.RiskevalError, match="alpha"):
-        rk.baseline_correlation(X, "b", alpha=-1)
+        rk.analysis.baseline_correlation(X, "b", alpha=-1)
 
 
 @settings(max_examples=40, deadline=None)
@@ -102,7 +102,7 @@ def test_constant_run_is_left_out():
 )
 def test_properties(values):
     X = pd.DataFrame(values)
-    t = rk.baseline_correlation(X, alpha=2).table
+    t = rk.analysis.baseline_correlation(X, alpha=2).table
     rho = t["pearson"].dropna()
     assert ((rho >= -1) & (rho <= 1)).all()
     # URisk = UGain − α·FRisk, FRisk ≥ 0, and a system against itself has URisk 0
@@ -117,7 +117,9 @@ def test_display(X):
     assert len(d.labels_) == 7 and d.fit_line_ is not None
     np.testing.assert_allclose(d.points_.get_offsets()[:, 0], d.table["pearson"].iloc[1:])
     assert "r = " in d.ax_.get_title()
-    again = BaselineCorrelationDisplay.from_result(rk.baseline_correlation(X, alpha=5)).plot(annotate=False)
+    again = BaselineCorrelationDisplay.from_result(rk.analysis.baseline_correlation(X, alpha=5)).plot(
+        annotate=False
+    )
     assert len(again.points_.get_offsets()) == 56 and again.labels_ == []
     matplotlib.pyplot.close("all")
 
@@ -127,7 +129,7 @@ def test_command(X, tmp_path, capsys):
     X.rename_axis(index="system").to_csv(path)
     main(["baseline-correlation", str(path), "--baseline", "base", "--alpha", "5", "--format", "csv"])
     got = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    np.testing.assert_allclose(got["urisk"], rk.baseline_correlation(X, "base", 5).table["urisk"])
+    np.testing.assert_allclose(got["urisk"], rk.analysis.baseline_correlation(X, "base", 5).table["urisk"])
     main(["baseline-correlation", str(path)])
     out = capsys.readouterr().out
     assert "against each system in turn; 56 pairs" in out.splitlines()[0]

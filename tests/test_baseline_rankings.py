@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 import riskeval as rk
-from riskeval.analysis.baseline_rankings import (
+from riskeval.analysis.baseline_ranks import (
     MEAN_SCORE,
     baseline_rankings,
     ranking_agreement,

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 import riskeval as rk
-from riskeval.analysis.bias_study import pca
+from riskeval.analysis.baseline_bias import pca
 
 # Table 2 of Dinçer, Ounis & Macdonald (ECIR 2014): URisk (α = 10) of the top 8 TREC 2012 runs (rows)
 # with each run in turn as the baseline (columns, same order).  The paper reports p = 0.0003 for
@@ -41,7 +41,7 @@ M = pd.DataFrame(RNG.beta(2, 4, size=(8, 30)), index=RUNS, columns=[f"t{j}" for 
 def test_bias_study_on_the_papers_table2_gives_its_p_value(monkeypatch):
     """bias_study's Friedman test and ranks, given the paper's URisk values of Table 2 in place of
     the ones it computes: systems as treatments, baselines as blocks, p = 0.0003 as printed."""
-    import riskeval.analysis.bias_study as bs
+    import riskeval.analysis.baseline_bias as bs
 
     monkeypatch.setattr(bs, "_urisk_against_every_run", lambda *args: TABLE2.T.copy())
     study = rk.bias_study(M, alpha=10, virtual=())

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import riskeval as rk
-from riskeval.analysis import bias_study as bs
+from riskeval.analysis import baseline_bias as bs
 from riskeval.core import paired
 from riskeval.core.pairwise import negative_part_sums
 

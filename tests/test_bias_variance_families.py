@@ -40,7 +40,7 @@ def sweep() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def test_eq8_terms_golden_table1_and_2():
-    d = rk.error_decomposition(TABLE1, target="T").set_index("system")
+    d = rk.variations.error_decomposition(TABLE1, target="T").set_index("system")
     # E(AP − AP_T)² is Table 2's Bias² + Var(Δ): 0.0850, 0.0122, 0.0157, 0
     np.testing.assert_allclose(d["error_to_target"], [0.0850, 0.0122, 0.0157, 0.0], atol=5e-5)
     # E(AP_T − 1)² = (0.3² + 0.8²)/2; A's cross term 2·mean((AP − AP_T)(AP_T − 1)) = 0.2
@@ -49,9 +49,9 @@ def test_eq8_terms_golden_table1_and_2():
     # eq. 9 gives the same total, and Var(AP) is Table 1's (0.01, 0.0676, 0.0961, 0.0625)
     np.testing.assert_allclose(d["total"], d["one_minus_map2"] + d["variance"], atol=1e-15)
     np.testing.assert_allclose(d["variance"], [0.01, 0.0676, 0.0961, 0.0625], atol=1e-12)
-    np.testing.assert_allclose(d["total"], rk.bias_variance(TABLE1).error_to_perfect)
+    np.testing.assert_allclose(d["total"], rk.variations.bias_variance(TABLE1).error_to_perfect)
     with pytest.raises(rk.RiskevalError, match="per-topic target"):
-        rk.error_decomposition(TABLE1, target=0.5)
+        rk.variations.error_decomposition(TABLE1, target=0.5)
 
 
 @settings(max_examples=50, deadline=None)
@@ -59,25 +59,25 @@ def test_eq8_terms_golden_table1_and_2():
     arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 9)), elements=st.floats(0, 1, width=32))
 )
 def test_eq8_equals_eq9(values):
-    d = rk.error_decomposition(pd.DataFrame(values), target="best")
+    d = rk.variations.error_decomposition(pd.DataFrame(values), target="best")
     np.testing.assert_allclose(d["total"], d["one_minus_map2"] + d["variance"], atol=1e-12)
     np.testing.assert_allclose(d["total"], ((values - 1) ** 2).mean(axis=1), atol=1e-12)
 
 
 def test_families_table():
     X, F = sweep()
-    t = rk.bias_variance_families(X, F, target="target")
+    t = rk.variations.bias_variance_families(X, F, target="target")
     assert list(t["family"]) == ["original", "RM", "target", "combined", "combined", "combined"]
     assert list(t["parameter"].iloc[3:]) == [0.1, 0.5, 0.9]  # sorted within the family
-    ref = rk.bias_variance(X, "target").to_frame()
+    ref = rk.variations.bias_variance(X, "target").to_frame()
     np.testing.assert_allclose(t.set_index("system").loc[ref.index, "total"], ref["total"])
     assert t.loc[t["system"] == "target", "bias2"].item() == 0
     with pytest.raises(rk.RiskevalError, match="no family"):
-        rk.bias_variance_families(X, F.iloc[:-1])
+        rk.variations.bias_variance_families(X, F.iloc[:-1])
     with pytest.raises(rk.RiskevalError, match="columns"):
-        rk.bias_variance_families(X, F.drop(columns="family"))
+        rk.variations.bias_variance_families(X, F.drop(columns="family"))
     with pytest.raises(rk.RiskevalError, match="more than once"):
-        rk.bias_variance_families(X, pd.concat([F, F.iloc[:1]]))
+        rk.variations.bias_variance_families(X, pd.concat([F, F.iloc[:1]]))
 
 
 def test_display():
@@ -103,7 +103,7 @@ def test_families_file_and_command(tmp_path, capsys):
     path.write_text(
         "system\tfamily\tparameter\n" + "".join(f"{s}\t{f}\t{p}\n" for s, f, p in F.itertuples(index=False))
     )
-    got = rk.read_families(path)
+    got = rk.variations.read_families(path)
     assert list(got["system"]) == list(F["system"]) and got["parameter"].isna().sum() == 3
     main(
         [
@@ -118,13 +118,13 @@ def test_families_file_and_command(tmp_path, capsys):
         ]
     )
     out = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    np.testing.assert_allclose(out["total"], rk.bias_variance_families(X, F, "target")["total"])
+    np.testing.assert_allclose(out["total"], rk.variations.bias_variance_families(X, F, "target")["total"])
     main(["bias-variance-families", str(scores), "--families", str(path), "--decomposition"])
     assert "eq. 8 and eq. 9" in capsys.readouterr().out
     bad = tmp_path / "bad.csv"
     bad.write_text("system,family,parameter\na,b,x\n")
-    with pytest.raises(rk.InputFormatError, match=":2: the parameter 'x'"):
-        rk.read_families(bad)
+    with pytest.raises(rk.errors.InputFormatError, match=":2: the parameter 'x'"):
+        rk.variations.read_families(bad)
     bad.write_text("system,kind\na,b\n")
     with pytest.raises(SystemExit) as exc:
         main(["bias-variance-families", str(scores), "--families", str(bad)])

@@ -25,7 +25,7 @@ def close_figures():
 
 @pytest.mark.parametrize(("kind", "column"), [("variance", "variance"), ("total", "total")])
 def test_points_are_bias2_against_variance_or_total(kind, column):
-    bv = rk.bias_variance(TABLE1, target=[0.7, 0.2])
+    bv = rk.variations.bias_variance(TABLE1, target=[0.7, 0.2])
     display = plot_bias_variance(bv, kind=kind)
     points = display.points_.get_offsets()
     np.testing.assert_allclose(points[:, 0], bv.bias**2)
@@ -36,7 +36,7 @@ def test_points_are_bias2_against_variance_or_total(kind, column):
 
 
 def test_no_annotations_and_bad_kind():
-    bv = rk.bias_variance(TABLE1)
+    bv = rk.variations.bias_variance(TABLE1)
     assert plot_bias_variance(bv, annotate=False).labels_ == []
     with pytest.raises(RiskevalError, match="'kind' parameter"):
         plot_bias_variance(bv, kind="bias")

@@ -17,7 +17,7 @@ from scipy import stats
 from test_zrisk_georisk import TABLE3, TABLE5_Z
 
 import riskeval as rk
-from riskeval.analysis.measure_rankings import measure_rankings, measure_rankings_wide
+from riskeval.analysis.measure_ranks import measure_rankings, measure_rankings_wide
 from riskeval.cli.main import main
 
 matplotlib.use("Agg")
@@ -45,17 +45,17 @@ TABLE4_TOPICS = {
 @pytest.mark.parametrize(("pair", "row"), list(TABLE4_TOPICS.items()))
 def test_table4_per_topic_residuals(pair, row):
     system, base = pair
-    t = rk.chisq_residuals(TABLE3.loc[[system]], baseline=TABLE3.loc[base])
+    t = rk.analysis.chisq_residuals(TABLE3.loc[[system]], baseline=TABLE3.loc[base])
     np.testing.assert_array_equal(np.round(t["z"].to_numpy(), 4) + 0.0, row[:5])
     assert round(t["zrisk_term"].sum(), 4) == row[5]
     if base == "s1":  # the same through a named baseline of the whole matrix
-        named = rk.chisq_residuals(TABLE3, baseline="s1")
+        named = rk.analysis.chisq_residuals(TABLE3, baseline="s1")
         np.testing.assert_allclose(named.loc[named["system"] == system, "z"], t["z"], atol=1e-15)
 
 
 @pytest.mark.parametrize("alpha", [0, 1, 5, 10])
 def test_table5_from_the_residuals(alpha):
-    t = rk.chisq_residuals(TABLE3, alpha=alpha)
+    t = rk.analysis.chisq_residuals(TABLE3, alpha=alpha)
     z = t.groupby("system", sort=False)["zrisk_term"].sum()
     np.testing.assert_array_equal(np.round(z.to_numpy(), 3), TABLE5_Z[alpha])
     np.testing.assert_allclose(z.to_numpy(), rk.zrisk(TABLE3, alpha=alpha).to_numpy(), atol=1e-12)
@@ -64,7 +64,7 @@ def test_table5_from_the_residuals(alpha):
 
 def test_table3_mean_row_and_expected_values():
     # Table 3's "Mean" row: topic t1 totals 2.1460, mean 0.2683
-    t = rk.chisq_residuals(TABLE3)
+    t = rk.analysis.chisq_residuals(TABLE3)
     t1 = t[t["topic"] == "t1"]
     assert round(t1["score"].sum(), 4) == 2.1460 and t1["score"].mean() == pytest.approx(0.2683, abs=5e-5)
     # e_ij = S_i T_j / N, written out
@@ -74,18 +74,18 @@ def test_table3_mean_row_and_expected_values():
 
 
 def test_chisq_test_against_scipy():
-    res = rk.chisq_test(TABLE3)
+    res = rk.inference.chisq_test(TABLE3)
     ref = stats.chi2_contingency(TABLE3.to_numpy(), correction=False)
     assert (res.statistic, res.pvalue, res.df) == pytest.approx((ref.statistic, ref.pvalue, ref.dof))
     statistic, pvalue = res
     assert (res.n_systems, res.n_topics) == (8, 5) and statistic == res.statistic
     big = pd.DataFrame(np.random.default_rng(2).uniform(0, 30, (6, 9)))
     ref = stats.chi2_contingency(big.to_numpy(), correction=False)
-    assert rk.chisq_test(big).pvalue == pytest.approx(ref.pvalue) and ref.pvalue < 0.05
+    assert rk.inference.chisq_test(big).pvalue == pytest.approx(ref.pvalue) and ref.pvalue < 0.05
     with pytest.raises(rk.RiskevalError, match="scores >= 0"):
-        rk.chisq_test(-TABLE3)
+        rk.inference.chisq_test(-TABLE3)
     with pytest.raises(rk.RiskevalError, match="two systems"):
-        rk.chisq_test(TABLE3.iloc[:1])
+        rk.inference.chisq_test(TABLE3.iloc[:1])
 
 
 @settings(max_examples=40, deadline=None)
@@ -93,14 +93,14 @@ def test_chisq_test_against_scipy():
     arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(2, 8)), elements=st.floats(0, 1, width=32))
 )
 def test_expected_values_keep_the_margins(values):
-    t = rk.chisq_residuals(pd.DataFrame(values))
+    t = rk.analysis.chisq_residuals(pd.DataFrame(values))
     e = t["expected"].to_numpy().reshape(values.shape)
     if values.sum() > 0:
         np.testing.assert_allclose(e.sum(axis=1), values.sum(axis=1), atol=1e-9)
         np.testing.assert_allclose(e.sum(axis=0), values.sum(axis=0), atol=1e-9)
     z = t["z"].to_numpy().reshape(values.shape)
     assert np.isfinite(z).all() and (z[e == 0] == 0).all()  # an all-zero topic or system: z = 0
-    g2 = rk.chisq_test(pd.DataFrame(values)).statistic
+    g2 = rk.inference.chisq_test(pd.DataFrame(values)).statistic
     assert g2 == pytest.approx((z**2).sum())
 
 
@@ -133,7 +133,9 @@ def test_plots():
     with pytest.raises(rk.RiskevalError, match="no system"):
         plot_profiles(TABLE3, ["zz"])
     r = plot_residuals(TABLE3, "s1")
-    np.testing.assert_allclose(r.image_.get_array()[1], rk.chisq_residuals(TABLE3, "s1")["z"].iloc[5:10])
+    np.testing.assert_allclose(
+        r.image_.get_array()[1], rk.analysis.chisq_residuals(TABLE3, "s1")["z"].iloc[5:10]
+    )
     matplotlib.pyplot.close("all")
 
 
@@ -145,7 +147,7 @@ def test_commands(tmp_path, capsys):
     assert "G² = 1.1188, df = 28" in out and len(out.splitlines()) == 3 + 2  # s1 is below on t1, t2
     main(["chisq", str(path), "-b", "s1", "--format", "csv"])
     got = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    np.testing.assert_allclose(got["z"], rk.chisq_residuals(TABLE3, "s1")["z"])
+    np.testing.assert_allclose(got["z"], rk.analysis.chisq_residuals(TABLE3, "s1")["z"])
     main(["risk-ranks", str(path), "-b", "s1", "--alpha", "10"])
     lines = capsys.readouterr().out.splitlines()
     assert "α=10 zrisk rank" in lines[1] and len(lines) == 2 + 8

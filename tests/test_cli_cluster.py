@@ -163,8 +163,8 @@ def test_cli_on_a_real_scheduler_and_two_workers(cluster, tmp_path, monkeypatch)
     # runs split into pieces of whole topics on the client, evaluated by the two workers
     monkeypatch.setattr(piece_reader, "PIECE_BYTES", 2**20)
     with distributed.Client(cluster) as client:
-        split = rk.evaluate_runs_long(qrels, runs, ["nDCG@10", "AP(rel=2)"], client=client)
+        split = rk.io.evaluate_runs_long(qrels, runs, ["nDCG@10", "AP(rel=2)"], client=client)
         workers = {w["name"] for w in client.scheduler_info()["workers"].values()}
     assert workers == {"w0", "w1"}
-    expected = rk.evaluate_runs_long(qrels, runs, ["nDCG@10", "AP(rel=2)"], n_jobs=1)
+    expected = rk.io.evaluate_runs_long(qrels, runs, ["nDCG@10", "AP(rel=2)"], n_jobs=1)
     assert split.equals(expected)

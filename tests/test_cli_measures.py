@@ -96,7 +96,7 @@ def test_trec_eval_files_every_measure_or_the_chosen_ones(tmp_path):
     chosen = load_scores(tuple(paths), False, None, ("nDCG@10", "AP"), "tag", None)
     assert list(chosen.matrices) == ["nDCG@10", "AP"]
     assert chosen.matrices["AP"].loc["y"].tolist() == pytest.approx([0.3, 0.5])
-    with pytest.raises(rk.InputFormatError, match="'P@20' is not there"):
+    with pytest.raises(rk.errors.InputFormatError, match="'P@20' is not there"):
         load_scores(tuple(paths), False, None, ("P@20",), "tag", None)
 
 
@@ -118,5 +118,5 @@ def test_long_table_without_measure_gives_every_measure(tmp_path):
 def test_not_a_per_query_file_names_the_file_and_line(tmp_path):
     path = tmp_path / "scores.txt"
     path.write_text("\n\nhello world\n")
-    with pytest.raises(rk.InputFormatError, match=r"scores.txt:3.*is not a score table"):
+    with pytest.raises(rk.errors.InputFormatError, match=r"scores.txt:3.*is not a score table"):
         load_scores((str(path),), False, None, (), "tag", None)

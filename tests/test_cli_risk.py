@@ -97,7 +97,7 @@ def test_risk_topics_is_topic_risk_of_one_system(X, capsys):
     code, out, _ = run(["risk", "--example", "--topics", "p_bert", "-a", "5", "--format", "csv"], capsys)
     assert code == 0
     got = pd.read_csv(io.StringIO(out), dtype={"topic": str})
-    want = rk.topic_risk(X.loc["p_bert"], rk.baseline(X, "mean"), alpha=5)
+    want = rk.topic_risk(X.loc["p_bert"], rk.analysis.baseline(X, "mean"), alpha=5)
     assert (got["system"] == "p_bert").all() and (got["baseline"] == "MEAN").all()
     # worst first: the rows of topic_risk ordered by x
     want = want.sort_values("x", kind="stable")

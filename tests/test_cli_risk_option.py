@@ -152,7 +152,7 @@ def test_report_takes_risk(tmp_path, capsys):
 
 
 def test_baseline_rankings_takes_one_ranking_measure_with_its_alpha(X, capsys):
-    from riskeval.analysis.baseline_rankings import baseline_rankings
+    from riskeval.analysis.baseline_ranks import baseline_rankings
 
     code, out, _ = run(
         ["baseline-rankings", "--example", "--risk", "TRisk@1", "--show", "tidy", "--format", "csv"], capsys

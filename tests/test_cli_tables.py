@@ -203,12 +203,12 @@ def test_bias_table_over_measures_alphas_and_chosen_systems(X):
 
     small = X.iloc[:8, :20]
     scores = {"nDCG@10": small, "squared": small**2}
-    overview = rk.bias_table(scores, [1, 5], show="overview")
+    overview = rk.analysis.bias_table(scores, [1, 5], show="overview")
     assert list(overview.columns[:2]) == ["measure", "alpha"] and len(overview) == 4
     want = bias_overview(rk.bias_study(small**2, 5.0))
     assert overview.iloc[3]["friedman_statistic"] == pytest.approx(want["friedman_statistic"].iloc[0])
     some = small.index[[1, 4]].tolist()
-    ranks = rk.bias_table(small, 1, show="ranks", systems=some)
+    ranks = rk.analysis.bias_table(small, 1, show="ranks", systems=some)
     assert set(ranks["system"]) == set(some)
     full = bias_ranks(rk.bias_study(small, 1.0)).reset_index()
     pd.testing.assert_frame_equal(ranks, full[full["system"].isin(some)].reset_index(drop=True))

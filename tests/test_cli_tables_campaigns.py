@@ -44,7 +44,7 @@ def test_clef_per_query_files_every_run_two_measures():
     got = pd.read_csv(io.StringIO(out))
     assert list(got["measure"].unique()) == ["P@10", "map"] and got["system"].nunique() == 110
     for measure, trec_name in (("P@10", "P_10"), ("map", "map")):
-        want = rk.risk_table(rk.read_trec_eval(files, trec_name, names="file"), alphas=[0, 5])
+        want = rk.risk_table(rk.io.read_trec_eval(files, trec_name, names="file"), alphas=[0, 5])
         part = got[got["measure"] == measure]
         np.testing.assert_allclose(part["urisk"], want["urisk"], rtol=1e-12)
         np.testing.assert_allclose(part["zrisk"], want["zrisk"], rtol=1e-12)

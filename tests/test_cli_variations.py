@@ -57,7 +57,7 @@ def test_help_lists_both_commands(capsys):
 
 def test_mean_variance_table_csv_json(tidy_file, capsys):
     path, frame = tidy_file
-    expected = rk.mean_variance(frame, alpha=2.0)
+    expected = rk.variations.mean_variance(frame, alpha=2.0)
     code, out, _ = call(["mean-variance", path, "--alpha", "2", "--format", "csv"], capsys)
     assert code == 0
     got = pd.read_csv(io.StringIO(out), dtype={"system": str}).set_index("system")
@@ -73,7 +73,7 @@ def test_mean_variance_table_csv_json(tidy_file, capsys):
     several = pd.read_csv(io.StringIO(out), dtype={"system": str})
     assert code == 0 and several["alpha"].tolist() == [-1.0] * 3 + [0.0] * 3 + [2.0] * 3
     for alpha, part in several.groupby("alpha"):
-        want = rk.mean_variance(frame, alpha=alpha).loc[part["system"]]
+        want = rk.variations.mean_variance(frame, alpha=alpha).loc[part["system"]]
         np.testing.assert_allclose(part["value"], want["value"], atol=1e-12)
         assert part["rank"].tolist() == [1, 2, 3]
     code, out, _ = call(["mean-variance", path, "--alpha", "1_0"], capsys)
@@ -90,7 +90,7 @@ def test_mean_variance_sweep_and_rank_change(tidy_file, capsys):
     code, out, _ = call(["mean-variance", path, "--sweep", "-2:2:0.5", "--format", "csv"], capsys)
     assert code == 0
     got = pd.read_csv(io.StringIO(out))
-    expected = rk.mean_variance_sweep(frame, np.linspace(-2, 2, 9)).to_frame()
+    expected = rk.variations.mean_variance_sweep(frame, np.linspace(-2, 2, 9)).to_frame()
     pd.testing.assert_frame_equal(got, expected, atol=1e-12)
     code, out, _ = call(["mean-variance", path, "--rank-change", "0", "50", "--format", "csv"], capsys)
     got = pd.read_csv(io.StringIO(out), dtype={"system": str})

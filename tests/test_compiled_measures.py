@@ -207,7 +207,7 @@ def test_compiled_and_ir_measures_measures_together(tmp_path):
     run = tmp_path / "run"
     run.write_text("1 Q0 a 1 0.2 t\n1 Q0 b 2 0.9 t\n2 Q0 c 1 1 t\n2 Q0 a 2 3 t\n")
     measures = ["nDCG@10", "ERR@20", "RR@10"]
-    long = rk.evaluate_runs_long(qrels, [run], measures)
+    long = rk.io.evaluate_runs_long(qrels, [run], measures)
     reference = _reference({"1": {"a": 2, "b": 0}, "2": {"c": 1}}, run.read_bytes(), measures)
     assert {(m, t): s for m, t, s in zip(long.measure, long.topic, long.score, strict=True)} == reference
 
@@ -254,7 +254,7 @@ def test_same_lines_and_scores_as_the_reader_whatever_the_whitespace(rows):
     judged = read_judged_lines(text, JudgedDocuments.from_qrels(qrels))
     try:
         run = parse_run(text, "run", topics=set(qrels))
-    except rk.InputFormatError:
+    except rk.errors.InputFormatError:
         assert judged is None
         return
     assert judged is not None and judged.tag == run.tag and judged.skipped == sorted(run.skipped_topics)
@@ -290,7 +290,7 @@ def test_equal_to_ir_measures_on_campaign_runs(qrels, runs):
     ir_measures' evaluators give the same value for every run, topic and measure."""
     qrels_path = shared_data(*qrels.split("/"))
     paths = sorted(p for p in shared_data(*runs.split("/")).iterdir() if p.is_file())[:4]
-    compiled = rk.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", n_jobs=1)
-    reference = rk.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", engine="ir_measures")
+    compiled = rk.io.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", n_jobs=1)
+    reference = rk.io.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", engine="ir_measures")
     assert len(compiled) == len(reference) > 0
     assert compiled.equals(reference)

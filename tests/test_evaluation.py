@@ -144,7 +144,7 @@ def test_bad_missing_policy(files):
 def test_long_table_for_several_measures(files):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        long = rk.evaluate_runs_long(
+        long = rk.io.evaluate_runs_long(
             files["qrels.txt"], [files["a.run"], files["b.run"]], ["P@1", 'nDCG(dcg="exp-log2")@20']
         )
         M = rk.evaluate_runs(files["qrels.txt"], [files["a.run"], files["b.run"]], "P@1")
@@ -220,7 +220,7 @@ def test_qrels_as_dataframe(files):
     with pytest.raises(RiskevalError, match="integer grades"):
         rk.evaluate_runs(qrels.assign(relevance=qrels["relevance"] / 2), [files["a.run"]], "P@1")
     with pytest.raises(RiskevalError, match="at least one measure"):
-        rk.evaluate_runs_long(qrels, [files["a.run"]], [])
+        rk.io.evaluate_runs_long(qrels, [files["a.run"]], [])
 
 
 def test_warning_categories(files):

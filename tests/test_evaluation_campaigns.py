@@ -45,7 +45,7 @@ def test_dl19_per_topic_values_equal_ir_measures():
     runs = [dl19_run(tag) for tag in DL19_SAMPLE]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the 157 unjudged topics of every run
-        long = rk.evaluate_runs_long(qrels_path, runs, measures)
+        long = rk.io.evaluate_runs_long(qrels_path, runs, measures)
     got = {(s, t, m): v for s, t, m, v in long.itertuples(index=False, name=None)}
     qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
     parsed = [ir_measures.parse_measure(m) for m in measures]

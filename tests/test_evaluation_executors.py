@@ -81,9 +81,9 @@ def test_pool_after_numba_threads_gives_the_values_of_one_process(tmp_path):
         total(np.ones(100_000))  # starts numba's thread pool in this process
         warnings.simplefilter("ignore")
         qrels, runs, measures = {qrels!r}, {runs!r}, ["nDCG@10", "AP", "ERR@20"]
-        pooled = rk.evaluate_runs_long(qrels, runs, measures, n_jobs=2)
-        assert pooled.equals(rk.evaluate_runs_long(qrels, runs, measures, n_jobs=1))
-        reference = rk.evaluate_runs_long(qrels, runs, measures, n_jobs=1, engine="ir_measures")
+        pooled = rk.io.evaluate_runs_long(qrels, runs, measures, n_jobs=2)
+        assert pooled.equals(rk.io.evaluate_runs_long(qrels, runs, measures, n_jobs=1))
+        reference = rk.io.evaluate_runs_long(qrels, runs, measures, n_jobs=1, engine="ir_measures")
         assert pooled.equals(reference)
         print("pooled", len(pooled))
         """

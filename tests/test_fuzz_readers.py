@@ -213,7 +213,7 @@ def test_evaluate_runs(data, run, measure):
 @given(data=contents(TREC_EVAL), measure=st.sampled_from(["map", "AP", "P_10", "ndcg_cut_10"]))
 def test_read_trec_eval(data, measure):
     path = write("fuzz.eval", data)
-    only_riskeval_errors("read_trec_eval", lambda: rk.read_trec_eval(path, measure, missing="zero"))
+    only_riskeval_errors("read_trec_eval", lambda: rk.io.read_trec_eval(path, measure, missing="zero"))
 
 
 @FUZZ
@@ -226,7 +226,7 @@ def test_read_trec_eval(data, measure):
 def test_score_matrices_of_per_query_files(data, name, measures, as_list):
     path = write(name, data)  # one .tsv path may be a score table or per-query output: told by content
     given_as = [path] if as_list else path
-    only_riskeval_errors("score_matrices", lambda: rk.score_matrices(given_as, measures, missing="zero"))
+    only_riskeval_errors("score_matrices", lambda: rk.io.score_matrices(given_as, measures, missing="zero"))
 
 
 @FUZZ
@@ -237,7 +237,7 @@ def test_score_matrices_of_per_query_files(data, name, measures, as_list):
 )
 def test_read_scores(data, name, missing):
     path = write(name, data.replace(b",", b"\t") if ".t" in name else data)
-    only_riskeval_errors("read_scores", lambda: rk.read_scores(path, missing=missing))
+    only_riskeval_errors("read_scores", lambda: rk.io.read_scores(path, missing=missing))
 
 
 @FUZZ
@@ -295,5 +295,5 @@ def test_from_ir_measures(records, as_dict, measure, missing):
     results = {"a": records[::2], "b": records[1::2]} if as_dict else records
     system = None if as_dict else "a"
     only_riskeval_errors(
-        "from_ir_measures", lambda: rk.from_ir_measures(results, measure, system=system, missing=missing)
+        "from_ir_measures", lambda: rk.io.from_ir_measures(results, measure, system=system, missing=missing)
     )

@@ -209,7 +209,7 @@ def test_bootstrap_pvalue_agrees_with_the_interval():
 
 def test_difference_of_georisk():
     X = example_scores()
-    res = rk.bootstrap_difference(
+    res = rk.inference.bootstrap_difference(
         X, "p_bert", "idst_bert_p1", risk="georisk", alpha=1.0, n_resamples=600, rng=4
     )
     g = rk.georisk(X, 1.0)
@@ -222,26 +222,26 @@ def test_difference_of_georisk():
     assert "bootstrap_distribution" not in res.to_frame().columns
     assert (res.pvalue < 0.05) == (res.low > 0 or res.high < 0)
     assert res.effect_size == pytest.approx(res.statistic / (res.standard_error * np.sqrt(43)))
-    same = rk.bootstrap_difference(
+    same = rk.inference.bootstrap_difference(
         X, "p_bert", "p_bert", risk="zrisk", n_resamples=50, rng=1, method="percentile"
     )
     assert same.statistic == 0 and same.pvalue == 1.0
-    u = rk.bootstrap_difference(
+    u = rk.inference.bootstrap_difference(
         X, "p_bert", "runid3", risk="urisk", baseline="bm25base_p", n_resamples=300, rng=1
     )
     assert u.statistic == pytest.approx(rk.urisk(X.loc["p_bert"], X.loc["runid3"], 0.0))
     with pytest.raises(rk.RiskevalError, match="'system_b' parameter of bootstrap_difference"):
-        rk.bootstrap_difference(X, "p_bert", "nope")
+        rk.inference.bootstrap_difference(X, "p_bert", "nope")
 
 
 def test_rank_intervals():
     X = example_scores()
-    t = rk.rank_intervals(X, risk="urisk", alpha=5.0, baseline="mean", n_resamples=300, rng=6)
+    t = rk.inference.rank_intervals(X, risk="urisk", alpha=5.0, baseline="mean", n_resamples=300, rng=6)
     u = X.apply(lambda s: rk.urisk(s, X.mean(), 5.0), axis=1)
     assert list(t["rank"]) == list(u.rank(ascending=False, method="min").astype(int))
     assert ((t["rank_low"] <= t["rank"]) & (t["rank"] <= t["rank_high"])).mean() > 0.9
     assert (t["rank_low"] >= 1).all() and (t["rank_high"] <= 37).all()
-    g = rk.rank_intervals(X, risk="georisk", n_resamples=200, rng=6)
+    g = rk.inference.rank_intervals(X, risk="georisk", n_resamples=200, rng=6)
     assert g["estimate"].to_numpy() == pytest.approx(rk.georisk(X).to_numpy())
     assert g["rank"].min() == 1 and (g["seed"] == 6).all()
 
@@ -268,7 +268,9 @@ def test_one_or_two_topics():
     with pytest.raises(RiskevalError, match="method='bca' needs at least 2 topics"):
         rk.bootstrap_ci(X.iloc[:, :1], "mean", [0, 5], method="bca", **kw)
     with pytest.raises(RiskevalError, match="needs at least 2 topics"):
-        rk.bootstrap_difference(X.iloc[:, :1], X.index[0], X.index[1], method="bca", n_resamples=50, rng=1)
+        rk.inference.bootstrap_difference(
+            X.iloc[:, :1], X.index[0], X.index[1], method="bca", n_resamples=50, rng=1
+        )
 
 
 def test_rank_intervals_counted_batch_by_batch_equal_numpys_quantiles():
@@ -277,7 +279,9 @@ def test_rank_intervals_counted_batch_by_batch_equal_numpys_quantiles():
     from scipy.stats import rankdata
 
     X = example_scores().iloc[:15]
-    got = rk.rank_intervals(X, risk="urisk", alpha=2.0, baseline="mean", n_resamples=700, rng=8, batch=97)
+    got = rk.inference.rank_intervals(
+        X, risk="urisk", alpha=2.0, baseline="mean", n_resamples=700, rng=8, batch=97
+    )
     engine = ResampledMeasures(X.to_numpy(), X.to_numpy().mean(axis=0), np.array([2.0]), ["urisk"])
     boot = engine.resample(np.random.default_rng(8), 700, None).T  # resamples × systems
     ranks = rankdata(-boot, method="min", axis=1)
@@ -293,8 +297,8 @@ def test_results_do_not_depend_on_the_batch():
     want = rk.bootstrap_ci(X, "mean", [0, 5], batch=None, **kw)
     for batch in (1, 64, 1000):
         pd.testing.assert_frame_equal(rk.bootstrap_ci(X, "mean", [0, 5], batch=batch, **kw), want)
-    one = rk.bootstrap_difference(X, X.index[0], X.index[1], n_resamples=500, rng=2, batch=None)
-    other = rk.bootstrap_difference(X, X.index[0], X.index[1], n_resamples=500, rng=2, batch=33)
+    one = rk.inference.bootstrap_difference(X, X.index[0], X.index[1], n_resamples=500, rng=2, batch=None)
+    other = rk.inference.bootstrap_difference(X, X.index[0], X.index[1], n_resamples=500, rng=2, batch=33)
     assert one == other
     np.testing.assert_array_equal(one.bootstrap_distribution, other.bootstrap_distribution)
     with pytest.raises(RiskevalError, match="'batch' parameter of bootstrap_ci"):

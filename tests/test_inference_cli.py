@@ -46,7 +46,7 @@ def test_permutation_with_correction_leaves_the_baseline_out_of_the_family(capsy
     for a in (0, 5):
         rows = (t["alpha"] == a).to_numpy() & ~own
         np.testing.assert_allclose(
-            t.loc[rows, "pvalue_adj"], rk.adjust_pvalues(t.loc[rows, "pvalue"].to_numpy(), "holm")
+            t.loc[rows, "pvalue_adj"], rk.inference.adjust_pvalues(t.loc[rows, "pvalue"].to_numpy(), "holm")
         )
 
 
@@ -86,7 +86,7 @@ def test_bootstrap_with_correction(capsys):
         rows = (t["alpha"] == a).to_numpy()
         np.testing.assert_allclose(
             t.loc[rows, "pvalue_adj"],
-            rk.adjust_pvalues(t.loc[rows, "pvalue"].to_numpy(), "holm"),
+            rk.inference.adjust_pvalues(t.loc[rows, "pvalue"].to_numpy(), "holm"),
             equal_nan=True,
         )
     assert (t["significant"] == (t["pvalue_adj"].fillna(1) < 0.05)).all()

@@ -149,18 +149,22 @@ def test_one_sided_pvalue_below_the_level_exactly_when_zero_is_outside(X, method
 
 def test_bootstrap_difference_risk_settings_and_alternative(X):
     kw = {"n_resamples": 300, "rng": 8, "method": "percentile"}
-    by_object = rk.bootstrap_difference(X, X.index[1], X.index[2], risk=rk.URisk(alpha=5), **kw)
-    by_text = rk.bootstrap_difference(X, X.index[1], X.index[2], risk="urisk", alpha=5, **kw)
+    by_object = rk.inference.bootstrap_difference(X, X.index[1], X.index[2], risk=rk.URisk(alpha=5), **kw)
+    by_text = rk.inference.bootstrap_difference(X, X.index[1], X.index[2], risk="urisk", alpha=5, **kw)
     assert by_object == by_text and by_object.risk == "URisk" and by_object.alpha == 5
     s = rk.RiskSettings(baseline="bm25base_p", level=0.1, leave_one_out=True)
-    by_settings = rk.bootstrap_difference(X, X.index[1], X.index[2], risk="TRisk@1", settings=s, **kw)
-    by_keywords = rk.bootstrap_difference(
+    by_settings = rk.inference.bootstrap_difference(
+        X, X.index[1], X.index[2], risk="TRisk@1", settings=s, **kw
+    )
+    by_keywords = rk.inference.bootstrap_difference(
         X, X.index[1], X.index[2], risk="TRisk@1", baseline="bm25base_p", leave_one_out=True,
         confidence_level=0.9, **kw,
     )  # fmt: skip
     assert by_settings == by_keywords and by_settings.confidence_level == 0.9
     one = {
-        alt: rk.bootstrap_difference(X, X.index[1], X.index[2], risk="URisk@5", alternative=alt, **kw)
+        alt: rk.inference.bootstrap_difference(
+            X, X.index[1], X.index[2], risk="URisk@5", alternative=alt, **kw
+        )
         for alt in ALTERNATIVES
     }
     assert one["two-sided"].pvalue == pytest.approx(
@@ -173,18 +177,18 @@ def test_bootstrap_difference_risk_settings_and_alternative(X):
         pytest.approx(np.quantile(one["less"].bootstrap_distribution, 0.8)),
     )
     with pytest.raises(RiskevalError, match="names one risk measure"):
-        rk.bootstrap_difference(X, X.index[1], X.index[2], risk=["URisk", "GeoRisk"], **kw)
+        rk.inference.bootstrap_difference(X, X.index[1], X.index[2], risk=["URisk", "GeoRisk"], **kw)
 
 
 def test_rank_intervals_risk_and_settings(X):
     kw = {"n_resamples": 200, "rng": 9}
-    by_object = rk.rank_intervals(X, risk=rk.URisk(alpha=5), baseline="bm25base_p", **kw)
-    by_text = rk.rank_intervals(
+    by_object = rk.inference.rank_intervals(X, risk=rk.URisk(alpha=5), baseline="bm25base_p", **kw)
+    by_text = rk.inference.rank_intervals(
         X, risk="URisk", alpha=5, settings=rk.RiskSettings(baseline="bm25base_p"), **kw
     )
     pd.testing.assert_frame_equal(by_object, by_text)
     assert (by_object["risk"] == "URisk").all() and (by_object["baseline"] == "bm25base_p").all()
-    narrow = rk.rank_intervals(X, risk="GeoRisk", settings=rk.RiskSettings(level=0.5), **kw)
+    narrow = rk.inference.rank_intervals(X, risk="GeoRisk", settings=rk.RiskSettings(level=0.5), **kw)
     assert (narrow["confidence_level"] == 0.5).all()
 
 

@@ -67,8 +67,8 @@ def local_dataset(tmp_path, register, no_network):
 
 def test_qrels_by_id_give_the_values_of_the_qrels_file(local_dataset):
     name, path = local_dataset
-    by_id = rk.evaluate_runs_long(f"irds:{name}", RUNS, ["nDCG@10", "AP(rel=2)"])
-    pd.testing.assert_frame_equal(by_id, rk.evaluate_runs_long(str(path), RUNS, ["nDCG@10", "AP(rel=2)"]))
+    by_id = rk.io.evaluate_runs_long(f"irds:{name}", RUNS, ["nDCG@10", "AP(rel=2)"])
+    pd.testing.assert_frame_equal(by_id, rk.io.evaluate_runs_long(str(path), RUNS, ["nDCG@10", "AP(rel=2)"]))
     assert irds_qrels(f"irds:{name}").to_dict("list") == {
         "query_id": ["1", "1", "1", "2", "2"],
         "doc_id": ["d1", "d2", "d3", "d1", "d4"],
@@ -111,7 +111,7 @@ def test_unknown_ids_and_datasets_without_qrels(register, no_network):
 
 def test_without_ir_datasets_the_extra_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "ir_datasets", None)
-    with pytest.raises(rk.MissingDependencyError, match=r'pip install "riskeval\[irds\]"'):
+    with pytest.raises(rk.errors.MissingDependencyError, match=r'pip install "riskeval\[irds\]"'):
         rk.evaluate_runs("irds:msmarco-passage/trec-dl-2020/judged", RUNS, "P@1")
 
 
@@ -124,6 +124,6 @@ def test_risk_experiment_takes_topics_and_qrels_by_id(local_dataset):
         )
         for system, run in RUNS.items()
     }
-    table = rk.risk_experiment(results, f"irds:{name}", f"irds:{name}", ["nDCG@10"], baseline="a")
+    table = rk.analysis.risk_experiment(results, f"irds:{name}", f"irds:{name}", ["nDCG@10"], baseline="a")
     expected = rk.risk_table(rk.evaluate_runs(str(path), RUNS, "nDCG@10"), "a")
     pd.testing.assert_frame_equal(table, expected)

@@ -42,14 +42,14 @@ def dl19(tmp_path_factory):
         paths.append(str(path))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = rk.evaluate_runs_long(str(qrels_path), paths, MEASURES)
+        expected = rk.io.evaluate_runs_long(str(qrels_path), paths, MEASURES)
     return qrels, frames, expected
 
 
 def _evaluate(qrels, runs, measures=MEASURES):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return rk.evaluate_runs_long(qrels, runs, measures)
+        return rk.io.evaluate_runs_long(qrels, runs, measures)
 
 
 def _pyterrier_results(frame: pd.DataFrame) -> pd.DataFrame:

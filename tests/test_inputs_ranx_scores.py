@@ -36,7 +36,7 @@ def test_mistakes_are_named():
         rk.score_matrix({"bm25": BM25}, measure="P@10")
     with pytest.raises(rk.RiskevalError, match="the keys are the system names"):
         rk.score_matrix({"bm25": BM25}, measure="map", names="x")
-    with pytest.raises(rk.MissingTopicsError):
+    with pytest.raises(rk.errors.MissingTopicsError):
         rk.score_matrix({"bm25": BM25, "dense": {"map": {"1": 0.3}}}, measure="map")
 
 

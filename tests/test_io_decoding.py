@@ -46,7 +46,7 @@ def test_every_encoding_reads_as_the_same_text(encoded, tmp_path):
     path = tmp_path / "scores.csv"
     path.write_bytes(encoded)
     assert read_text(path) == TEXT
-    assert rk.read_scores(path).equals(rk.read_scores(_plain(tmp_path)))
+    assert rk.io.read_scores(path).equals(rk.io.read_scores(_plain(tmp_path)))
 
 
 def _plain(tmp_path):
@@ -81,7 +81,7 @@ def test_line_numbers_agree_in_both_csv_parsers_with_lone_cr(tmp_path):
         path = tmp_path / "cr.csv"
         path.write_bytes(f"system,topic,score\r{quote}a{quote},1,0.5\ra,2,x\r\n0.2\n".encode())
         with pytest.raises(InputFormatError) as info:
-            rk.read_scores(path, missing="zero")
+            rk.io.read_scores(path, missing="zero")
         assert sorted(loc for loc, _ in info.value.problems) == [f"{path}:3", f"{path}:4"]
 
 
@@ -100,12 +100,12 @@ def test_python_number_syntax_is_refused(tmp_path):
     evals = tmp_path / "a.eval"
     evals.write_text("map\tq1\t1_0\nmap\tq2\t١\nmap\tq3\t0.5\n")
     with pytest.raises(InputFormatError) as info:
-        rk.read_trec_eval(evals, "map")
+        rk.io.read_trec_eval(evals, "map")
     assert [loc for loc, _ in info.value.problems] == [f"{evals}:1", f"{evals}:2"]
     table = tmp_path / "s.csv"
     table.write_text("system,topic,score\na,1,1_0\na,2,0.5\n")
     with pytest.raises(InputFormatError, match=r"s.csv:2: field 'score': '1_0' is not a number"):
-        rk.read_scores(table)
+        rk.io.read_scores(table)
 
 
 def test_bom_never_reaches_a_label(tmp_path):
@@ -116,7 +116,7 @@ def test_bom_never_reaches_a_label(tmp_path):
     evals.write_bytes(bom + b"map\t1\t0.5\nrunid\tall\tA\n")
     assert list(read_run(run).scores) == ["1"]
     assert read_qrels(qrels)["query_id"].tolist() == ["1"]
-    assert rk.read_trec_eval(evals, "map").columns.tolist() == ["1"]
+    assert rk.io.read_trec_eval(evals, "map").columns.tolist() == ["1"]
 
 
 def test_run_structure_is_checked_on_every_line(tmp_path):

@@ -273,7 +273,7 @@ def test_problems_of_all_files_are_reported_together(tmp_path):
     bad1.write_text("P_10\tq1\toops\nrunid\tall\tdph\n")
     bad2.write_text("map\tq1\t0.5\nrunid\tall\tql\n")
     with pytest.raises(InputFormatError) as info:
-        rk.read_trec_eval([good, bad1, bad2], "P@10")
+        rk.io.read_trec_eval([good, bad1, bad2], "P@10")
     assert [loc for loc, _ in info.value.problems] == [f"{bad1}:1", f"{bad2}:1"]
     assert "measure 'P@10' is not there; the per-topic measures there are: map (AP)" in str(info.value)
 
@@ -284,7 +284,7 @@ def test_measure_absent_from_many_outputs_is_one_problem(tmp_path):
         paths.append(tmp_path / f"r{k}.eval")
         paths[-1].write_text(f"map\tq1\t0.5\nrunid\tall\tr{k}\n")
     with pytest.raises(InputFormatError) as info:
-        rk.read_trec_eval(paths, "P_10")
+        rk.io.read_trec_eval(paths, "P_10")
     assert len(info.value.problems) == 1
     location, message = info.value.problems[0]
     assert location == f"{paths[0]}:1"
@@ -487,28 +487,28 @@ def test_ir_measures_naming_errors():
     with pytest.raises(RiskevalError, match="Name the system of these ir_measures results"):
         rk.score_matrix(results)
     with pytest.raises(RiskevalError, match="Name the system of these results with system="):
-        rk.from_ir_measures(results)
+        rk.io.from_ir_measures(results)
     with pytest.raises(RiskevalError, match="with a dict of results, the dict keys are the system"):
-        rk.from_ir_measures({"a": results}, system="a")
+        rk.io.from_ir_measures({"a": results}, system="a")
 
 
 def test_trec_eval_names_errors(tmp_path):
     path = tmp_path / "two.eval"
     path.write_text("map\tq1\t0.5\nrunid\tall\ta\nmap\tq1\t0.4\nrunid\tall\tb\n")
     with pytest.raises(RiskevalError, match=r"names= has 1 name\(s\) but the files hold 2 .*two.eval: 2"):
-        rk.read_trec_eval(path, "map", names=["x"])
+        rk.io.read_trec_eval(path, "map", names=["x"])
     with pytest.raises(RiskevalError, match=r"names= must hold non-empty strings; got \[''\]"):
-        rk.read_trec_eval(path, "map", names=["x", ""])
+        rk.io.read_trec_eval(path, "map", names=["x", ""])
     with pytest.raises(RiskevalError, match="must be None \\(runid lines\\), 'file' or a list"):
-        rk.read_trec_eval(path, "map", names="runid")
+        rk.io.read_trec_eval(path, "map", names="runid")
     with pytest.raises(InputFormatError, match="system name 'x' is given to 2 outputs"):
-        rk.read_trec_eval(path, "map", names=["x", "x"])
+        rk.io.read_trec_eval(path, "map", names=["x", "x"])
     with pytest.raises(RiskevalError, match="needs at least one file"):
-        rk.read_trec_eval([], "map")
+        rk.io.read_trec_eval([], "map")
     with pytest.raises(RiskevalError, match="got the same file more than once: .*two.eval"):
-        rk.read_trec_eval([path, str(path)], "map")
+        rk.io.read_trec_eval([path, str(path)], "map")
     with pytest.raises(RiskevalError, match="must be None \\(runid lines\\), 'file' or a list"):
-        rk.read_trec_eval(path, "map", names=5)
+        rk.io.read_trec_eval(path, "map", names=5)
 
 
 def test_unreadable_files(tmp_path):

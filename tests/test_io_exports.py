@@ -1,4 +1,4 @@
-"""The input API is public at the package top level."""
+"""The input API is public in ``riskeval.io``, and ``score_matrix`` at the top level."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ MODEL_API = ["apply_missing", "as_matrix"]
 
 
 def test_input_api_is_exported():
+    assert rk.score_matrix is io.score_matrix and "score_matrix" in rk.__all__
     for name in INPUT_API:
-        assert getattr(rk, name) is getattr(io, name)
-        assert name in rk.__all__ and name in io.__all__
+        assert name in io.__all__ and callable(getattr(io, name))
     for name in MODEL_API:
-        assert getattr(rk, name) is getattr(matrix, name)
-        assert name in rk.__all__
-    assert issubclass(rk.MissingTopicsWarning, UserWarning)
-    assert issubclass(rk.MissingTopicsError, rk.RiskevalError)
-    assert issubclass(rk.InputFormatError, ValueError)
+        assert getattr(io, name) is getattr(matrix, name)
+        assert name in io.__all__
+    assert issubclass(rk.errors.MissingTopicsWarning, UserWarning)
+    assert issubclass(rk.errors.MissingTopicsError, rk.RiskevalError)
+    assert issubclass(rk.errors.InputFormatError, ValueError)
     assert isinstance(rk.__version__, str)

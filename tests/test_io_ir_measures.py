@@ -51,13 +51,13 @@ def test_every_value_arrives_intact(measure):
         expected = {m.query_id: m.value for m in metrics if m.measure == measure}
         assert matrix.loc[name].to_dict() == expected
     # the measure may also be named as a string, in ir_measures or trec_eval syntax
-    pd.testing.assert_frame_equal(rk.from_ir_measures(per_system, str(measure)), matrix)
+    pd.testing.assert_frame_equal(rk.io.from_ir_measures(per_system, str(measure)), matrix)
 
 
 def test_names_and_trec_eval_spelling():
     ndcg = rk.score_matrix(results("dph"), measure="ndcg_cut_10", names="dph")
     assert list(ndcg.index) == ["dph"]
-    direct = rk.from_ir_measures(iter(results("dph")), nDCG @ 10, system="dph")  # a generator
+    direct = rk.io.from_ir_measures(iter(results("dph")), nDCG @ 10, system="dph")  # a generator
     pd.testing.assert_frame_equal(ndcg, direct)
     assert ndcg.loc["dph", "q2"] == pytest.approx(
         ir_measures.calc_aggregate(
@@ -77,7 +77,7 @@ def test_one_measure_needs_no_choice():
 def test_queries_missing_for_a_system_follow_the_policy():
     per_system = {name: results(name) for name in RUNS}
     per_system["dph"] = [m for m in per_system["dph"] if m.query_id != "q3"]
-    with pytest.raises(rk.MissingTopicsError, match="ir_measures results: 1 of 6 .*'q3'"):
+    with pytest.raises(rk.errors.MissingTopicsError, match="ir_measures results: 1 of 6 .*'q3'"):
         rk.score_matrix(per_system, measure=AP)
     with pytest.warns(MissingTopicsWarning, match="1 of 6 .*dropped"):
         assert list(rk.score_matrix(per_system, measure=AP, missing="drop").columns) == ["q1", "q2"]

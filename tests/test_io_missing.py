@@ -114,11 +114,11 @@ def test_apply_missing_policy(matrix, policy, expected, fragments):
     before = matrix.copy()
     if expected is MissingTopicsError:
         with pytest.raises(MissingTopicsError) as info:
-            rk.apply_missing(matrix, policy, source="runs.csv")
+            rk.io.apply_missing(matrix, policy, source="runs.csv")
         message = str(info.value)
     else:
         with pytest.warns(MissingTopicsWarning) as record:
-            result = rk.apply_missing(matrix, policy, source="runs.csv")
+            result = rk.io.apply_missing(matrix, policy, source="runs.csv")
         assert len(record) == 1
         message = str(record[0].message)
         assert record[0].filename == __file__  # attributed to the caller, not to riskeval
@@ -135,7 +135,7 @@ def test_complete_matrix_passes_without_warning(policy):
     matrix = frame([[0.1, 0.2], [0.3, 0.4]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = rk.apply_missing(matrix, policy)
+        result = rk.io.apply_missing(matrix, policy)
     np.testing.assert_array_equal(result.to_numpy(), matrix.to_numpy())
     result.iloc[0, 0] = 9.0  # an independent, writable frame
     assert matrix.iloc[0, 0] == 0.1
@@ -144,21 +144,21 @@ def test_complete_matrix_passes_without_warning(policy):
 @pytest.mark.parametrize("policy", ["raise", "zero", "drop"])
 def test_infinite_is_an_error_under_every_policy(policy):
     with pytest.raises(RiskevalError, match="1 infinite or huge cell.*system 's2', topic 'a'"):
-        rk.apply_missing(frame([[0.1, nan], [np.inf, 0.4]]), policy)
+        rk.io.apply_missing(frame([[0.1, nan], [np.inf, 0.4]]), policy)
 
 
 @pytest.mark.parametrize("policy", ["fill", "ZERO", None, 0])
 def test_unknown_policy(policy):
     message = r"The 'missing' parameter of \w+ must be one of 'zero', 'drop', 'raise'. Got"
     with pytest.raises(RiskevalError, match=message):
-        rk.apply_missing(frame([[0.1]]), policy)
+        rk.io.apply_missing(frame([[0.1]]), policy)
     with pytest.raises(RiskevalError, match=message):
         rk.score_matrix(frame([[0.1]]), missing=policy)
 
 
 def test_as_matrix_refuses_missing_cells_and_names_the_policy():
     with pytest.raises(MissingTopicsError, match=r"X has 1 missing \(NaN\) cell.*\(s1, b\).*'drop'"):
-        rk.as_matrix(frame([[0.1, nan], [0.3, 0.4]]))
+        rk.io.as_matrix(frame([[0.1, nan], [0.3, 0.4]]))
 
 
 # The same data (s1 evaluated on q1, q2, q3; s2 on q1, q3) through every input path.
@@ -239,8 +239,8 @@ def test_large_finite_scores_are_complete_without_warnings():
     large = frame([[9e99, -9e99], [1e99, 1e99]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert rk.as_matrix(large).equals(large.rename_axis(index="system", columns="topic"))
-        assert rk.apply_missing(large).to_numpy().max() == 9e99
+        assert rk.io.as_matrix(large).equals(large.rename_axis(index="system", columns="topic"))
+        assert rk.io.apply_missing(large).to_numpy().max() == 9e99
 
 
 @pytest.mark.parametrize("value", [1e100, -1e300, 1.7e308])
@@ -250,6 +250,6 @@ def test_scores_beyond_the_magnitude_bound_are_refused(value):
     with pytest.raises(
         RiskevalError, match=r"1 infinite or huge cell.*system 's1', topic 'a'.*below 1e\+100"
     ):
-        rk.as_matrix(huge)
+        rk.io.as_matrix(huge)
     with pytest.raises(RiskevalError, match="magnitude"):
         rk.trisk([value, 0.1, 0.2], [0.3, 0.2, 0.1])

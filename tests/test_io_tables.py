@@ -37,12 +37,12 @@ def assert_matrix(result: pd.DataFrame, expected: pd.DataFrame) -> None:
 
 def test_long_and_wide_dataframes_give_the_same_matrix():
     assert_matrix(rk.score_matrix(long_of(MATRIX)), MATRIX)
-    assert_matrix(rk.from_long(long_of(MATRIX)), MATRIX)
+    assert_matrix(rk.io.from_long(long_of(MATRIX)), MATRIX)
     assert_matrix(rk.score_matrix(MATRIX), MATRIX)
-    assert_matrix(rk.from_wide(MATRIX), MATRIX)
+    assert_matrix(rk.io.from_wide(MATRIX), MATRIX)
     # a wide table with the systems in a column instead of the index
     assert_matrix(rk.score_matrix(MATRIX.reset_index()), MATRIX)
-    assert_matrix(rk.from_wide(MATRIX.reset_index()), MATRIX)
+    assert_matrix(rk.io.from_wide(MATRIX.reset_index()), MATRIX)
     # a long table indexed by (system, topic), as groupby results are
     assert_matrix(rk.score_matrix(long_of(MATRIX).set_index(["system", "topic"])), MATRIX)
     assert_matrix(rk.score_matrix(MATRIX.stack()), MATRIX)  # a (system, topic) Series
@@ -58,7 +58,7 @@ def test_wide_without_labels_gets_positions():
 def test_long_detection_needs_two_of_the_three_columns():
     # "system" alone is a wide table's label column; the other columns are topics
     wide = pd.DataFrame({"system": ["a", "b"], "score": [0.1, 0.2], "q2": [0.3, 0.4]})
-    with pytest.raises(rk.InputFormatError, match="missing required column\\(s\\) \\['topic'\\]"):
+    with pytest.raises(rk.errors.InputFormatError, match="missing required column\\(s\\) \\['topic'\\]"):
         rk.score_matrix(wide)  # two of three present: read as long, so 'topic' is required
     only_system = pd.DataFrame({"system": ["a", "b"], "q1": [0.1, 0.2], "q2": [0.3, 0.4]})
     assert list(rk.score_matrix(only_system).columns) == ["q1", "q2"]
@@ -82,7 +82,7 @@ def test_custom_column_names_extra_columns_and_measure_column():
     ndcg = rk.score_matrix(tidy, measure="ndcg_cut_10", **kw)
     assert ndcg.to_numpy().tolist() == [[0.5, 0.6], [0.7, 0.8]]
     one = tidy[tidy["measure"] == "AP"]
-    assert_matrix(rk.from_long(one, **kw), ap)  # one measure: no need to choose
+    assert_matrix(rk.io.from_long(one, **kw), ap)  # one measure: no need to choose
 
 
 def test_order_is_first_appearance_for_long_and_as_given_for_wide():
@@ -133,14 +133,14 @@ def test_file_round_trips(tmp_path, name, write):
     write(MATRIX, path)
     assert_matrix(rk.score_matrix(path), MATRIX)
     assert_matrix(rk.score_matrix(str(path)), MATRIX)
-    assert_matrix(rk.read_scores(path), MATRIX)
+    assert_matrix(rk.io.read_scores(path), MATRIX)
 
 
 def test_format_overrides_the_extension(tmp_path):
     path = tmp_path / "scores.txt"
     MATRIX.to_csv(path, sep="\t")
     assert_matrix(rk.score_matrix(path, format="tsv"), MATRIX)
-    assert_matrix(rk.read_scores(path, format="tsv"), MATRIX)
+    assert_matrix(rk.io.read_scores(path, format="tsv"), MATRIX)
 
 
 def test_wide_csv_first_column_names_systems_whatever_its_header(tmp_path):
@@ -212,13 +212,13 @@ def test_categorical_labels_keep_the_order_of_first_appearance(tmp_path):
     assert_matrix(rk.score_matrix(categorical), expected)
     path = tmp_path / "long.parquet"
     long.to_parquet(path, index=False)
-    assert_matrix(rk.read_scores(path), expected)
+    assert_matrix(rk.io.read_scores(path), expected)
 
 
 def test_labels_that_read_the_same_are_one_label():
     frame = pd.DataFrame({"system": [1, "1", "2"], "topic": ["t", "t", "t"], "score": [0.1, 0.2, 0.3]})
     with pytest.raises(
-        rk.InputFormatError, match=r"row 1: duplicate \(system, topic\) \('1', 't'\): first at row 0"
+        rk.errors.InputFormatError, match=r"row 1: duplicate \(system, topic\) \('1', 't'\): first at row 0"
     ):
         rk.score_matrix(frame)
     frame.loc[1, "topic"] = "u"
@@ -232,19 +232,19 @@ def test_parquet_rows_of_one_measure_are_located_in_the_file(tmp_path):
     long = long.sort_index(kind="stable").reset_index(drop=True)  # the measures interleaved
     path = tmp_path / "long.parquet"
     long.to_parquet(path, index=False)
-    assert_matrix(rk.read_scores(path, measure="AP"), MATRIX)
+    assert_matrix(rk.io.read_scores(path, measure="AP"), MATRIX)
     row = int(np.flatnonzero(long["measure"] == "AP")[5])
     long.loc[row, "score"] = np.inf
     long.loc[row + 2, "system"] = None  # another AP row, without its system
     long.to_parquet(path, index=False)
-    with pytest.raises(rk.InputFormatError) as caught:
-        rk.read_scores(path, measure="AP")
+    with pytest.raises(rk.errors.InputFormatError) as caught:
+        rk.io.read_scores(path, measure="AP")
     assert [place for place, _ in caught.value.problems] == [
         f"{path}: row {row + 1}",
         f"{path}: row {row + 3}",
     ]
-    with pytest.raises(rk.InputFormatError, match="there are 2 measures"):
-        rk.read_scores(path)
+    with pytest.raises(rk.errors.InputFormatError, match="there are 2 measures"):
+        rk.io.read_scores(path)
 
 
 def test_long_and_wide_tables_give_the_same_layout_and_the_same_risk_bits():

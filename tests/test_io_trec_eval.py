@@ -27,7 +27,7 @@ def values_in_text(path: Path, measure: str) -> dict[str, float]:
 @pytest.mark.parametrize("measure", ["P_10", "map", "recip_rank"])
 def test_clef_files_match_their_text(clef_evals, measure):
     paths = [clef_evals / "CUNI_EN_Run.1.dat", clef_evals / "KISTI_EN_RUN.1.dat"]
-    matrix = rk.read_trec_eval(paths, measure, names="file")
+    matrix = rk.io.read_trec_eval(paths, measure, names="file")
     assert list(matrix.index) == ["CUNI_EN_Run.1.dat", "KISTI_EN_RUN.1.dat"]
     assert matrix.shape == (2, 66)  # 67 queries, 66 evaluated
     assert "all" not in matrix.columns
@@ -61,7 +61,7 @@ def test_clef_shared_runids_ask_for_file_names(clef_evals):
 
 def test_clef_ndcg_files_without_runid_take_the_file_name(clef_evals):
     paths = sorted(clef_evals.glob("CUNI_EN_Run.*.dat.ndcg"))[:3]
-    matrix = rk.read_trec_eval(paths, "nDCG@10")  # the ir_measures name of ndcg_cut_10
+    matrix = rk.io.read_trec_eval(paths, "nDCG@10")  # the ir_measures name of ndcg_cut_10
     assert list(matrix.index) == [p.name for p in paths]
     for path in paths:
         assert matrix.loc[path.name].to_dict() == values_in_text(path, "ndcg_cut_10")
@@ -70,7 +70,7 @@ def test_clef_ndcg_files_without_runid_take_the_file_name(clef_evals):
 @pytest.mark.slow
 def test_all_clef_runs(clef_evals):
     paths = sorted(clef_evals.glob("*.dat"))
-    matrix = rk.read_trec_eval(paths, "P_10", names="file")
+    matrix = rk.io.read_trec_eval(paths, "P_10", names="file")
     assert matrix.shape == (110, 66)
     for path in paths:
         assert matrix.loc[path.name].to_dict() == values_in_text(path, "P_10")
@@ -97,13 +97,13 @@ map                   \tall\t0.0813
 def test_several_systems_in_one_file(tmp_path):
     path = tmp_path / "all.eval"
     path.write_text(TWO_SYSTEMS)
-    matrix = rk.read_trec_eval(path, "map")
+    matrix = rk.io.read_trec_eval(path, "map")
     assert matrix.to_dict("index") == {
         "bm25": {"q1": 0.5, "q2": 0.25},
         "dph": {"q1": 0.1, "q2": 0.0625},
     }
     assert rk.score_matrix(path, format="trec_eval", measure="P_10").loc["dph", "q1"] == 0.2
-    renamed = rk.read_trec_eval(path, "map", names=["a", "b"])
+    renamed = rk.io.read_trec_eval(path, "map", names=["a", "b"])
     assert list(renamed.index) == ["a", "b"]
 
 
@@ -112,7 +112,7 @@ def test_runid_with_spaces_and_files_of_one_system_each(tmp_path):
     one.write_text("map\tq1\t0.5\nmap\tq2\t0.1\nrunid\tall\tmy run 1\n")
     two = tmp_path / "two.eval"
     two.write_text("map\tq2\t0.2\nmap\tq1\t0.3\nrunid\tall\tother\nmap\tall\t0.25\n")
-    matrix = rk.read_trec_eval([one, two], "map")
+    matrix = rk.io.read_trec_eval([one, two], "map")
     assert list(matrix.index) == ["my run 1", "other"]
     assert list(matrix.columns) == ["q1", "q2"]  # order of first appearance
     assert matrix.loc["other"].tolist() == [0.3, 0.2]
@@ -122,7 +122,7 @@ def test_trec_eval_missing_topics_follow_the_policy(tmp_path):
     # trec_eval -q omits topics a run retrieved nothing for
     path = tmp_path / "runs.eval"
     path.write_text("map\tq1\t0.5\nmap\tq2\t0.1\nrunid\tall\ta\nmap\tq1\t0.3\nrunid\tall\tb\n")
-    with pytest.raises(rk.MissingTopicsError, match=f"{path}: 1 of 4 .*topic 'q2' has no score"):
-        rk.read_trec_eval(path, "map")
+    with pytest.raises(rk.errors.MissingTopicsError, match=f"{path}: 1 of 4 .*topic 'q2' has no score"):
+        rk.io.read_trec_eval(path, "map")
     with pytest.warns(MissingTopicsWarning, match="1 of 4"):
-        assert rk.read_trec_eval(path, "map", missing="zero").loc["b", "q2"] == 0.0
+        assert rk.io.read_trec_eval(path, "map", missing="zero").loc["b", "q2"] == 0.0

@@ -80,7 +80,7 @@ def test_loss20_threshold_is_strict_and_relative():
     b = np.array([2.5, 2.5, 2.5, 1.0, 1.0, 0.0, 0.0])
     s = np.array([2.0, 1.99, 2.01, 0.79, 0.81, 0.0, 0.5])
     # 2.5 → 2.0 loses exactly 20 % (not counted); 2.5 → 1.99 and 1.0 → 0.79 lose more (counted)
-    assert rk.risk_reward(s, b).loss20 == 2
+    assert rk.analysis.risk_reward(s, b).loss20 == 2
     t = rk.risk_table(pd.DataFrame([s, b], index=["s", "b"]), baseline="b", alphas=[0])
     assert t.set_index("system").loc["s", "loss20"] == 2
 
@@ -89,7 +89,7 @@ def test_loss20_threshold_is_strict_and_relative():
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=40))
 def test_loss20_counts_like_brute_force(pairs):
     s, b = (np.array(v) for v in zip(*pairs, strict=True))
-    assert rk.risk_reward(s, b).loss20 == sum(bj > 0 and bj - sj > 0.2 * bj for sj, bj in pairs)
+    assert rk.analysis.risk_reward(s, b).loss20 == sum(bj > 0 and bj - sj > 0.2 * bj for sj, bj in pairs)
 
 
 def test_evaluate_runs_orders_topics_numerically(tmp_path):

@@ -23,13 +23,13 @@ from riskeval.errors import RiskevalError
 def test_duplicate_system_labels_are_refused_and_named(index, shown):
     frame = pd.DataFrame(np.full((3, 2), 0.5), index=index)
     with pytest.raises(RiskevalError, match=rf"X has duplicate system labels: \{shown}\."):
-        rk.as_matrix(frame)
+        rk.io.as_matrix(frame)
 
 
 def test_duplicate_topic_labels_are_refused_and_named():
     frame = pd.DataFrame(np.full((2, 3), 0.5), columns=[5, 6, 5])
     with pytest.raises(RiskevalError, match=r"X has duplicate topic labels: \['5'\]\."):
-        rk.as_matrix(frame)
+        rk.io.as_matrix(frame)
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ def test_duplicate_topic_labels_are_refused_and_named():
     ],
 )
 def test_labels_become_the_text_of_str(labels):
-    M = rk.as_matrix(pd.DataFrame(np.eye(3), index=labels, columns=labels))
+    M = rk.io.as_matrix(pd.DataFrame(np.eye(3), index=labels, columns=labels))
     want = [str(v) for v in labels]
     assert M.index.tolist() == want and M.columns.tolist() == want
     assert (M.index.name, M.columns.name) == ("system", "topic")
@@ -52,7 +52,7 @@ def test_labels_become_the_text_of_str(labels):
 def test_renaming_a_result_leaves_the_input_alone():
     X = rk.example_scores()
     index, columns = X.index.copy(), X.columns.copy()
-    M = rk.as_matrix(X)
+    M = rk.io.as_matrix(X)
     z = rk.zrisk(X, [0.0, 1.0])
     M.index.name = "run"
     M.columns.name = "query"

@@ -50,8 +50,8 @@ def test_baseline_systems_must_score_every_topic(measure):
 
 
 def test_chi_square_residuals_say_which_baseline():
-    assert set(rk.chisq_residuals(X)["baseline"]) == {"every system"}
-    assert set(rk.chisq_residuals(X, baseline=X.iloc[:2])["baseline"]) == {"baseline systems"}
+    assert set(rk.analysis.chisq_residuals(X)["baseline"]) == {"every system"}
+    assert set(rk.analysis.chisq_residuals(X, baseline=X.iloc[:2])["baseline"]) == {"baseline systems"}
 
 
 def test_trisk_says_why_it_has_no_statistic():
@@ -70,6 +70,6 @@ def test_risk_reward_and_topic_risk_name_themselves():
     with pytest.raises(
         rk.RiskevalError, match=r"^The 'baseline' parameter of risk_reward must be a 1-D vector"
     ):
-        rk.risk_reward(X.loc["a"], [0.1])
+        rk.analysis.risk_reward(X.loc["a"], [0.1])
     with pytest.raises(rk.RiskevalError, match=r"^The 'level' parameter of topic_risk must be a number"):
         rk.topic_risk(X.loc["a"], X.loc["b"], level=2)

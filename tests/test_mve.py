@@ -33,7 +33,7 @@ def cubes(min_m=2):
 
 def test_mean_variance_of_two_users_worked_by_hand():
     df = tidy(np.array([[[0.2, 0.4], [0.6, 0.8]], [[0.5, 0.5], [0.5, 0.5]]]), ["A", "B"])
-    mv = rk.mean_variance(df, alpha=1.0)  # indexed by system: columns alpha, mean, variance, value
+    mv = rk.variations.mean_variance(df, alpha=1.0)  # indexed by system: columns alpha, mean, variance, value
     assert isinstance(mv, pd.DataFrame)
     assert list(mv.columns) == ["alpha", "mean", "variance", "value"] and mv.index.name == "system"
     # A: user means (0.2+0.6)/2 = 0.4 and (0.4+0.8)/2 = 0.6 -> sample variance 0.02
@@ -62,8 +62,8 @@ def test_general_variance_is_the_weighted_covariance_sum(R, ddof, data):
 def test_general_equals_intra_topic_with_one_topic(R, ddof, alpha):
     # Zuccon et al. §4.2: with N = 1 the covariance terms vanish and eq. 7 reduces to eq. 8.
     df = tidy(R[:, :1, :])
-    general = rk.mean_variance(df, alpha, ddof=ddof)
-    intra = rk.mean_variance(df, alpha, ddof=ddof, form="intra").droplevel("topic")
+    general = rk.variations.mean_variance(df, alpha, ddof=ddof)
+    intra = rk.variations.mean_variance(df, alpha, ddof=ddof, form="intra").droplevel("topic")
     pd.testing.assert_frame_equal(general, intra, atol=1e-12, rtol=0)
 
 
@@ -71,7 +71,7 @@ def test_general_equals_intra_topic_with_one_topic(R, ddof, alpha):
 @given(cubes(), st.sampled_from([0, 1]))
 def test_alpha_zero_is_the_mean_over_all_queries(R, ddof):
     # α = 0: "the framework resolves to only compare mean effectiveness across queries and topics".
-    mv = rk.mean_variance(tidy(R), 0.0, ddof=ddof)
+    mv = rk.variations.mean_variance(tidy(R), 0.0, ddof=ddof)
     np.testing.assert_allclose(mv["value"], R.mean(axis=(1, 2)), atol=1e-12)
 
 
@@ -80,13 +80,13 @@ def test_one_variant_per_topic_alpha_zero_ranks_by_mean():
     R = rng.random((8, 10, 1))
     df = tidy(R)
     means = R[:, :, 0].mean(axis=1)
-    inter = rk.mean_variance(df, 0.0, form="inter")
-    general = rk.mean_variance(df, 3.0, ddof=0)  # one user: σ² = 0, any α
+    inter = rk.variations.mean_variance(df, 0.0, form="inter")
+    general = rk.variations.mean_variance(df, 3.0, ddof=0)  # one user: σ² = 0, any α
     expected = list(pd.Series(means, index=inter.index).sort_values(ascending=False).index)
     for table in (inter, general):
         np.testing.assert_allclose(table["value"], means, atol=1e-12)
         assert list(table["value"].sort_values(ascending=False).index) == expected
-    sweep = rk.mean_variance_sweep(df, [0.0], form="inter")
+    sweep = rk.variations.mean_variance_sweep(df, [0.0], form="inter")
     assert sweep.tau[0] == pytest.approx(1.0) and sweep.tau_ap[0] == pytest.approx(1.0)
 
 
@@ -94,27 +94,27 @@ def test_inter_topic_variance_is_sample_variance_over_topics():
     # eq. 9 with uniform weights and ddof = 1: the sample variance of the per-topic scores.
     rng = np.random.default_rng(3)
     R = rng.random((4, 9, 3))
-    mv = rk.mean_variance(tidy(R), 2.0, form="inter", variant="u1")
+    mv = rk.variations.mean_variance(tidy(R), 2.0, form="inter", variant="u1")
     np.testing.assert_allclose(mv["variance"], R[:, :, 1].var(axis=1, ddof=1))
     np.testing.assert_allclose(mv["value"], R[:, :, 1].mean(1) - 2 * R[:, :, 1].var(1, ddof=1))
     # weighted: numpy.cov's reliability-weights (aweights) estimate
     w = rng.random(9) + 0.1
     weights = {f"t{i}": wi for i, wi in enumerate(w)}
-    mvw = rk.mean_variance(tidy(R), 0.0, form="inter", variant="u1", weights=weights)
+    mvw = rk.variations.mean_variance(tidy(R), 0.0, form="inter", variant="u1", weights=weights)
     for s in range(4):
         assert mvw["variance"].iloc[s] == pytest.approx(np.cov(R[s, :, 1], aweights=w))
 
 
 def test_weights_are_normalised_and_change_the_mean():
     R = np.array([[[1.0, 1.0], [0.0, 0.0]]])
-    mv = rk.mean_variance(tidy(R), 0.0, weights={"t0": 3, "t1": 1})
+    mv = rk.variations.mean_variance(tidy(R), 0.0, weights={"t0": 3, "t1": 1})
     assert mv["mean"].iloc[0] == pytest.approx(0.75)
     with pytest.raises(RiskevalError, match="no weight for 1 topic"):
-        rk.mean_variance(tidy(R), weights={"t0": 1})
+        rk.variations.mean_variance(tidy(R), weights={"t0": 1})
     with pytest.raises(RiskevalError, match=">= 0"):
-        rk.mean_variance(tidy(R), weights={"t0": -1, "t1": 2})
+        rk.variations.mean_variance(tidy(R), weights={"t0": -1, "t1": 2})
     with pytest.warns(UserWarning, match="not in the data"):
-        rk.mean_variance(tidy(R), weights={"t0": 1, "t1": 1, "t9": 1})
+        rk.variations.mean_variance(tidy(R), weights={"t0": 1, "t1": 1, "t9": 1})
 
 
 def test_query_popularity_counts_a_query_once_per_user():
@@ -129,7 +129,7 @@ def test_query_popularity_counts_a_query_once_per_user():
             "query": ["q1", "q1", "q2"],
         }
     )
-    mv = rk.mean_variance(df, 0.0, form="intra")
+    mv = rk.variations.mean_variance(df, 0.0, form="intra")
     assert mv["mean"].iloc[0] == pytest.approx(0.7)
     assert mv["variance"].iloc[0] == pytest.approx(np.var([0.9, 0.9, 0.3], ddof=1))
 
@@ -163,7 +163,7 @@ def test_decomposed_variance_detects_users_good_on_every_topic():
     # Positive covariance: user u0 issues the better query for both topics (§4.1); negative: u0
     # is good on one topic and bad on the other.  decompose=True splits σ² into the two parts.
     R = np.array([[[0.9, 0.1], [0.8, 0.2]], [[0.9, 0.1], [0.2, 0.8]]])
-    mv = rk.mean_variance(tidy(R, ["same", "opposite"]), 1.0, decompose=True)
+    mv = rk.variations.mean_variance(tidy(R, ["same", "opposite"]), 1.0, decompose=True)
     assert list(mv.columns) == ["alpha", "mean", "variance", "value", "topic_variance", "covariance"]
     np.testing.assert_allclose(mv["topic_variance"] + mv["covariance"], mv["variance"])
     assert mv.loc["same", "covariance"] > 0 > mv.loc["opposite", "covariance"]
@@ -171,7 +171,7 @@ def test_decomposed_variance_detects_users_good_on_every_topic():
     assert mv.loc["same", "topic_variance"] == pytest.approx(0.125)
     assert mv.loc["same", "covariance"] == pytest.approx(0.12)
     with pytest.raises(RiskevalError, match="form='general' only"):
-        rk.mean_variance(tidy(R), form="intra", decompose=True)
+        rk.variations.mean_variance(tidy(R), form="intra", decompose=True)
 
 
 @settings(max_examples=60, deadline=None)
@@ -197,35 +197,35 @@ def test_swap_alpha_from_a_table_and_edge_cases():
         {"mean": [0.5, 0.4, 0.5, 0.5], "variance": [0.03, 0.01, 0.03, 0.01]},
         index=pd.Index(["A", "B", "C", "D"], name="system"),
     )
-    assert rk.swap_alpha(table, "A", "B") == pytest.approx(5.0)
-    assert np.isnan(rk.swap_alpha(table, "A", "C"))  # identical: tied for every α
-    assert rk.swap_alpha(table, "A", "D") == 0.0  # same mean: the stabler one wins for α > 0
+    assert rk.variations.swap_alpha(table, "A", "B") == pytest.approx(5.0)
+    assert np.isnan(rk.variations.swap_alpha(table, "A", "C"))  # identical: tied for every α
+    assert rk.variations.swap_alpha(table, "A", "D") == 0.0  # same mean: the stabler one wins for α > 0
     with pytest.raises(RiskevalError, match="not in the table"):
-        rk.swap_alpha(table, "A", "Z")
+        rk.variations.swap_alpha(table, "A", "Z")
     with pytest.raises(RiskevalError, match="one row per system"):
-        rk.swap_alpha(table.rename(columns={"variance": "var"}), "A", "B")
+        rk.variations.swap_alpha(table.rename(columns={"variance": "var"}), "A", "B")
 
 
 def test_alpha_sweep_values_and_frames():
     rng = np.random.default_rng(11)
     df = tidy(rng.random((5, 4, 3)))
-    sweep = rk.mean_variance_sweep(df, [-1.0, 0.0, 2.5])
+    sweep = rk.variations.mean_variance_sweep(df, [-1.0, 0.0, 2.5])
     for a, column in zip(sweep.alphas, sweep.values().T, strict=True):
-        np.testing.assert_allclose(column, rk.mean_variance(df, a)["value"])
+        np.testing.assert_allclose(column, rk.variations.mean_variance(df, a)["value"])
     frame = sweep.to_frame()
     assert list(frame.columns) == ["alpha", "tau", "tau_ap"] and len(frame) == 3
     values = sweep.values_frame()
     assert list(values.columns) == ["system", "alpha", "value"] and len(values) == 15
     # α = 0 ranks by the mean itself: τ = 1 (scipy's τ-b, within an ulp) and τ_AP = 1
     assert sweep.tau[1] == pytest.approx(1.0, abs=1e-15) and sweep.tau_ap[1] == 1.0
-    default = rk.mean_variance_sweep(df)
+    default = rk.variations.mean_variance_sweep(df)
     assert default.alphas.size == 401 and default.alphas[0] == -20 and default.alphas[-1] == 20
 
 
 def test_intra_topic_sweep_is_per_topic():
     rng = np.random.default_rng(5)
     df = tidy(rng.random((6, 3, 4)))
-    sweep = rk.mean_variance_sweep(df, np.linspace(-5, 5, 11), form="intra")
+    sweep = rk.variations.mean_variance_sweep(df, np.linspace(-5, 5, 11), form="intra")
     assert sweep.tau.shape == (3, 11) and sweep.tau_ap.shape == (3, 11)
     np.testing.assert_allclose(sweep.tau_ap[:, 5], 1.0)  # α = 0
     frame = sweep.to_frame()
@@ -244,12 +244,12 @@ def test_rank_changes():
             [[0.4, 0.4], [0.4, 0.4]],  # C: 0.40, variance 0
         ]
     )
-    changes = rk.rank_changes(tidy(R, ["A", "B", "C"]), 0.0, 5.0)
+    changes = rk.variations.rank_changes(tidy(R, ["A", "B", "C"]), 0.0, 5.0)
     assert list(changes.index) == ["A", "B", "C"]
     assert changes.loc["A", ["rank_from", "rank_to", "change"]].tolist() == [1, 3, -2]
     assert changes.loc["B", "change"] == 1
     with pytest.raises(RiskevalError, match="form='general' or 'inter'"):
-        rk.rank_changes(tidy(R), form="intra")
+        rk.variations.rank_changes(tidy(R), form="intra")
 
 
 @pytest.mark.parametrize(
@@ -268,10 +268,10 @@ def test_rank_changes():
 def test_bad_parameters_are_named(kwargs, message):
     df = tidy(np.random.default_rng(0).random((2, 3, 2)))
     with pytest.raises(RiskevalError, match=message):
-        rk.mean_variance(df, **kwargs)
+        rk.variations.mean_variance(df, **kwargs)
 
 
 def test_ddof_one_needs_two_users():
     df = tidy(np.random.default_rng(0).random((2, 3, 1)))
     with pytest.raises(RiskevalError, match="needs more than 1"):
-        rk.mean_variance(df)
+        rk.variations.mean_variance(df)

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 def clef():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the two incomplete needs are dropped, as in the paper
-        return rk.load_clef2015(shared_data("clef-ehealth-2015-task2"))
+        return rk.variations.read_clef2015(shared_data("clef-ehealth-2015-task2"))
 
 
 # §5.2: (mean, variance) of P@10 printed in the paper, 4 decimals / 2 significant digits.
@@ -34,8 +34,8 @@ PAPER = {
 def test_paper_means_and_sample_variances(clef):
     # Zuccon et al. §5.2: the sample covariance (ddof = 1) reproduces the printed variances; the population
     # one (ddof = 0, two thirds of it with M = 3 users) does not.
-    mv = rk.mean_variance(clef, alpha=1.0)
-    pop = rk.mean_variance(clef, alpha=1.0, ddof=0)
+    mv = rk.variations.mean_variance(clef, alpha=1.0)
+    pop = rk.variations.mean_variance(clef, alpha=1.0, ddof=0)
     for system, (mean, variance) in PAPER.items():
         assert abs(mv.loc[system, "mean"] - mean) <= 1e-4
         assert abs(mv.loc[system, "variance"] - variance) <= 1e-4
@@ -50,10 +50,10 @@ def test_paper_swap_of_kisti3_and_cuni5(clef):
     # (0.37302 − 0.36825)/(0.008851 − 0.003046) = 0.8203, and the paper's own rounded figures
     # (0.3730 − 0.3682)/(0.0089 − 0.0030) = 0.81: the 0.83 is not reproducible.  Either way the
     # first grid point past the swap is 0.9, as printed.
-    mv = rk.mean_variance(clef)
-    alpha = rk.swap_alpha(mv, "KISTI_EN_RUN.3", "CUNI_EN_Run.5")
+    mv = rk.variations.mean_variance(clef)
+    alpha = rk.variations.swap_alpha(mv, "KISTI_EN_RUN.3", "CUNI_EN_Run.5")
     assert alpha == pytest.approx(0.8203, abs=1e-4)
-    sweep = rk.mean_variance_sweep(clef, np.round(np.arange(0, 2.01, 0.1), 1))
+    sweep = rk.variations.mean_variance_sweep(clef, np.round(np.arange(0, 2.01, 0.1), 1))
     values = sweep.values()
     k3, c5 = sweep.systems.index("KISTI_EN_RUN.3"), sweep.systems.index("CUNI_EN_Run.5")
     below = sweep.alphas[values[k3] < values[c5]]
@@ -64,7 +64,7 @@ def test_paper_swap_of_kisti3_and_cuni5(clef):
 def test_rank_correlations_fall_with_risk_preference(clef):
     # §5.2: correlations > 0.9 near α = 0; rankings "effectively differ" (τ < 0.9) for α ≥ 8 and
     # α ≤ −6 with P10; the correlation decreases away from 0 in both directions.
-    sweep = rk.mean_variance_sweep(clef, [-20, -6, -4, -1, 0, 1, 4, 8, 20])
+    sweep = rk.variations.mean_variance_sweep(clef, [-20, -6, -4, -1, 0, 1, 4, 8, 20])
     tau = dict(zip(sweep.alphas, sweep.tau, strict=True))
     assert tau[0] == 1 and tau[-1] > 0.9 and tau[1] > 0.9 and tau[-4] > 0.9 and tau[4] > 0.9
     assert tau[8] < 0.9 and tau[-6] < 0.9
@@ -91,5 +91,5 @@ def test_gmap_matches_trec_eval_gm_map(run):
             official[fields[0]] = float(fields[2])
     matrix = pd.DataFrame([ap], index=[run])
     assert len(ap) == 66
-    assert rk.gmap(matrix).iloc[0] == pytest.approx(official["gm_map"], abs=5e-5 + 1e-12)
+    assert rk.variations.gmap(matrix).iloc[0] == pytest.approx(official["gm_map"], abs=5e-5 + 1e-12)
     assert matrix.mean(axis=1).iloc[0] == pytest.approx(official["map"], abs=5e-5 + 1e-12)

@@ -39,7 +39,7 @@ def df():
 
 
 def test_rank_correlation_lines_hold_the_sweep(df):
-    sweep = rk.mean_variance_sweep(df, np.linspace(-5, 5, 21))
+    sweep = rk.variations.mean_variance_sweep(df, np.linspace(-5, 5, 21))
     display = plot_rank_correlation(sweep)
     assert isinstance(display, RankCorrelationDisplay) and display.figure_ is display.ax_.figure
     tau, tau_ap = display.lines_
@@ -52,7 +52,7 @@ def test_rank_correlation_lines_hold_the_sweep(df):
 
 
 def test_intra_topic_sweep_is_a_heat_map(df, tmp_path):
-    sweep = rk.mean_variance_sweep(df, np.linspace(-5, 5, 11), form="intra")
+    sweep = rk.variations.mean_variance_sweep(df, np.linspace(-5, 5, 11), form="intra")
     display = plot_rank_correlation(sweep)
     assert isinstance(display, TopicRankCorrelationDisplay)
     np.testing.assert_array_equal(display.image_.get_array(), sweep.tau_ap)
@@ -66,7 +66,7 @@ def test_plots_draw_on_a_given_axes(df):
 
     fig = Figure()
     ax1, ax2 = fig.subplots(1, 2)
-    sweep = rk.mean_variance_sweep(df, [0.0, 1.0, 2.0])
+    sweep = rk.variations.mean_variance_sweep(df, [0.0, 1.0, 2.0])
     assert plot_rank_correlation(sweep, ax=ax1).ax_ is ax1
     display = plot_portfolio_values(sweep, ["s0", "s3"], ax=ax2)
     assert display.ax_ is ax2 and display.figure_ is fig
@@ -75,14 +75,14 @@ def test_plots_draw_on_a_given_axes(df):
 
 
 def test_portfolio_values_are_straight_lines(df):
-    sweep = rk.mean_variance_sweep(df, np.linspace(-2, 2, 5))
+    sweep = rk.variations.mean_variance_sweep(df, np.linspace(-2, 2, 5))
     display = plot_portfolio_values(sweep)
     assert len(display.lines_) == 6 and display.ax_.get_legend() is not None
-    table = rk.mean_variance(df, 0.0)
+    table = rk.variations.mean_variance(df, 0.0)
     expected = table["mean"].iloc[2] - sweep.alphas * table["variance"].iloc[2]
     np.testing.assert_allclose(display.lines_[2].get_ydata(), expected)
     np.testing.assert_allclose(display.values["s2"], expected)
     with pytest.raises(RiskevalError, match="Unknown system"):
         plot_portfolio_values(sweep, ["nope"])
     with pytest.raises(RiskevalError, match="form='general' or 'inter'"):
-        plot_portfolio_values(rk.mean_variance_sweep(df, [0.0, 1.0], form="intra"))
+        plot_portfolio_values(rk.variations.mean_variance_sweep(df, [0.0, 1.0], form="intra"))

@@ -32,7 +32,7 @@ REF = [4.0, 3.0, 2.0, 1.0]
 )
 def test_tau_ap_hand_computed_from_the_definition(evaluated, expected):
     # τ_AP = 2/(n−1) Σ_{i=2..n} C(i)/(i−1) − 1 (Yilmaz et al. 2008, eq. 2)
-    assert rk.tau_ap(REF, evaluated) == pytest.approx(expected)
+    assert rk.variations.tau_ap(REF, evaluated) == pytest.approx(expected)
 
 
 def test_tau_ap_is_asymmetric():
@@ -40,8 +40,8 @@ def test_tau_ap_is_asymmetric():
     # C(4) = 3 → 2/3 · (1 + 0 + 1) − 1 = 1/3.  Roles swapped (reference B > C > A > D, evaluated
     # A > B > C > D): C(2) = 0, C(3) = 1, C(4) = 3 → 2/3 · (0 + 1/2 + 1) − 1 = 0.
     other = [2.0, 4.0, 3.0, 1.0]
-    assert rk.tau_ap(REF, other) == pytest.approx(1 / 3)
-    assert rk.tau_ap(other, REF) == pytest.approx(0.0)
+    assert rk.variations.tau_ap(REF, other) == pytest.approx(1 / 3)
+    assert rk.variations.tau_ap(other, REF) == pytest.approx(0.0)
 
 
 def tau_ap_loop(x, y):
@@ -118,7 +118,7 @@ def test_floating_point_noise_is_a_tie():
 
 def test_tau_ap_input_checks():
     with pytest.raises(RiskevalError, match="same length"):
-        rk.tau_ap([1, 2, 3], [1, 2])
+        rk.variations.tau_ap([1, 2, 3], [1, 2])
 
 
 def test_many_columns_equal_column_by_column():

@@ -43,7 +43,7 @@ def test_sections_only_with_their_inputs(matrix, variations):
 
 def test_mean_variance_section_shows_the_library_values(matrix, variations):
     r = rk.report(matrix, alphas=[0, 5], data={"variations": variations})
-    mv = rk.mean_variance(variations, 5.0)
+    mv = rk.variations.mean_variance(variations, 5.0)
     section = r.html[r.html.index('id="mean-variance"') :]
     for system in SYSTEMS:
         assert f"{mv.loc[system, 'value']:.4f}" in section and f"{mv.loc[system, 'variance']:.5f}" in section
@@ -62,8 +62,8 @@ def test_intra_topic_form_shows_the_per_topic_plot_only(matrix, variations):
 
 def test_bias_variance_section_against_the_baseline_system(matrix):
     r = rk.report(matrix, baseline="s0", data={"bias_variance": {"target": "best"}})
-    bv = rk.bias_variance(matrix, target="best")
-    ri = rk.robustness_index(matrix, "s0")
+    bv = rk.variations.bias_variance(matrix, target="best")
+    ri = rk.variations.robustness_index(matrix, "s0")
     section = r.html[r.html.index('id="bias-variance"') :]
     assert "robustness index (n₊ − n₋)/c and &lt;Init against s0" in section
     for total, robust in zip(bv.total, ri.robustness_index, strict=True):
@@ -95,7 +95,7 @@ def test_alpha_explorer_in_the_browser(tmp_path, matrix, variations):
 
     r = rk.report(matrix, alphas=[0, 5], data={"variations": variations}, path=tmp_path / "r.html")
     assert " src=" not in r.html  # the page script is inline: nothing is fetched
-    mv = rk.mean_variance(variations, 20.0).sort_values("value", ascending=False, kind="stable")
+    mv = rk.variations.mean_variance(variations, 20.0).sort_values("value", ascending=False, kind="stable")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()

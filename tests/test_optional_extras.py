@@ -29,7 +29,7 @@ def test_report_command_names_the_extra(without_report_extra, tmp_path, capsys):
 
 
 def test_report_function_raises_the_error_family(without_report_extra):
-    with pytest.raises(rk.MissingDependencyError, match=r"riskeval\[report\]"):
+    with pytest.raises(rk.errors.MissingDependencyError, match=r"riskeval\[report\]"):
         rk.report(rk.example_scores())
 
 

@@ -36,7 +36,7 @@ def _brute(x: np.ndarray, b: np.ndarray, alpha: float) -> tuple[float, float]:
 
 
 def test_each_system_against_its_own_row(X):
-    B = rk.baseline_runs(X, MAPPING)
+    B = rk.analysis.baseline_runs(X, MAPPING)
     assert B.shape == X.shape and B.loc["g1.a"].equals(X.loc["g1.base"].rename("g1.a"))
     # rows are aligned by label, not by position
     t = rk.risk_table(X, baseline=B.iloc[::-1], alphas=[0, 5])
@@ -56,7 +56,7 @@ def test_each_system_against_its_own_row(X):
 
 
 def test_extra_rows_and_topics_are_ignored_missing_ones_refused(X):
-    B = rk.baseline_runs(X, MAPPING)
+    B = rk.analysis.baseline_runs(X, MAPPING)
     wider = B.assign(extra=1.0)
     wider.loc["someone else"] = 0.5
     a = rk.risk_table(X, baseline=wider, alphas=[1])
@@ -74,18 +74,18 @@ def test_extra_rows_and_topics_are_ignored_missing_ones_refused(X):
 
 def test_baseline_runs_errors(X):
     with pytest.raises(rk.RiskevalError, match=r"have no baseline: \['g1.b'\]"):
-        rk.baseline_runs(X, {k: v for k, v in MAPPING.items() if k != "g1.b"})
+        rk.analysis.baseline_runs(X, {k: v for k, v in MAPPING.items() if k != "g1.b"})
     with pytest.raises(rk.RiskevalError, match="not systems of the matrix"):
-        rk.baseline_runs(X, {**MAPPING, "g1.b": "bm25"})
+        rk.analysis.baseline_runs(X, {**MAPPING, "g1.b": "bm25"})
     with pytest.raises(rk.RiskevalError, match="dict or a Series"):
-        rk.baseline_runs(X, [("g0.a", "g0.base")])
-    assert rk.baseline_runs(X, pd.Series(MAPPING)).equals(rk.baseline_runs(X, MAPPING))
+        rk.analysis.baseline_runs(X, [("g0.a", "g0.base")])
+    assert rk.analysis.baseline_runs(X, pd.Series(MAPPING)).equals(rk.analysis.baseline_runs(X, MAPPING))
 
 
 def test_read_baseline_map(tmp_path):
     path = tmp_path / "map.tsv"
     path.write_text("# own baselines\nsystem\tbaseline\n\na\tbm25\nb , bm25\nbm25 bm25\n")
-    m = rk.read_baseline_map(path)
+    m = rk.io.read_baseline_map(path)
     assert m.to_dict() == {"a": "bm25", "b": "bm25", "bm25": "bm25"} and m.index.name == "system"
     for text, match in [
         ("a,b,c\n", ":1: .*two fields"),
@@ -93,8 +93,8 @@ def test_read_baseline_map(tmp_path):
         ("# nothing\n", "lists no system"),
     ]:
         path.write_text(text)
-        with pytest.raises(rk.InputFormatError, match=match):
-            rk.read_baseline_map(path)
+        with pytest.raises(rk.errors.InputFormatError, match=match):
+            rk.io.read_baseline_map(path)
 
 
 def test_cli_baseline_map(X, tmp_path, capsys):
@@ -106,7 +106,7 @@ def test_cli_baseline_map(X, tmp_path, capsys):
     assert code == 0, err
     got = pd.read_csv(io.StringIO(out))
     assert dict(zip(got.system, got.baseline, strict=True)) == MAPPING
-    want = rk.risk_table(X, baseline=rk.baseline_runs(X, MAPPING))
+    want = rk.risk_table(X, baseline=rk.analysis.baseline_runs(X, MAPPING))
     np.testing.assert_allclose(got.urisk, want.urisk, atol=1e-12)
     code, out, err = run(["risk", str(scores), "--baseline-map", str(mapping)], capsys)
     assert code == 0 and "baseline of each system: " in out

@@ -74,7 +74,7 @@ def test_topic_risk_bars_are_topic_risk_values(X):
     fig, ax = plt.subplots()
     d = plot_topic_risk(X, "UNH_bm25", baseline="mean", alpha=5, level=0.05, ax=ax)
     assert d.ax_ is ax and d.figure_ is fig
-    want = rk.topic_risk(X.loc["UNH_bm25"], rk.baseline(X, "mean"), alpha=5, level=0.05)
+    want = rk.topic_risk(X.loc["UNH_bm25"], rk.analysis.baseline(X, "mean"), alpha=5, level=0.05)
     heights = np.array([bar.get_height() for bar in d.bars_])
     np.testing.assert_allclose(heights, want["tr"], rtol=1e-12)
     np.testing.assert_allclose(d.markers_.get_ydata(), want["tj"], rtol=1e-12)
@@ -120,7 +120,7 @@ def test_sorted_urisk_display(X):
     assert (np.diff(d.scores.to_numpy(), axis=0) <= 0).all()  # best topic first
     for name in names:  # the mean of the per-topic scores is URisk (SIGIR 2014, eq. 4)
         assert d.scores[name].mean() == pytest.approx(
-            rk.urisk(X.loc[name], rk.baseline(X, "mean"), alpha=1.0), rel=1e-12
+            rk.urisk(X.loc[name], rk.analysis.baseline(X, "mean"), alpha=1.0), rel=1e-12
         )
     np.testing.assert_allclose(d.lines_[1].get_ydata(), d.scores["UNH_bm25"])
 

@@ -59,7 +59,9 @@ def _quiet(function, *args, **kwargs):
 def test_risk_experiment_is_risk_table_of_evaluate_runs(dl19):
     systems, topics, qrels, as_run = dl19
     measures = [pt.measures.nDCG @ 10, "map", "mrr@10"]
-    got = _quiet(rk.risk_experiment, systems, topics, qrels, measures, names=NAMES, baseline=0, alphas=[0, 5])
+    got = _quiet(
+        rk.analysis.risk_experiment, systems, topics, qrels, measures, names=NAMES, baseline=0, alphas=[0, 5]
+    )
     expected = []
     for measure, canonical in zip(measures, ["nDCG@10", "AP", "RR@10"], strict=True):
         M = _quiet(rk.evaluate_runs, qrels, as_run, measure)
@@ -68,9 +70,13 @@ def test_risk_experiment_is_risk_table_of_evaluate_runs(dl19):
         expected.append(table)
     pd.testing.assert_frame_equal(got, pd.concat(expected, ignore_index=True))
     assert not pt.java.started()
-    one = _quiet(rk.risk_experiment, systems, topics, qrels, ["nDCG@10"], names=NAMES, baseline="reversed")
+    one = _quiet(
+        rk.analysis.risk_experiment, systems, topics, qrels, ["nDCG@10"], names=NAMES, baseline="reversed"
+    )
     assert "measure" not in one.columns and set(one["baseline"]) == {"reversed"}
-    mean = _quiet(rk.risk_experiment, dict(zip(NAMES, systems, strict=True)), topics, qrels, ["P@10"])
+    mean = _quiet(
+        rk.analysis.risk_experiment, dict(zip(NAMES, systems, strict=True)), topics, qrels, ["P@10"]
+    )
     assert mean["system"].unique().tolist() == NAMES and set(mean["baseline"]) == {"MEAN"}
 
 
@@ -94,21 +100,25 @@ def test_pyterrier_perquery_output_is_read_by_score_matrix(dl19):
 def test_bad_arguments_are_named(dl19):
     systems, topics, qrels, _ = dl19
     with pytest.raises(rk.RiskevalError, match="baseline=3 is not the position of a system"):
-        rk.risk_experiment(systems, topics, qrels, ["P@10"], names=NAMES, baseline=3)
+        rk.analysis.risk_experiment(systems, topics, qrels, ["P@10"], names=NAMES, baseline=3)
     with pytest.raises(rk.RiskevalError, match="names= gives 1 name"):
-        rk.risk_experiment(systems, topics, qrels, ["P@10"], names=["x"])
+        rk.analysis.risk_experiment(systems, topics, qrels, ["P@10"], names=["x"])
     with pytest.raises(rk.RiskevalError, match=r"Several systems are named \['x'\]"):
-        rk.risk_experiment(systems[:2], topics, qrels, ["P@10"], names=["x", "x"])
+        rk.analysis.risk_experiment(systems[:2], topics, qrels, ["P@10"], names=["x", "x"])
     with pytest.raises(rk.RiskevalError, match="No topic of the topics is judged"):
-        rk.risk_experiment(systems, topics.assign(qid="q" + topics["qid"]), qrels, ["P@10"], names=NAMES)
+        rk.analysis.risk_experiment(
+            systems, topics.assign(qid="q" + topics["qid"]), qrels, ["P@10"], names=NAMES
+        )
     with pytest.raises(rk.RiskevalError, match="neither a PyTerrier transformer nor a results DataFrame"):
-        rk.risk_experiment([systems[0], 42], topics, qrels, ["P@10"], names=NAMES[:2])
+        rk.analysis.risk_experiment([systems[0], 42], topics, qrels, ["P@10"], names=NAMES[:2])
 
 
 def test_without_python_terrier_the_extra_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyterrier", None)
-    with pytest.raises(rk.MissingDependencyError, match=r'pip install "riskeval\[pyterrier\]"'):
-        rk.risk_experiment([pd.DataFrame(), pd.DataFrame()], pd.DataFrame(), pd.DataFrame(), ["P@10"])
+    with pytest.raises(rk.errors.MissingDependencyError, match=r'pip install "riskeval\[pyterrier\]"'):
+        rk.analysis.risk_experiment(
+            [pd.DataFrame(), pd.DataFrame()], pd.DataFrame(), pd.DataFrame(), ["P@10"]
+        )
 
 
 def test_tied_results_have_the_values_of_the_run_file_pyterrier_writes(tmp_path):

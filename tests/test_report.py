@@ -187,7 +187,7 @@ def test_per_topic_analysis_opens_on_the_riskiest_and_holds_every_system(example
     # the per-topic data of a system equal topic_risk's, significance included
     name = "p_bert"
     k = d["pt"]["systems"].index(d["systems"].index(name))
-    tr = rk.topic_risk(X.loc[name], rk.baseline(X, "mean"), alpha=5)
+    tr = rk.topic_risk(X.loc[name], rk.analysis.baseline(X, "mean"), alpha=5)
     np.testing.assert_allclose(np.array(d["pt"]["tr"][k][2]) / 100, tr["tr"].round(2), atol=1e-12)
     signed = [
         (j + 1) * (1 if t > 0 else -1)

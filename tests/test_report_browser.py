@@ -133,7 +133,7 @@ def test_picking_a_system_shows_its_per_topic_analysis(browser, report_file):
     page.select_option("select.rk-system", label="UNH_bm25")
     assert page.locator("#m0-topics-table caption").text_content() == "UNH_bm25 at α = 10, topics by TR"
     assert page.locator("#m0-topics-table tbody tr").count() == X.shape[1]
-    tr = rk.topic_risk(X.loc["UNH_bm25"], rk.baseline(X, "mean"), alpha=10)
+    tr = rk.topic_risk(X.loc["UNH_bm25"], rk.analysis.baseline(X, "mean"), alpha=10)
     assert page.locator("#m0-topics-table td.sig-loss").count() == int(
         (tr["significant"] & (tr["tr"] < 0)).sum()
     )

@@ -42,7 +42,9 @@ def long_table_on_dask(M: pd.DataFrame, baseline: Any, alphas: list[float], loo:
     long = M.rename_axis(index="system", columns="topic").stack().rename("score").reset_index()
     long = long.sample(frac=1, random_state=0).reset_index(drop=True)
     with dask.config.set(scheduler="sync"):
-        return rk.long_risk_table(dd.from_pandas(long, npartitions=3), baseline, alphas, leave_one_out=loo)
+        return rk.analysis.long_risk_table(
+            dd.from_pandas(long, npartitions=3), baseline, alphas, leave_one_out=loo
+        )
 
 
 def per_system_functions(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) -> pd.DataFrame:
@@ -53,10 +55,10 @@ def per_system_functions(M: pd.DataFrame, baseline: Any, alphas: list[float], lo
     rows = []
     for name in M.index:
         if aggregate:
-            b = rk.loo_baseline(M, baseline).loc[name] if loo else rk.baseline(M, baseline)
+            b = rk.analysis.loo_baseline(M, baseline).loc[name] if loo else rk.analysis.baseline(M, baseline)
         else:
             b = M.loc[baseline]
-        rr = rk.risk_reward(M.loc[name], b)
+        rr = rk.analysis.risk_reward(M.loc[name], b)
         for alpha in alphas:
             rows.append(
                 {
@@ -78,7 +80,11 @@ def bootstrap_identity(M: pd.DataFrame, baseline: Any, alphas: list[float], loo:
     from riskeval.inference.bootstrap import MEASURES, ResampledMeasures
 
     if baseline in ("mean", "max", "median"):
-        base = rk.loo_baseline(M, baseline).to_numpy() if loo else rk.baseline(M, baseline).to_numpy()
+        base = (
+            rk.analysis.loo_baseline(M, baseline).to_numpy()
+            if loo
+            else rk.analysis.baseline(M, baseline).to_numpy()
+        )
     else:
         base = M.loc[baseline].to_numpy()
     point = ResampledMeasures(M.to_numpy(), base, np.array(alphas), list(MEASURES)).point()

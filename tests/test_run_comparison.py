@@ -62,7 +62,7 @@ def test_mirror_identity(values, alpha):
 
 
 def test_risk_reward_tradeoff(X):
-    t = rk.risk_reward_tradeoff(X, "r0")
+    t = rk.analysis.risk_reward_tradeoff(X, "r0")
     table = rk.risk_table(X, "r0", alphas=[0])
     np.testing.assert_allclose(t["frisk"], table["frisk"])
     np.testing.assert_allclose(t["mean"], table["mean"])
@@ -78,7 +78,7 @@ def test_risk_reward_tradeoff(X):
 
 
 def test_pca_biplot_projects_the_baselines(X):
-    res = rk.pca_biplot(X, n_topics=4)
+    res = rk.analysis.pca_biplot(X, n_topics=4)
     centred = X.to_numpy() - X.to_numpy().mean(axis=0)
     _, s, vt = np.linalg.svd(centred, full_matrices=False)
     np.testing.assert_allclose(np.abs(res.loadings.to_numpy()), np.abs(vt.T), atol=1e-10)
@@ -86,10 +86,12 @@ def test_pca_biplot_projects_the_baselines(X):
     # MEAN projects onto the origin exactly (footnote 5); MEDIAN and MAX by the same loadings
     np.testing.assert_allclose(res.supplementary.loc["MEAN"], 0.0, atol=1e-12)
     for kind in ("median", "max"):
-        want = (rk.baseline(X, kind).to_numpy() - X.to_numpy().mean(axis=0)) @ res.loadings.to_numpy()
+        want = (
+            rk.analysis.baseline(X, kind).to_numpy() - X.to_numpy().mean(axis=0)
+        ) @ res.loadings.to_numpy()
         np.testing.assert_allclose(res.supplementary.loc[kind.upper()], want, atol=1e-12)
     # projecting does not move the axes: the same coordinates as without virtual runs
-    bare = rk.pca_biplot(X, virtual=())
+    bare = rk.analysis.pca_biplot(X, virtual=())
     pd.testing.assert_frame_equal(bare.coordinates, res.coordinates)
     assert bare.supplementary.empty
     pc2 = res.pc2_topics
@@ -98,7 +100,7 @@ def test_pca_biplot_projects_the_baselines(X):
     assert set(pc2["topic"]) == set(top.index)
     assert ((pc2["loading"] >= 0) == (pc2["side"] == "positive")).all()
     with pytest.raises(rk.RiskevalError, match="n_topics"):
-        rk.pca_biplot(X, n_topics=0)
+        rk.analysis.pca_biplot(X, n_topics=0)
 
 
 def test_displays(X):

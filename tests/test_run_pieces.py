@@ -83,10 +83,10 @@ MEASURES = ["nDCG@10", "AP", "ERR@20"]
 
 def test_values_are_those_of_the_whole_run(campaign, monkeypatch):
     qrels, runs = campaign
-    whole = rk.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)
+    whole = rk.io.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)
     monkeypatch.setattr(piece_reader, "PIECE_BYTES", 3000)  # a piece per topic or two
     assert len(list(run_pieces(runs[0], 3000))) >= 8
-    pieces = rk.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)
+    pieces = rk.io.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)
     assert pieces.equals(whole)
 
 
@@ -118,13 +118,13 @@ def test_problems_in_later_pieces_name_the_file_line(tmp_path, monkeypatch):
 def test_dask_client_gives_the_local_values(campaign, monkeypatch):
     distributed = pytest.importorskip("distributed")
     qrels, runs = campaign
-    whole = rk.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)
+    whole = rk.io.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
     ) as cluster:
         with distributed.Client(cluster) as client:
-            assert rk.evaluate_runs_long(qrels, runs, MEASURES, client=client).equals(whole)
+            assert rk.io.evaluate_runs_long(qrels, runs, MEASURES, client=client).equals(whole)
             monkeypatch.setattr(piece_reader, "PIECE_BYTES", 3000)  # every run split into tasks
-            assert rk.evaluate_runs_long(qrels, runs, MEASURES, client=client).equals(whole)
+            assert rk.io.evaluate_runs_long(qrels, runs, MEASURES, client=client).equals(whole)
             matrix = rk.evaluate_runs(qrels, runs, "AP", client=client)
             assert matrix.equals(rk.evaluate_runs(qrels, runs, "AP", n_jobs=1))

@@ -35,5 +35,5 @@ def test_snapshot_chi_square_measures_default_to_alpha_0_against_the_matrix(meas
 
 
 def test_snapshot_baseline_defaults_to_the_mean():
-    pd.testing.assert_series_equal(rk.baseline(X), rk.baseline(X, "mean"))
+    pd.testing.assert_series_equal(rk.analysis.baseline(X), rk.analysis.baseline(X, "mean"))
     pd.testing.assert_frame_equal(rk.risk_table(X), rk.risk_table(X, "mean", [0.0, 1.0, 5.0, 10.0]))

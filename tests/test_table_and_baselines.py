@@ -31,7 +31,7 @@ def test_baselines_and_risk_table_of_the_readme_example():
         index=["s1", "s2"],
         columns=list("abcde"),
     )
-    b = rk.baseline(X, "mean")
+    b = rk.analysis.baseline(X, "mean")
     assert isinstance(b, pd.Series) and list(b.index) == list("abcde")
     np.testing.assert_allclose(b, [0.225, 0.25, 0.30, 0.35, 0.375])
     t = rk.risk_table(X, baseline="mean", alphas=[0, 1, 5, 10])
@@ -43,7 +43,7 @@ def test_baselines_and_risk_table_of_the_readme_example():
 @given(matrices, st.sampled_from(["mean", "median", "max"]))
 def test_leave_one_out_baselines_match_brute_force(values, kind):
     X = pd.DataFrame(values)
-    loo = rk.loo_baseline(X, kind).to_numpy()
+    loo = rk.analysis.loo_baseline(X, kind).to_numpy()
     f = {"mean": np.mean, "median": np.median, "max": np.max}[kind]
     for i in range(values.shape[0]):
         others = np.delete(values, i, axis=0)
@@ -51,9 +51,9 @@ def test_leave_one_out_baselines_match_brute_force(values, kind):
 
 
 def test_aggregate_baselines():
-    np.testing.assert_allclose(rk.baseline(M, "median"), np.median(M.to_numpy(), axis=0))
-    np.testing.assert_allclose(rk.baseline(M, "max"), M.max())
-    assert rk.baseline(M, "max").name == "MAX"
+    np.testing.assert_allclose(rk.analysis.baseline(M, "median"), np.median(M.to_numpy(), axis=0))
+    np.testing.assert_allclose(rk.analysis.baseline(M, "max"), M.max())
+    assert rk.analysis.baseline(M, "max").name == "MAX"
 
 
 @pytest.mark.parametrize("baseline", ["mean", "median", "max", "run3"])
@@ -66,12 +66,12 @@ def test_risk_table_matches_per_system_functions(baseline, leave_one_out):
         if baseline in M.index:
             b = M.loc[baseline]
         elif leave_one_out:
-            b = rk.baseline(M.drop(index=row.system), baseline)
+            b = rk.analysis.baseline(M.drop(index=row.system), baseline)
         else:
-            b = rk.baseline(M, baseline)
+            b = rk.analysis.baseline(M, baseline)
         s = M.loc[row.system]
         ref = rk.trisk(s, b, alpha=row.alpha)
-        rr = rk.risk_reward(s, b)
+        rr = rk.analysis.risk_reward(s, b)
         assert row.urisk == pytest.approx(ref.urisk, abs=1e-12)
         assert row.se == pytest.approx(ref.se, rel=1e-9, abs=1e-15)
         if np.isnan(ref.statistic):
@@ -81,7 +81,11 @@ def test_risk_table_matches_per_system_functions(baseline, leave_one_out):
             assert row.pvalue == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
         assert (row.wins, row.losses, row.loss20) == (rr.wins, rr.losses, rr.loss20)
         assert (row.frisk, row.freward) == pytest.approx((rr.frisk, rr.freward), abs=1e-12)
-        mean_b = rk.baseline(M.drop(index=row.system), "mean") if leave_one_out else rk.baseline(M)
+        mean_b = (
+            rk.analysis.baseline(M.drop(index=row.system), "mean")
+            if leave_one_out
+            else rk.analysis.baseline(M)
+        )
         tstar = rk.trisk(s, mean_b, alpha=row.alpha).statistic
         assert row.tstar == pytest.approx(tstar, rel=1e-9)
         assert row.zrisk == pytest.approx(rk.zrisk(M, row.alpha)[row.system], rel=1e-12)
@@ -93,7 +97,7 @@ def test_risk_table_matches_per_system_functions(baseline, leave_one_out):
 )
 def test_corrections_match_statsmodels(ours, theirs):
     p = np.r_[RNG.uniform(0, 0.1, 10), RNG.uniform(0, 1, 20), np.nan]
-    got = rk.adjust_pvalues(p, ours)
+    got = rk.inference.adjust_pvalues(p, ours)
     ref = multipletests(p[:-1], method=theirs)[1]
     np.testing.assert_allclose(got[:-1], ref, rtol=1e-12)
     assert np.isnan(got[-1])
@@ -139,5 +143,7 @@ def test_risk_table_bad_parameters(kwargs, message):
 def test_matrix_with_missing_cells_points_to_the_policy():
     X = M.copy()
     X.iloc[1, 3] = np.nan
-    with pytest.raises(rk.MissingTopicsError, match=r"1 missing \(NaN\) cell.*missing='zero' or 'drop'"):
+    with pytest.raises(
+        rk.errors.MissingTopicsError, match=r"1 missing \(NaN\) cell.*missing='zero' or 'drop'"
+    ):
         rk.risk_table(X)

@@ -47,9 +47,9 @@ for method in ("percentile", "bca"):
         n_resamples=4_000, rng=3,
     )
 for measure in ("urisk", "trisk", "zrisk", "georisk"):
-    d = rk.bootstrap_difference(X, "s03", "s04", risk=measure, alpha=5, n_resamples=2_000, rng=4)
+    d = rk.inference.bootstrap_difference(X, "s03", "s04", risk=measure, alpha=5, n_resamples=2_000, rng=4)
     out[f"bootstrap_difference {measure}"] = (d.statistic, d.pvalue, d.low, d.high)
-out["rank_intervals"] = rk.rank_intervals(X, risk="georisk", alpha=5, n_resamples=2_000, rng=5)
+out["rank_intervals"] = rk.inference.rank_intervals(X, risk="georisk", alpha=5, n_resamples=2_000, rng=5)
 out["tukey_hsd"] = rk.tukey_hsd(X, baseline="mean", alpha=5, n_resamples=2_000, rng=6).table
 out["risk_table"] = rk.risk_table(W, baseline="mean", alphas=alphas)
 out["zrisk"] = rk.zrisk(W, alpha=5)

@@ -44,7 +44,7 @@ def test_urisk_and_jackknife_trisk_of_the_readme_example():
 
 
 def test_risk_reward_summary():
-    rr = rk.risk_reward(X.loc["s2"], X.loc["s1"])
+    rr = rk.analysis.risk_reward(X.loc["s2"], X.loc["s1"])
     assert (rr.frisk, rr.freward, rr.ugain) == pytest.approx((0.11, 0.11, 0.0))
     assert (rr.wins, rr.losses, rr.ties, rr.n_topics) == (2, 2, 1, 5)
     # losses: d (.45 → .25, 44%) and e (.55 → .20, 64%) both lose more than 20%
@@ -85,7 +85,7 @@ def test_jackknife_se_equals_parametric_se(pair, alpha):
 def test_urisk_is_linear_in_alpha(pair, a1, a2):
     """URisk(α) = UGain − α·FRisk (eq. 4)."""
     s, b = pair
-    rr = rk.risk_reward(s, b)
+    rr = rk.analysis.risk_reward(s, b)
     for a in (a1, a2):
         assert rk.urisk(s, b, a) == pytest.approx(rr.ugain - a * rr.frisk, abs=1e-12)
 
@@ -105,7 +105,9 @@ def test_topic_order_does_not_matter(pair, alpha, rnd):
 @given(pairs())
 def test_swapping_system_and_baseline_flips_ugain(pair):
     s, b = pair
-    assert rk.risk_reward(s, b).ugain == pytest.approx(-rk.risk_reward(b, s).ugain, abs=1e-12)
+    assert rk.analysis.risk_reward(s, b).ugain == pytest.approx(
+        -rk.analysis.risk_reward(b, s).ugain, abs=1e-12
+    )
     assert rk.urisk(s, b, 0.0) == pytest.approx(-rk.urisk(b, s, 0.0), abs=1e-12)
 
 

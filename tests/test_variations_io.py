@@ -57,7 +57,7 @@ def test_tidy_table_needs_its_columns():
 def test_read_mapping_and_its_errors(tmp_path):
     good = tmp_path / "map.txt"
     good.write_text("query topic variant\n# comment\nq1 t1 u1\n\nq2 t1 u2\nq1 t2 u1\n")
-    mapping = rk.read_mapping(good)
+    mapping = rk.variations.read_mapping(good)
     assert mapping.to_dict("list") == {
         "query": ["q1", "q2", "q1"],
         "topic": ["t1", "t1", "t2"],
@@ -66,7 +66,7 @@ def test_read_mapping_and_its_errors(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("q1 t1\nq2 t1 u1 extra\nq3 t2 u1\nq4 t2 u1\n")
     with pytest.raises(InputFormatError) as info:
-        rk.read_mapping(bad)
+        rk.variations.read_mapping(bad)
     text = str(info.value)
     assert f"{bad}:1: expected 3 fields" in text and f"{bad}:2: expected 3 fields" in text
     assert "topic 't2', variant 'u1' is mapped more than once" in text
@@ -85,7 +85,7 @@ def test_read_variations_from_trec_eval_files_with_popularity(tmp_path):
     mapping = tmp_path / "map.txt"
     mapping.write_text("q1 t1 u1\nq1 t1 u2\nq2 t2 u1\nq3 t2 u2\n")
     with pytest.warns(UserWarning, match=r"1 scored query\(ies\) are not in the mapping.*q4"):
-        df = rk.read_variations(sorted(tmp_path.glob("*.dat")), mapping)
+        df = rk.variations.read_variations(sorted(tmp_path.glob("*.dat")), mapping)
     assert list(df.columns) == ["system", "topic", "variant", "score", "query"]
     a = df[df.system == "sysA"].set_index(["topic", "variant"])["score"]
     assert a.to_dict() == {
@@ -102,14 +102,16 @@ def test_mapped_queries_without_scores_are_counted(tmp_path):
     write_trec_eval(tmp_path / "s.dat", {"q1": 0.5, "q2": 0.1})
     mapping = pd.DataFrame({"query": ["q1", "q2", "q9"], "topic": "t", "variant": ["a", "b", "c"]})
     with pytest.warns(UserWarning, match=r"1 mapped query\(ies\) have no scores.*q9"):
-        df = rk.read_variations([tmp_path / "s.dat"], mapping)
+        df = rk.variations.read_variations([tmp_path / "s.dat"], mapping)
     assert len(df) == 2
 
 
 def test_trec_eval_file_without_the_measure(tmp_path):
     write_trec_eval(tmp_path / "s.dat", {"q1": 0.5}, measure="map")
     with pytest.raises(InputFormatError, match="P_10"):
-        rk.read_variations([tmp_path / "s.dat"], pd.DataFrame(columns=["query", "topic", "variant"]))
+        rk.variations.read_variations(
+            [tmp_path / "s.dat"], pd.DataFrame(columns=["query", "topic", "variant"])
+        )
 
 
 # --- the N x M array and its policies ----------------------------------------------------------
@@ -133,11 +135,11 @@ def test_unequal_variants_raise_naming_topics_and_options():
         variation_array(uneven())
     text = str(info.value)
     assert "2 topic(s) have fewer than 3: 3 (2), 4 (1)" in text
-    for option in ("unequal='downsample'", "seed", "unequal='drop'", "form='intra'"):
+    for option in ("unequal='downsample' with rng=", "unequal='drop'", "form='intra'"):
         assert option in text
     # the same through the public analysis
     with pytest.raises(RiskevalError, match="fewer than 3"):
-        rk.mean_variance(uneven())
+        rk.variations.mean_variance(uneven())
 
 
 def test_unequal_drop_warns_and_records():
@@ -149,8 +151,8 @@ def test_unequal_drop_warns_and_records():
 
 def test_unequal_downsample_is_seeded_and_recorded():
     df = uneven()[lambda d: d.topic != "4"]  # topics with 3, 3 and 2 variants
-    a = variation_array(df, unequal="downsample", seed=42)
-    b = variation_array(df, unequal="downsample", seed=42)
+    a = variation_array(df, unequal="downsample", rng=42)
+    b = variation_array(df, unequal="downsample", rng=42)
     assert a.scores.shape == (2, 3, 2) and a.seed == 42 and a.variants == ["1", "2"]
     np.testing.assert_array_equal(a.scores, b.scores)
     assert a.cells[2].tolist() == ["pivot", "most"]  # topic 3 keeps both of its variants
@@ -159,16 +161,20 @@ def test_unequal_downsample_is_seeded_and_recorded():
         for k, label in enumerate(a.cells[i]):
             j = full.variants.index(label)
             np.testing.assert_array_equal(a.scores[:, i, k], full.scores[:, i, j])
-    seeds = {tuple(variation_array(df, unequal="downsample", seed=s).cells[:2].ravel()) for s in range(20)}
+    seeds = {tuple(variation_array(df, unequal="downsample", rng=s).cells[:2].ravel()) for s in range(20)}
     assert len(seeds) > 1  # the seed matters
+    # a generator draws as the seed it was made from; no seed is recorded
+    c = variation_array(df, unequal="downsample", rng=np.random.default_rng(42))
+    np.testing.assert_array_equal(c.scores, a.scores)
+    assert c.seed is None
 
 
 def test_unequal_keep_pads_for_the_intra_topic_form():
     arr = variation_array(uneven(), unequal="keep")
     assert np.isnan(arr.scores[:, 3, 1:]).all() and arr.cells[3].tolist() == ["pivot", None, None]
     with pytest.raises(RiskevalError, match="needs more than 1 variants in every topic"):
-        rk.mean_variance(uneven(), form="intra")  # topic 4 has one variant: no sample variance
-    mv = rk.mean_variance(uneven(), form="intra", ddof=0)
+        rk.variations.mean_variance(uneven(), form="intra")  # topic 4 has one variant: no sample variance
+    mv = rk.variations.mean_variance(uneven(), form="intra", ddof=0)
     assert mv.loc[("A", "4"), "variance"] == 0.0
 
 
@@ -183,7 +189,7 @@ def test_variant_labels_must_pair_users_across_topics():
 def test_missing_cells_policies():
     df = grid()
     holed = df.drop(index=df.index[(df.system == "B") & (df.topic == "2") & (df.variant == "most")])
-    # the project's missing-topic policy (riskeval.apply_missing) over the 'topic [variant]' cells
+    # the project's missing-topic policy (riskeval.io.apply_missing) over the 'topic [variant]' cells
     with pytest.raises(MissingTopicsError, match=r"topic '2 \[most\]' has no score for 'B'"):
         variation_array(holed)
     with pytest.warns(MissingTopicsWarning, match="scored 0"):
@@ -245,7 +251,7 @@ def test_clef2015_loader_counts_and_incomplete_needs():
     # × 3 variants = 63 queries remain, as in Zuccon et al. 2016 §5.1; 110 runs.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        df = rk.load_clef2015(shared_data("clef-ehealth-2015-task2"))
+        df = rk.variations.read_clef2015(shared_data("clef-ehealth-2015-task2"))
     messages = " ".join(str(w.message) for w in caught)
     assert "qtest.62" in messages
     assert "Dropped 2 information need(s) with fewer than 3 variants: 13 (2), 23 (1)" in messages
@@ -254,7 +260,7 @@ def test_clef2015_loader_counts_and_incomplete_needs():
     assert df.groupby("topic")["variant"].nunique().eq(3).all()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        kept = rk.load_clef2015(shared_data("clef-ehealth-2015-task2"), incomplete="keep")
+        kept = rk.variations.read_clef2015(shared_data("clef-ehealth-2015-task2"), incomplete="keep")
     assert kept.topic.nunique() == 23 and kept["query"].nunique() == 66
     counts = kept[kept.system == "baseline_run.1"].groupby("topic")["variant"].nunique()
     assert counts["13"] == 2 and counts["23"] == 1
@@ -268,28 +274,28 @@ def test_clef2015_loader_counts_and_incomplete_needs():
 
 def test_clef2015_loader_argument_checks(tmp_path):
     with pytest.raises(RiskevalError, match="does not look like the CLEF eHealth 2015"):
-        rk.load_clef2015(tmp_path)
+        rk.variations.read_clef2015(tmp_path)
     with pytest.raises(RiskevalError, match="'incomplete' parameter"):
-        rk.load_clef2015(tmp_path, incomplete="fill")
+        rk.variations.read_clef2015(tmp_path, incomplete="fill")
 
 
 @pytest.mark.slow
 def test_variations_from_runs_match_the_official_evaluations():
     # The raw CLEF 2015 runs + binary qrels through riskeval.evaluate_runs (ir_measures) give the
     # P@10 of the official per-query trec_eval files, cell for cell.
-    from riskeval.evaluation import variations_from_runs
+    from riskeval import variations
 
     root = shared_data("clef-ehealth-2015-task2")
     mapping = read_clef2015_queries(root / "queries/clef2015.test_with_narratives.queries-EN.txt")
     runs = [root / "runs-en/CUNI_EN_Run.2.dat.gz", root / "runs-en/KISTI_EN_RUN.1.dat.gz"]
     with pytest.warns(RiskevalWarning, match="qtest.62"):  # in the queries file, not in the qrels
-        df = variations_from_runs(
+        df = variations.evaluate_runs(
             root / "qrels/qrels.eng.clef2015.qtest.bin.txt", runs, mapping, measure="P@10",
             names=["CUNI_EN_Run.2", "KISTI_EN_RUN.1"],
         )  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        official = rk.load_clef2015(root, incomplete="keep")
+        official = rk.variations.read_clef2015(root, incomplete="keep")
     both = df.merge(official, on=["system", "topic", "variant", "query"], suffixes=("", "_official"))
     assert len(df) == len(both) == 2 * 66
     np.testing.assert_array_equal(both["score"], both["score_official"])
@@ -298,8 +304,9 @@ def test_variations_from_runs_match_the_official_evaluations():
 def test_query_variation_api_is_exported():
     names = [
         "bias_variance", "gmap", "robustness_index", "mean_variance", "mean_variance_sweep", "rank_changes",
-        "swap_alpha", "tau_ap", "load_clef2015", "read_clef2015_queries", "read_mapping", "read_variation_table", "read_variations",
-        "variation_array", "variations_from_runs", "variations_from_scores",
+        "swap_alpha", "tau_ap", "read_clef2015", "read_clef2015_queries", "read_mapping", "read_variation_table", "read_variations",
+        "variation_array", "evaluate_runs", "from_scores", "read_uqv100", "read_variant_scores", "read_families",
+        "bias_variance_families", "error_decomposition",
     ]  # fmt: skip
     for name in names:
-        assert callable(getattr(rk, name)) and name in rk.__all__
+        assert callable(getattr(rk.variations, name)) and name in rk.variations.__all__

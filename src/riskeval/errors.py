@@ -2,6 +2,7 @@
 
 Every error raised for user input derives from :class:`RiskevalError` (itself a ``ValueError``), so
 callers can catch one type; the command-line interface turns them into a message and exit status 2.
+The warnings riskeval emits are :class:`RiskevalWarning` and :class:`MissingTopicsWarning`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ class InputFormatError(RiskevalError):
         super().__init__("\n".join(shown))
 
 
+class OutputError(RiskevalError):
+    """An output file could not be written (or would have replaced an input); the message names it."""
+
+
 class MissingTopicsError(RiskevalError):
     """Systems were evaluated on different topic sets and the missing-topic policy is ``"raise"``."""
 
@@ -48,3 +53,14 @@ class MissingDependencyError(RiskevalError, ImportError):
 
 class RiskevalWarning(UserWarning):
     """Something was computed with a caveat the user should see (e.g. a measure left NaN)."""
+
+
+__all__ = [
+    "InputFormatError",
+    "MissingDependencyError",
+    "MissingTopicsError",
+    "MissingTopicsWarning",
+    "OutputError",
+    "RiskevalError",
+    "RiskevalWarning",
+]

@@ -3,7 +3,7 @@ Tonellotto, MacAvaney & Ounis, CIKM 2021): the retrieval systems (transformers o
 the topics, the qrels and the measures, with a baseline.
 
 The systems are run on the topics by PyTerrier; their results are evaluated by riskeval
-(:func:`riskeval.evaluate_runs_long`, so the values are those of the same results as run files) and
+(:func:`riskeval.io.evaluate_runs_long`, so the values are those of the same results as run files) and
 the risk measures computed by :func:`riskeval.risk_table` (URisk/TRisk: Dinçer, Macdonald & Ounis,
 SIGIR 2014; ZRisk/GeoRisk: Dinçer, Macdonald & Ounis, SIGIR 2016).  python-terrier is the optional
 extra ``pyterrier`` (``pip install "riskeval[pyterrier]"``); nothing here starts Java unless a

@@ -333,7 +333,7 @@ def test_each_model_selected_on_validation_and_tested():
     t = rk.trisk(s, b, 1.0)
     row = tests.loc[("tfaro a=2", "feature 0")]
     assert row["TRisk"] == pytest.approx(t.statistic) and row["p"] == pytest.approx(t.pvalue)
-    np.testing.assert_allclose(tests["p_adj"], rk.adjust_pvalues(tests["p"].to_numpy(), "holm"))
+    np.testing.assert_allclose(tests["p_adj"], rk.inference.adjust_pvalues(tests["p"].to_numpy(), "holm"))
     perm = rk.permutation_test(s, b, alpha=1.0, n_resamples=200, rng=0)
     assert row["p_perm"] == pytest.approx(perm.pvalue)
     # the tests with other settings: Bonferroni and TRisk's jackknife SE (SIGIR 2014, eq. 17-18)

@@ -21,7 +21,7 @@ def test_risk_profile_against_one_baseline_matches_the_core():
     frame = risk_profile(models, {"bm25": base}).to_frame()
     assert list(frame.columns) == list(MEASURES)
     for name, scores in models.items():
-        rr = rk.risk_reward(scores, base)
+        rr = rk.analysis.risk_reward(scores, base)
         row = frame.loc[("bm25", name)]
         assert row["NDCG"] == pytest.approx(scores.mean())
         assert row["Reward"] == pytest.approx(rr.freward)

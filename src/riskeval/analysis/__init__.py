@@ -1,1 +1,64 @@
-"""Analyses built on the measures: tables over α grids, bootstrap intervals, the baseline-bias study."""
+"""Analyses built on the risk measures: tables over α grids, topics, baselines and their bias,
+comparisons of runs, and the long tables of large evaluations.
+
+- risk tables and topics: :func:`risk_table`, :func:`topic_risk`, :func:`riskiest_topics`,
+  :func:`risk_reward`, :func:`measure_rankings`, and the PyTerrier experiment
+  :func:`risk_experiment`;
+- baselines (Dinçer, Ounis & Macdonald, ECIR 2014): :func:`baseline`, :func:`loo_baseline`,
+  :func:`baseline_runs`, the baseline-bias study :func:`bias_study` with :func:`bias_table`,
+  :func:`baseline_correlation`, :func:`baseline_rankings`, :func:`ranking_agreement`,
+  :func:`pca_biplot`, :func:`chisq_residuals`;
+- runs compared: :func:`compare_runs`, :func:`risk_reward_tradeoff`;
+- long tables (one row per system, topic and measure, on a Dask cluster too):
+  :func:`long_risk_table`, :func:`long_topic_risk`.
+
+Names are imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from riskeval import _lazy
+
+# public name -> module that defines it
+_EXPORTS = {
+    # risk tables and topics
+    "risk_table": "riskeval.analysis.table",
+    "topic_risk": "riskeval.measures.paired",
+    "riskiest_topics": "riskeval.analysis.topics",
+    "risk_reward": "riskeval.measures.paired",
+    "RiskReward": "riskeval.measures.results",
+    "TRiskResult": "riskeval.measures.results",
+    "measure_rankings": "riskeval.analysis.measure_ranks",
+    "risk_experiment": "riskeval.pyterrier",
+    # baselines and their bias
+    "baseline": "riskeval.measures.baselines",
+    "loo_baseline": "riskeval.measures.baselines",
+    "baseline_runs": "riskeval.measures.baselines",
+    "bias_study": "riskeval.analysis.baseline_bias",
+    "BiasStudy": "riskeval.analysis.baseline_bias",
+    "bias_table": "riskeval.analysis.bias_tables",
+    "baseline_correlation": "riskeval.analysis.correlation",
+    "BaselineCorrelation": "riskeval.analysis.correlation",
+    "baseline_rankings": "riskeval.analysis.baseline_ranks",
+    "ranking_agreement": "riskeval.analysis.baseline_ranks",
+    "pca_biplot": "riskeval.analysis.pca",
+    "chisq_residuals": "riskeval.analysis.chisq",
+    # runs compared
+    "compare_runs": "riskeval.analysis.run_comparison",
+    "risk_reward_tradeoff": "riskeval.analysis.run_comparison",
+    # long tables
+    "long_risk_table": "riskeval.distributed.risk",
+    "long_topic_risk": "riskeval.distributed.risk",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    return _lazy.load(__name__, _EXPORTS, name, globals())
+
+
+def __dir__() -> list[str]:
+    return _lazy.names(_EXPORTS, globals())

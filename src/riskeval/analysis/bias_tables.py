@@ -1,4 +1,4 @@
-"""Tidy tables from a :class:`riskeval.BiasStudy`, shared by the command line and the report."""
+"""Tidy tables from a :class:`riskeval.analysis.BiasStudy`, shared by the command line and the report."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.analysis.bias_study import BiasStudy, bias_study
+from riskeval.analysis.baseline_bias import BiasStudy, bias_study
 from riskeval.analysis.by_measure import check_systems, for_each_measure
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import baseline

@@ -44,7 +44,7 @@ FAMILY_COLUMNS = ("system", "family", "parameter", "mean", "bias", "bias2", "var
 def error_decomposition(scores: Any, target: Any = "best", *, best_of: Any = None) -> pd.DataFrame:
     """``E(AP − 1)²`` of each system in the three terms of eq. 8 beside the two of eq. 9.
 
-    ``target``: a per-topic target as in :func:`riskeval.bias_variance` (``"best"``, the
+    ``target``: a per-topic target as in :func:`riskeval.variations.bias_variance` (``"best"``, the
     default: the per-topic best of the systems, or of ``best_of``; ``"perfect"``; a system label;
     one score per topic).  One row per system: ``system, target, error_to_target`` (E(AP −
     AP_T)², eq. 7), ``target_error`` (E(AP_T − 1)²), ``cross_term`` (2·E[(AP − AP_T)(AP_T − 1)]),
@@ -91,7 +91,7 @@ def bias_variance_families(
     families : DataFrame with columns ``system`` and ``family`` and optionally ``parameter`` (a
         number: λ, r_n, ...), one row per system of ``scores`` (extra rows are ignored); a family
         of one system (the original model, the target) is a single point.
-    target, form, best_of : as in :func:`riskeval.bias_variance`.
+    target, form, best_of : as in :func:`riskeval.variations.bias_variance`.
 
     One row per system, by family (in order of first appearance) then parameter: ``system,
     family, parameter, mean, bias, bias2, variance, total``.

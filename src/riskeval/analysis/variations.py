@@ -40,7 +40,7 @@ class _Moments:
     topic_variance: np.ndarray | None = None  # Σ w_i² var(R_i), general form with decompose=True
 
 
-def _moments(df, *, form, weights, ddof, variant, unequal, seed, missing, decompose) -> _Moments:
+def _moments(df, *, form, weights, ddof, variant, unequal, rng, missing, decompose) -> _Moments:
     check_option(form, MEAN_VARIANCE_FORMS, "mean_variance", "form")
     if decompose and form != "general":
         raise RiskevalError("decompose=True splits the variance of form='general' only.")
@@ -62,7 +62,7 @@ def _moments(df, *, form, weights, ddof, variant, unequal, seed, missing, decomp
             "topic (the same user) and needs them all. Use unequal='raise', 'drop' or "
             "'downsample', or form='intra'."
         )
-    arr = variation_array(df, unequal=unequal, seed=seed, missing=missing)
+    arr = variation_array(df, unequal=unequal, rng=rng, missing=missing)
     w = mve.normalise_weights(topic_weights(weights, arr.topics), len(arr.topics))
     if form == "inter":
         mean, var = mve.inter_topic_moments(arr.scores[:, :, 0], w, ddof)
@@ -99,7 +99,7 @@ def mean_variance(
     ddof: int = 1,
     variant: str | None = None,
     unequal: str = "raise",
-    seed: int | None = None,
+    rng: int | np.random.Generator | None = None,
     missing: str = "raise",
     decompose: bool = False,
 ) -> pd.DataFrame:
@@ -121,7 +121,7 @@ def mean_variance(
         Variance estimator: 1 (sample, default) or 0 (population).
     variant : str, optional
         For ``form="inter"``: the variant that is each topic's only query (e.g. ``"pivot"``).
-    unequal, seed, missing :
+    unequal, rng, missing :
         Policies for topics with different numbers of variants and for missing cells, see
         :func:`riskeval.model.variations.variation_array`.  ``unequal="keep"`` (empty cells where
         a topic has fewer variants) is refused by the general and inter-topic forms, which pair
@@ -146,7 +146,7 @@ def mean_variance(
         ddof=ddof,
         variant=variant,
         unequal=unequal,
-        seed=seed,
+        rng=rng,
         missing=missing,
         decompose=decompose,
     )
@@ -228,7 +228,7 @@ def mean_variance_sweep(df: pd.DataFrame, alphas=None, **options) -> MeanVarianc
     then costs O(S) for the values plus the rank correlations (τ-b as ``scipy.stats.kendalltau``
     computes it, and τ_AP, vectorised over the grid; ties as in
     :mod:`riskeval.core.rank_correlation`).  ``options`` are those of :func:`mean_variance`
-    (``form``, ``weights``, ``ddof``, ``variant``, ``unequal``, ``seed``, ``missing``); with
+    (``form``, ``weights``, ``ddof``, ``variant``, ``unequal``, ``rng``, ``missing``); with
     ``form="intra"`` the correlations are per topic (Figure 3).
     """
     grid = check_alphas(

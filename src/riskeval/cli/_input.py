@@ -422,7 +422,7 @@ def _scores(matrices: dict[str, pd.DataFrame], source: str, files: list[str], na
 
 
 def _split_measures(long: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Systems × topics matrices, per measure, of :func:`riskeval.evaluate_runs_long`'s table (its
+    """Systems × topics matrices, per measure, of :func:`riskeval.io.evaluate_runs_long`'s table (its
     order of systems and topics kept)."""
     out = {}
     for name, part in long.groupby("measure", sort=False):

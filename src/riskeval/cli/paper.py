@@ -65,7 +65,7 @@ def baseline_correlation(
     """
     import pandas as pd
 
-    from riskeval.analysis.baseline_correlation import baseline_correlation as analyse
+    from riskeval.analysis.correlation import baseline_correlation as analyse
     from riskeval.formatting import format_pvalue
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
@@ -160,7 +160,7 @@ def baseline_rankings(
     """
     import pandas as pd
 
-    from riskeval.analysis import baseline_rankings as br
+    from riskeval.analysis import baseline_ranks as br
     from riskeval.analysis.by_measure import select_systems
     from riskeval.cli.risk import integral_ranks
 
@@ -302,7 +302,7 @@ def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fm
     Examples:
       riskeval pca-topics --example --topics 5
     """
-    from riskeval.analysis.pca_biplot import pca_biplot
+    from riskeval.analysis.pca import pca_biplot
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
@@ -350,7 +350,7 @@ def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas,
     import pandas as pd
 
     from riskeval.analysis.by_measure import select_systems
-    from riskeval.analysis.chisq_residuals import chisq_residuals, chisq_test
+    from riskeval.analysis.chisq import chisq_residuals, chisq_test
     from riskeval.formatting import format_pvalue
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
@@ -403,7 +403,7 @@ def risk_ranks(
       riskeval risk-ranks --example --alpha 5 --tidy --format csv
     """
     from riskeval.analysis.by_measure import select_systems
-    from riskeval.analysis.measure_rankings import measure_rankings, measure_rankings_wide
+    from riskeval.analysis.measure_ranks import measure_rankings, measure_rankings_wide
     from riskeval.cli.risk import integral_ranks
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)

@@ -429,7 +429,7 @@ def _cluster_table(
 
 
 def _on_cluster(inputs: tuple[str, ...], measure: tuple[str, ...], settings: RiskSettings) -> pd.DataFrame:
-    """:func:`riskeval.long_risk_table` of a long Parquet score table on the active cluster; with
+    """:func:`riskeval.analysis.long_risk_table` of a long Parquet score table on the active cluster; with
     several ``--measure``, one after the other, stacked with a ``measure`` column first."""
     import os
 

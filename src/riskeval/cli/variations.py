@@ -44,23 +44,23 @@ def _warnings_to_stderr() -> Iterator[None]:
 def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef_root: str | None):
     """The tidy variation table from exactly one kind of input."""
     from riskeval.errors import RiskevalError
-    from riskeval.io.clef2015 import load_clef2015
+    from riskeval.io.clef2015 import read_clef2015
     from riskeval.io.variations import read_mapping, read_variation_table
 
     if clef_root is not None:
         if inputs or mapping:
             raise RiskevalError("Give either --clef2015 or input files, not both.")
-        return load_clef2015(clef_root, measure=measure)
+        return read_clef2015(clef_root, measure=measure)
     if mapping is not None:
         if not inputs:
             raise RiskevalError(
                 "--mapping needs the trec_eval or ir_measures -q files of the systems as arguments."
             )
         from riskeval.io.per_query import read_per_query
-        from riskeval.model.variations import variations_from_scores
+        from riskeval.model.variations import from_scores
 
         [matrix] = read_per_query(list(inputs), [measure]).values()  # trec_eval or ir_measures output
-        return variations_from_scores(matrix, read_mapping(mapping))
+        return from_scores(matrix, read_mapping(mapping))
     if len(inputs) != 1:
         raise RiskevalError(
             "Give one table (CSV/TSV/Parquet with columns system, topic, variant, score), "
@@ -220,7 +220,7 @@ def mean_variance(
         raise RiskevalError("Use either --sweep or --rank-change, not both.")
     options = {
         "form": form, "weights": _read_weights(weights), "ddof": ddof, "variant": variant,
-        "unequal": unequal, "seed": seed, "missing": missing,
+        "unequal": unequal, "rng": seed, "missing": missing,
     }  # fmt: skip
     with _warnings_to_stderr():
         df = _variations(inputs, mapping, measure, clef_root)
@@ -330,9 +330,9 @@ def bias_variance(
 def _clef_matrix(root: str, measure: str, variant: str | None):
     """Systems × queries (or × needs, for one variant) scores of CLEF eHealth 2015."""
     from riskeval.errors import RiskevalError
-    from riskeval.io.clef2015 import load_clef2015
+    from riskeval.io.clef2015 import read_clef2015
 
-    tidy = load_clef2015(root, measure=measure, incomplete="keep")
+    tidy = read_clef2015(root, measure=measure, incomplete="keep")
     if variant is None:
         return tidy.pivot(index="system", columns="query", values="score")
     tidy = tidy[tidy["variant"] == variant]

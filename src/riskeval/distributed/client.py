@@ -25,7 +25,7 @@ def cluster(
     timeout : how long to try connecting to ``scheduler``.
 
     Exactly one of ``workers`` and ``scheduler`` is given.  While the block runs, the client is Dask's
-    current client (in this thread), so :func:`riskeval.long_risk_table` runs on it; pass it to
+    current client (in this thread), so :func:`riskeval.analysis.long_risk_table` runs on it; pass it to
     :func:`riskeval.evaluate_runs` as ``client=``.
 
     Raises

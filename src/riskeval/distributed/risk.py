@@ -1,7 +1,7 @@
 """Risk measures of a long score table that does not fit in memory, from mergeable partial sums.
 
 The input is a long table with one row per (system, topic) score and the columns ``system, topic,
-score`` (and ``measure`` when it holds several measures, as :func:`riskeval.evaluate_runs_long`
+score`` (and ``measure`` when it holds several measures, as :func:`riskeval.io.evaluate_runs_long`
 writes it): a partitioned Parquet data set, a ``dask.dataframe.DataFrame`` or a pandas DataFrame.
 Each partition is reduced to a few numbers per system and per topic, and the partial results are
 merged in a tree, so no worker ever holds more than one partition and the merged sums.
@@ -331,7 +331,7 @@ def _complete(wrong: pd.Index, c: int) -> None:
         raise RiskevalError(
             f"Every system must have one score for each of the {c} topics of the long table; "
             f"{len(wrong)} system(s) have missing or repeated topics: {listed(wrong, 5)}. Apply a "
-            "missing-topic policy first (riskeval.evaluate_runs_long(..., missing='zero' or 'drop'))."
+            "missing-topic policy first (riskeval.io.evaluate_runs_long(..., missing='zero' or 'drop'))."
         )
 
 

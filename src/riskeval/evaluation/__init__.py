@@ -1,7 +1,7 @@
 """Evaluation of runs: TREC run files (or runs in memory) and qrels to a systems × topics score matrix.
 
-- :mod:`~riskeval.evaluation.api`: :func:`evaluate_runs`, :func:`evaluate_runs_long`,
-  :func:`variations_from_runs`;
+- :mod:`~riskeval.evaluation.api`: :func:`evaluate_runs`, :func:`evaluate_runs_long`;
+- :mod:`~riskeval.evaluation.variations`: runs over query variants to a variation table;
 - :mod:`~riskeval.evaluation.inputs`: qrels and runs given as paths or in memory (PyTerrier, ranx,
   ir_measures, dicts);
 - :mod:`~riskeval.evaluation.measures`: measure names, parsed and checked;
@@ -11,6 +11,6 @@
 - :mod:`~riskeval.evaluation.executors`: this process, a pool of processes, or a Dask client.
 """
 
-from riskeval.evaluation.api import evaluate_runs, evaluate_runs_long, variations_from_runs
+from riskeval.evaluation.api import evaluate_runs, evaluate_runs_long
 
-__all__ = ["evaluate_runs", "evaluate_runs_long", "variations_from_runs"]
+__all__ = ["evaluate_runs", "evaluate_runs_long"]

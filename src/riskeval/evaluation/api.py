@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 import numpy as np
@@ -26,9 +25,7 @@ from riskeval.evaluation.engine import ENGINES, RunEvaluator, RunScores
 from riskeval.evaluation.executors import evaluate_files
 from riskeval.evaluation.inputs import qrels_dict, run_inputs
 from riskeval.evaluation.measures import parse_measures
-from riskeval.io.variations import read_mapping
 from riskeval.model.matrix import apply_missing
-from riskeval.model.variations import variations_from_scores
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 
@@ -70,7 +67,7 @@ def evaluate_runs(
     missing : what to do with topics judged in the qrels but absent from a run: ``"zero"`` (score 0,
         as ``trec_eval -c`` and ``gdeval -c``), ``"drop"`` (drop the topic for every system) or
         ``"raise"`` (:class:`~riskeval.errors.MissingTopicsError`), applied by
-        :func:`riskeval.apply_missing`; ``"zero"`` and ``"drop"`` warn
+        :func:`riskeval.io.apply_missing`; ``"zero"`` and ``"drop"`` warn
         (:class:`~riskeval.errors.MissingTopicsWarning`) with the number of cells affected.  Topics of
         a run that the qrels do not judge are left out with a
         :class:`~riskeval.errors.RiskevalWarning` that counts them.
@@ -111,7 +108,7 @@ def evaluate_runs(
     if not isinstance(measure, str) and _is_sequence(measure):
         raise RiskevalError(
             "The 'measure' parameter of evaluate_runs takes one measure; got "
-            f"{list(measure)!r}. Use riskeval.evaluate_runs_long for several measures."
+            f"{list(measure)!r}. Use riskeval.io.evaluate_runs_long for several measures."
         )
     scores = _evaluate(qrels, runs, [measure], names, missing, progress, n_jobs, client, engine)
     return scores.matrices[0]
@@ -282,25 +279,3 @@ def _topic_key(topic: str) -> tuple[int, int, str, str]:
 
 def _is_sequence(value: Any) -> bool:
     return isinstance(value, (list, tuple, pd.Index, np.ndarray, pd.Series))
-
-
-def variations_from_runs(
-    qrels,
-    runs,
-    mapping: str | Path | pd.DataFrame,
-    *,
-    measure: str = "P@10",
-    names=None,
-    missing: str = "zero",
-    n_jobs: int | None = None,
-) -> pd.DataFrame:
-    """Tidy variation table from TREC runs over the query variants, qrels per query, and a mapping.
-
-    The runs are evaluated per query by :func:`riskeval.evaluate_runs` (``measure``, ``names``,
-    ``missing`` and ``n_jobs`` are its parameters; ``measure`` an ir_measures name such as
-    ``"P@10"`` or ``"AP"``), then mapped as by :func:`riskeval.variations_from_scores`.
-    """
-    matrix = evaluate_runs(qrels, runs, measure, names=names, missing=missing, n_jobs=n_jobs)
-    return variations_from_scores(
-        matrix, mapping if isinstance(mapping, pd.DataFrame) else read_mapping(mapping)
-    )

@@ -1,5 +1,6 @@
 """Inference for every risk measure: randomisation tests, bootstrap intervals, the randomised Tukey
-HSD over many systems, max-T adjustment over systems and α, and rank intervals.
+HSD over many systems, max-T adjustment over systems and α, rank intervals, adjusted p-values and
+the χ² test of a contingency table.
 
 - :mod:`~riskeval.inference.permutation`: sign-flip randomisation test of URisk(α)
   (:func:`permutation_test`);
@@ -13,4 +14,38 @@ Every procedure takes ``rng`` (an int seed, None or a :class:`numpy.random.Gener
 the seed it used; draws are made block by block or within the kernels, so working memory does not
 grow with ``n_resamples`` (the bootstrap keeps its distribution: one value per resample and
 reported number, and draws ``batch`` resamples at a time).
+
+Names are imported on first use.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from riskeval import _lazy
+
+# public name -> module that defines it
+_EXPORTS = {
+    "bootstrap_ci": "riskeval.inference.bootstrap",
+    "bootstrap_difference": "riskeval.inference.bootstrap",
+    "rank_intervals": "riskeval.inference.bootstrap",
+    "BootstrapDifferenceResult": "riskeval.inference.bootstrap",
+    "permutation_test": "riskeval.inference.permutation",
+    "PermutationResult": "riskeval.inference.permutation",
+    "risk_permutation_table": "riskeval.inference.maxt",
+    "tukey_hsd": "riskeval.inference.tukey",
+    "TukeyHSDResult": "riskeval.inference.tukey",
+    "adjust_pvalues": "riskeval.core.corrections",
+    "chisq_test": "riskeval.analysis.chisq",
+    "ChiSquareResult": "riskeval.analysis.chisq",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    return _lazy.load(__name__, _EXPORTS, name, globals())
+
+
+def __dir__() -> list[str]:
+    return _lazy.names(_EXPORTS, globals())

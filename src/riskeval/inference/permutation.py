@@ -199,7 +199,7 @@ def check_sign_flip(measure: RiskMeasure, func: str) -> RiskMeasure:
         "T*Risk is TRisk against the per-topic MEAN: use risk='TRisk' with baseline='mean'."
         if isinstance(measure, TStarRisk)
         else f"{measure.name} compares each system with every other; test it with the bootstrap "
-        "(riskeval.bootstrap_difference, riskeval.bootstrap_ci)."
+        "(riskeval.inference.bootstrap_difference, riskeval.bootstrap_ci)."
     )
     raise RiskevalError(
         f"The 'risk' parameter of {func} must be URisk or TRisk: sign flips test a mean gain over "

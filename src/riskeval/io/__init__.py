@@ -1,18 +1,52 @@
-"""Readers and writers: score tables, trec_eval output, ir_measures results, runs and qrels, query
-variations, LETOR files.  They only read and write; the data model they produce (score matrices,
-the missing-topic policy, query-variation tables) is :mod:`riskeval.model`."""
+"""Readers: score tables, trec_eval and ir_measures output, ranx and PyTerrier results, query texts,
+baseline maps, and the evaluation of run files into long tables.
 
-from riskeval.io.inputs import score_matrix
-from riskeval.io.ir_measures_results import from_ir_measures
-from riskeval.io.score_files import read_scores
-from riskeval.io.tables import from_long, from_wide
-from riskeval.io.trec_eval import read_trec_eval
+Readers of files are named ``read_*``; readers of objects in memory (DataFrames, ir_measures
+results, ranx scores) ``from_*``.  :func:`score_matrix` takes any of these inputs and tells them
+apart.  The modules of this package only read and write; the data model they produce (score
+matrices, the missing-topic policy, query-variation tables) is :mod:`riskeval.model`, whose
+:func:`as_matrix` and :func:`apply_missing` are exported here.
 
-__all__ = [
-    "from_ir_measures",
-    "from_long",
-    "from_wide",
-    "read_scores",
-    "read_trec_eval",
-    "score_matrix",
-]
+Names are imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from riskeval import _lazy
+
+# public name -> module that defines it
+_EXPORTS = {
+    # any input
+    "score_matrix": "riskeval.io.inputs",
+    "score_matrices": "riskeval.io.matrices",
+    # files
+    "read_scores": "riskeval.io.score_files",
+    "read_trec_eval": "riskeval.io.trec_eval",
+    "read_trec_eval_measures": "riskeval.io.trec_eval",
+    "read_ir_measures": "riskeval.io.per_query",
+    "read_baseline_map": "riskeval.io.baseline_map",
+    "read_topic_texts": "riskeval.io.topic_texts",
+    # objects in memory
+    "from_long": "riskeval.io.tables",
+    "from_wide": "riskeval.io.tables",
+    "from_ir_measures": "riskeval.io.ir_measures_results",
+    "from_ranx": "riskeval.io.ranx_scores",
+    # measure names, score matrices and missing topics
+    "canonical_measure": "riskeval.io.measures",
+    "as_matrix": "riskeval.model.matrix",
+    "apply_missing": "riskeval.model.matrix",
+    # run files evaluated into a long table (one row per measure, system and topic)
+    "evaluate_runs_long": "riskeval.evaluation.api",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    return _lazy.load(__name__, _EXPORTS, name, globals())
+
+
+def __dir__() -> list[str]:
+    return _lazy.names(_EXPORTS, globals())

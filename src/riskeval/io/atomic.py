@@ -16,11 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from riskeval.errors import RiskevalError
-
-
-class OutputError(RiskevalError):
-    """An output file could not be written (or would have replaced an input); the message names it."""
+from riskeval.errors import OutputError
 
 
 def write_atomic(

@@ -14,7 +14,7 @@ What the data holds (checked on the files): 22 needs have three variants in the 
 need 23 only a pivot (``clef2015.test.60``); query ``clef2015.test.62`` (need 13, ``least``) has no
 relevance judgements and therefore no evaluation, so need 13 has two evaluated variants.  That
 leaves 21 needs × 3 variants = 63 queries complete in the evaluations, the set Zuccon et al. (2016,
-§5.1) used.  :func:`load_clef2015` drops the two incomplete needs by default, with a warning naming
+§5.1) used.  :func:`read_clef2015` drops the two incomplete needs by default, with a warning naming
 them; ``incomplete="keep"`` keeps their 3 evaluated queries (for the intra-topic form).
 """
 
@@ -28,7 +28,7 @@ import pandas as pd
 from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.decoding import read_text
 from riskeval.io.trec_eval import read_trec_eval
-from riskeval.model.variations import drop_incomplete_topics, variations_from_scores
+from riskeval.model.variations import drop_incomplete_topics, from_scores
 
 QUERIES_FILE = Path("queries") / "clef2015.test_with_narratives.queries-EN.txt"
 EVALS_DIR = Path("pertopic-evals")
@@ -99,7 +99,7 @@ def _numeric(digits: str) -> tuple[int, str]:
     return len(significant), significant
 
 
-def load_clef2015(root: str | Path, *, measure: str = "P_10", incomplete: str = "drop") -> pd.DataFrame:
+def read_clef2015(root: str | Path, *, measure: str = "P_10", incomplete: str = "drop") -> pd.DataFrame:
     """Tidy variation table (system, topic, variant, score, query) of CLEF eHealth 2015 Task 2.
 
     Parameters
@@ -126,7 +126,7 @@ def load_clef2015(root: str | Path, *, measure: str = "P_10", incomplete: str = 
     mapping = read_clef2015_queries(queries)
     # systems by file name: the runid lines repeat across teams (e.g. LGDc1.0)
     matrix = read_trec_eval(files, measure, names=[f.name.removesuffix(".dat") for f in files])
-    tidy = variations_from_scores(matrix, mapping[["query", "topic", "variant"]])
+    tidy = from_scores(matrix, mapping[["query", "topic", "variant"]])
     if incomplete == "drop":
         tidy = drop_incomplete_topics(tidy, what="information need")
     return tidy

@@ -36,7 +36,7 @@ def from_ir_measures(
     system : str
         The system's name when ``results`` is one iterable.
     missing : {"raise", "zero", "drop"}
-        Queries evaluated for some systems only: see :func:`riskeval.apply_missing`.  (ir_measures
+        Queries evaluated for some systems only: see :func:`riskeval.io.apply_missing`.  (ir_measures
         leaves out queries a run has no results for.)
 
     Returns

@@ -114,7 +114,7 @@ def read_ir_measures(
         System names: ``None`` or ``"file"`` name each system by its file name (the output does
         not name its run); a sequence gives one name per file.
     missing : {"raise", "zero", "drop"}
-        Queries evaluated for some systems only: see :func:`riskeval.apply_missing`.
+        Queries evaluated for some systems only: see :func:`riskeval.io.apply_missing`.
 
     Returns
     -------

@@ -67,7 +67,7 @@ def read_trec_eval(
         for ``names="file"`` or explicit names.
     missing : {"raise", "zero", "drop"}
         Topics evaluated for some systems only (trec_eval ``-q`` omits topics without results):
-        see :func:`riskeval.apply_missing`.
+        see :func:`riskeval.io.apply_missing`.
 
     Returns
     -------

@@ -19,7 +19,7 @@ Variant ids belong to one topic (variant ``2264`` of topic 213 and the variants 
 different users), so these collections do not pair "user k" across topics as the general form of
 mean–variance evaluation needs: use the intra-topic form, or pair variants by position
 (``unequal="downsample"``), which is an assumption to state.  Topics also have different numbers
-of variants; :func:`load_query_variations` applies an explicit ``unequal`` policy and warns with the
+of variants; :func:`read_uqv100` applies an explicit ``unequal`` policy and warns with the
 counts.
 """
 
@@ -39,7 +39,7 @@ from riskeval.io.decoding import read_text
 from riskeval.io.numbers import parse_decimal
 from riskeval.options import UNEQUAL_POLICIES, check_option
 
-#: Columns of :func:`read_variant_scores` and :func:`load_query_variations`.
+#: Columns of :func:`read_variant_scores` and :func:`read_uqv100`.
 COLUMNS = ("system", "topic", "variant", "score", "query", "measure")
 
 _FIELDS = re.compile(r"\s+")
@@ -105,15 +105,15 @@ def read_variant_scores(
     return frame[list(COLUMNS)]
 
 
-def load_query_variations(
+def read_uqv100(
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     systems: Sequence[str] | None = None,
     unequal: str = "raise",
-    seed: int | None = None,
+    rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """Per-variant score files of one or more systems, as the tidy table of
-    :func:`riskeval.mean_variance` (``system, topic, variant, score, query, measure``).
+    :func:`riskeval.variations.mean_variance` (``system, topic, variant, score, query, measure``).
 
     Parameters
     ----------
@@ -124,42 +124,41 @@ def load_query_variations(
         Robust04 has its own count.  A :class:`~riskeval.errors.RiskevalWarning` counts them
         whatever the policy.  ``"raise"`` (default): a :class:`~riskeval.errors.RiskevalError`
         naming the options; ``"drop"``: keep only the topics with the most variants;
-        ``"downsample"``: keep, per topic, a random subset (``seed``) of as many variants as the
+        ``"downsample"``: keep, per topic, a random subset (``rng``) of as many variants as the
         least complete topic has, the same variants for every system; ``"keep"``: all variants
         (for the intra-topic form, which takes each topic on its own).  The policy names are those
-        of :func:`riskeval.variation_array`.
-    seed : seed of ``"downsample"``.
+        of :func:`riskeval.variations.variation_array`.
+    rng : the randomness of ``"downsample"``: an int seed, a :class:`numpy.random.Generator`, or None.
 
     Every file must score the same measure (a table mixing nDCG@10 and AP would compare nothing);
     a system's topics and variants are checked downstream by the missing-cell policy of
-    :func:`riskeval.variation_array`.
+    :func:`riskeval.variations.variation_array`.
     """
-    unequal = check_option(unequal, UNEQUAL_POLICIES, "load_query_variations", "unequal")
+    unequal = check_option(unequal, UNEQUAL_POLICIES, "read_uqv100", "unequal")
     files = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not files:
-        raise RiskevalError("load_query_variations needs at least one score file.")
+        raise RiskevalError("read_uqv100 needs at least one score file.")
     names = list(systems) if systems is not None else [None] * len(files)
     if len(names) != len(files):
-        raise RiskevalError(f"load_query_variations: {len(files)} file(s) but {len(names)} system name(s).")
+        raise RiskevalError(f"read_uqv100: {len(files)} file(s) but {len(names)} system name(s).")
     frames = [read_variant_scores(p, system=n) for p, n in zip(files, names, strict=True)]
     measures = {f["measure"].iloc[0] for f in frames}
     if len(measures) > 1:
         raise RiskevalError(
-            f"load_query_variations: the files score different measures {sorted(map(str, measures))}; "
+            f"read_uqv100: the files score different measures {sorted(map(str, measures))}; "
             "give files of one measure."
         )
     dup = pd.Series([f["system"].iloc[0] for f in frames])
     if dup.duplicated().any():
         raise RiskevalError(
-            f"load_query_variations: system name(s) {dup[dup.duplicated()].tolist()} given twice; "
-            "pass systems=."
+            f"read_uqv100: system name(s) {dup[dup.duplicated()].tolist()} given twice; pass systems=."
         )
     table = pd.concat(frames, ignore_index=True)
-    return apply_unequal(table, unequal, seed)
+    return apply_unequal(table, unequal, rng)
 
 
-def apply_unequal(table: pd.DataFrame, unequal: str, seed: int | None) -> pd.DataFrame:
-    """The ``unequal`` policy of :func:`load_query_variations` on a tidy variation table."""
+def apply_unequal(table: pd.DataFrame, unequal: str, rng: int | np.random.Generator | None) -> pd.DataFrame:
+    """The ``unequal`` policy of :func:`read_uqv100` on a tidy variation table."""
     cells = table.drop_duplicates(["topic", "variant"])
     counts = cells.groupby("topic", sort=False).size()
     if counts.nunique() <= 1:
@@ -176,7 +175,7 @@ def apply_unequal(table: pd.DataFrame, unequal: str, seed: int | None) -> pd.Dat
         raise RiskevalError(
             f"Topics have different numbers of variants ({low} to {top}; {short} of {len(counts)} "
             f"topics have fewer than {top}). Choose a policy: unequal='keep' (every variant; the "
-            f"intra-topic form), 'downsample' with a seed (each topic keeps {low} random variants), "
+            f"intra-topic form), 'downsample' with rng= a seed (each topic keeps {low} random variants), "
             f"or 'drop' (only the {len(counts) - short} topics with {top} variants)."
         )
     if unequal == "keep":
@@ -184,11 +183,11 @@ def apply_unequal(table: pd.DataFrame, unequal: str, seed: int | None) -> pd.Dat
     if unequal == "drop":
         keep = counts.index[counts == top]
         return table[table["topic"].isin(keep)].reset_index(drop=True)
-    rng = np.random.default_rng(seed)
+    draw = np.random.default_rng(rng)
     chosen = [
         (topic, variant)
         for topic, part in cells.groupby("topic", sort=False)
-        for variant in part["variant"].to_numpy()[np.sort(rng.choice(len(part), size=low, replace=False))]
+        for variant in part["variant"].to_numpy()[np.sort(draw.choice(len(part), size=low, replace=False))]
     ]
     keep_cells = pd.MultiIndex.from_tuples(chosen, names=["topic", "variant"])
     mask = pd.MultiIndex.from_frame(table[["topic", "variant"]]).isin(keep_cells)

@@ -15,7 +15,7 @@ from riskeval.io.decoding import read_text
 from riskeval.io.delimited import read_delimited
 from riskeval.io.score_files import _read_parquet
 from riskeval.io.trec_eval import read_trec_eval
-from riskeval.model.variations import MAPPING_COLUMNS, as_variations, variations_from_scores
+from riskeval.model.variations import MAPPING_COLUMNS, as_variations, from_scores
 from riskeval.options import MissingPolicy
 
 _DELIMITERS = ("\t", ",", ";", "|")
@@ -120,11 +120,11 @@ def read_variations(
     """Tidy variation table from trec_eval ``-q`` outputs of the systems over the query variants and
     a mapping (a file for :func:`read_mapping`, or a DataFrame with columns query, topic, variant).
 
-    ``measure``, ``names`` and ``missing`` are those of :func:`riskeval.read_trec_eval` (systems
+    ``measure``, ``names`` and ``missing`` are those of :func:`riskeval.io.read_trec_eval` (systems
     named by their ``runid`` lines by default; ``missing`` for queries some systems lack).
     """
     matrix = read_trec_eval(trec_eval_files, measure, names=names, missing=missing)
-    return variations_from_scores(matrix, _mapping(mapping))
+    return from_scores(matrix, _mapping(mapping))
 
 
 def _mapping(mapping: str | Path | pd.DataFrame) -> pd.DataFrame:

@@ -23,7 +23,7 @@ def measure_matrices(X: Any) -> dict[str, Any] | None:
     ``X`` holds several measures when it is a mapping (measure name -> matrix, returned as given)
     or a DataFrame with a ``measure`` column and the system, topic and score columns named above
     (one matrix per measure, systems and topics in order of first appearance; a topic a system
-    lacks is NaN, which :func:`riskeval.as_matrix` then refuses with its message).
+    lacks is NaN, which :func:`riskeval.io.as_matrix` then refuses with its message).
 
     Raises
     ------

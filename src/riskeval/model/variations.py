@@ -51,7 +51,7 @@ class VariationArray:
     dropped : tuple of str
         Topics removed by ``unequal="drop"``.
     seed : int or None
-        The seed used by ``unequal="downsample"``.
+        The seed of ``unequal="downsample"``: the ``rng`` given when it is an int, else None.
     """
 
     scores: np.ndarray
@@ -110,7 +110,7 @@ def as_variations(df: pd.DataFrame, *, name: str = "df") -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def variations_from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
+def from_scores(scores: pd.DataFrame, mapping: pd.DataFrame) -> pd.DataFrame:
     """Tidy variation table from a systems × queries score matrix and a query mapping.
 
     ``scores`` is a score matrix whose columns are query ids (as read from trec_eval ``-q``
@@ -162,7 +162,7 @@ def _cube(df: pd.DataFrame):
 
 def _apply_missing(cube, systems, topics, labels, missing: MissingPolicy) -> np.ndarray:
     """Make every system cover the same (topic, variant) cells with the project's missing-topic
-    policy (:func:`riskeval.apply_missing`) on the systems × cells matrix: ``"raise"`` names the
+    policy (:func:`riskeval.io.apply_missing`) on the systems × cells matrix: ``"raise"`` names the
     missing cells, ``"zero"`` scores them 0 (trec_eval ``-c``), ``"drop"`` removes each cell some
     system lacks for every system; filling and dropping warn with counts."""
     t_idx, v_idx = np.nonzero(~np.isnan(cube).all(axis=0))  # the cells some system has
@@ -203,7 +203,7 @@ def variation_array(
     df: pd.DataFrame,
     *,
     unequal: str = "raise",
-    seed: int | None = None,
+    rng: int | np.random.Generator | None = None,
     missing: MissingPolicy = "raise",
 ) -> VariationArray:
     """The ``systems × N × M`` array of a tidy variation table (Zuccon, Palotti & Hanbury, CIKM 2016, §4.1).
@@ -217,11 +217,12 @@ def variation_array(
         What to do when topics have different numbers of variants (the general framework needs
         the same ``M`` everywhere, Zuccon et al. 2016 §7): ``"raise"`` names the topics and the
         options; ``"drop"`` removes topics with fewer variants than the most complete one;
-        ``"downsample"`` keeps, per topic, a random subset (``seed``) of as many variants as the
+        ``"downsample"`` keeps, per topic, a random subset (``rng``) of as many variants as the
         least complete topic has, user ``k`` then being the ``k``-th kept variant (in order of
         first appearance); ``"keep"`` pads with NaN (for the intra-topic form only).
-    seed : int, optional
-        Seed of the downsampling; recorded in the result.
+    rng : int, numpy.random.Generator or None
+        The randomness of the downsampling: a seed (recorded in the result), a generator, or
+        None for fresh randomness.
     missing : {"raise", "zero", "drop"}
         Policy for (topic, variant) cells some systems lack: raise naming them, score them 0, or
         remove those cells for every system (both with a warning counting the cells).
@@ -243,7 +244,7 @@ def variation_array(
         raise RiskevalError(
             f"Topics have different numbers of variants: {len(short)} topic(s) have fewer "
             f"than {full}: {detail}. The general mean-variance form needs the same number of "
-            "variants (users) for every topic. Options: unequal='downsample' with a seed "
+            "variants (users) for every topic. Options: unequal='downsample' with rng= a seed "
             f"(every topic keeps {counts.min()} random variant(s)), unequal='drop' (remove "
             "those topics), or form='intra' (each topic on its own)."
         )
@@ -251,11 +252,12 @@ def variation_array(
         dropped = tuple(_drop_short(counts, "topic"))
         keep = ~counts.index.isin(dropped)
         cube, present, topics = cube[:, keep], present[keep], list(counts.index[keep])
-    return _align(cube, present, systems, topics, labels, unequal, seed, dropped)
+    return _align(cube, present, systems, topics, labels, unequal, rng, dropped)
 
 
-def _align(cube, present, systems, topics, labels, unequal, seed, dropped) -> VariationArray:
+def _align(cube, present, systems, topics, labels, unequal, rng, dropped) -> VariationArray:
     """Pair variant k of every topic (the same user): by label, or by position when downsampling."""
+    seed = int(rng) if isinstance(rng, (int, np.integer)) else None
     used = present.any(axis=0)  # labels left after dropping topics
     cube, present, label_arr = cube[:, :, used], present[:, used], np.array(labels, dtype=object)[used]
     if present.all():
@@ -274,11 +276,11 @@ def _align(cube, present, systems, topics, labels, unequal, seed, dropped) -> Va
             "use unequal='downsample' to pair them by position, or form='intra'."
         )
     m = int(present.sum(axis=1).min())
-    rng = np.random.default_rng(seed)
+    draw = np.random.default_rng(rng)
     out = np.empty((len(systems), len(topics), m))
     cells = np.empty((len(topics), m), dtype=object)
     for i in range(len(topics)):
-        kept = np.sort(rng.choice(np.flatnonzero(present[i]), size=m, replace=False))
+        kept = np.sort(draw.choice(np.flatnonzero(present[i]), size=m, replace=False))
         out[:, i, :] = cube[:, i, kept]
         cells[i] = label_arr[kept]
     return VariationArray(out, systems, topics, [str(k + 1) for k in range(m)], cells, dropped, seed)

@@ -24,7 +24,7 @@ class BaselineCorrelationDisplay:
     """Each system's URisk(α) against its Pearson correlation with the baseline across topics
     (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3: the higher the correlation, the higher the URisk).
 
-    ``table``: the :attr:`riskeval.analysis.baseline_correlation.BaselineCorrelation.table`;
+    ``table``: the :attr:`riskeval.analysis.correlation.BaselineCorrelation.table`;
     ``statistic``, ``pvalue``: Pearson's r of ρ against URisk across the pairs and its p-value;
     ``baseline``; ``alpha``.  After ``plot``: ``points_``, ``fit_line_`` (least squares, or
     ``None`` with fewer than 3 points) and ``labels_`` (one text per system, when annotated).
@@ -36,7 +36,7 @@ class BaselineCorrelationDisplay:
 
     @classmethod
     def from_result(cls, result: Any) -> BaselineCorrelationDisplay:
-        """From a :class:`~riskeval.analysis.baseline_correlation.BaselineCorrelation`."""
+        """From a :class:`~riskeval.analysis.correlation.BaselineCorrelation`."""
         return cls(result.table, result.statistic, result.pvalue, result.baseline, result.alpha)
 
     @plain_text
@@ -81,9 +81,9 @@ def plot_baseline_correlation(
     ax: Any = None,
 ) -> BaselineCorrelationDisplay:
     """Scatter of URisk(α) against the correlation with the baseline, one point per (baseline,
-    system) pair, with the least-squares line (:func:`riskeval.baseline_correlation`; ``baseline``
+    system) pair, with the least-squares line (:func:`riskeval.analysis.baseline_correlation`; ``baseline``
     ``None``: every system in turn).  Points are labelled when there are at most 60 of them."""
-    from riskeval.analysis.baseline_correlation import baseline_correlation
+    from riskeval.analysis.correlation import baseline_correlation
 
     result = baseline_correlation(X, baseline, alpha, leave_one_out=leave_one_out)
     return BaselineCorrelationDisplay.from_result(result).plot(ax, annotate=annotate)
@@ -201,7 +201,7 @@ class PCABiplotDisplay:
     virtual baselines as supplementary points (Dinçer, Ounis & Macdonald, ECIR 2014, Figures 1–2,
     §2.4 and footnote 5).
 
-    ``result``: :class:`riskeval.analysis.pca_biplot.PCABiplot`.  Arrows are the topics' loadings
+    ``result``: :class:`riskeval.analysis.pca.PCABiplot`.  Arrows are the topics' loadings
     scaled to the spread of the runs.  After ``plot``: ``points_``, ``supplementary_points_``,
     ``arrows_`` and ``labels_``.
     """
@@ -274,8 +274,8 @@ def plot_pca_biplot(
     annotate: bool = True,
     ax: Any = None,
 ) -> PCABiplotDisplay:
-    """PCA biplot of the runs of ``X`` (:func:`riskeval.analysis.pca_biplot.pca_biplot`)."""
-    from riskeval.analysis.pca_biplot import pca_biplot
+    """PCA biplot of the runs of ``X`` (:func:`riskeval.analysis.pca.pca_biplot`)."""
+    from riskeval.analysis.pca import pca_biplot
 
     return PCABiplotDisplay(pca_biplot(X, virtual=virtual, n_topics=n_topics)).plot(ax, annotate=annotate)
 
@@ -325,7 +325,7 @@ class ResidualDisplay:
     heat map (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 5–6): red cells fall below expectation,
     blue above; the colour scale is symmetric about 0.
 
-    ``residuals``: the :func:`riskeval.analysis.chisq_residuals.chisq_residuals` table.  After
+    ``residuals``: the :func:`riskeval.analysis.chisq.chisq_residuals` table.  After
     ``plot``: ``image_`` and ``colorbar_``.
     """
 
@@ -372,8 +372,8 @@ def plot_profiles(
 
 
 def plot_residuals(X: Any, baseline: Any = None, *, ax: Any = None) -> ResidualDisplay:
-    """Heat map of the z_ij of :func:`riskeval.analysis.chisq_residuals.chisq_residuals`."""
-    from riskeval.analysis.chisq_residuals import chisq_residuals
+    """Heat map of the z_ij of :func:`riskeval.analysis.chisq.chisq_residuals`."""
+    from riskeval.analysis.chisq import chisq_residuals
 
     return ResidualDisplay(chisq_residuals(X, baseline)).plot(ax)
 

@@ -179,7 +179,7 @@ class PCADisplay:
 
     @classmethod
     def from_study(cls, study: Any) -> PCADisplay:
-        """From a :class:`riskeval.BiasStudy` (virtual runs are the baselines that are no system)."""
+        """From a :class:`riskeval.analysis.BiasStudy` (virtual runs are the baselines that are no system)."""
         virtual = [b for b in study.urisk.index if b not in study.urisk.columns]
         return cls(study.pca.coordinates, study.pca.explained, virtual)
 
@@ -329,7 +329,7 @@ def plot_pca(
     X: Any, *, virtual: Any = ("mean", "median", "max"), annotate: bool = True, ax: Any = None
 ) -> PCADisplay:
     """PCA scatter of the runs of ``X``, with the per-topic aggregates as virtual runs."""
-    from riskeval.analysis.bias_study import bias_study
+    from riskeval.analysis.baseline_bias import bias_study
 
     return PCADisplay.from_study(bias_study(X, virtual=virtual)).plot(ax, annotate=annotate)
 

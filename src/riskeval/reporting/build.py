@@ -129,7 +129,7 @@ class ReportContext:
 
     @functools.cached_property
     def bias_study(self) -> Any:
-        from riskeval.analysis.bias_study import bias_study
+        from riskeval.analysis.baseline_bias import bias_study
 
         self.log("bias study")
         return bias_study(self.matrix, self.settings["bias_alpha"])

@@ -20,7 +20,7 @@ def rank(v: object) -> str:
 def baseline_rankings_section(ctx: ReportContext) -> Section:
     """URisk rankings against MEAN, MEDIAN and MAX side by side, and their agreement with the
     ranking by mean score (Dinçer, Ounis & Macdonald, ECIR 2014, Table 3 and §4)."""
-    from riskeval.analysis.baseline_rankings import (
+    from riskeval.analysis.baseline_ranks import (
         MEAN_SCORE,
         baseline_rankings,
         ranking_agreement,
@@ -36,7 +36,7 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
     )
     cut = (
         f" The table shows the first {RANKING_ROWS:,} of {len(wide):,} systems by mean score; "
-        "riskeval.baseline_rankings gives them all."
+        "riskeval.analysis.baseline_rankings gives them all."
         if len(wide) > RANKING_ROWS
         else ""
     )
@@ -86,7 +86,7 @@ def residuals_section(ctx: ReportContext) -> Section | None:
     """The residuals behind ZRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6): the chi-square
     test of the matrix, the z_ij heat map and the topics on which the systems with the lowest ZRisk
     fall furthest below expectation.  Absent when a score is negative (no expected values)."""
-    from riskeval.analysis.chisq_residuals import chisq_residuals, chisq_test
+    from riskeval.analysis.chisq import chisq_residuals, chisq_test
     from riskeval.plots.paper import ResidualDisplay
 
     if (ctx.matrix.to_numpy() < 0).any():
@@ -97,7 +97,7 @@ def residuals_section(ctx: ReportContext) -> Section | None:
             "Where ZRisk comes from",
             h.paragraph(
                 f"Left out at this size ({r * c:,} cells; drawn up to {RESIDUAL_CELLS:,}): "
-                "riskeval.chisq_residuals gives every residual z_ij of the matrix."
+                "riskeval.analysis.chisq_residuals gives every residual z_ij of the matrix."
             ),
             "zrisk-residuals",
         )
@@ -117,7 +117,7 @@ def residuals_section(ctx: ReportContext) -> Section | None:
     else:
         heatmap = h.paragraph(
             f"The heat map of z_ij is left out: its {r * c:,} cells would not be readable (it is "
-            f"drawn up to {HEATMAP_CELLS:,}); riskeval.chisq_residuals gives every cell, and "
+            f"drawn up to {HEATMAP_CELLS:,}); riskeval.analysis.chisq_residuals gives every cell, and "
             "riskeval.plots.paper.plot_residuals draws any subset of the systems and topics."
         )
     body = [

@@ -4,9 +4,9 @@
 Both read their inputs from ``ctx.data`` and stay out of the page without them:
 
 - ``data["variations"]``: a tidy query-variation table (system, topic, variant, score), with
-  optional ``data["variations_options"]``, the options of :func:`riskeval.mean_variance`
-  (``form``, ``weights``, ``ddof``, ``unequal``, ``seed``, ...);
-- ``data["bias_variance"]``: the options of :func:`riskeval.bias_variance` for the report's score
+  optional ``data["variations_options"]``, the options of :func:`riskeval.variations.mean_variance`
+  (``form``, ``weights``, ``ddof``, ``unequal``, ``rng``, ...);
+- ``data["bias_variance"]``: the options of :func:`riskeval.variations.bias_variance` for the report's score
   matrix (``{"target": "best"}``, ``{}`` for the defaults), with an optional ``"reference"``
   system for the robustness index (default: the report's baseline when it is a system).
 """

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.analysis.bias_study import pca
+from riskeval.analysis.baseline_bias import pca
 from riskeval.core import baselines as agg
 from riskeval.errors import RiskevalError
 from riskeval.model.matrix import as_matrix
