@@ -48,7 +48,7 @@ def test_baseline_rankings_match_risk_table(X):
         "system",
         "baseline",
         "alpha",
-        "measure",
+        "risk",
         "value",
         "rank",
         "mean",
@@ -61,10 +61,13 @@ def test_baseline_rankings_match_risk_table(X):
         np.testing.assert_allclose(part["value"], t["urisk"])
         np.testing.assert_array_equal(part["rank"], t["rank_urisk"])
     np.testing.assert_allclose(tidy["mean"].iloc[:9], X.mean(axis=1))
-    trisk = baseline_rankings(X, "median", [1], measure="trisk")
+    trisk = baseline_rankings(X, "median", [1], risk="TRisk")
     np.testing.assert_allclose(trisk["value"].to_numpy(), rk.risk_table(X, "median", [1])["trisk"])
-    with pytest.raises(rk.RiskevalError, match="'measure' parameter of baseline_rankings"):
-        baseline_rankings(X, measure="zrisk")
+    at_own = baseline_rankings(X, "median", [5, 10], risk=rk.TRisk(alpha=1, se="jackknife"))
+    np.testing.assert_array_equal(at_own["value"].to_numpy(), trisk["value"].to_numpy())
+    assert set(at_own["alpha"]) == {1.0} and set(at_own["risk"]) == {"TRisk"}
+    with pytest.raises(rk.RiskevalError, match="'risk' parameter of baseline_rankings must be URisk"):
+        baseline_rankings(X, risk="ZRisk")
 
 
 def test_max_baseline_ranks_by_mean(X):
@@ -114,7 +117,7 @@ def test_ranking_agreement_brute_force(X):
 def test_rankings_wide_is_table_3_layout(X):
     wide = rankings_wide(baseline_rankings(X))
     assert wide.columns[:2].tolist() == [("", "", "mean"), ("", "", "rank")]
-    assert wide.columns[2:4].tolist() == [("MEAN", "α = 5", "urisk"), ("MEAN", "α = 5", "rank")]
+    assert wide.columns[2:4].tolist() == [("MEAN", "α = 5", "URisk"), ("MEAN", "α = 5", "rank")]
     assert wide.shape == (9, 2 + 12) and wide[("", "", "mean")].is_monotonic_decreasing
 
 
@@ -141,7 +144,7 @@ def test_command(X, tmp_path, capsys):
         ]
     )
     got = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert set(got["baseline"]) == {"MEAN", "run2"} and set(got["measure"]) == {"trisk"}
+    assert set(got["baseline"]) == {"MEAN", "run2"} and set(got["risk"]) == {"TRisk"}
 
 
 def test_report_section(X):

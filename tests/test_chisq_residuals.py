@@ -108,19 +108,26 @@ def test_measure_rankings_table6():
     X = TABLE3
     t = measure_rankings(X, "s1", [0, 5])
     table = rk.risk_table(X, "s1", [0, 5])
-    assert set(t["measure"]) == {"urisk", "trisk", "tstar", "zrisk", "georisk"} and len(t) == 8 * 2 * 5
-    for (alpha, m), part in t.groupby(["alpha", "measure"]):
+    column = {"URisk": "urisk", "TRisk": "trisk", "TStarRisk": "tstar", "ZRisk": "zrisk", "GeoRisk": "georisk"}
+    assert set(t["risk"]) == set(column) and len(t) == 8 * 2 * 5
+    for (alpha, m), part in t.groupby(["alpha", "risk"]):
         ref = table[table["alpha"] == alpha]
-        np.testing.assert_allclose(part["value"], ref[m], equal_nan=True)
+        np.testing.assert_allclose(part["value"], ref[column[m]], equal_nan=True)
         ranked = part.dropna(subset=["rank"])
         assert (ranked["rank"].to_numpy() == stats.rankdata(-ranked["value"].to_numpy())).all()
     # s1 is the URisk/TRisk baseline: not ranked there, ranked on the others
-    s1 = t[t["system"] == "s1"].set_index(["alpha", "measure"])["rank"]
-    assert s1.loc[(0.0, "urisk")] != s1.loc[(0.0, "urisk")] and s1.loc[(5.0, "zrisk")] == 8
+    s1 = t[t["system"] == "s1"].set_index(["alpha", "risk"])["rank"]
+    assert s1.loc[(0.0, "URisk")] != s1.loc[(0.0, "URisk")] and s1.loc[(5.0, "ZRisk")] == 8
     wide = measure_rankings_wide(t)
-    assert wide.columns[2] == ("α = 0", "urisk", "value") and wide.shape == (8, 2 + 20)
-    with pytest.raises(rk.RiskevalError, match="'measures' parameter"):
-        measure_rankings(X, measures=["urisk", "frisk"])
+    assert wide.columns[2] == ("α = 0", "URisk", "value") and wide.shape == (8, 2 + 20)
+    # a measure with its own α is listed at that α only; objects and text are the same
+    some = measure_rankings(X, "s1", [0, 5], risk=[rk.GeoRisk(alpha=5), "URisk"])
+    assert sorted(zip(some["alpha"], some["risk"], strict=True)) == sorted(
+        [(0.0, "URisk")] * 8 + [(5.0, "URisk")] * 8 + [(5.0, "GeoRisk")] * 8
+    )
+    pd.testing.assert_frame_equal(some, measure_rankings(X, "s1", [0, 5], risk=["GeoRisk@5", rk.URisk()]))
+    with pytest.raises(rk.RiskevalError, match="Unknown risk measure 'frisk'"):
+        measure_rankings(X, risk=["urisk", "frisk"])
 
 
 def test_plots():
@@ -150,7 +157,7 @@ def test_commands(tmp_path, capsys):
     np.testing.assert_allclose(got["z"], rk.analysis.chisq_residuals(TABLE3, "s1")["z"])
     main(["risk-ranks", str(path), "-b", "s1", "--alpha", "10"])
     lines = capsys.readouterr().out.splitlines()
-    assert "α=10 zrisk rank" in lines[1] and len(lines) == 2 + 8
+    assert "α=10 ZRisk rank" in lines[1] and len(lines) == 2 + 8
     for bad in (["--system", "nope"], ["--alpha", "x"], ["--alpha", "-1"]):
         with pytest.raises(SystemExit) as exc:
             main(["chisq", str(path), *bad])

@@ -159,7 +159,7 @@ def test_baseline_rankings_takes_one_ranking_measure_with_its_alpha(X, capsys):
     )
     assert code == 0
     got = pd.read_csv(io.StringIO(out))
-    want = baseline_rankings(X, alphas=[1], measure="trisk")
+    want = baseline_rankings(X, alphas=[1], risk="TRisk")
     np.testing.assert_allclose(got["value"], want["value"], rtol=1e-12)
     code, _, err = run(["baseline-rankings", "--example", "--risk", "GeoRisk"], capsys)
     assert code == 2 and "takes one of URisk, TRisk" in err and "Got GeoRisk" in err

@@ -19,11 +19,12 @@ import pandas as pd
 from riskeval.analysis.table import risk_table
 from riskeval.core.rank_correlation import rank_correlations
 from riskeval.errors import RiskevalError
+from riskeval.measures.declared import TRisk, URisk, parse_risk
 from riskeval.model.matrix import as_matrix
-from riskeval.options import RANK_MEASURES, check_alphas, check_option
+from riskeval.options import check_alphas
 
 #: Columns of :func:`baseline_rankings`.
-COLUMNS = ("system", "baseline", "alpha", "measure", "value", "rank", "mean", "rank_mean")
+COLUMNS = ("system", "baseline", "alpha", "risk", "value", "rank", "mean", "rank_mean")
 #: The label of the ranking by mean effectiveness in :func:`ranking_agreement`.
 MEAN_SCORE = "mean score"
 
@@ -33,7 +34,7 @@ def baseline_rankings(
     baselines: Any = ("mean", "median", "max"),
     alphas: Any = (5.0, 10.0),
     *,
-    measure: str = "urisk",
+    risk: Any = "URisk",
     leave_one_out: bool = False,
 ) -> pd.DataFrame:
     """Each system's risk measure and rank against each baseline at each α (ECIR 2014, Table 3).
@@ -44,18 +45,26 @@ def baseline_rankings(
     baselines : the baselines, each as ``baseline=`` of :func:`riskeval.risk_table` (``"mean"``,
         ``"median"``, ``"max"``, a system name); default the three unbiased ones of §3.
     alphas : risk aversion values (default 5 and 10, as in Table 3).
-    measure : ``"urisk"`` (Table 3) or ``"trisk"``.
+    risk : :class:`riskeval.URisk` (Table 3) or :class:`riskeval.TRisk`, as an object or its
+        text; one with its own α (``"URisk@5"``) ranks at that α only.
     leave_one_out : aggregate baselines exclude the evaluated system.
 
     Returns a tidy DataFrame, one row per (system, baseline, α): ``system, baseline, alpha,
-    measure, value, rank, mean, rank_mean``.  ``rank`` is the system's rank among the systems for
-    that baseline and α (1 = highest; ties share their mean rank; NaN for a system that is the
-    baseline), ``mean`` its mean score and ``rank_mean`` the rank by it (the ERR@20 and R columns of
-    Table 3).  :func:`rankings_wide` lays it out as the paper does.
+    risk`` (the measure's name), ``value, rank, mean, rank_mean``.  ``rank`` is the system's rank
+    among the systems for that baseline and α (1 = highest; ties share their mean rank; NaN for a
+    system that is the baseline), ``mean`` its mean score and ``rank_mean`` the rank by it (the
+    ERR@20 and R columns of Table 3).  :func:`rankings_wide` lays it out as the paper does.
     """
     M = as_matrix(X)
-    A = check_alphas(alphas, "baseline_rankings")
-    measure = check_option(measure, RANK_MEASURES, "baseline_rankings", "measure")
+    ranking = parse_risk(risk)
+    if type(ranking) not in (URisk, TRisk):
+        raise RiskevalError(
+            "The 'risk' parameter of baseline_rankings must be URisk (Table 3 of Dinçer, Ounis & "
+            f"Macdonald, ECIR 2014) or TRisk. Got {str(ranking)!r}."
+        )
+    A = check_alphas(alphas if ranking.alpha is None else ranking.alpha, "baseline_rankings")
+    se = ranking.se if isinstance(ranking, TRisk) else None
+    measure = ranking.column
     specs = [baselines] if isinstance(baselines, str) else list(baselines)
     if not specs:
         raise RiskevalError("The 'baselines' parameter of baseline_rankings must list at least one baseline.")
@@ -63,7 +72,7 @@ def baseline_rankings(
     rank_mean = mean.rank(ascending=False, method="average")
     parts = []
     for spec in specs:
-        t = risk_table(M, baseline=spec, alphas=A, leave_one_out=leave_one_out)
+        t = risk_table(M, baseline=spec, alphas=A, se=se, leave_one_out=leave_one_out)
         system = t["system"].astype(str)
         parts.append(
             pd.DataFrame(
@@ -71,7 +80,7 @@ def baseline_rankings(
                     "system": system,
                     "baseline": t["baseline"],
                     "alpha": t["alpha"],
-                    "measure": measure,
+                    "risk": ranking.name,
                     "value": t[measure],
                     "rank": t[f"rank_{measure}"],
                     "mean": mean.loc[system].to_numpy(),
@@ -89,7 +98,7 @@ def rankings_wide(rankings: pd.DataFrame) -> pd.DataFrame:
     Columns are a MultiIndex ``(baseline, α, field)``; the first two are ``("", "", "mean")`` and
     ``("", "", "rank")``."""
     order = rankings.drop_duplicates("system").set_index("system")["mean"].sort_values(ascending=False)
-    measure = str(rankings["measure"].iloc[0])
+    measure = str(rankings["risk"].iloc[0])
     fixed = rankings.drop_duplicates("system").set_index("system").loc[order.index, ["mean", "rank_mean"]]
     fixed.columns = pd.MultiIndex.from_tuples([("", "", "mean"), ("", "", "rank")])
     blocks = [fixed]

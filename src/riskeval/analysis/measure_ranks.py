@@ -16,11 +16,11 @@ import pandas as pd
 
 from riskeval.analysis.table import risk_table
 from riskeval.errors import RiskevalError
+from riskeval.measures.declared import RISK_MEASURES, TRisk, expand_risks
+from riskeval.options import check_alphas
 
-#: The measures of Table 6, in its order.
-MEASURES = ("urisk", "trisk", "tstar", "zrisk", "georisk")
 #: Columns of :func:`measure_rankings`.
-COLUMNS = ("system", "alpha", "baseline", "measure", "value", "rank", "mean", "rank_mean")
+COLUMNS = ("system", "alpha", "baseline", "risk", "value", "rank", "mean", "rank_mean")
 
 
 def measure_rankings(
@@ -28,28 +28,31 @@ def measure_rankings(
     baseline: Any = "mean",
     alphas: Any = (0.0, 1.0, 5.0, 10.0, 20.0),
     *,
-    measures: Any = MEASURES,
+    risk: Any = tuple(RISK_MEASURES),
     leave_one_out: bool = False,
 ) -> pd.DataFrame:
     """Each system's risk measures and their ranks at each α (SIGIR 2016, Table 6).
 
     ``baseline`` is the baseline of URisk and TRisk (any baseline of :func:`riskeval.risk_table`);
     T*Risk is against the per-topic MEAN, ZRisk and GeoRisk have every system as a baseline, as in
-    the paper.  ``measures``: any of ``"urisk", "trisk", "tstar", "zrisk", "georisk"``.
+    the paper.  ``risk``: the risk measures (objects or their text; default the five of Table 6,
+    URisk, TRisk, TStarRisk, ZRisk, GeoRisk); one with its own α (``"GeoRisk@5"``) is listed at that
+    α only, one without at every α of ``alphas``.
 
     One row per (system, α, measure), systems in matrix order: ``system, alpha, baseline,
-    measure, value, rank, mean, rank_mean``.  ``rank``: 1 = highest value among the systems at that
-    α, ties share their mean rank; a system that is the URisk/TRisk baseline has no rank there
-    (NaN).  ``mean``/``rank_mean``: the mean score and its rank.
+    risk`` (the measure's name), ``value, rank, mean, rank_mean``.  ``rank``: 1 = highest value
+    among the systems at that α, ties share their mean rank; a system that is the URisk/TRisk
+    baseline has no rank there (NaN).  ``mean``/``rank_mean``: the mean score and its rank.
     """
-    chosen = [measures] if isinstance(measures, str) else list(measures)
-    bad = [m for m in chosen if m not in MEASURES]
-    if bad or not chosen:
-        allowed = ", ".join(map(repr, MEASURES))
-        raise RiskevalError(
-            f"The 'measures' parameter of measure_rankings must list some of {allowed}. Got {measures!r}."
-        )
-    t = risk_table(X, baseline=baseline, alphas=alphas, leave_one_out=leave_one_out)
+    grid = [float(a) for a in check_alphas(alphas, "measure_rankings")]
+    chosen = expand_risks(risk, grid, "measure_rankings")
+    se = {m.se for m in chosen if isinstance(m, TRisk)}
+    if len(se) > 1:
+        raise RiskevalError("measure_rankings: the TRisk measures must share their standard error (se).")
+    wanted = sorted({float(m.alpha) for m in chosen if m.alpha is not None})
+    t = risk_table(
+        X, baseline=baseline, alphas=wanted, se=se.pop() if se else None, leave_one_out=leave_one_out
+    )
     ranks = {
         "urisk": t["rank_urisk"],
         "trisk": t["rank_trisk"],
@@ -63,23 +66,24 @@ def measure_rankings(
         index=per_system["system"].astype(str),
     )
     system = t["system"].astype(str)
+    names = list(dict.fromkeys(m.name for m in chosen))
     parts = [
         pd.DataFrame(
             {
                 "system": system,
                 "alpha": t["alpha"],
                 "baseline": t["baseline"],
-                "measure": m,
-                "value": t[m],
-                "rank": ranks[m],
+                "risk": m.name,
+                "value": t[m.column],
+                "rank": ranks[m.column],
                 "mean": t["mean"],
                 "rank_mean": rank_mean.loc[system].to_numpy(),
             }
-        )
+        )[(t["alpha"] == m.alpha).to_numpy()]
         for m in chosen
     ]
     out = pd.concat(parts, ignore_index=True)
-    order = np.lexsort((out["measure"].map(chosen.index).to_numpy(), out["alpha"].to_numpy()))
+    order = np.lexsort((out["risk"].map(names.index).to_numpy(), out["alpha"].to_numpy()))
     return out.iloc[order].reset_index(drop=True)
 
 
@@ -92,7 +96,7 @@ def measure_rankings_wide(rankings: pd.DataFrame) -> pd.DataFrame:
     fixed = first.loc[order, ["mean", "rank_mean"]]
     fixed.columns = pd.MultiIndex.from_tuples([("", "", "mean"), ("", "", "rank")])
     blocks = [fixed]
-    for (a, m), part in rankings.groupby(["alpha", "measure"], sort=False):
+    for (a, m), part in rankings.groupby(["alpha", "risk"], sort=False):
         block = part.set_index("system").loc[order, ["value", "rank"]]
         block.columns = pd.MultiIndex.from_tuples([(f"α = {a:g}", m, "value"), (f"α = {a:g}", m, "rank")])
         blocks.append(block)

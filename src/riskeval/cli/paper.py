@@ -173,7 +173,7 @@ def baseline_rankings(
     names: list[str] = []  # the baselines as the tables name them (MEAN, a system...)
 
     def rankings(M: pd.DataFrame) -> pd.DataFrame:
-        tidy = br.baseline_rankings(M, specs, A, measure=ranking.column, leave_one_out=leave_one_out)
+        tidy = br.baseline_rankings(M, specs, A, risk=ranking, leave_one_out=leave_one_out)
         names.extend(str(b) for b in pd.unique(tidy["baseline"]))
         return select_systems(tidy, systems, M.index, "--systems")
 
