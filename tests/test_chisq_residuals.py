@@ -108,7 +108,13 @@ def test_measure_rankings_table6():
     X = TABLE3
     t = measure_rankings(X, "s1", [0, 5])
     table = rk.risk_table(X, "s1", [0, 5])
-    column = {"URisk": "urisk", "TRisk": "trisk", "TStarRisk": "tstar", "ZRisk": "zrisk", "GeoRisk": "georisk"}
+    column = {
+        "URisk": "urisk",
+        "TRisk": "trisk",
+        "TStarRisk": "tstar",
+        "ZRisk": "zrisk",
+        "GeoRisk": "georisk",
+    }
     assert set(t["risk"]) == set(column) and len(t) == 8 * 2 * 5
     for (alpha, m), part in t.groupby(["alpha", "risk"]):
         ref = table[table["alpha"] == alpha]
