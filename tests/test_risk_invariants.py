@@ -150,7 +150,10 @@ def matrices(draw: Any) -> pd.DataFrame:
     r = draw(st.integers(2, 6))
     c = draw(st.integers(2, 10))
     cells = draw(st.lists(st.one_of(GRID, st.floats(0.0, 1.0)), min_size=r * c, max_size=r * c))
+    # Scores below 1e-100 are taken as 0: no effectiveness value is that small, and a system whose
+    # every score is near 1e-224 underflows ZRisk's expected values e_ij = S_i·T_j/N in any path.
     X = np.array(cells).reshape(r, c)
+    X[X < 1e-100] = 0.0
     X[0, 0] = 0.5  # a positive total, so that ZRisk's expected values exist
     return pd.DataFrame(X, index=[f"s{i}" for i in range(r)], columns=[f"t{j}" for j in range(c)])
 
