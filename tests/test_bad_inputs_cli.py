@@ -183,15 +183,15 @@ def test_superscript_topic_ids_are_not_numbers(tmp_path, capsys, monkeypatch):
     assert [line.split(",")[1] for line in out.splitlines()[1:]] == ["1", "2", "3", "¹"]
 
 
-def test_spreadsheet_formulas_are_neutralised_in_csv(tmp_path, capsys, monkeypatch):
+def test_spreadsheet_formulas_are_neutralised_in_csv_for_spreadsheets(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     evil = ["=HYPERLINK(x)", "+1+1", "@SUM(1)", "-cmd"]
     make_files(tmp_path, {"s.csv": scores_csv(names=evil)})
-    code, out, err = call("risk s.csv --alpha 1 --format csv".split(), capsys)
+    code, out, err = call("risk s.csv --alpha 1 --format csv-spreadsheet".split(), capsys)
     assert code == 0, err
     systems = [line.split(",")[0] for line in out.splitlines()[1:]]
     assert sorted(systems) == sorted("'" + name for name in evil)
-    code, raw, err = call("risk s.csv --alpha 1 --format csv-raw".split(), capsys)
+    code, raw, err = call("risk s.csv --alpha 1 --format csv".split(), capsys)
     assert sorted(line.split(",")[0] for line in raw.splitlines()[1:]) == sorted(evil)
     assert ",-" in out or ",0." in out  # numbers are written as they are
 

@@ -13,7 +13,7 @@ import click
 
 from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import WholeNumber
-from riskeval.cli._output import emit, format_option
+from riskeval.cli._output import echo_warning, emit, format_option
 from riskeval.options import MISSING_POLICIES
 
 
@@ -124,7 +124,7 @@ def evaluate(
         )
     for warning in caught:
         if issubclass(warning.category, UserWarning):
-            click.echo(f"riskeval: warning: {warning.message}", err=True)
+            echo_warning(warning.message)
     if table["measure"].nunique() == 1:
         table = table.drop(columns="measure")
     emit(table, fmt)

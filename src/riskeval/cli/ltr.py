@@ -8,6 +8,8 @@ LightGBM and numba are imported inside the commands.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ import click
 
 from riskeval.cli._input import CORRECTIONS, DecimalRange, WholeNumber, correction_arg, parse_alphas
 from riskeval.cli._output import emit, format_option
+from riskeval.io.terminal import escape_controls
 from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SX_UPDATES, VARIANTS
 
 _data = click.argument("data", type=click.Path(exists=True, dir_okay=False))
@@ -123,25 +126,42 @@ def _widen(X, width: int):
 
 
 def _booster(path: str):
-    """A LightGBM model file, or a :class:`RiskevalError` naming it."""
+    """A LightGBM model file, checked complete before LightGBM reads it, or a
+    :class:`RiskevalError` naming it (:func:`riskeval.ltr.models.load_model`)."""
+    from riskeval.ltr.models import load_model
+
+    return load_model(path)
+
+
+def _check_output(path: str, inputs: list[str]) -> None:
+    """Refuse, before any training, a model path whose folder does not exist, standard output
+    (which carries the table), a path that is not a new path or a regular file, or an input."""
+    from riskeval.errors import RiskevalError
+    from riskeval.io.atomic import check_target, is_stdout, refuse_inputs
+
+    if is_stdout(path):
+        raise RiskevalError(
+            f"Cannot save the model to {path}: standard output carries the table. Give a file."
+        )
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise RiskevalError(f"Cannot save the model to {path}: the folder {folder} does not exist.")
+    check_target(path)
+    refuse_inputs(path, inputs)
+
+
+@contextmanager
+def _lightgbm_errors(command: str) -> Iterator[None]:
+    """LightGBM's own errors (a parameter it refuses) as a :class:`RiskevalError`."""
     import lightgbm
 
     from riskeval.errors import RiskevalError
 
     try:
-        return lightgbm.Booster(model_file=path)
+        yield
     except lightgbm.basic.LightGBMError as exc:
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise RiskevalError(f"{path}: not a LightGBM model file ({reason}).") from None
-
-
-def _check_output(path: str) -> None:
-    """Refuse, before any training, a model path whose folder does not exist."""
-    from riskeval.errors import RiskevalError
-
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise RiskevalError(f"Cannot save the model to {path}: the folder {folder} does not exist.")
+        raise RiskevalError(f"riskeval ltr {command}: LightGBM refused the training: {reason}") from None
 
 
 def _baselines(data, features, model_files, k):
@@ -244,7 +264,11 @@ def ltr() -> None:
     help="Stop when NDCG@k on --valid has not improved for this many rounds.",
 )
 @click.option(
-    "--output", "-o", type=click.Path(dir_okay=False), required=True, help="Where to save the LightGBM model."
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="Where to save the LightGBM model: a new path or a regular file, replaced atomically.",
 )
 @_progress
 @format_option
@@ -269,32 +293,37 @@ def train(
 ):
     """Train a model on DATA and save it; print its Table 7 on --valid (else on DATA)."""
     from riskeval.ltr import train as fit
+    from riskeval.ltr.lightgbm_params import check_lightgbm_params
+    from riskeval.ltr.models import save_model
 
     lgb_params = _parse_params(params)
-    _check_output(output)
+    check_lightgbm_params(lgb_params, "riskeval ltr train")
+    inputs = [data, query_file, valid, *baseline_models]
+    _check_output(output, [p for p in inputs if p])
     for path in baseline_models:
         _booster(path)  # a bad model file fails before the data is read and the model trained
     train_set, _ = _read([data], query_file)
     baseline = _training_baseline(objective, train_set, features, baseline_models, k)
     train_set, report, kwargs = _validation(train_set, valid, early_stopping, k, lgb_params)
     kwargs["callbacks"].insert(0, _progress_callback(rounds, progress))
-    booster = fit(
-        lgb_params,
-        train_set.X,
-        train_set.y,
-        train_set.group,
-        objective=objective,
-        alpha=alpha,
-        baseline=baseline,
-        k=k,
-        sx_update=sx_update,
-        georisk_update=georisk_update,
-        variant=variant,
-        num_boost_round=rounds,
-        **kwargs,
-    )
-    booster.save_model(output)
-    click.echo(f"saved {output} ({booster.current_iteration()} trees)", err=True)
+    with _lightgbm_errors("train"):
+        booster = fit(
+            lgb_params,
+            train_set.X,
+            train_set.y,
+            train_set.group,
+            objective=objective,
+            alpha=alpha,
+            baseline=baseline,
+            k=k,
+            sx_update=sx_update,
+            georisk_update=georisk_update,
+            variant=variant,
+            num_boost_round=rounds,
+            **kwargs,
+        )
+    save_model(booster, output, inputs=tuple(p for p in inputs if p))
+    click.echo(f"saved {escape_controls(output)} ({booster.current_iteration()} trees)", err=True)
     _emit_trained(Path(output).stem, booster, report, features, baseline_models, k, fmt)
 
 
@@ -526,7 +555,10 @@ def experiment(
     """k-fold train/validate/test of several objectives and α values; prints Table 7 and the tests
     of every model against LambdaMART and the baselines."""
     from riskeval.ltr import Experiment
+    from riskeval.ltr.lightgbm_params import check_lightgbm_params
 
+    lgb_params = _parse_params(params)
+    check_lightgbm_params(lgb_params, "riskeval ltr experiment")
     alpha_values, grid_values = parse_alphas(alphas, [1.0, 5.0]), _parse_grid(grid)
     dataset, parts = _experiment_data(data, folds_dir, folds_by_file, folds)
     setup = Experiment(
@@ -536,7 +568,7 @@ def experiment(
         learned_baselines=_names(learned_baselines),
         holdout=holdout,
         folds=parts,
-        params=_parse_params(params),
+        params=lgb_params,
         rounds=rounds,
         early_stopping=early_stopping,
         grid=grid_values,
@@ -550,7 +582,9 @@ def experiment(
         rng=seed,
         progress=sys.stderr.isatty() if progress is None else progress,
     )
-    _emit_experiment(setup.run(dataset.X, dataset.y, dataset.group), fmt, show_tests)
+    with _lightgbm_errors("experiment"):
+        result = setup.run(dataset.X, dataset.y, dataset.group)
+    _emit_experiment(result, fmt, show_tests)
 
 
 def _emit_experiment(result, fmt: str, show_tests: bool) -> None:

@@ -3,7 +3,8 @@
 Subcommands live in their own modules and are imported only when invoked, so ``riskeval --help``
 stays instant (no numpy/pandas/matplotlib import).  Every :class:`~riskeval.errors.RiskevalError`
 (and every unreadable file) becomes a one-paragraph message on stderr and exit status 2, never a
-traceback.
+traceback; control characters from input files in messages are shown escaped
+(:func:`riskeval.io.terminal.escape_controls`).
 """
 
 from __future__ import annotations
@@ -85,7 +86,9 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors exit with status 2 and a message, without a traceback."""
+    from riskeval.cli._output import finish_stdout
     from riskeval.errors import RiskevalError
+    from riskeval.io.terminal import escape_controls
 
     try:
         with warnings.catch_warnings():
@@ -94,14 +97,16 @@ def main(argv: list[str] | None = None) -> None:
             # riskeval's own caveats are RiskevalWarning and MissingTopicsWarning.
             warnings.simplefilter("ignore", RuntimeWarning)
             cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
+            finish_stdout()
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except click.ClickException as exc:
+        exc.message = escape_controls(exc.message, keep_lines=True)  # type: ignore[misc]  # file names
         exc.show()
         sys.exit(2)
     except RiskevalError as exc:
-        click.echo(f"riskeval: error: {exc}", err=True)
+        click.echo(f"riskeval: error: {escape_controls(str(exc), keep_lines=True)}", err=True)
         sys.exit(2)
     except ModuleNotFoundError as exc:
         from riskeval._optional import EXTRAS, missing_dependency
@@ -115,13 +120,16 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except OSError as exc:
         name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        click.echo(f"riskeval: error: cannot open{name}: {exc.strerror or exc}", err=True)
+        text = f"cannot open{name}: {exc.strerror or exc}"
+        click.echo(f"riskeval: error: {escape_controls(text, keep_lines=True)}", err=True)
         sys.exit(2)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings (e.g. missing topics scored 0) as one line on stderr, without source locations."""
-    click.echo(f"riskeval: warning: {message}", err=True)
+    from riskeval.cli._output import echo_warning
+
+    echo_warning(message)
 
 
 if __name__ == "__main__":  # pragma: no cover

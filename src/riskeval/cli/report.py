@@ -31,7 +31,8 @@ from riskeval.cli.variations import variation_data
     type=click.Path(dir_okay=False, writable=True),
     default="riskeval-report.html",
     show_default=True,
-    help="The HTML file to write.",
+    help="The HTML file to write: a new path or a regular file, replaced atomically; '-' or "
+    "/dev/stdout for standard output.",
 )
 @click.option("--title", default=None, help="Page title. [default: Risk report]")
 @click.option(
@@ -126,12 +127,13 @@ def report(
           --systems mine --topics-file topics.tsv --correction holm runs/* -o report.html
     """
     import riskeval as rk
+    from riskeval.io.atomic import check_target, is_stdout, refuse_inputs
 
-    if not Path(output).resolve().parent.is_dir():
-        raise click.BadParameter(f"the folder of {output!r} does not exist.", param_hint="'--output'")
+    if not is_stdout(output):
+        if not Path(output).resolve().parent.is_dir():
+            raise click.BadParameter(f"the folder of {output!r} does not exist.", param_hint="'--output'")
+        check_target(output)  # a device, a FIFO, a link or a folder fails before the work
     import sys
-
-    from riskeval.io.atomic import refuse_inputs
 
     refuse_inputs(output, [*inputs, qrels, variations, topics_file])  # never write over an input
     texts = None
@@ -163,4 +165,5 @@ def report(
         data=data,
         path=output,
     )
-    click.echo(str(Path(result.path).resolve()))
+    if not is_stdout(output):
+        click.echo(str(Path(result.path).resolve()))

@@ -19,7 +19,7 @@ from riskeval.cli._input import (
     scores_options,
     systems_option,
 )
-from riskeval.cli._output import emit, format_option
+from riskeval.cli._output import echo_warning, emit, format_option
 from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, MISSING_POLICIES, UNEQUAL_POLICIES
 
 #: --unequal: the library's policies but 'keep' (NaN-padded cells are for the Python API's intra form)
@@ -38,7 +38,7 @@ def _warnings_to_stderr() -> Iterator[None]:
         yield
     for warning in caught:
         if issubclass(warning.category, UserWarning):
-            click.echo(f"riskeval: warning: {warning.message}", err=True)
+            echo_warning(warning.message)
 
 
 def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef_root: str | None):

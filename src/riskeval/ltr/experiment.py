@@ -36,6 +36,7 @@ from riskeval.errors import RiskevalError
 from riskeval.inference._common import resolve_rng
 from riskeval.ltr.baselines import feature_column, ranking_ndcg
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
+from riskeval.ltr.lightgbm_params import check_lightgbm_params
 from riskeval.ltr.model_evaluation import RiskProfile, risk_profile
 from riskeval.ltr.objectives import OBJECTIVES
 from riskeval.ltr.options import LEARNERS, OBJECTIVE_NAMES, check_ltr_options
@@ -385,7 +386,8 @@ class Experiment:
             _check_int(getattr(self, name), name, minimum)
         if self.early_stopping is not None:
             _check_int(self.early_stopping, "early_stopping", 1)
-        grid_points(self.grid)
+        for point in grid_points(self.grid):
+            check_lightgbm_params({**self.params, **point}, func)
         self._check_baselines()
         self._check_folds()
         if not isinstance(self.rng, np.random.Generator) and self.rng is not None:

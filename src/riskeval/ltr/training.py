@@ -11,6 +11,7 @@ import numpy as np
 from riskeval.errors import RiskevalError
 from riskeval.ltr.baselines import baseline_matrix
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
+from riskeval.ltr.lightgbm_params import check_lightgbm_params
 from riskeval.ltr.objectives import OBJECTIVES, RiskObjective, lightgbm_threads
 from riskeval.ltr.options import check_ltr_options
 from riskeval.options import check_alpha
@@ -71,6 +72,7 @@ def make_objective(
         raise RiskevalError(f"The 'k' parameter of train (NDCG@k) must be an integer >= 1. Got {k!r}.")
     if not isinstance(params, Mapping):
         raise RiskevalError(f"params must be a dict of LightGBM parameters; got {type(params).__name__}.")
+    check_lightgbm_params(params, "train")
     gains = label_gains(params.get("label_gain"))
     labels = check_labels(y, gains)
     if getattr(X, "ndim", 2) != 2 or not hasattr(X, "shape"):
@@ -150,7 +152,9 @@ def train(
         LightGBM parameters.  An ``objective`` in them is replaced by ``objective``; LambdaMART's
         own parameters (``lambdarank_truncation_level``, ``lambdarank_norm``, ``sigmoid``,
         ``label_gain``) and ``num_threads`` apply to the risk-sensitive objectives as to
-        LightGBM's ``lambdarank``.
+        LightGBM's ``lambdarank``.  The numeric parameters of tree growth and boosting are checked
+        first (:func:`riskeval.ltr.lightgbm_params.check_lightgbm_params`): ``num_leaves`` >= 2,
+        counts >= 1, fractions in (0, 1], ``num_threads`` at most the CPUs available.
     X : array-like or scipy sparse matrix
         Features, one row per document, each query's documents contiguous.
     y : array-like
