@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 
 import numpy as np
@@ -15,7 +16,7 @@ import riskeval as rk
 from riskeval.cli.main import main
 from riskeval.errors import RiskevalError
 from riskeval.io import atomic
-from riskeval.io.atomic import OutputError, atomic_open, refuse_inputs, write_atomic
+from riskeval.io.atomic import OutputError, atomic_open, check_target, refuse_inputs, write_atomic
 
 
 class DiskFull:
@@ -104,6 +105,58 @@ def test_an_input_is_never_overwritten(tmp_path):
         refuse_inputs(tmp_path / "link.csv", [str(source)])
     refuse_inputs(tmp_path / "other.csv", [source, None])  # another file is fine
     assert source.read_text() == "data"
+
+
+def test_special_targets_are_refused_and_left_as_they_are(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "real.txt").write_text("real")
+    (tmp_path / "link.txt").symlink_to("real.txt")
+    (tmp_path / "folder").mkdir()
+    cases = {
+        fifo: "it is a FIFO (named pipe)",
+        tmp_path / "link.txt": "it is a symbolic link (to real.txt); give the file it names",
+        tmp_path / "folder": "it is a directory",
+    }
+    for target, reason in cases.items():
+        with pytest.raises(OutputError, match=re.escape(f"cannot write {target}: {reason}.")):
+            write_atomic(target, "new")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real.txt").read_text() == "real"
+    assert (tmp_path / "folder").is_dir()
+    assert leftovers(tmp_path) == []
+
+
+def test_devices_are_refused_before_any_write():
+    # check_target only looks (lstat): it never opens or replaces the device
+    with pytest.raises(OutputError, match="it is a character device"):
+        check_target(os.devnull)
+
+
+def test_new_paths_and_regular_files_are_targets(tmp_path):
+    check_target(tmp_path / "new.txt")
+    (tmp_path / "old.txt").write_text("x")
+    check_target(tmp_path / "old.txt")
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdout"])
+def test_standard_output_is_written_as_a_stream(name, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    print("first", end=" ")
+    write_atomic(name, "<html>é</html>", inputs=["-"])  # standard output is never an input file
+    with atomic_open(name) as handle:
+        handle.write("text")
+    assert capsys.readouterr().out == "first <html>é</html>text"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit, GeneratorExit])
+def test_every_exit_path_removes_the_temporary(tmp_path, stop):
+    path = tmp_path / "out.csv"
+    with pytest.raises(stop), atomic_open(path, "wb") as handle:
+        handle.write(b"part")
+        raise stop
+    assert list(tmp_path.iterdir()) == []
 
 
 def matrix() -> pd.DataFrame:

@@ -4,6 +4,7 @@ output is said as such."""
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import math
@@ -238,6 +239,29 @@ def test_errors_and_warnings_show_control_characters_escaped(tmp_path, monkeypat
 # --- a full standard output -------------------------------------------------------------------
 
 
+class FullStream(io.StringIO):
+    """Standard output on a full disk: writes are buffered, flushing fails."""
+
+    def flush(self):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def write(self, text):
+        if len(text) > 1000:
+            self.flush()
+        return super().write(text)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_a_full_standard_output_is_said_in_process(tmp_path, monkeypatch, capsys, fmt):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.csv").write_text(scores([f"s{i}" for i in range(40)]))
+    monkeypatch.setattr(sys, "stdout", FullStream())
+    code, out, err = call(["risk", "s.csv", "--format", fmt], capsys)
+    assert code == 2
+    assert err == "riskeval: error: cannot write to standard output: No space left on device.\n"
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("fmt", ["table", "csv"])  # a small table, flushed at exit; a larger one
 def test_standard_output_on_a_full_device(tmp_path, fmt):

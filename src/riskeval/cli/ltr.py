@@ -127,10 +127,10 @@ def _widen(X, width: int):
 
 def _booster(path: str):
     """A LightGBM model file, checked complete before LightGBM reads it, or a
-    :class:`RiskevalError` naming it (:func:`riskeval.ltr.models.load_model`)."""
-    from riskeval.ltr.models import load_model
+    :class:`RiskevalError` naming it (:func:`riskeval.ltr.read_model`)."""
+    from riskeval.ltr.models import read_model
 
-    return load_model(path)
+    return read_model(path)
 
 
 def _check_output(path: str, inputs: list[str]) -> None:
@@ -294,7 +294,7 @@ def train(
     """Train a model on DATA and save it; print its Table 7 on --valid (else on DATA)."""
     from riskeval.ltr import train as fit
     from riskeval.ltr.lightgbm_params import check_lightgbm_params
-    from riskeval.ltr.models import save_model
+    from riskeval.ltr.models import write_model
 
     lgb_params = _parse_params(params)
     check_lightgbm_params(lgb_params, "riskeval ltr train")
@@ -322,7 +322,7 @@ def train(
             num_boost_round=rounds,
             **kwargs,
         )
-    save_model(booster, output, inputs=tuple(p for p in inputs if p))
+    write_model(booster, output, inputs=tuple(p for p in inputs if p))
     click.echo(f"saved {escape_controls(output)} ({booster.current_iteration()} trees)", err=True)
     _emit_trained(Path(output).stem, booster, report, features, baseline_models, k, fmt)
 

@@ -17,9 +17,12 @@ _EXPORTS = {
     "RankingData": "riskeval.ltr.synthetic",
     "RiskLambdaMART": "riskeval.ltr.estimator",
     "RiskObjective": "riskeval.ltr.objectives",
+    "check_lightgbm_params": "riskeval.ltr.lightgbm_params",
     "make_objective": "riskeval.ltr.training",
     "make_ranking": "riskeval.ltr.synthetic",
+    "read_model": "riskeval.ltr.models",
     "train": "riskeval.ltr.training",
+    "write_model": "riskeval.ltr.models",
 }
 
 __all__ = sorted(_EXPORTS)

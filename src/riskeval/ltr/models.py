@@ -1,13 +1,13 @@
 """LightGBM model files: saved atomically, checked before LightGBM reads them.
 
-LightGBM's text model format (``Booster.save_model``) is a header (``tree``, ``version=v4``, ...,
+LightGBM's text model format (``Booster.write_model``) is a header (``tree``, ``version=v4``, ...,
 ``tree_sizes=`` the byte length of every tree), a blank line, one ``Tree=i`` block per tree, the
 line ``end of trees``, the feature importances, the training parameters between ``parameters:``
 and ``end of parameters``, and (from the Python package) a ``pandas_categorical:`` line.
 LightGBM's loader trusts ``tree_sizes`` and the section markers: a truncated or damaged file can
-abort or crash the process rather than raise.  :func:`load_model` therefore checks the structure
+abort or crash the process rather than raise.  :func:`read_model` therefore checks the structure
 first (:func:`check_model_text`), so such a file is a :class:`~riskeval.errors.RiskevalError`
-naming it; :func:`save_model` writes through a temporary file (flushed to disk, then renamed), so
+naming it; :func:`write_model` writes through a temporary file (flushed to disk, then renamed), so
 an interrupted save never leaves a truncated model.
 """
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 HEADER_KEYS = ("version", "num_class", "num_tree_per_iteration", "max_feature_idx")
 
 
-def save_model(booster: lightgbm.Booster, path: str | os.PathLike, *, inputs: tuple = ()) -> None:
+def write_model(booster: lightgbm.Booster, path: str | os.PathLike, *, inputs: tuple = ()) -> None:
     """Write ``booster`` to ``path`` in LightGBM's text format, atomically.
 
     The text is written to a temporary file in the same folder, flushed to disk (``fsync``) and
@@ -40,7 +40,7 @@ def save_model(booster: lightgbm.Booster, path: str | os.PathLike, *, inputs: tu
     write_atomic(path, booster.model_to_string(), inputs=inputs)
 
 
-def load_model(path: str | os.PathLike) -> lightgbm.Booster:
+def read_model(path: str | os.PathLike) -> lightgbm.Booster:
     """The LightGBM model saved in ``path``, after :func:`check_model_text` has accepted it.
 
     Raises :class:`~riskeval.errors.RiskevalError` naming the file when it cannot be read, is not a

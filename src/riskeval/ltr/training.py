@@ -153,7 +153,7 @@ def train(
         own parameters (``lambdarank_truncation_level``, ``lambdarank_norm``, ``sigmoid``,
         ``label_gain``) and ``num_threads`` apply to the risk-sensitive objectives as to
         LightGBM's ``lambdarank``.  The numeric parameters of tree growth and boosting are checked
-        first (:func:`riskeval.ltr.lightgbm_params.check_lightgbm_params`): ``num_leaves`` >= 2,
+        first (:func:`riskeval.ltr.check_lightgbm_params`): ``num_leaves`` >= 2,
         counts >= 1, fractions in (0, 1], ``num_threads`` at most the CPUs available.
     X : array-like or scipy sparse matrix
         Features, one row per document, each query's documents contiguous.
