@@ -42,7 +42,7 @@ TEST_NAMES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Comparison:
     """What :func:`riskeval.compare` found, and its tables for people and papers.
 
@@ -205,15 +205,14 @@ class Comparison:
         better = self.better_than()
         names = self.risk_columns()
         sups: dict[str, list[str]] = {}
+        marked = next((r for r in self.risks if isinstance(r, URisk)), None) or next(
+            (r for r in self.risks if isinstance(r, TRisk)), None
+        )
         for m in self.means.columns:
             frame[m] = self.means[m].to_numpy()
             sups[m] = better[m].tolist()
-            marked = next((r for r in self.risks if isinstance(r, URisk)), None) or next(
-                (r for r in self.risks if isinstance(r, TRisk)), None
-            )
             for r in self.risks:
                 frame[names[m, r]] = self._risk_values(m, r)
-            for r in self.risks:
                 if marked is not None and type(r) is type(marked) and r.alpha is not None:
                     sups[names[m, r]] = ["†" if f else "" for f in self._significant(m, r.alpha)]
         best = dict.fromkeys([*self.means.columns, *names.values()], "max")
@@ -279,7 +278,8 @@ def compare(
     Examples
     --------
     >>> import riskeval as rk
-    >>> table = rk.compare(rk.example_scores().iloc[:4], "bm25base_p", risk="URisk@5")
+    >>> X = rk.example_scores().loc[["bm25base_p", "p_bert", "UNH_bm25"]]
+    >>> table = rk.compare(X, "bm25base_p", risk="URisk@5")
     >>> latex = table.to_latex()
     """
     s = resolve_settings(
