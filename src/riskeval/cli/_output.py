@@ -52,6 +52,7 @@ def emit(
     caption: str | None = None,
     baseline: str | None = None,
     groups: Sequence[str] | None = None,
+    columns: str | None = None,
 ) -> None:
     """Write ``frame`` to ``out`` (stdout) in ``fmt``.
 
@@ -61,10 +62,17 @@ def emit(
     every row, without caption.  JSON is a list of records (one object per row, the index included
     as columns).  ``csv`` neutralises text cells that a spreadsheet would run
     (:func:`neutralise_formulas`); ``csv-raw`` does not.  ``groups``: the columns within whose
-    values LaTeX and Markdown bold the best value (default: measure and α).
+    values LaTeX and Markdown bold the best value (default: measure and α).  ``columns`` (the
+    ``--columns`` of ``riskeval risk``): ``"all"`` or a comma list of the columns shown, in that
+    order, in every format; by default the formats for people show the compact columns of a risk
+    table (:data:`riskeval.formatting.COMPACT`) and CSV and JSON every column.
     """
     out = out or sys.stdout
     flat = frame.reset_index() if _has_named_index(frame) else frame
+    if columns is not None and fmt not in HUMAN_FORMATS:
+        from riskeval.formatting import select_columns
+
+        flat = select_columns(flat, columns, "riskeval risk", parameter="--columns")
     if fmt == "csv":
         neutralise_formulas(flat).to_csv(out, index=False)
     elif fmt == "csv-raw":
@@ -78,12 +86,19 @@ def emit(
     else:
         from riskeval import formatting
 
+        if columns is not None:  # named in the command line's words
+            formatting.select_columns(flat, columns, "riskeval risk", parameter="--columns")
         if fmt == "table":
-            out.write(formatting.to_text(flat, caption=caption, digits=digits, baseline=baseline))
+            text = formatting.to_text(
+                flat, caption=caption, digits=digits, baseline=baseline, columns=columns
+            )
+            out.write(text)
             return
         render = formatting.to_latex if fmt == "latex" else formatting.to_markdown
         chosen = formatting.GROUPS if groups is None else groups
-        out.write(render(flat, caption=caption, digits=digits, baseline=baseline, groups=chosen))
+        out.write(
+            render(flat, caption=caption, digits=digits, baseline=baseline, groups=chosen, columns=columns)
+        )
 
 
 def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
