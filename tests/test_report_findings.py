@@ -208,6 +208,7 @@ def test_two_systems_leave_out_what_means_nothing_with_one_line_each(X):
         assert len(lines) == 1 and lines[0].startswith('<p class="left-out">Left out: ')
         assert "<table" not in body and "<svg" not in body
         assert "at least 3 systems" in body
+        assert f'<li class="left-out"><a href="#{sid}">' in two.html  # marked in the contents
     assert "Kendall τ" not in two.html and "expected" not in text_of(two.findings)
     assert "The riskiest run" not in two.findings  # one run: its own line instead
     assert items(two)[-1].startswith("p_bert: mean 0.7380 (rank 1 of 2 by mean)")

@@ -33,6 +33,10 @@ if TYPE_CHECKING:
     from markupsafe import Markup
 
 
+#: The start of the body of a section left out with one line saying why (the contents mark it).
+LEFT_OUT = '<p class="left-out">'
+
+
 @dataclass(frozen=True)
 class Section:
     """One part of the page: a title (plain text, escaped; it also makes the anchor unless ``id``
@@ -499,7 +503,9 @@ def _render(
             while sid in ids:
                 sid += "-x"
             ids.add(sid)
-            entries.append({"id": sid, "title": s.title, "body": Markup(s.body)})
+            entries.append(
+                {"id": sid, "title": s.title, "body": Markup(s.body), "left_out": s.body.startswith(LEFT_OUT)}
+            )
         rendered.append({"name": name, "key": key, "sections": entries})
     static = files("riskeval.reporting") / "templates"
     return env.get_template("report.html.j2").render(

@@ -149,7 +149,12 @@ def _risk_topics(ctx: ReportContext, baseline: str) -> Markup:
         )
     share = float(top["loss"].sum()) / total
     return _sentence(
-        "The topics that carry most of the risk (losses against the baseline summed over the runs): ",
+        "The topics that carry most of the risk ("
+        + (
+            "losses against the baseline summed over the runs): "
+            if n_runs > 1
+            else "the largest losses against the baseline): "
+        ),
         Markup(", ").join(named),
         f"; {'these' if len(top) > 1 else 'this'} {len(top)} of {len(losses)} topics hold "
         f"{share:.0%} of all losses.",

@@ -6,14 +6,12 @@ from __future__ import annotations
 import pandas as pd
 
 from riskeval.reporting import html as h
-from riskeval.reporting.build import ReportContext, Section
+from riskeval.reporting.build import LEFT_OUT, ReportContext, Section
 
 
 def left_out(title: str, why: str, section_id: str) -> Section:
     """A section that stays in the contents with one line saying why it is left out."""
-    return Section(
-        title, h.Markup('<p class="left-out">') + h.escape("Left out: " + why) + h.Markup("</p>"), section_id
-    )
+    return Section(title, h.Markup(LEFT_OUT) + h.escape("Left out: " + why) + h.Markup("</p>"), section_id)
 
 
 def rank(v: object) -> str:
