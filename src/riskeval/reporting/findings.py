@@ -111,8 +111,9 @@ def _significance(runs: pd.DataFrame, baseline: str, alpha: float, s: dict[str, 
 
 def topic_losses(ctx: ReportContext) -> pd.DataFrame:
     """Per topic, the losses of the runs against the baseline summed over the runs (``loss``: the
-    sum of ``max(0, baseline − score)``, in points of the measure) and the number of runs that
-    score below the baseline on it (``runs``), largest loss first; the baseline run is not a run."""
+    sum of ``max(0, baseline − score)``, in points of the measure: the δ_j < 0 that URisk weighs by
+    1 + α, Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 3–4) and the number of runs that score below
+    the baseline on it (``runs``), largest loss first; the baseline run is not a run."""
     from riskeval.measures.baselines import resolve_baseline
 
     M = ctx.matrix
