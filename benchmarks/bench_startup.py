@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from data import ROOT
 
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+ENV = dict(os.environ)
 RISKEVAL = [sys.executable, "-m", "riskeval"]
 REFERENCE = [sys.executable, "-c", "import numpy, pandas"]
 
@@ -102,8 +102,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--first-compile", action="store_true", help="also time a first run that compiles")
+    parser.add_argument("--src", type=Path, default=ROOT / "src", help="the riskeval source tree to time")
     args = parser.parse_args()
-    print(f"{sys.executable}; riskeval from {ROOT / 'src'}")
+    ENV["PYTHONPATH"] = os.pathsep.join([str(args.src.resolve()), os.environ.get("PYTHONPATH", "")])
+    print(f"{sys.executable}; riskeval from {args.src.resolve()}")
     warm(args.repeat)
     if args.first_compile:
         first_compile()

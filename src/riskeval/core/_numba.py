@@ -156,11 +156,8 @@ def _load_numba() -> Any:
         from numba.extending import typeof_impl
 
         class _CompileNotice(event.Listener):
-            def __init__(self) -> None:
-                self.shown = False
-
             def on_start(self, ev: Any) -> None:
-                _notice(self, ev.data["dispatcher"])
+                _notice(ev.data["dispatcher"])
 
             def on_end(self, ev: Any) -> None:
                 pass
@@ -168,25 +165,25 @@ def _load_numba() -> Any:
         # a placeholder that numba meets in a kernel of another module is typed as what it stands for
         typeof_impl.register(_Deferred)(lambda value, context: numba.typeof(value.load()))
         _NUMBA = numba
-        _NOTICE.append(_CompileNotice())
-        event.register("numba:compile", _NOTICE[0])
+        event.register("numba:compile", _CompileNotice())
     return _NUMBA
 
 
 _NUMBA: Any = None
-_NOTICE: list[Any] = []
+
+#: Whether this process has written :data:`COMPILE_NOTICE`; set to True beforehand, it is never
+#: written (the test suite does, so that no test's stderr depends on the state of numba's cache).
+notice_written = False
 
 
-def _notice(listener: Any, dispatcher: Any) -> None:
+def _notice(dispatcher: Any) -> None:
     """Writes :data:`COMPILE_NOTICE` on stderr when numba starts compiling a riskeval kernel, once
-    per ``listener`` (one per process).  numba sends ``numba:compile`` only for a compilation,
-    never for a kernel it loads from its on-disk cache, so a process whose kernels are all cached
-    writes nothing."""
-    if listener.shown:
-        return
+    per process.  numba sends ``numba:compile`` only for a compilation, never for a kernel it loads
+    from its on-disk cache, so a process whose kernels are all cached writes nothing."""
+    global notice_written
     module = getattr(dispatcher.py_func, "__module__", None) or ""
-    if module.startswith("riskeval."):
-        listener.shown = True
+    if not notice_written and module.startswith("riskeval."):
+        notice_written = True
         sys.stderr.write(COMPILE_NOTICE)
         sys.stderr.flush()
 
