@@ -74,9 +74,7 @@ def test_risk_table_with_settings_equals_the_keywords():
     X = rk.example_scores()
     base = X.index[3]
     s = RiskSettings(baseline=base, alphas=(1.0, 5.0), level=0.01, correction="holm", leave_one_out=True)
-    by_keywords = rk.risk_table(
-        X, base, (1.0, 5.0), level=0.01, correction="holm", leave_one_out=True
-    )
+    by_keywords = rk.risk_table(X, base, (1.0, 5.0), level=0.01, correction="holm", leave_one_out=True)
     pd.testing.assert_frame_equal(rk.risk_table(X, settings=s), by_keywords)
     # a keyword overrides the settings
     pd.testing.assert_frame_equal(

@@ -47,11 +47,14 @@ def baseline_rankings(
     measure : ``"urisk"`` (Table 3) or ``"trisk"``.
     leave_one_out : aggregate baselines exclude the evaluated system.
 
-    Returns a tidy DataFrame, one row per (system, baseline, α): ``system, baseline, alpha,
-    measure, value, rank, mean, rank_mean``.  ``rank`` is the system's rank among the systems for
-    that baseline and α (1 = highest; ties share their mean rank; NaN for a system that is the
-    baseline), ``mean`` its mean score and ``rank_mean`` the rank by it (the ERR@20 and R columns of
-    Table 3).  :func:`rankings_wide` lays it out as the paper does.
+    Returns
+    -------
+    DataFrame
+        Tidy, one row per (system, baseline, α): ``system, baseline, alpha, measure, value, rank,
+        mean, rank_mean``.  ``rank`` is the system's rank among the systems for that baseline and α
+        (1 = highest; ties share their mean rank; NaN for a system that is the baseline), ``mean``
+        its mean score and ``rank_mean`` the rank by it (the ERR@20 and R columns of Table 3).
+        :func:`rankings_wide` lays it out as the paper does.
     """
     M = as_matrix(X)
     A = check_alphas(alphas, "baseline_rankings")

@@ -84,6 +84,8 @@ def long_risk_table(
     baseline, alphas, se, level, correction, leave_one_out : as for :func:`riskeval.risk_table`;
         ``baseline`` is ``"mean"``, ``"max"``, a system name or a Series indexed by topic.
 
+    Notes
+    -----
     Runs on the active ``dask.distributed.Client`` when there is one (else Dask's local scheduler),
     in two passes over the data (see the module's documentation).  Returns the table of
     :func:`riskeval.risk_table`, systems in the order they first appear.

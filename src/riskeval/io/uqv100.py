@@ -130,6 +130,8 @@ def load_query_variations(
         of :func:`riskeval.variation_array`.
     seed : seed of ``"downsample"``.
 
+    Notes
+    -----
     Every file must score the same measure (a table mixing nDCG@10 and AP would compare nothing);
     a system's topics and variants are checked downstream by the missing-cell policy of
     :func:`riskeval.variation_array`.

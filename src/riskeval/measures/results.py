@@ -89,6 +89,8 @@ class TRiskResult(TestResult):
         §3.2), biasJ = (c − 1)(θ₍.₎ − θ̂), and θ̂ − biasJ.  A mean is unbiased, so biasJ is 0 up to
         rounding and the corrected value is URisk.  None otherwise.
 
+    Notes
+    -----
     The jackknife fields come after the others and are not compared or shown in ``repr``; the
     result still unpacks as ``(statistic, pvalue)``.
     """
