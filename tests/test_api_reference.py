@@ -143,6 +143,8 @@ def test_a_name_exported_twice_links_to_the_block_of_its_own_namespace(page):
 def test_blocks_point_where_the_object_is_defined():
     assert api.target("riskeval", "risk_table") == "riskeval.analysis.table.risk_table"
     assert api.target("riskeval.io", "read_scores") == "riskeval.io.score_files.read_scores"
+    assert api.target("riskeval", "RiskSettings") == "riskeval.settings.RiskSettings"
+    assert api.target("riskeval.measures", "declared") == "riskeval.measures.declared"  # a module
     # a constant of a lazy namespace: the module it is imported from
     module = types.ModuleType("riskeval_docs_lazy")
     module._EXPORTS = {"SE_METHODS": "riskeval.options"}  # type: ignore[attr-defined]

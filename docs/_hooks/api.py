@@ -57,12 +57,14 @@ def exported(namespace: str) -> list[str] | None:
 
 
 def target(namespace: str, name: str) -> str:
-    """The dotted path mkdocstrings reads ``namespace.name`` from: where a class or function is
-    defined, and for any other object (a constant) the module a lazy namespace imports it from
-    (its ``_EXPORTS`` map), else the namespace itself."""
+    """The dotted path mkdocstrings reads ``namespace.name`` from: a module's name; where a class
+    or function is defined; for any other object (a constant) the module a lazy namespace imports
+    it from (its ``_EXPORTS`` map), else the namespace itself."""
     module = importlib.import_module(namespace)
     obj: Any = getattr(module, name)
-    if inspect.isclass(obj) or inspect.isfunction(obj):
+    if inspect.ismodule(obj):
+        return obj.__name__
+    if inspect.isclass(obj) or inspect.isroutine(obj):
         return f"{obj.__module__}.{obj.__qualname__}"
     source = getattr(module, "_EXPORTS", {}).get(name, namespace)
     return f"{source}.{name}"
