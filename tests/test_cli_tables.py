@@ -5,6 +5,7 @@ table command, and the text format's human numbers."""
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -212,3 +213,55 @@ def test_bias_table_over_measures_alphas_and_chosen_systems(X):
     assert set(ranks["system"]) == set(some)
     full = bias_ranks(rk.bias_study(small, 1.0)).reset_index()
     pd.testing.assert_frame_equal(ranks, full[full["system"].isin(some)].reset_index(drop=True))
+
+
+def test_risk_columns_choose_and_order_in_every_format():
+    args = ["risk", "--example", "-b", "bm25base_p", "--alpha", "5", "--systems", "p_bert,runid3"]
+    text = invoke([*args, "--columns", "urisk,system"])
+    assert re.search(r"^ *urisk +system$", text, re.MULTILINE)
+    csv = pd.read_csv(io.StringIO(invoke([*args, "--columns", "system,pvalue", "--format", "csv"])))
+    assert list(csv.columns) == ["system", "pvalue"] and list(csv["system"]) == ["p_bert", "runid3"]
+    every = pd.read_csv(io.StringIO(invoke([*args, "--columns", "all", "--format", "csv"])))
+    full = rk.risk_table(example_scores(), "bm25base_p", alphas=[5], systems=["p_bert", "runid3"])
+    assert list(every.columns) == list(full.columns)
+    markdown = invoke([*args, "--columns", "all", "--format", "markdown"])
+    assert "se\\_method" in markdown
+
+
+def test_an_unknown_column_is_a_usage_error_listing_the_columns(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["risk", "--example", "--columns", "system,p_value"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in err
+    assert "'--columns' option of riskeval risk names 'p_value'" in err and "pvalue, significant" in err
+
+
+def test_the_default_columns_of_the_command_line_and_of_to_latex_are_the_same():
+    args = [
+        "risk",
+        "--example",
+        "-b",
+        "bm25base_p",
+        "--alpha",
+        "0,5",
+        "--correction",
+        "holm",
+        "--format",
+        "latex",
+    ]
+    header = next(line for line in invoke(args).splitlines() if line.startswith("system"))
+    table = rk.risk_table(example_scores(), "bm25base_p", alphas=[0, 5], correction="holm")
+    assert header == next(line for line in rk.to_latex(table).splitlines() if line.startswith("system"))
+
+
+def test_the_bootstrap_interval_is_on_screen():
+    args = ["risk", "--example", "-b", "bm25base_p", "--alpha", "5", "--test", "bootstrap", "--seed", "3"]
+    args += ["--n-resamples", "400", "--systems", "p_bert,runid3"]
+    csv = pd.read_csv(io.StringIO(invoke([*args, "--format", "csv"]))).set_index("system")
+    text = invoke(args)
+    assert "low, high: the BCa 95% interval of URisk" in text
+    header = next(line for line in text.splitlines() if line.lstrip().startswith("system"))
+    assert header.split()[5:8] == ["pvalue", "low", "high"]
+    for system in ("p_bert", "runid3"):
+        line = next(x for x in text.splitlines() if x.startswith(system))
+        assert f"{csv.loc[system, 'low']:.4f} {csv.loc[system, 'high']:.4f}" in " ".join(line.split())

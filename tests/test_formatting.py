@@ -157,3 +157,57 @@ def test_groups_choose_the_rows_among_which_the_best_is_bold():
     by_baseline = rk.to_markdown(table7, groups=("baseline",)).splitlines()
     assert "**0.7184**" in by_baseline[3] and "**0.0269**" in by_baseline[3]  # higher NDCG, lower Risk
     assert "**" not in by_baseline[2] and "**" not in by_baseline[4]  # alone against LambdaMART
+
+
+def test_a_risk_table_shows_the_compact_columns_by_default_and_all_on_request():
+    from riskeval.formatting import COMPACT
+
+    table = rk.risk_table(rk.example_scores(), "bm25base_p", alphas=[0, 5], correction="holm")
+    header = next(line for line in rk.to_latex(table).splitlines() if line.startswith("system"))
+    shown = [c.strip() for c in header.rstrip("\\ ").split("&")]
+    expected = [c for c in COMPACT if c in table.columns and c != "significant"]
+    assert shown == [{"alpha": r"$\alpha$", "pvalue_adj": r"pvalue\_adj"}.get(c, c) for c in expected]
+    assert len(shown) == 13 < len(table.columns)
+    every = next(line for line in rk.to_latex(table, columns="all").splitlines() if line.startswith("system"))
+    assert every.count("&") == len(table.columns) - 2  # every column but significant (the marks)
+    markdown = rk.to_markdown(table).splitlines()
+    assert markdown[0] == "| " + " | ".join(expected).replace("_", r"\_") + " |"
+
+
+def test_columns_choose_and_order_and_keep_the_marks():
+    text = rk.to_latex(_table(), columns=["urisk", "system"])
+    rows = [line for line in text.splitlines() if line.endswith("\\\\")]
+    assert rows[0] == "urisk & system \\\\"
+    assert rows[1].startswith("0.1000$^\\dagger$ & ")  # marks without choosing `significant`
+    markdown = rk.to_markdown(_table(), columns="system, urisk")
+    assert markdown.splitlines()[0] == "| system | urisk |"
+    assert re.search(r"system +urisk\n", to_text(_table(), columns="system,urisk"))
+
+
+def test_other_tables_show_every_column_by_default():
+    frame = pd.DataFrame({"system": ["a", "b"], "frisk": [0.1, 0.2], "reason": ["x", "y"]})
+    assert rk.to_markdown(frame).splitlines()[0] == "| system | frisk | reason |"
+
+
+def test_an_unknown_column_is_an_error_listing_the_columns():
+    with pytest.raises(rk.RiskevalError) as err:
+        rk.to_markdown(_table(), columns=["system", "p_value"])
+    message = str(err.value)
+    assert "'columns' parameter of to_markdown names 'p_value'" in message
+    assert "system, alpha, baseline, mean, urisk, pvalue, significant, wins, rank_urisk" in message
+    assert "'all'" in message
+    with pytest.raises(rk.RiskevalError, match="names no column"):
+        rk.to_latex(_table(), columns=[])
+
+
+def test_superscripts_follow_the_value_escaped():
+    frame = pd.DataFrame({"system": ["a_1", "b"], "mean": [0.5, 0.25]})
+    latex = rk.to_latex(frame, superscripts={"mean": ["b&c", ""]}, bold_best=False)
+    assert "0.5000\\textsuperscript{b\\&c} \\\\" in latex and "0.2500 \\\\" in latex
+    assert "a\\_1" in latex
+    markdown = rk.to_markdown(frame, superscripts={"mean": ["*", "†"]}, bold_best=False)
+    assert "0.5000<sup>\\*</sup>" in markdown and "0.2500<sup>†</sup>" in markdown
+    with pytest.raises(
+        rk.RiskevalError, match=r"'superscripts' parameter of to_latex .* one text per row \(2\)"
+    ):
+        rk.to_latex(frame, superscripts={"mean": ["x"]})

@@ -25,7 +25,7 @@ TOP_LEVEL = [
     *["urisk", "trisk", "zrisk", "georisk", "risk_table", "topic_risk", "riskiest_topics"],
     *["score_matrix", "evaluate_runs", "example_scores"],
     *["bootstrap_ci", "permutation_test", "risk_permutation_table", "tukey_hsd"],
-    *["report", "to_latex", "to_markdown", "compare_runs", "bias_study"],
+    *["report", "to_latex", "to_markdown", "compare", "compare_runs", "bias_study"],
     *["RiskevalError", "RiskevalWarning"],
     *NAMESPACES,
 ]

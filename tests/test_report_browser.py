@@ -40,9 +40,49 @@ def report_file(tmp_path_factory) -> Path:
     return path
 
 
-def open_page(browser, path: Path, **context):
+@pytest.fixture(scope="module")
+def dl20_file(tmp_path_factory) -> Path:
+    """The report of the 59 TREC DL 2020 passage runs, from the run files and the qrels, with the
+    topic texts, two focus systems and Holm's correction."""
+    d = shared_data("trec-dl-2020-passage")
+    out = tmp_path_factory.mktemp("dl20") / "dl20.html"
+    main(
+        [
+            "report",
+            "--qrels",
+            str(d / "qrels.dl20-passage.txt"),
+            "--measure",
+            "nDCG@10",
+            "--baseline",
+            "p_bm25",
+            "--topics-file",
+            str(d / "topics.dl20-passage.txt"),
+            "--systems",
+            "p_d2q_bm25_duo,bigIR-T5-R",
+            "--correction",
+            "holm",
+            "--no-progress",
+            "-o",
+            str(out),
+            *map(str, sorted((d / "runs-top100").glob("*.gz"))),
+        ]
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def two_file(tmp_path_factory) -> Path:
+    """One run against its baseline: p_bert against bm25base_p."""
+    path = tmp_path_factory.mktemp("two") / "two.html"
+    rk.report(
+        example_scores().loc[["p_bert", "bm25base_p"]], baseline="bm25base_p", measure="nDCG@10", path=path
+    )
+    return path
+
+
+def open_page(browser, path: Path, width: int = 1280, **context):
     """The page with every request but the file itself blocked and recorded."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, **context)
     page = ctx.new_page()
     page.blocked = []  # type: ignore[attr-defined]
     page.errors = []  # type: ignore[attr-defined]
@@ -227,38 +267,13 @@ def test_hostile_names_run_no_script(browser, tmp_path):
     page.context.close()
 
 
-def test_two_systems_and_a_campaign_render(browser, tmp_path):
+def test_two_systems_and_a_campaign_render(browser, two_file, dl20_file):
     """One run against its baseline, and the 59 runs of TREC DL 2020 (from runs and qrels)."""
-    X = example_scores().loc[["p_bert", "bm25base_p"]]
-    small = tmp_path / "two.html"
-    rk.report(X, baseline="bm25base_p", measure="nDCG@10", path=small)
-    page = open_page(browser, small)
+    page = open_page(browser, two_file)
     assert page.errors == [] and page.locator("#m0-risk-table tbody tr").count() == 2
     assert "Left out" in page.locator("#bias").text_content()
     page.context.close()
-    d = shared_data("trec-dl-2020-passage")
-    out = tmp_path / "dl20.html"
-    main(
-        [
-            "report",
-            "--qrels",
-            str(d / "qrels.dl20-passage.txt"),
-            "--measure",
-            "nDCG@10",
-            "--baseline",
-            "p_bm25",
-            "--topics-file",
-            str(d / "topics.dl20-passage.txt"),
-            "--systems",
-            "p_d2q_bm25_duo,bigIR-T5-R",
-            "--correction",
-            "holm",
-            "-o",
-            str(out),
-            *map(str, sorted((d / "runs-top100").glob("*.gz"))),
-        ]
-    )
-    page = open_page(browser, out)
+    page = open_page(browser, dl20_file)
     assert page.errors == [] and page.blocked == []
     assert page.locator("#m0-risk-table tbody tr").count() == 59
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
@@ -269,4 +284,56 @@ def test_two_systems_and_a_campaign_render(browser, tmp_path):
     assert page.locator("#m0-topics-table td.text").count() > 0
     labels = page.locator("figure[data-chart='trisk'] text[fill]").count()
     assert 2 <= labels <= 14
+    page.context.close()
+
+
+@pytest.mark.parametrize("which", ["report_file", "dl20_file", "two_file"])
+def test_the_first_screen_shows_the_findings(browser, request, which):
+    """At 1400 × 900 the findings are on the first screen, whole, under the title."""
+    page = open_page(browser, request.getfixturevalue(which), width=1400)
+    assert page.errors == []
+    box = page.locator("#findings").bounding_box()
+    assert box is not None and box["y"] + box["height"] < 900
+    items = page.locator("#findings li").all_text_contents()
+    assert len(items) >= 3 and "significantly better than" in items[0]
+    assert page.locator("h1").bounding_box()["y"] < box["y"]
+    # the settings are folded: their table is not on the first screen
+    assert not page.locator("table.settings").is_visible()
+    page.context.close()
+
+
+def test_the_focus_curves_are_never_red_or_green(browser, dl20_file):
+    page = open_page(browser, dl20_file)
+    d = data(page)
+    strokes = page.eval_on_selector_all(
+        "figure[data-chart='trisk'] path[stroke-width='2']", "ps => ps.map(p => p.getAttribute('stroke'))"
+    )
+    assert len(strokes) == len(d["focus"]) == 2
+    assert set(strokes) <= set(d["colours"]["focus"])
+    assert not set(strokes) & {d["colours"]["loss"], d["colours"]["gain"]}
+    page.context.close()
+
+
+def test_print_shows_every_row_and_no_control(browser, dl20_file):
+    page = open_page(browser, dl20_file)
+    page.emulate_media(media="print")
+    boxes = page.eval_on_selector_all(
+        "div.scroll",
+        """ds => ds.map(d => ({max: getComputedStyle(d).maxHeight, over: getComputedStyle(d).overflowY,
+                               cut: d.scrollHeight - d.clientHeight,
+                               rows: d.querySelectorAll('tbody tr').length,
+                               shown: Array.from(d.querySelectorAll('tbody tr')).filter(r => r.getBoundingClientRect().height > 0).length}))""",
+    )
+    largest = max(boxes, key=lambda b: b["rows"])
+    assert largest["rows"] == 59 * 4  # the tidy table: every system at every α, folded on screen
+    for b in boxes:
+        assert b["max"] == "none" and b["over"] == "visible" and b["cut"] <= 1
+        assert b["shown"] == b["rows"]
+    assert page.locator("#m0-risk-table tbody tr").count() == 59
+    # the folded blocks are open, the controls hidden
+    assert page.locator("table.settings").is_visible() and page.locator("table.full").is_visible()
+    for control in ("select.rk-alpha", "input.rk-filter", "select.rk-system"):
+        assert not page.locator(control).first.is_visible()
+    page.emulate_media(media="screen")
+    assert page.evaluate("getComputedStyle(document.querySelector('div.scroll')).maxHeight") != "none"
     page.context.close()

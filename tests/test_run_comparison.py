@@ -136,3 +136,92 @@ def test_commands(X, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["compare-runs", str(path), "--runs", "r1"])
     assert exc.value.code == 2
+
+
+def _summary(path, capsys, *options):
+    main(["compare-runs", str(path), "--runs", "r1,r4", "--alpha", "1,5", "--show", "summary", *options])
+    return pd.read_csv(io.StringIO(capsys.readouterr().out))
+
+
+def test_compare_runs_t_test_and_interval_are_scipys(X, tmp_path, capsys):
+    from scipy import stats
+
+    path = tmp_path / "scores.csv"
+    X.to_csv(path)
+    got = _summary(path, capsys, "--format", "csv", "--level", "0.1")
+    assert list(got.columns) == ["statistic", "alpha", "estimate", "pvalue", "low", "high", "test", "level"]
+    a, b = X.loc["r1"].to_numpy(), X.loc["r4"].to_numpy()
+    ttest = stats.ttest_rel(a, b)
+    ci = ttest.confidence_interval(0.9)
+    assert got.loc[0, "statistic"] == "mean r1 − r4" and np.isnan(got.loc[0, "alpha"])
+    np.testing.assert_allclose(
+        got.loc[0, ["estimate", "pvalue", "low", "high"]].astype(float),
+        [(a - b).mean(), ttest.pvalue, ci.low, ci.high],
+        rtol=1e-10,
+    )
+    for k, alpha in enumerate((1.0, 5.0), start=1):
+        x = rk.compare_runs(X, "r1", "r4", alpha)["x_a"].to_numpy()
+        one = stats.ttest_1samp(x, 0.0)
+        ci = one.confidence_interval(0.9)
+        assert got.loc[k, "alpha"] == alpha and got.loc[k, "statistic"] == "URisk of r1 against r4"
+        np.testing.assert_allclose(
+            got.loc[k, ["estimate", "pvalue", "low", "high"]].astype(float),
+            [x.mean(), one.pvalue, ci.low, ci.high],
+            rtol=1e-10,
+        )
+
+
+def test_compare_runs_resampling_tests_are_riskevals(X, tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    X.to_csv(path)
+    perm = _summary(
+        path, capsys, "--format", "csv", "--test", "permutation", "--seed", "4", "--n-resamples", "999"
+    )
+    for k, alpha in enumerate((0.0, 1.0, 5.0)):
+        res = rk.permutation_test(X.loc["r1"], X.loc["r4"], alpha, n_resamples=999, rng=4)
+        assert perm.loc[k, "pvalue"] == pytest.approx(res.pvalue)
+    assert perm[["low", "high"]].isna().all().all() and set(perm["seed"]) == {4}
+    boot = _summary(
+        path, capsys, "--format", "csv", "--test", "bootstrap", "--seed", "4", "--n-resamples", "999"
+    )
+    want = rk.bootstrap_ci(
+        X.loc[["r1", "r4"]], "r4", [0, 1, 5], risk="URisk", method="bca", n_resamples=999, rng=4
+    )
+    want = want[want["system"] == "r1"].reset_index(drop=True)
+    np.testing.assert_allclose(
+        boot[["estimate", "pvalue", "low", "high"]], want[["estimate", "pvalue", "low", "high"]]
+    )
+
+
+def test_compare_runs_shows_the_difference_above_the_topics(X, tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    X.to_csv(path)
+    main(
+        [
+            "compare-runs",
+            str(path),
+            "--runs",
+            "r1,r4",
+            "--test",
+            "bootstrap",
+            "--seed",
+            "2",
+            "--n-resamples",
+            "500",
+        ]
+    )
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert "p-values and 95% intervals: BCa bootstrap over topics, 500 resamples, seed 2" in lines[0]
+    assert lines[1].startswith("mean of r1 − r4: ") and ", p = " in lines[1] and ", interval [" in lines[1]
+    assert lines[2].startswith("α = 5: URisk of r1 against r4: ") and ", interval [" in lines[2]
+    assert len([line for line in lines if line.lstrip().startswith("q")]) == X.shape[1]  # the topics
+    main(["compare-runs", str(path), "--runs", "r1,r4", "--test", "permutation", "--seed", "2"])
+    text = capsys.readouterr().out
+    assert "(no interval)" in text and "interval [" not in text
+    with pytest.raises(SystemExit) as exit_:
+        main(["compare-runs", str(path), "--runs", "r1,r4", "--test", "wilcoxon"])
+    assert (
+        exit_.value.code == 2
+        and "'wilcoxon' is not one of 't', 'permutation', 'bootstrap'" in capsys.readouterr().err
+    )

@@ -50,6 +50,7 @@ _EXPORTS = {
     "topic_risk": "riskeval.measures.paired",
     "riskiest_topics": "riskeval.analysis.topics",
     "compare_runs": "riskeval.analysis.run_comparison",
+    "compare": "riskeval.inference.comparison",
     "bias_study": "riskeval.analysis.baseline_bias",
     # inputs
     "score_matrix": "riskeval.io.inputs",

@@ -9,6 +9,10 @@ the best value of each column in bold, within each measure and α.  Text from th
 topic ids, captions) is escaped for the target: LaTeX's special characters, Markdown's ``|``,
 ``*``, ``_``, backticks, brackets and angle brackets.
 
+The three choose and order their columns (``columns=``).  A risk table (the columns of
+:func:`riskeval.risk_table`) shows :data:`COMPACT` by default, the columns the command line's
+``riskeval risk`` shows too; ``columns="all"`` shows every column.  Other tables show every column.
+
 CSV and JSON output is not made here: it keeps every digit.
 """
 
@@ -21,6 +25,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+
+from riskeval.errors import RiskevalError
 
 #: Columns where a larger value is better, and where a smaller one is (for bold best values).
 HIGHER_IS_BETTER = frozenset(
@@ -41,6 +47,32 @@ MARKED = ("urisk", "trisk", "x", "tr", "delta")
 #: The smallest positive normal double: a p-value of 0 is below it.
 _TINY = float(np.finfo(np.float64).tiny)
 _BASELINE_REASON = "the system is the baseline"
+#: The columns of a risk table shown by default, in this order (those the table has): by
+#: :func:`to_text`, :func:`to_latex`, :func:`to_markdown` and ``riskeval risk``.  ``low`` and
+#: ``high`` are a bootstrap interval, ``pvalue_maxt`` a max-T p-value, where a test gave them.
+COMPACT = (
+    "measure",
+    "system",
+    "alpha",
+    "mean",
+    "urisk",
+    "trisk",
+    "pvalue",
+    "pvalue_maxt",
+    "pvalue_adj",
+    "low",
+    "high",
+    "significant",
+    "tstar",
+    "zrisk",
+    "georisk",
+    "wins",
+    "losses",
+    "loss20",
+)
+#: The columns that every risk table has (:func:`riskeval.risk_table`, with or without ``risk=``):
+#: a table holding them gets :data:`COMPACT` by default.
+RISK_TABLE = frozenset({"system", "alpha", "baseline", "baseline_mean"})
 
 
 @dataclass(frozen=True)
@@ -52,6 +84,7 @@ class _Cells:
     bold: np.ndarray  # cells holding their column's best value
     notes: list[str]  # sentences to print once under the table
     marks: frozenset[tuple[int, int]] = frozenset()  # cells of significant values
+    sups: dict[tuple[int, int], str] | None = None  # cells -> their superscript
 
 
 def is_pvalue(column: Hashable) -> bool:
@@ -78,15 +111,56 @@ def format_alpha(alpha: float) -> str:
     return f"{float(alpha):g}"
 
 
+def select_columns(
+    table: pd.DataFrame, columns: str | Sequence[str] | None, func: str, *, parameter: str = "columns"
+) -> pd.DataFrame:
+    """The columns of ``table`` (its named index as columns) chosen by ``columns``, in its order.
+
+    ``None``: :data:`COMPACT` for a risk table (one with the columns :data:`RISK_TABLE`), every
+    column otherwise; ``"all"``: every column; a list or a comma list of names: those columns, in
+    that order.  A name the table lacks is an error naming ``parameter`` of ``func`` and the
+    table's columns.
+    """
+    frame = table.reset_index() if any(n is not None for n in table.index.names) else table
+    names = [str(c) for c in frame.columns]
+    if columns is None:
+        if not RISK_TABLE <= set(names):
+            return frame
+        return frame[[c for c in frame.columns if str(c) in COMPACT]].pipe(_ordered, COMPACT)
+    if isinstance(columns, str) and columns.strip() == "all":
+        return frame
+    wanted = (
+        [c.strip() for c in columns.split(",")] if isinstance(columns, str) else [str(c) for c in columns]
+    )
+    wanted = [c for c in wanted if c]
+    unknown = [c for c in wanted if c not in names]
+    if unknown or not wanted:
+        given = ", ".join(map(repr, unknown)) if unknown else "no column"
+        raise RiskevalError(
+            f"The '{parameter}' {'option' if parameter.startswith('--') else 'parameter'} of {func} "
+            f"names {given}; the table has the columns "
+            f"{', '.join(names)} (or give 'all')."
+        )
+    by_name = {str(c): c for c in frame.columns}
+    return frame[[by_name[c] for c in dict.fromkeys(wanted)]]
+
+
+def _ordered(frame: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    rank = {name: i for i, name in enumerate(order)}
+    return frame[sorted(frame.columns, key=lambda c: rank[str(c)])]
+
+
 def to_text(
     table: pd.DataFrame,
     *,
     caption: str | None = None,
     digits: int = 4,
     baseline: str | None = None,
+    columns: str | Sequence[str] | None = None,
 ) -> str:
-    """Aligned text: the caption's lines, the table, then its notes."""
-    cells = _cells(table, digits=digits, baseline=baseline, nan="")
+    """Aligned text: the caption's lines, the table, then its notes.  ``columns``: as for
+    :func:`to_latex`."""
+    cells = _cells(table, digits=digits, baseline=baseline, nan="", columns=columns, func="to_text")
     frame = cells.text
     body = frame.to_string(index=False) if len(frame) else "(no rows)"
     return "\n".join([*([caption] if caption else []), body, *cells.notes]) + "\n"
@@ -102,6 +176,8 @@ def to_latex(
     bold_best: bool = True,
     best: Mapping[str, str] | None = None,
     groups: Sequence[str] = GROUPS,
+    columns: str | Sequence[str] | None = None,
+    superscripts: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """A LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``).
 
@@ -124,8 +200,27 @@ def to_latex(
     groups : column names
         The best value is per group of rows sharing these columns' values (those the table has);
         default: per measure and α, the risk tables' evaluation settings.
+    columns : "all", a list of column names or a comma list, optional
+        The columns shown, in that order (the table's named index counts as columns); a name the
+        table lacks is an error listing its columns.  Default: :data:`COMPACT` for a risk table
+        (the 30 columns of :func:`riskeval.risk_table` are many for a page), every column of other
+        tables.  The ``significant`` column marks values whether or not it is chosen.
+    superscripts : mapping column -> one text per row, optional
+        Text set as a superscript after the value of each row (``\\textsuperscript``), e.g. the
+        letters of the systems a row is significantly better than (:func:`riskeval.compare`).
     """
-    cells = _marked_cells(table, caption, "--", digits, baseline, best if bold_best else {}, groups)
+    cells = _marked_cells(
+        table,
+        caption,
+        "--",
+        digits,
+        baseline,
+        best if bold_best else {},
+        groups,
+        columns=columns,
+        superscripts=superscripts,
+        func="to_latex",
+    )
     text, marks, notes = cells.text, cells.marks, cells.notes
     spec = "".join("r" if num else "l" for num in cells.numeric)
     lines = ["\\begin{table}", "\\centering"]
@@ -144,6 +239,9 @@ def to_latex(
             cell = _latex_number(value) if num else latex_escape(value)
             if (i, j) in marks:
                 cell += "$^\\dagger$"
+            sup = (cells.sups or {}).get((i, j))
+            if sup:
+                cell += "\\textsuperscript{" + latex_escape(sup).replace("$^\\dagger$", "\\dag{}") + "}"
             row.append(f"\\textbf{{{cell}}}" if cells.bold[i, j] else cell)
         lines.append(" & ".join(row) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
@@ -159,13 +257,26 @@ def to_markdown(
     bold_best: bool = True,
     best: Mapping[str, str] | None = None,
     groups: Sequence[str] = GROUPS,
+    columns: str | Sequence[str] | None = None,
+    superscripts: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """A Markdown pipe table (GitHub, pandoc), with the caption above and the notes below.
 
-    Same parameters and marks as :func:`to_latex`; cells are escaped so that a run name holding
-    ``|``, ``*`` or ``<b>`` stays text.
+    Same parameters and marks as :func:`to_latex` (superscripts as ``<sup>…</sup>``); cells are
+    escaped so that a run name holding ``|``, ``*`` or ``<b>`` stays text.
     """
-    cells = _marked_cells(table, caption, "", digits, baseline, best if bold_best else {}, groups)
+    cells = _marked_cells(
+        table,
+        caption,
+        "",
+        digits,
+        baseline,
+        best if bold_best else {},
+        groups,
+        columns=columns,
+        superscripts=superscripts,
+        func="to_markdown",
+    )
     text, marks, notes = cells.text, cells.marks, cells.notes
     header = "| " + " | ".join(markdown_escape(str(c)) for c in text.columns) + " |"
     rule = "| " + " | ".join("---:" if num else ":---" for num in cells.numeric) + " |"
@@ -177,6 +288,9 @@ def to_markdown(
             cell = value if num else markdown_escape(value)
             if (i, j) in marks:
                 cell += MARK
+            sup = (cells.sups or {}).get((i, j))
+            if sup:
+                cell += f"<sup>{markdown_escape(sup)}</sup>"
             row.append(f"**{cell}**" if cells.bold[i, j] and cell else cell)
         rows.append("| " + " | ".join(row) + " |")
     parts = [line for part in (caption or "").split("\n") if part for line in (markdown_escape(part), "")]
@@ -259,10 +373,25 @@ def _marked_cells(
     baseline: str | None,
     best: Mapping[str, str] | None,
     groups: Sequence[str],
+    *,
+    columns: str | Sequence[str] | None,
+    superscripts: Mapping[str, Sequence[str]] | None,
+    func: str,
 ) -> _Cells:
     """The cells of a paper table (:func:`to_latex`, :func:`to_markdown`): significance marks,
     and among the notes the mark's meaning unless ``caption`` already says it."""
-    cells = _cells(table, digits=digits, baseline=baseline, nan=nan, best=best, marks=True, groups=groups)
+    cells = _cells(
+        table,
+        digits=digits,
+        baseline=baseline,
+        nan=nan,
+        best=best,
+        marks=True,
+        groups=groups,
+        columns=columns,
+        superscripts=superscripts,
+        func=func,
+    )
     if cells.marks and MARK not in (caption or ""):
         return replace(cells, notes=[*cells.notes, f"{MARK}: significant."])
     return cells
@@ -277,11 +406,25 @@ def _cells(
     best: Mapping[str, str] | None = None,
     marks: bool = False,
     groups: Sequence[str] = GROUPS,
+    columns: str | Sequence[str] | None = None,
+    superscripts: Mapping[str, Sequence[str]] | None = None,
+    func: str = "to_text",
 ) -> _Cells:
-    """The cells of ``table`` as strings; with ``marks``, the ``significant`` column becomes marks
-    on the first :data:`MARKED` column."""
+    """The cells of ``table`` as strings, with the ``columns`` chosen (:func:`select_columns`);
+    with ``marks``, the ``significant`` column becomes marks on the first :data:`MARKED` column."""
     frame = table.reset_index() if any(n is not None for n in table.index.names) else table
     own = _own_rows(frame, baseline)
+    sups = {str(name): np.asarray(list(texts), dtype=object) for name, texts in (superscripts or {}).items()}
+    for name, texts in sups.items():
+        if name not in frame.columns or len(texts) != len(frame):
+            raise RiskevalError(
+                f"The 'superscripts' parameter of {func} takes, for a column of the table, one text "
+                f"per row ({len(frame)}); got {len(texts)} for {name!r}."
+            )
+    chosen = list(select_columns(frame, columns, func).columns)
+    if marks and SIGNIFICANT in frame.columns and SIGNIFICANT not in chosen:
+        chosen.append(SIGNIFICANT)
+    frame = frame[chosen]
     notes = []
     if own.any():
         names = list(dict.fromkeys(frame.loc[own, "system"].astype(str)))
@@ -291,6 +434,7 @@ def _cells(
             "against itself left out."
         )
         frame = frame.loc[~own]
+        sups = {name: texts[~own] for name, texts in sups.items()}
     frame = frame.reset_index(drop=True)
     marked: frozenset[tuple[int, int]] = frozenset()
     if marks and SIGNIFICANT in frame.columns:
@@ -300,20 +444,28 @@ def _cells(
         if target is not None:
             j = list(frame.columns).index(target)
             marked = frozenset((int(i), j) for i in np.flatnonzero(flags))
-    columns = {}
+    strings = {}
     numeric = []
     for name in frame.columns:
         column = frame[name]
         is_number = _is_number(column)
         numeric.append(is_number)
-        columns[name] = _format_column(name, column, digits, nan) if is_number else _text(column, nan)
-    text = pd.DataFrame(columns, index=frame.index, columns=frame.columns)
+        strings[name] = _format_column(name, column, digits, nan) if is_number else _text(column, nan)
+    text = pd.DataFrame(strings, index=frame.index, columns=frame.columns)
     bold = np.zeros(text.shape, dtype=bool)
     for j, name in enumerate(frame.columns):
         direction = _direction(str(name), best)
         if direction is not None and numeric[j]:
             bold[:, j] = _best_cells(frame, name, direction, groups)
-    return _Cells(text, numeric, bold, notes, marked)
+    where = {str(name): j for j, name in enumerate(frame.columns)}
+    placed = {
+        (i, where[name]): str(t)
+        for name, texts in sups.items()
+        if name in where
+        for i, t in enumerate(texts)
+        if t
+    }
+    return _Cells(text, numeric, bold, notes, marked, placed)
 
 
 def _own_rows(frame: pd.DataFrame, baseline: str | None) -> np.ndarray:

@@ -70,8 +70,9 @@ def risk_experiment(
 
     Returns
     -------
-    DataFrame: :func:`riskeval.risk_table`'s rows for each system and α; with several measures, a
-    first column ``measure`` (ir_measures' spelling) and the rows of each measure in turn.
+    DataFrame
+        :func:`riskeval.risk_table`'s rows for each system and α; with several measures, a first
+        column ``measure`` (ir_measures' spelling) and the rows of each measure in turn.
     """
     pt = require("pyterrier", "risk_experiment")
     systems, system_names = _systems(retr_systems, names)

@@ -49,11 +49,14 @@ def baseline_rankings(
         text; one with its own α (``"URisk@5"``) ranks at that α only.
     leave_one_out : aggregate baselines exclude the evaluated system.
 
-    Returns a tidy DataFrame, one row per (system, baseline, α): ``system, baseline, alpha,
-    risk`` (the measure's name), ``value, rank, mean, rank_mean``.  ``rank`` is the system's rank
-    among the systems for that baseline and α (1 = highest; ties share their mean rank; NaN for a
-    system that is the baseline), ``mean`` its mean score and ``rank_mean`` the rank by it (the
-    ERR@20 and R columns of Table 3).  :func:`rankings_wide` lays it out as the paper does.
+    Returns
+    -------
+    DataFrame
+        Tidy, one row per (system, baseline, α): ``system, baseline, alpha, risk`` (the measure's
+        name), ``value, rank, mean, rank_mean``.  ``rank`` is the system's rank among the systems
+        for that baseline and α (1 = highest; ties share their mean rank; NaN for a system that is
+        the baseline), ``mean`` its mean score and ``rank_mean`` the rank by it (the ERR@20 and R
+        columns of Table 3).  :func:`rankings_wide` lays it out as the paper does.
     """
     M = as_matrix(X)
     ranking = parse_risk(risk)

@@ -79,6 +79,8 @@ def bias_variance(scores, target="perfect", *, form: str = "ap", best_of=None) -
     best_of : list of system labels, optional
         The systems whose per-topic maximum is the ``"best"`` target.
 
+    Notes
+    -----
     Variances are over topics, population (ddof = 0), as in the paper.
     """
     check_option(form, BIAS_VARIANCE_FORMS, "bias_variance", "form")

@@ -93,8 +93,11 @@ def bias_variance_families(
         of one system (the original model, the target) is a single point.
     target, form, best_of : as in :func:`riskeval.variations.bias_variance`.
 
-    One row per system, by family (in order of first appearance) then parameter: ``system,
-    family, parameter, mean, bias, bias2, variance, total``.
+    Returns
+    -------
+    DataFrame
+        One row per system, by family (in order of first appearance) then parameter: ``system,
+        family, parameter, mean, bias, bias2, variance, total``.
     """
     M = as_matrix(scores, name="scores")
     meta = _families(families, M.index)

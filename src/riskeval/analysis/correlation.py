@@ -63,6 +63,8 @@ class BaselineCorrelation(TestResult):
         One row per (baseline, system): ``baseline, system, alpha, pearson, mean, baseline_mean,
         ugain, frisk, urisk, is_baseline``.
 
+    Notes
+    -----
     With every system in turn as the baseline the pairs are not independent (each run appears
     r − 1 times on each side), so the p-values are descriptive only.
     """
@@ -98,6 +100,8 @@ def baseline_correlation(
     alpha : risk aversion α ≥ 0 of URisk (default 5, as in Tables 1 and 3 of ECIR 2014).
     leave_one_out : aggregate baselines exclude the evaluated system.
 
+    Notes
+    -----
     A system with the same score on every topic (or a constant baseline) has ρ NaN and is left out
     of the tests, as is a system against itself.  Fewer than 3 pairs give NaN statistics.
     """

@@ -134,6 +134,8 @@ def risk_table(
         MEDIAN and MAX baselines, ZRisk, GeoRisk, ranks and corrected p-values are still over
         every system of ``X``.  Unknown names are an error listing close matches.
 
+    Notes
+    -----
     Columns: ``system, alpha, baseline, leave_one_out, mean, baseline_mean, ugain, freward, frisk,
     urisk, se, se_method, trisk, df, level, critical, pvalue, [correction, pvalue_adj], significant,
     tstar, zrisk, georisk, rank_urisk, rank_trisk, rank_georisk, wins, losses, ties, loss20,

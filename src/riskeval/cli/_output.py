@@ -64,6 +64,7 @@ def emit(
     caption: str | None = None,
     baseline: str | None = None,
     groups: Sequence[str] | None = None,
+    columns: str | None = None,
 ) -> None:
     """Write ``frame`` to ``out`` (stdout) in ``fmt``.
 
@@ -75,14 +76,26 @@ def emit(
     object per row, the index included as columns), NaN and ±infinity as ``null``.
     ``csv-spreadsheet`` neutralises text cells that a spreadsheet would run
     (:func:`neutralise_formulas`); ``csv`` does not.  ``groups``: the columns within whose values
-    LaTeX and Markdown bold the best value (default: measure and α).
+    LaTeX and Markdown bold the best value (default: measure and α).  ``columns`` (the
+    ``--columns`` of ``riskeval risk``): ``"all"`` or a comma list of the columns shown, in that
+    order, in every format; by default the formats for people show the compact columns of a risk
+    table (:data:`riskeval.formatting.COMPACT`) and CSV and JSON every column.
 
     Raises :class:`~riskeval.errors.OutputError` when standard output cannot be written (a full
     disk); a closed pipe (``BrokenPipeError``) is left to the caller.
     """
     stream = out or sys.stdout
     try:
-        _write(frame, fmt, stream, digits=digits, caption=caption, baseline=baseline, groups=groups)
+        _write(
+            frame,
+            fmt,
+            stream,
+            digits=digits,
+            caption=caption,
+            baseline=baseline,
+            groups=groups,
+            columns=columns,
+        )
     except BrokenPipeError:
         raise
     except OSError as exc:
@@ -100,8 +113,13 @@ def _write(
     caption: str | None,
     baseline: str | None,
     groups: Sequence[str] | None,
+    columns: str | None,
 ) -> None:
     flat = frame.reset_index() if _has_named_index(frame) else frame
+    if columns is not None and fmt not in HUMAN_FORMATS:
+        from riskeval.formatting import select_columns
+
+        flat = select_columns(flat, columns, "riskeval risk", parameter="--columns")
     if fmt == "csv":
         flat.to_csv(out, index=False)
     elif fmt == "csv-spreadsheet":
@@ -115,15 +133,22 @@ def _write(
         from riskeval import formatting
         from riskeval.io.terminal import escape_controls
 
+        if columns is not None:  # named in the command line's words
+            formatting.select_columns(flat, columns, "riskeval risk", parameter="--columns")
         flat = for_terminal(flat)
         caption = None if caption is None else escape_controls(caption, keep_lines=True)
         baseline = None if baseline is None else escape_controls(baseline)
         if fmt == "table":
-            out.write(formatting.to_text(flat, caption=caption, digits=digits, baseline=baseline))
+            text = formatting.to_text(
+                flat, caption=caption, digits=digits, baseline=baseline, columns=columns
+            )
+            out.write(text)
             return
         render = formatting.to_latex if fmt == "latex" else formatting.to_markdown
         chosen = formatting.GROUPS if groups is None else groups
-        out.write(render(flat, caption=caption, digits=digits, baseline=baseline, groups=chosen))
+        out.write(
+            render(flat, caption=caption, digits=digits, baseline=baseline, groups=chosen, columns=columns)
+        )
 
 
 def json_records(frame: pd.DataFrame) -> list[dict]:

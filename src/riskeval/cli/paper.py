@@ -27,9 +27,11 @@ from riskeval.cli._input import (
 from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
 from riskeval.errors import RiskevalError
 from riskeval.measures.declared import RISK_MEASURES
-from riskeval.options import RANK_MEASURES
+from riskeval.options import RANK_MEASURES, RISK_TESTS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from riskeval.measures.declared import RiskMeasure
 
 #: The risk measures that rank the systems of ``baseline-rankings``.
@@ -213,20 +215,74 @@ def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
 @alpha_option(
     help="Risk aversion α of the per-topic URisk scores; repeat or give a comma list. [default: 5]",
 )
+@click.option(
+    "--test",
+    type=click.Choice(RISK_TESTS),
+    default="t",
+    show_default=True,
+    help="Test of the difference (mean of A − B, URisk of A against B): Student's paired t test "
+    "with its t interval, the sign-flip randomisation test (no interval) or the BCa bootstrap over "
+    "topics with its interval.",
+)
+@click.option(
+    "--level",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Significance level: the intervals are at confidence 1 − LEVEL.",
+)
+@click.option(
+    "--n-resamples",
+    type=WholeNumber(1),
+    default=10_000,
+    show_default=True,
+    metavar="N",
+    help="Resamples of --test permutation and bootstrap.",
+)
+@click.option("--seed", type=WholeNumber(0), default=None, metavar="S", help="Seed of the resamples.")
+@click.option(
+    "--show",
+    type=click.Choice(("topics", "summary")),
+    default="topics",
+    show_default=True,
+    help="topics: one row per topic (the difference and its test above the table, for people); "
+    "summary: the difference, its p-value and interval, one row per statistic.",
+)
 @format_option
-def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alphas, fmt):
-    """Two runs topic by topic, each as the other's baseline (ECIR 2014, Figure 3).
+def compare_runs(
+    inputs,
+    example,
+    qrels,
+    measure,
+    name_from,
+    missing,
+    pair,
+    alphas,
+    test,
+    level,
+    n_resamples,
+    seed,
+    show,
+    fmt,
+):
+    """Two runs topic by topic, each as the other's baseline (ECIR 2014, Figure 3), and the test of
+    their difference.
 
     One row per topic: both scores, δ = A − B, x_a (A's per-topic URisk score with B as the
-    baseline) and x_b (B's with A as the baseline).
+    baseline) and x_b (B's with A as the baseline).  Above it, the mean of A − B and URisk of A
+    against B at each α, with the p-value and interval of --test (--show summary: as a table).
 
     \b
     Examples:
       riskeval compare-runs --example --runs p_bert,bm25base_p
+      riskeval compare-runs --example --runs p_bert,bm25base_p --test bootstrap --seed 1
+      riskeval compare-runs --example --runs p_bert,bm25base_p --show summary --format csv
     """
     import pandas as pd
 
     from riskeval.analysis.run_comparison import compare_runs as compare
+    from riskeval.formatting import format_pvalue
+    from riskeval.inference.comparison import pair_summary
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.one(), scores.source
@@ -236,17 +292,42 @@ def compare_runs(inputs, example, qrels, measure, name_from, missing, pair, alph
     A = parse_alphas(alphas, [5.0])
     a, b = names
     tables = [compare(X, a, b, alpha) for alpha in A]
-    lines = [f"{a} and {b} on {X.shape[1]} topics of {source}"]
-    for alpha, t in zip(A, tables, strict=True):
-        xa, xb = t["x_a"], t["x_b"]
-        lines.append(
-            f"α = {alpha:g}: URisk of {a} against {b}: {xa.mean():.4f} ({int((xa < 0).sum())} losses); "
-            f"of {b} against {a}: {xb.mean():.4f} ({int((xb < 0).sum())} losses)"
+    summary = pair_summary(X, a, b, A, test=test, level=level, n_resamples=n_resamples, rng=seed)
+    head = f"{a} and {b} on {X.shape[1]} topics of {source}; {_test_note(summary)}"
+    if show == "summary":
+        emit(summary.drop(columns=["test", "level"]) if fmt in HUMAN_FORMATS else summary, fmt, caption=head)
+        return
+    lines = [head]
+    for (_, row), t in zip(summary.iterrows(), [None, *tables], strict=True):
+        where = "mean" if t is None else f"α = {row['alpha']:g}: URisk"
+        line = (
+            f"{where} of {a} − {b}: {row['estimate']:.4f}"
+            if t is None
+            else (f"{where} of {a} against {b}: {row['estimate']:.4f} ({int((t['x_a'] < 0).sum())} losses)")
         )
+        line += f", p = {format_pvalue(row['pvalue'])}"
+        if pd.notna(row["low"]):
+            line += f", interval [{row['low']:.4f}, {row['high']:.4f}]"
+        if t is not None:
+            xb = t["x_b"]
+            line += f"; of {b} against {a}: {xb.mean():.4f} ({int((xb < 0).sum())} losses)"
+        lines.append(line)
     table = pd.concat(tables, ignore_index=True)
     if fmt in HUMAN_FORMATS:
         table = table.drop(columns=["system_a", "system_b", *(["alpha"] if len(A) == 1 else [])])
     emit(table, fmt, caption="\n".join(lines))
+
+
+def _test_note(summary: pd.DataFrame) -> str:
+    """Which test gave the p-values and intervals of ``compare-runs``."""
+    test = str(summary["test"].iloc[0])
+    confidence = f"{1 - float(summary['level'].iloc[0]):.0%}"
+    if test == "t":
+        return f"p-values: paired t test; intervals: {confidence} t intervals"
+    resamples = f"{summary['n_resamples'].iloc[0]} resamples, seed {summary['seed'].iloc[0]}"
+    if test == "permutation":
+        return f"p-values: sign-flip randomisation test, {resamples} (no interval)"
+    return f"p-values and {confidence} intervals: BCa bootstrap over topics, {resamples}"
 
 
 @click.command("risk-reward")

@@ -1,7 +1,8 @@
 """``riskeval risk`` and ``riskeval bias-study``: risk tables from a per-topic score table.
 
 Thin over :func:`riskeval.risk_table`, :func:`riskeval.topic_risk` and :func:`riskeval.bias_study`.
-The human table shows the columns people read; ``--format csv|json`` gives every column.
+The human table shows the columns people read (:data:`riskeval.formatting.COMPACT`, the default of
+:func:`riskeval.to_latex` too); ``--format csv|json`` gives every column; ``--columns`` chooses.
 """
 
 from __future__ import annotations
@@ -31,25 +32,6 @@ if TYPE_CHECKING:
 
     from riskeval.measures.declared import RiskMeasure
     from riskeval.settings import RiskSettings
-
-#: Columns of the human ``risk`` table (csv/json give all of :data:`riskeval.analysis.table.COLUMNS`).
-COMPACT = (
-    "system",
-    "alpha",
-    "mean",
-    "urisk",
-    "trisk",
-    "pvalue",
-    "pvalue_maxt",
-    "pvalue_adj",
-    "significant",
-    "tstar",
-    "zrisk",
-    "georisk",
-    "wins",
-    "losses",
-    "loss20",
-)
 
 
 class Resampling(NamedTuple):
@@ -136,6 +118,14 @@ TEST_NAMES = {
     "(a system of the table), comma, tab or space separated (ECIR 2014, §5). Replaces --baseline.",
 )
 @systems_option
+@click.option(
+    "--columns",
+    default=None,
+    metavar="A,B,...|all",
+    help="The columns shown, in that order (comma list), or all. [default: table, latex, markdown: "
+    "system, alpha, mean, urisk, trisk, the p-values, the bootstrap interval low, high, significant, "
+    "tstar, zrisk, georisk, wins, losses, loss20; csv, json: all]",
+)
 @cluster_options
 @format_option
 def risk(
@@ -157,6 +147,7 @@ def risk(
     tukey,
     baseline_map,
     systems,
+    columns,
     fmt,
     client,
 ):
@@ -176,6 +167,7 @@ def risk(
       riskeval risk --example --risk URisk@5 --risk GeoRisk --alpha 1,5
       riskeval risk --example --topics p_bert --alpha 5
       riskeval risk --example --baseline bm25base_p --test permutation --seed 1
+      riskeval risk --example --baseline bm25base_p --test bootstrap --columns system,alpha,urisk,low,high
       riskeval risk --example --baseline bm25base_p --alpha 0,5 --tukey --seed 1
       riskeval risk --qrels qrels.txt --measure ERR@20 --baseline bm25 bm25.run bert.run.gz
       riskeval risk scores.csv --baseline-map own-baselines.csv --alpha 5
@@ -197,14 +189,25 @@ def risk(
             f"{test} test gives two-sided p-values."
         )
     if on_cluster:
-        _cluster_table(inputs, measure, settings, systems, fmt)
+        _cluster_table(inputs, measure, settings, risks, alternative, systems, columns, fmt)
         return
     scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
     mapping = _read_baseline_map(baseline_map)
     if tukey:
-        _tukey(scores, settings, mapping, n_resamples=n_resamples, seed=seed, systems=systems, fmt=fmt)
+        _tukey(
+            scores,
+            settings,
+            mapping,
+            n_resamples=n_resamples,
+            seed=seed,
+            systems=systems,
+            columns=columns,
+            fmt=fmt,
+        )
     elif topics_of is not None:
-        _topics(scores, topics_of, settings, mapping, losses_only=losses_only, top=top, fmt=fmt)
+        _topics(
+            scores, topics_of, settings, mapping, losses_only=losses_only, top=top, columns=columns, fmt=fmt
+        )
     else:
         _show_table(
             scores,
@@ -215,6 +218,7 @@ def risk(
             baseline_map=baseline_map,
             own=mapping,
             systems=systems,
+            columns=columns,
             fmt=fmt,
         )
 
@@ -244,7 +248,7 @@ def _check_modes(
             f"leave {'it' if len(used) == 1 else 'them'} out with {'--topics' if topics else '--tukey'}."
         )
     if on_cluster:
-        cluster = {"--topics": topics, "--tukey": tukey, **table_only, **in_memory_only}
+        cluster = {"--topics": topics, "--tukey": tukey, **in_memory_only}
         used = [name for name, on in cluster.items() if on]
         if used:
             raise click.UsageError(
@@ -264,10 +268,12 @@ def _show_table(
     baseline_map: str | None,
     own: dict[str, str] | None,
     systems: str | None,
+    columns: str | None,
     fmt: str,
 ) -> None:
     """The table of systems: :func:`riskeval.risk_table` of each measure's matrix, with the p-values
-    of ``resampling``; ``own``: each system's own baseline, read from the ``baseline_map`` file."""
+    of ``resampling`` (and a bootstrap's interval, ``low`` and ``high``, shown on screen too);
+    ``own``: each system's own baseline, read from the ``baseline_map`` file."""
     import riskeval as rk
     from riskeval.analysis.by_measure import select_systems
 
@@ -297,9 +303,7 @@ def _show_table(
     table = per_measure(scores, table_of)
     caption = _table_caption(scores, table, settings, alternative, systems, baseline_map)
     baseline = None if own is not None else str(table["baseline"].iloc[0])
-    if fmt in HUMAN_FORMATS:
-        table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
-    emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=baseline)
+    emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=baseline, columns=columns)
 
 
 def _with_pvalues(risks: list[RiskMeasure], settings: RiskSettings) -> list[RiskMeasure]:
@@ -341,6 +345,8 @@ def _table_caption(
             f"\np-values: {TEST_NAMES[test]}, {table['n_resamples'].iloc[0]} resamples, "
             f"seed {table['seed'].iloc[0]}"
         )
+        if "low" in table.columns:
+            caption += f"; low, high: the BCa {1 - settings.level:.0%} interval of URisk"
     return caption
 
 
@@ -352,6 +358,7 @@ def _topics(
     *,
     losses_only: bool,
     top: int | None,
+    columns: str | None,
     fmt: str,
 ) -> None:
     """The per-topic analysis of ``system`` (``--topics``), worst topics first."""
@@ -370,9 +377,9 @@ def _topics(
     shown = " where it loses" if losses_only else ""
     shown += f", the {top} riskiest per α" if top is not None else ""
     caption += f"; topics{shown}, worst first"
-    if fmt in HUMAN_FORMATS:
+    if fmt in HUMAN_FORMATS and columns is None:
         frame = frame.drop(columns=["system", "baseline", "level", "critical"])
-    emit(frame, fmt, caption=caption + _mark_note(frame, fmt))
+    emit(frame, fmt, caption=caption + _mark_note(frame, fmt), columns=columns)
 
 
 def _tukey(
@@ -383,6 +390,7 @@ def _tukey(
     n_resamples: int,
     seed: int | None,
     systems: str | None,
+    columns: str | None,
     fmt: str,
 ) -> None:
     """The randomised Tukey HSD of URisk (``--tukey``): letters for people, every pair for programs."""
@@ -405,30 +413,43 @@ def _tukey(
         f"systems × {X.shape[1]} topics, {n_resamples} resamples, seed {letters['seed'].iloc[0]}; "
         f"systems sharing a letter do not differ at level {_g(settings.level)}"
     ) + (" (--format csv: every pair)" if fmt == "table" else "")
-    emit(letters if fmt in HUMAN_FORMATS else pairs, fmt, caption=caption)
+    emit(letters if fmt in HUMAN_FORMATS else pairs, fmt, caption=caption, columns=columns)
 
 
 def _cluster_table(
-    inputs: tuple[str, ...], measure: tuple[str, ...], settings: RiskSettings, systems: str | None, fmt: str
+    inputs: tuple[str, ...],
+    measure: tuple[str, ...],
+    settings: RiskSettings,
+    risks: list[RiskMeasure] | None,
+    alternative: str,
+    systems: str | None,
+    columns: str | None,
+    fmt: str,
 ) -> None:
     """The risk table of a long Parquet score table, computed on the cluster (``--scheduler``,
-    ``--workers``)."""
+    ``--workers``), of the ``--risk`` measures and with the ``--alternative`` of the p-values."""
     from riskeval.analysis.by_measure import select_systems
 
-    table = _on_cluster(inputs, measure, settings)
+    table = _on_cluster(inputs, measure, settings, risks, alternative)
     table = select_systems(table, systems, list(table["system"].unique()), "--systems")
     caption = (
         f"{table['system'].nunique()} systems from {inputs[0]} on the Dask cluster; baseline "
         f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at level "
         f"{_g(settings.level)}" + (f", {settings.correction}-adjusted" if settings.correction else "")
     )
+    if alternative != "two-sided":
+        caption += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
     own = str(table["baseline"].iloc[0])
-    if fmt in HUMAN_FORMATS:
-        table = table[[c for c in ("measure", *COMPACT) if c in table.columns]]
-    emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own)
+    emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own, columns=columns)
 
 
-def _on_cluster(inputs: tuple[str, ...], measure: tuple[str, ...], settings: RiskSettings) -> pd.DataFrame:
+def _on_cluster(
+    inputs: tuple[str, ...],
+    measure: tuple[str, ...],
+    settings: RiskSettings,
+    risks: list[RiskMeasure] | None,
+    alternative: str,
+) -> pd.DataFrame:
     """:func:`riskeval.analysis.long_risk_table` of a long Parquet score table on the active cluster; with
     several ``--measure``, one after the other, stacked with a ``measure`` column first."""
     import os
@@ -456,10 +477,12 @@ def _on_cluster(inputs: tuple[str, ...], measure: tuple[str, ...], settings: Ris
             s.baseline,
             list(s.alphas),
             measure=name,
+            risk=risks,
             se=s.se,
             level=s.level,
             correction=s.correction,
             leave_one_out=s.leave_one_out,
+            alternative=alternative,
         )
         if name is not None and len(names) > 1:
             table.insert(0, "measure", name)

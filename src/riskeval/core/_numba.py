@@ -1,6 +1,17 @@
-"""numba's ``njit``/``prange``, imported once here so kernels share one configuration.
+"""numba's ``njit``, ``vectorize`` and ``prange`` for riskeval's kernels, loaded on first use.
 
-Kernels are compiled on first use and cached on disk (``cache=True``), so later runs do not compile.
+``njit`` and ``vectorize`` record the function and its options; numba is imported, and the kernel
+compiled or loaded from numba's on-disk cache (``cache=True``), the first time the kernel is called
+or its compiled form is needed.  Importing a module of kernels therefore costs no numba start-up
+(importing numba and preparing its compiler take longer than importing numpy and pandas), and a
+process that calls no kernel never imports numba.  When a kernel is loaded, the kernels, ufuncs and
+``prange`` its code names are loaded with it and put in place of the placeholders in its module, so
+that numba compiles the same code as if they had been defined with numba's decorators.
+
+The first compilation of one of riskeval's kernels in a process writes one line on stderr
+(:data:`COMPILE_NOTICE`); a kernel found in numba's cache (``NUMBA_CACHE_DIR`` where set) is loaded,
+not compiled, and writes nothing.
+
 The number of threads is numba's own setting (``NUMBA_NUM_THREADS`` or ``numba.set_num_threads``);
 riskeval never changes it.  Whether a kernel runs on threads or on one is decided by the size of its
 input alone (:data:`SERIAL_CELLS`), never by the machine's load, so the same inputs give the same
@@ -13,11 +24,12 @@ Python's default on Linux from 3.14), or choose a fork-safe layer with
 ``NUMBA_THREADING_LAYER=forksafe`` (numba's ``workqueue``, or ``tbb`` where installed).
 """
 
-import types
-from collections.abc import Callable
-from typing import Any
+from __future__ import annotations
 
-from numba import njit, prange
+import sys
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
 
 # Reassociation lets LLVM vectorise the reductions (sums in a different order, same value up to
 # rounding); no assumption about NaN or inf is made, the inputs are validated finite anyway.
@@ -26,6 +38,154 @@ FAST = {"reassoc", "contract", "nsz"}
 #: Below this many matrix cells a kernel runs on one thread: waking the thread pool costs more
 #: than the work (``benchmarks/bench_risk_table.py`` measures both compilations).
 SERIAL_CELLS = 1 << 16
+
+#: Below this many matrix cells the risk table's sums (paired and chi-square) are numpy
+#: expressions: numba's start-up in a process (its import and compiler set-up, about 0.6 CPU-s)
+#: costs more than the work, and ``riskeval risk`` on a table of TREC runs imports no numba.
+NUMPY_CELLS = 1 << 14
+
+#: Seconds the first compilation takes on a 2-core machine (``benchmarks/bench_startup.py``
+#: measures it for ``riskeval risk --example`` and ``riskeval evaluate``).
+FIRST_COMPILE_S = 10
+
+COMPILE_NOTICE = (
+    f"riskeval: compiling its kernels once (about {FIRST_COMPILE_S} s); "
+    "later runs load them from the cache.\n"
+)
+
+
+class _Deferred:
+    """A function to compile with numba on first use: ``numba.njit(**options)`` or
+    ``numba.vectorize(signatures, **options)``."""
+
+    def __init__(self, func: Callable[..., Any], options: dict[str, Any], signatures: Any = None):
+        self.py_func = func
+        self.targetoptions = options
+        self._signatures = signatures
+        self._compiled: Any = None
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__module__ = func.__module__
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+
+    def load(self) -> Any:
+        """The numba dispatcher (or ufunc) of the function, made on the first call."""
+        if self._compiled is None:
+            numba = _load_numba()
+            _bind(self.py_func)
+            if self._signatures is None:
+                self._compiled = numba.njit(**self.targetoptions)(self.py_func)
+            else:
+                self._compiled = numba.vectorize(self._signatures, **self.targetoptions)(self.py_func)
+            module = sys.modules.get(self.__module__)
+            if module is not None and getattr(module, self.__name__, None) is self:
+                setattr(module, self.__name__, self._compiled)
+        return self._compiled
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load()(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.load(), name)
+
+    def __repr__(self) -> str:
+        state = "loaded" if self._compiled is not None else "not loaded yet"
+        return f"<riskeval kernel {self.__module__}.{self.__qualname__} ({state})>"
+
+
+def njit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """``numba.njit`` loaded on first use: ``@njit`` or ``@njit(cache=True, parallel=True, ...)``."""
+    if func is None:
+        return lambda f: _Deferred(f, options)
+    return _Deferred(func, options)
+
+
+def vectorize(signatures: list[str], **options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.vectorize(signatures, **options)`` loaded on first use."""
+    return lambda f: _Deferred(f, options, signatures)
+
+
+class _PRange:
+    """``numba.prange``: ``range`` in Python, a parallel loop in a ``parallel=True`` kernel (the
+    kernel's module holds numba's own once the kernel is loaded)."""
+
+    def __call__(self, *args: int) -> range:
+        return range(*args)
+
+    def __repr__(self) -> str:
+        return "riskeval.core._numba.prange"
+
+
+prange = _PRange()
+
+
+def _names(code: types.CodeType) -> Iterator[str]:
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _names(const)
+
+
+def _bind(func: Callable[..., Any]) -> None:
+    """Put numba's objects in place of the placeholders that ``func``'s code names, in its module
+    (``name``) and in the modules it names (``module.name``)."""
+    namespace = func.__globals__
+    names = set(_names(func.__code__))
+    for name in names:
+        value = namespace.get(name)
+        if isinstance(value, _PRange):
+            namespace[name] = _load_numba().prange
+        elif isinstance(value, _Deferred):
+            namespace[name] = value.load()
+        elif isinstance(value, types.ModuleType) and value.__name__.startswith("riskeval."):
+            for attr in names:
+                inner = getattr(value, attr, None)
+                if isinstance(inner, _Deferred):
+                    setattr(value, attr, inner.load())
+
+
+def _load_numba() -> Any:
+    """numba, imported on the first kernel; the compile notice is registered with it."""
+    global _NUMBA
+    if _NUMBA is None:
+        import numba
+        from numba.core import event
+        from numba.extending import typeof_impl
+
+        class _CompileNotice(event.Listener):
+            def on_start(self, ev: Any) -> None:
+                _notice(ev.data["dispatcher"])
+
+            def on_end(self, ev: Any) -> None:
+                pass
+
+        # a placeholder that numba meets in a kernel of another module is typed as what it stands for
+        typeof_impl.register(_Deferred)(lambda value, context: numba.typeof(value.load()))
+        _NUMBA = numba
+        event.register("numba:compile", _CompileNotice())
+    return _NUMBA
+
+
+_NUMBA: Any = None
+
+#: Whether this process has written :data:`COMPILE_NOTICE`; set to True beforehand, it is never
+#: written (the test suite does, so that no test's stderr depends on the state of numba's cache).
+notice_written = False
+
+
+def _notice(dispatcher: Any) -> None:
+    """Writes :data:`COMPILE_NOTICE` on stderr when numba starts compiling a riskeval kernel, once
+    per process.  numba sends ``numba:compile`` only for a compilation, never for a kernel it loads
+    from its on-disk cache, so a process whose kernels are all cached writes nothing."""
+    global notice_written
+    module = getattr(dispatcher.py_func, "__module__", None) or ""
+    if not notice_written and module.startswith("riskeval."):
+        notice_written = True
+        sys.stderr.write(COMPILE_NOTICE)
+        sys.stderr.flush()
 
 
 def serial_twin(kernel: Any) -> Callable[..., Any]:
@@ -55,13 +215,24 @@ def by_size(kernel: Any, work: int, threshold: int = SERIAL_CELLS) -> Any:
     its serial compilation (made once, on first use, and cached on disk like the kernel)."""
     if work >= threshold:
         return kernel
-    twin = _TWINS.get(kernel)
+    key = kernel.py_func
+    twin = _TWINS.get(key)
     if twin is None:
-        twin = _TWINS[kernel] = serial_twin(kernel)
+        twin = _TWINS[key] = serial_twin(kernel)
     return twin
 
 
 _TWINS: dict[Any, Any] = {}
 
 
-__all__ = ["FAST", "SERIAL_CELLS", "by_size", "njit", "prange", "serial_twin"]
+__all__ = [
+    "COMPILE_NOTICE",
+    "FAST",
+    "NUMPY_CELLS",
+    "SERIAL_CELLS",
+    "by_size",
+    "njit",
+    "prange",
+    "serial_twin",
+    "vectorize",
+]

@@ -18,10 +18,9 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import vectorize
 from scipy.special import ndtr
 
-from riskeval.core._numba import FAST, by_size, njit, prange
+from riskeval.core._numba import FAST, NUMPY_CELLS, by_size, njit, prange, vectorize
 from riskeval.core.paired import topic_major
 
 
@@ -80,6 +79,15 @@ def _z_kernel(Xt, a, q, T0, w):
     return zp, zs
 
 
+def _z_numpy(Xt, a, q, T0, w):
+    """:func:`_z_kernel` by whole-array numpy operations, :func:`residual` written for arrays; equal
+    to the kernel up to the order of the additions."""
+    Q = np.broadcast_to(q[:, None], Xt.shape) if q.size > 0 else np.sqrt(T0[:, None] + Xt)
+    e = a * Q
+    z = np.where(e > 0.0, Xt / np.where(e > 0.0, e, 1.0) - e, 0.0)
+    return w @ np.maximum(z, 0.0), w @ z
+
+
 class Totals(NamedTuple):
     """One pass over a matrix: weighted row sums ``S`` (r,), column sums ``T`` (c,) and the
     smallest score."""
@@ -115,7 +123,7 @@ def zsums(
     c, r = Xt.shape
     w = np.ones(c) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     S, T, _ = sums if sums is not None else totals(X, w)
-    kernel = by_size(_z_kernel, Xt.size)
+    kernel = _z_numpy if Xt.size < NUMPY_CELLS else by_size(_z_kernel, Xt.size)
     if baselines is None:
         N = float(w @ T)
         a = np.sqrt(S / N) if N > 0 else np.zeros(r)

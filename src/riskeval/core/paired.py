@@ -20,9 +20,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import vectorize
 
-from riskeval.core._numba import FAST, by_size, njit, prange
+from riskeval.core._numba import FAST, NUMPY_CELLS, by_size, njit, prange, vectorize
 from riskeval.core.baselines import loo_mean
 
 
@@ -44,12 +43,15 @@ class PairedSums(NamedTuple):
     scale: np.ndarray  # largest |score| of the system or its baseline
 
 
-@vectorize(["boolean(float64, float64)"], cache=True)
-def loss20(d: float, b: float) -> bool:
+def _loss20(d: Any, b: Any) -> Any:
     """ "Loss > 20%" of one topic (Dinçer, Macdonald & Ounis, SIGIR 2016, Table 7): the system loses
     more than 20 % of the baseline's score, (b − s)/b > 0.2 with b > 0, written b − s > 0.2·b
-    (``d = s − b``) so that no division is needed.  A ufunc: numpy code and numba kernels call it."""
-    return b > 0.0 and -d > 0.2 * b
+    (``d = s − b``) so that no division is needed.  Scalars or arrays; :data:`loss20` is its ufunc,
+    which numpy code and numba kernels call."""
+    return (b > 0.0) & (-d > 0.2 * b)
+
+
+loss20 = vectorize(["boolean(float64, float64)"], cache=True)(_loss20)
 
 
 #: Systems per parallel task of :func:`paired_sums`: each task reads contiguous runs of this many
@@ -113,6 +115,20 @@ def _paired_kernel(Xt, Bt, w):
     return out
 
 
+def _paired_numpy(Xt: np.ndarray, Bt: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`_paired_kernel` by whole-array numpy operations, the same two passes (sums, then
+    moments about the means); equal to the kernel up to the order of the additions."""
+    D = Xt - Bt
+    B = np.broadcast_to(Bt, D.shape)
+    pos, neg = np.maximum(D, 0.0), np.minimum(D, 0.0)
+    n = w.sum()
+    sp, sn = w @ pos, w @ neg
+    cp, cn = pos - sp / n, neg - sn / n
+    scale = np.maximum(np.abs(Xt).max(axis=0, initial=0.0), np.abs(B).max(axis=0, initial=0.0))
+    sums = (w @ (cp * cp), w @ (cn * cn), w @ (cp * cn), w @ (D > 0.0), w @ (D < 0.0))
+    return np.vstack([sp, sn, *sums, w @ _loss20(D, B), scale])
+
+
 def topic_major(X: np.ndarray) -> np.ndarray:
     """The c × r C-contiguous view of an r × c matrix: free for pandas' own (column-major)
     layout, one copy otherwise."""
@@ -130,7 +146,10 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     B = np.asarray(B, dtype=np.float64)
     Bt = topic_major(B) if B.ndim == 2 else np.ascontiguousarray(B[:, None])
     w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    out = by_size(_paired_kernel, Xt.size)(Xt, Bt, w)
+    if Xt.size < NUMPY_CELLS:
+        out = _paired_numpy(Xt, Bt, w)
+    else:
+        out = by_size(_paired_kernel, Xt.size)(Xt, Bt, w)
     return PairedSums(float(w.sum()), *out)
 
 

@@ -24,6 +24,8 @@ def cluster(
     scheduler : instead, connect to the scheduler at this address (``"tcp://10.0.0.5:8786"``).
     timeout : how long to try connecting to ``scheduler``.
 
+    Notes
+    -----
     Exactly one of ``workers`` and ``scheduler`` is given.  While the block runs, the client is Dask's
     current client (in this thread), so :func:`riskeval.analysis.long_risk_table` runs on it; pass it to
     :func:`riskeval.evaluate_runs` as ``client=``.

@@ -92,6 +92,8 @@ def long_risk_table(
         rows at the measures' α and their columns); ``baseline`` is ``"mean"``, ``"max"``, a
         system name or a Series indexed by topic.
 
+    Notes
+    -----
     Runs on the active ``dask.distributed.Client`` when there is one (else Dask's local scheduler),
     in two passes over the data (see the module's documentation).  Returns the table of
     :func:`riskeval.risk_table`, systems in the order they first appear.

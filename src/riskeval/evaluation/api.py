@@ -88,8 +88,9 @@ def evaluate_runs(
 
     Returns
     -------
-    DataFrame, index ``"system"`` (run order), columns ``"topic"`` (judged topics, in numeric order
-    when all are integers), float64 values equal to ir_measures' per-query values.
+    DataFrame
+        Index ``"system"`` (run order), columns ``"topic"`` (judged topics, in numeric order when
+        all are integers), float64 values equal to ir_measures' per-query values.
 
     Raises
     ------
@@ -132,9 +133,10 @@ def evaluate_runs_long(
 
     Returns
     -------
-    DataFrame with columns ``system, topic, measure, score``, one row per (measure, system, topic),
-    ordered by measure (as given), system (run order) and topic.  ``measure`` is ir_measures'
-    canonical spelling of the measure.  The missing-topic policy is applied once, to all measures.
+    DataFrame
+        Columns ``system, topic, measure, score``, one row per (measure, system, topic), ordered by
+        measure (as given), system (run order) and topic.  ``measure`` is ir_measures' canonical
+        spelling of the measure.  The missing-topic policy is applied once, to all measures.
     """
     wanted = [measures] if isinstance(measures, str) or not _is_sequence(measures) else list(measures)
     scores = _evaluate(qrels, runs, wanted, names, missing, progress, n_jobs, client, engine)

@@ -37,6 +37,7 @@ _EXPORTS = {
     "TukeyHSDResult": "riskeval.inference.tukey",
     "adjust_pvalues": "riskeval.core.corrections",
     "chisq_test": "riskeval.analysis.chisq",
+    "Comparison": "riskeval.inference.comparison",
     "ChiSquareResult": "riskeval.analysis.chisq",
 }
 

@@ -28,8 +28,9 @@ def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64) and
-    ``iteration`` (str), one row per judgment in file order; ir_measures accepts it as qrels.
+    DataFrame
+        Columns ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64) and ``iteration``
+        (str), one row per judgment in file order; ir_measures accepts it as qrels.
 
     Raises
     ------

@@ -130,6 +130,8 @@ def read_uqv100(
         of :func:`riskeval.variations.variation_array`.
     rng : the randomness of ``"downsample"``: an int seed, a :class:`numpy.random.Generator`, or None.
 
+    Notes
+    -----
     Every file must score the same measure (a table mixing nDCG@10 and AP would compare nothing);
     a system's topics and variants are checked downstream by the missing-cell policy of
     :func:`riskeval.variations.variation_array`.

@@ -37,8 +37,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 
+from riskeval.core._numba import njit, prange
 from riskeval.core.paired import risk_score
 
 SIGMOID_BINS = 1024 * 1024

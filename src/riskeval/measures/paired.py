@@ -149,6 +149,8 @@ def topic_risk(
           "less", ``tr > critical`` for "greater"), or ``pvalue_adj < level`` with a
           correction.  The sign of ``tr`` says whether it is a loss (< 0) or a win (> 0).
 
+    Notes
+    -----
     ``tj``: eq. 23 as printed divides by SE_J and flips the sign, which contradicts the paper's
     statement that TR_j and TJ_j agree; riskeval uses ``TJ_j = (c−1)(θ̂ − θ_(j)) / (√c·SE_J) =
     (x_j − x̄)/s_x``, so that a significant loss is ``TJ_j < −critical``.  The per-topic tests are

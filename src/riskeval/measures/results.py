@@ -94,6 +94,8 @@ class TRiskResult(TestResult):
         The alternative hypothesis of ``pvalue``, ``significant`` and the interval, as in
         :func:`scipy.stats.ttest_rel` ("less": URisk < 0, the system loses to its baseline).
 
+    Notes
+    -----
     The jackknife fields come after the others and are not compared or shown in ``repr``; the
     result still unpacks as ``(statistic, pvalue)``.
     """

@@ -8,6 +8,14 @@ from typing import Any, TypeVar
 
 from riskeval._optional import require
 
+#: A significant loss (red) and a significant gain (green), in every plot and in the report.
+LOSS_COLOUR = "#d62728"
+GAIN_COLOUR = "#2ca02c"
+#: The colours of the systems in focus: blue, orange, purple, sky blue, black and brown from the
+#: colour-blind-safe palette of Okabe & Ito (2008), none of them a red or a green, so that a focus
+#: system is never drawn in the colour of a loss or a gain.
+FOCUS_COLOURS = ("#0072b2", "#e69f00", "#7b3294", "#56b4e9", "#1a1a1a", "#8c510a")
+
 
 def axes_for(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
     """``(figure, ax)``: the given axes, or a new pyplot figure of ``figsize`` inches."""

@@ -20,7 +20,7 @@ from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import zsums_for
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_alphas
-from riskeval.plots._base import axes_for, legend_outside, line_styles, plain_text
+from riskeval.plots._base import GAIN_COLOUR, LOSS_COLOUR, axes_for, legend_outside, line_styles, plain_text
 
 #: α grid of the "as α grows" plots: 0 to 15 in steps of 0.5 (Dinçer, Macdonald & Ounis, SIGIR 2014,
 #: Figure 1).
@@ -128,7 +128,7 @@ class TopicRiskDisplay:
         pos = np.arange(len(self.topics))
         sig = self.topics["significant"].to_numpy(dtype=bool)
         tr = self.topics["tr"].to_numpy()
-        colours = np.where(sig & (tr < 0), "tab:red", np.where(sig & (tr > 0), "tab:green", "0.6"))
+        colours = np.where(sig & (tr < 0), LOSS_COLOUR, np.where(sig & (tr > 0), GAIN_COLOUR, "0.6"))
         self.bars_ = ax.bar(pos, self.topics["tr"].to_numpy(), color=colours, width=0.8, label="TR (eq. 21)")
         self.markers_ = (
             ax.plot(

@@ -33,6 +33,10 @@ if TYPE_CHECKING:
     from markupsafe import Markup
 
 
+#: The start of the body of a section left out with one line saying why (the contents mark it).
+LEFT_OUT = '<p class="left-out">'
+
+
 @dataclass(frozen=True)
 class Section:
     """One part of the page: a title (plain text, escaped; it also makes the anchor unless ``id``
@@ -155,12 +159,42 @@ Builder = Callable[[ReportContext], "Section | None"]
 @dataclass(frozen=True)
 class Report:
     """Result of :func:`report`: the page (``html``), where it was written (``path``, or ``None``),
-    the recorded inputs and settings (``settings``) and the titles of its sections."""
+    the recorded inputs and settings (``settings``), the titles of its sections and the findings
+    at the top of the page (``findings``, HTML).
 
-    html: str
+    In a notebook the report shows as its findings and a link to the file (``_repr_html_``), and
+    its ``repr`` is one line (title, systems × topics, path), never the page itself.
+    """
+
+    html: str = field(repr=False)
     path: Path | None
-    settings: dict[str, Any]
-    sections: tuple[str, ...]
+    settings: dict[str, Any] = field(repr=False)
+    sections: tuple[str, ...] = field(repr=False)
+    findings: str = field(default="", repr=False)
+
+    def __repr__(self) -> str:
+        s = self.settings
+        measure = f", {s['measure']}" if s.get("measure") else ""
+        where = f", written to {str(self.path)!r}" if self.path is not None else ", not written"
+        return f"<Report {s['title']!r}: {s['systems']} systems × {s['topics']} topics{measure}{where}>"
+
+    def _repr_html_(self) -> str:
+        """The findings and a link to the page, for notebooks (the page itself is far too large)."""
+        from markupsafe import Markup
+
+        s = self.settings
+        measure = f", {s['measure']}" if s.get("measure") else ""
+        if self.path is None:
+            where = Markup("not written to a file (<code>Report.save(path)</code> writes it)")
+        else:
+            target = self.path.resolve().as_uri()
+            where = Markup('<a href="{}" target="_blank">{}</a>').format(target, str(self.path))
+        head = Markup("<strong>{}</strong>: {} systems × {} topics{}; ").format(
+            s["title"], s["systems"], s["topics"], measure
+        )
+        return str(
+            Markup('<div class="riskeval-report">') + head + where + Markup(self.findings) + Markup("</div>")
+        )
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the page to ``path`` (UTF-8) and return the path.  The file is written atomically
@@ -262,6 +296,7 @@ def report(
     """
     for module in ("matplotlib", "jinja2", "markupsafe"):
         require(module, "riskeval.report")
+    from riskeval.reporting.findings import findings
     from riskeval.reporting.sections import DEFAULT_SECTIONS
 
     s = resolve_settings(
@@ -303,6 +338,7 @@ def report(
     texts = {str(k): str(v) for k, v in (topics or {}).items()}
     builders = DEFAULT_SECTIONS if sections is None else sections
     groups = []
+    found: list[tuple[str | None, Markup]] = []
     for k, (name, M) in enumerate(matrices.items()):
         ctx = ReportContext(
             M,
@@ -315,15 +351,19 @@ def report(
             log=functools.partial(_prefixed, log, f"{name}: ") if len(matrices) > 1 else log,
             columns=columns,
         )
-        groups.append((name, ctx.key, _sections(ctx, builders, log)))
+        built = _sections(ctx, builders, log)
+        log("findings")
+        found.append((name, findings(ctx)))
+        groups.append((name, ctx.key, built))
     log("page")
-    html = _render(recorded, groups)
+    summary = _findings_block(found)
+    html = _render(recorded, groups, summary)
     titles = tuple(
         x.title if len(groups) == 1 else f"{name}: {x.title}" for name, _, built in groups for x in built
     )
-    result = Report(html, None, recorded, titles)
+    result = Report(html, None, recorded, titles, str(summary))
     if path is not None:
-        result = Report(html, result.save(path), recorded, titles)
+        result = Report(html, result.save(path), recorded, titles, str(summary))
         log(f"wrote {result.path} ({len(html.encode()) / 1e6:.2f} MB)")
     return result
 
@@ -426,7 +466,18 @@ def _progress_log() -> Callable[[str], None]:
     return log
 
 
-def _render(settings: dict[str, Any], groups: list[tuple[str | None, str, list[Section]]]) -> str:
+def _findings_block(found: list[tuple[str | None, Markup]]) -> Markup:
+    """The findings of every measure, each under its measure's name when there are several."""
+    from markupsafe import Markup
+
+    if len(found) == 1:
+        return found[0][1]
+    return Markup("").join(Markup("<h3>{}</h3>").format(name) + block for name, block in found)
+
+
+def _render(
+    settings: dict[str, Any], groups: list[tuple[str | None, str, list[Section]]], findings: Markup
+) -> str:
     from importlib.resources import files
 
     from jinja2 import Environment, PackageLoader, select_autoescape
@@ -452,12 +503,15 @@ def _render(settings: dict[str, Any], groups: list[tuple[str | None, str, list[S
             while sid in ids:
                 sid += "-x"
             ids.add(sid)
-            entries.append({"id": sid, "title": s.title, "body": Markup(s.body)})
+            entries.append(
+                {"id": sid, "title": s.title, "body": Markup(s.body), "left_out": s.body.startswith(LEFT_OUT)}
+            )
         rendered.append({"name": name, "key": key, "sections": entries})
     static = files("riskeval.reporting") / "templates"
     return env.get_template("report.html.j2").render(
         settings=settings,
         groups=rendered,
+        findings=findings,
         inputs=short_paths(settings["inputs"]),
         script=Markup(_inline_script((static / "report.js").read_text(encoding="utf-8"))),
         style=Markup((static / "report.css").read_text(encoding="utf-8")),

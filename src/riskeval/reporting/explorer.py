@@ -5,7 +5,8 @@ number and every "significant" is computed in Python, by :func:`riskeval.risk_ta
 the test and correction of the report) and :func:`riskeval.topic_risk` (topics).
 
 Size is bounded whatever the campaign: the per-topic analysis travels for at most
-:data:`TOPIC_VALUES` values (the focus systems first, then the riskiest and the safest), the α
+:data:`TOPIC_VALUES` values (the focus systems or the run of best mean first, then the riskiest and
+the safest), the α
 curves for at most :data:`CURVE_SYSTEMS` systems.
 """
 
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+from riskeval.plots._base import FOCUS_COLOURS, GAIN_COLOUR, LOSS_COLOUR
 
 if TYPE_CHECKING:
     from riskeval.reporting.build import ReportContext
@@ -104,6 +107,7 @@ def page_data(ctx: ReportContext) -> dict[str, Any]:
     default_alpha = alphas.index(s["topic_alpha"])
     at_default = t[t["alpha"] == s["topic_alpha"]].set_index("system")["trisk"]
     by_risk = [position[n] for n in at_default.loc[order].sort_values(kind="stable").dropna().index]
+    opening = opening_systems(focus, by_risk)
     data: dict[str, Any] = {
         "key": ctx.key,
         "measure": ctx.measure,
@@ -129,16 +133,24 @@ def page_data(ctx: ReportContext) -> dict[str, Any]:
         "table": tables,
         "sig": signs,
         "byRisk": by_risk,
+        "colours": {"focus": list(FOCUS_COLOURS), "loss": LOSS_COLOUR, "gain": GAIN_COLOUR},
     }
     data["curves"] = _curves(ctx, order, focus, by_risk)
-    data.update(_per_topic(ctx, order, focus, by_risk))
+    data.update(_per_topic(ctx, order, opening, by_risk))
     return data
 
 
-def _shown_systems(order: list[str], focus: list[int], by_risk: list[int], limit: int) -> list[int]:
-    """At most ``limit`` systems (positions in ``order``): the focus, then alternately the riskiest
-    and the safest, then the rest by mean."""
-    chosen = list(dict.fromkeys(focus))
+def opening_systems(focus: list[int], by_risk: list[int]) -> list[int]:
+    """The systems (positions in the order by mean score) whose per-topic analysis the page opens
+    on, first to last: the focus systems, else the run of best mean score that has a TRisk (the
+    baseline run has none), never a degenerate run of low mean that the riskiest would be."""
+    return list(focus) if focus else sorted(by_risk)[:1]
+
+
+def _shown_systems(order: list[str], first: list[int], by_risk: list[int], limit: int) -> list[int]:
+    """At most ``limit`` systems (positions in ``order``): ``first`` (the focus, or the opening
+    system), then alternately the riskiest and the safest, then the rest by mean."""
+    chosen = list(dict.fromkeys(first))
     ends = [i for pair in zip(by_risk, by_risk[::-1], strict=True) for i in pair]
     for i in [*ends, *range(len(order))]:
         if len(chosen) >= limit:
@@ -178,9 +190,12 @@ def _curves(ctx: ReportContext, order: list[str], focus: list[int], by_risk: lis
     }
 
 
-def _per_topic(ctx: ReportContext, order: list[str], focus: list[int], by_risk: list[int]) -> dict[str, Any]:
+def _per_topic(
+    ctx: ReportContext, order: list[str], opening: list[int], by_risk: list[int]
+) -> dict[str, Any]:
     """Scores and baseline (in units of 10⁻⁴), TR and TJ (10⁻²), p-values (10⁻³) and the
-    significant topics (signed 1-based indices) per α, for the systems that fit the size bound."""
+    significant topics (signed 1-based indices) per α, for the systems that fit the size bound,
+    the ``opening`` systems first."""
     from riskeval.measures.baselines import resolve_baseline
     from riskeval.measures.paired import topic_risk
 
@@ -188,7 +203,7 @@ def _per_topic(ctx: ReportContext, order: list[str], focus: list[int], by_risk: 
     M = ctx.matrix
     topics = [str(c) for c in M.columns]
     limit = max(1, TOPIC_VALUES // (len(topics) * (2 + 3 * len(s["alphas"]))))
-    shown = _shown_systems(order, focus, by_risk, min(limit, len(order)))
+    shown = _shown_systems(order, opening, by_risk, min(limit, len(order)))
     ctx.log(f"per-topic analysis of {len(shown)} systems")
     base = resolve_baseline(M, ctx.baseline, "report", leave_one_out=s["leave_one_out"]).values
     values = M.to_numpy()

@@ -6,7 +6,12 @@ from __future__ import annotations
 import pandas as pd
 
 from riskeval.reporting import html as h
-from riskeval.reporting.build import ReportContext, Section
+from riskeval.reporting.build import LEFT_OUT, ReportContext, Section
+
+
+def left_out(title: str, why: str, section_id: str) -> Section:
+    """A section that stays in the contents with one line saying why it is left out."""
+    return Section(title, h.Markup(LEFT_OUT) + h.escape("Left out: " + why) + h.Markup("</p>"), section_id)
 
 
 def rank(v: object) -> str:
@@ -28,6 +33,14 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
     )
 
     s = ctx.settings
+    if len(ctx.matrix) < 3:
+        return left_out(
+            "Risk rankings under unbiased baselines",
+            f"with {len(ctx.matrix)} systems, MEAN and MEDIAN are the same baseline and every ranking "
+            "is of two systems, so its agreement with the ranking by mean score (Kendall's τ) is ±1. "
+            "It needs at least 3 systems.",
+            "baseline-rankings",
+        )
     alphas = [a for a in s["alphas"] if a > 0] or list(s["alphas"])
     tidy = baseline_rankings(ctx.matrix, alphas=alphas, leave_one_out=s["leave_one_out"])
     wide = rankings_wide(tidy)
@@ -92,6 +105,14 @@ def residuals_section(ctx: ReportContext) -> Section | None:
     if (ctx.matrix.to_numpy() < 0).any():
         return None
     r, c = ctx.matrix.shape
+    if r < 3:
+        return left_out(
+            "Where ZRisk comes from",
+            f"with {r} systems the expected score e_ij = S_i·T_j/N of each system is drawn from the "
+            "other one (and can exceed the scale of the measure), so the residuals say nothing "
+            "beyond the per-topic differences of the per-topic analysis. It needs at least 3 systems.",
+            "zrisk-residuals",
+        )
     if r * c > RESIDUAL_CELLS:
         return Section(
             "Where ZRisk comes from",

@@ -12,7 +12,7 @@ import pandas as pd
 from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
 from riskeval.reporting.explorer import test_caption
-from riskeval.reporting.paper_sections import baseline_rankings_section, rank, residuals_section
+from riskeval.reporting.paper_sections import baseline_rankings_section, left_out, rank, residuals_section
 from riskeval.reporting.variations import bias_variance_section, mean_variance_section
 
 #: Most rows of a table written into the page (the rest: riskeval risk --format csv).
@@ -86,7 +86,8 @@ def summary_section(ctx: ReportContext) -> Section:
 def risky_topics_section(ctx: ReportContext) -> Section | None:
     """The per-topic analysis of any system: TR_j = x_j / s_x (eq. 21) and the standardised
     jackknife influence TJ_j of every topic, and the significant topics (Dinçer, Macdonald & Ounis,
-    SIGIR 2014, §5 and Figure 2).  Opens on the first focus system, else the riskiest."""
+    SIGIR 2014, §5 and Figure 2).  Opens on the first focus system, else the run of highest mean
+    score (never on a degenerate run, as the riskiest often is)."""
     from riskeval.analysis.topics import system_topic_risk
 
     d = ctx.page_data
@@ -301,13 +302,11 @@ def bias_section(ctx: ReportContext) -> Section:
     r, c = ctx.matrix.shape
     title = "Baseline bias"
     if r < 3:
-        return Section(
+        return left_out(
             title,
-            h.paragraph(
-                f"Left out: the bias study ranks the other systems with each system as the "
-                f"baseline, and compares the rankings (Friedman test, PCA); with {r} systems there "
-                "is no ranking to compare. It needs at least 3 systems."
-            ),
+            "the bias study ranks the other systems with each system as the baseline, and compares "
+            f"the rankings (Friedman test, PCA); with {r} systems there is no ranking to compare. "
+            "It needs at least 3 systems.",
             "bias",
         )
     if r * r * c > BIAS_VISITS:

@@ -5,8 +5,9 @@
   "use strict";
   document.documentElement.classList.remove("nojs");
   var SVGNS = "http://www.w3.org/2000/svg";
-  var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#bcbd22", "#555555"];
-  var LOSS = "#d62728", GAIN = "#2ca02c", PLAIN = "#9fb3c8", GREY = "#c8c8c8";
+  /* the focus colours and the loss and gain colours come with the data (riskeval.plots._base):
+     no focus colour is a red or a green */
+  var PALETTE = [], LOSS = "", GAIN = "", PLAIN = "#9fb3c8", GREY = "#c8c8c8";
   var tip = document.getElementById("rk-tip");
   var states = {};
 
@@ -344,6 +345,9 @@
       if (v !== null && typeof v === "object" && Object.keys(v).length === 1 && typeof v.__inf__ === "number") { return v.__inf__ * Infinity; }
       return v;
     });
+    PALETTE = d.colours.focus;
+    LOSS = d.colours.loss;
+    GAIN = d.colours.gain;
     var st = { d: d, alpha: d.alpha, system: d.pt.systems[0], focus: {} };
     d.focus.forEach(function (i) { st.focus[i] = true; });
     states[d.key] = st;
@@ -383,4 +387,14 @@
   }
   tabs.forEach(function (b) { b.addEventListener("click", function () { openTab(b.getAttribute("data-tab")); }); });
   if (tabs.length) { openTab(tabs[0].getAttribute("data-tab")); }
+
+  /* printing opens every folded block (the print style shows every row and hides the controls) */
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details:not([open])").forEach(function (x) { x.open = true; opened.push(x); });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (x) { x.open = false; });
+    opened = [];
+  });
 }());

@@ -1,0 +1,202 @@
+"""The findings at the top of the report: sentences written from the numbers of the risk table and
+of the per-topic analysis, at the α the page opens on (the largest of the list).
+
+Every number is the one the tables show, rounded as they show it: the risk table of
+:func:`riskeval.risk_table` (with the report's test and correction) for systems, and
+:func:`riskeval.topic_risk` for the significant topics of a focus system.  Every text from the
+user (run names, topic ids and texts) is escaped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from markupsafe import Markup, escape
+
+from riskeval.reporting import html as h
+
+if TYPE_CHECKING:
+    from riskeval.reporting.build import ReportContext
+
+#: How many of the topics with the largest summed losses the findings name.
+RISK_TOPICS = 3
+#: Topic texts are shortened to this many characters in the findings.
+TEXT_CHARS = 60
+
+
+def findings(ctx: ReportContext) -> Markup:
+    """The findings of one measure as an HTML list (``<ul class="findings">``): how many runs are
+    significantly better and worse than the baseline, the run of highest mean score, the riskiest
+    run (lowest TRisk), the topics whose losses against the baseline, summed over the runs, are the
+    largest, and one line per focus system."""
+    s = ctx.settings
+    alpha = s["topic_alpha"]
+    t = ctx.risk_table
+    at = t[t["alpha"] == alpha].set_index("system")
+    baseline = str(t["baseline"].iloc[0])
+    runs = at[at.index.astype(str) != baseline] if baseline in ctx.matrix.index else at
+    lines = [_significance(runs, baseline, alpha, s)]
+    by_mean = runs["mean"].sort_values(ascending=False, kind="stable")
+    measure = f" {ctx.measure}" if ctx.measure else ""
+    if len(runs) > 1:
+        lines.append(
+            _sentence(
+                "The run of highest mean",
+                measure,
+                ": ",
+                _b(by_mean.index[0]),
+                f" ({by_mean.iloc[0]:.4f}; the baseline {baseline}: "
+                f"{runs.loc[by_mean.index[0], 'baseline_mean']:.4f}).",
+            )
+        )
+    risky = runs["trisk"].dropna().sort_values(kind="stable")
+    if len(runs) > 1 and len(risky):
+        name = risky.index[0]
+        row = runs.loc[name]
+        lines.append(
+            _sentence(
+                "The riskiest run (lowest TRisk): ",
+                _b(name),
+                f" (URisk {row['urisk']:.4f}, TRisk {row['trisk']:.3f}; losses on {int(row['losses'])} "
+                f"of {ctx.matrix.shape[1]} topics).",
+            )
+        )
+    lines.append(_risk_topics(ctx, baseline))
+    focus = ctx.focus or ([] if len(runs) > 1 else [str(runs.index[0])])
+    ranks = at["mean"].rank(ascending=False, method="first")
+    lines += [_focus_line(ctx, name, at, int(ranks[name]), baseline, alpha) for name in focus]
+    return (
+        Markup('<ul class="findings">')
+        + h.join(Markup("<li>") + x + Markup("</li>") for x in lines)
+        + Markup("</ul>")
+    )
+
+
+def _b(text: Any) -> Markup:
+    return Markup("<strong>") + escape(str(text)) + Markup("</strong>")
+
+
+def _sentence(*parts: Any) -> Markup:
+    """Parts joined, text escaped, markup kept."""
+    return h.join(escape(p) for p in parts)
+
+
+def _test_words(s: dict[str, Any]) -> str:
+    """The decision rule in a few words: statistic, test, level, correction."""
+    if s["test"] == "t":
+        test = "TRisk, Student's t"
+    else:
+        name = "sign-flip randomisation test" if s["test"] == "permutation" else "BCa bootstrap"
+        test = f"URisk, {name}, {s['n_resamples']:,} resamples"
+    correction = f"correction {s['correction']}" if s["correction"] else "no correction"
+    return f"{test}, level {s['level']:g}, {correction}"
+
+
+def _significance(runs: pd.DataFrame, baseline: str, alpha: float, s: dict[str, Any]) -> Markup:
+    sig = runs["significant"].to_numpy(dtype=bool)
+    better = int((sig & (runs["urisk"].to_numpy() > 0)).sum())
+    worse = int((sig & (runs["urisk"].to_numpy() < 0)).sum())
+    n = len(runs)
+    return _sentence(
+        _b(f"{better} of {n}"),
+        f" run{'' if n == 1 else 's'} {'is' if better == 1 or n == 1 else 'are'} significantly better than ",
+        _b(baseline),
+        f" at α = {alpha:g} ({_test_words(s)}); ",
+        _b(str(worse)),
+        " significantly worse.",
+    )
+
+
+def topic_losses(ctx: ReportContext) -> pd.DataFrame:
+    """Per topic, the losses of the runs against the baseline summed over the runs (``loss``: the
+    sum of ``max(0, baseline − score)``, in points of the measure: the δ_j < 0 that URisk weighs by
+    1 + α, Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 3–4) and the number of runs that score below
+    the baseline on it (``runs``), largest loss first; the baseline run is not a run."""
+    from riskeval.measures.baselines import resolve_baseline
+
+    M = ctx.matrix
+    base = resolve_baseline(M, ctx.baseline, "report", leave_one_out=ctx.settings["leave_one_out"]).values
+    delta = M.to_numpy(dtype=float) - base
+    keep = M.index.astype(str) != str(ctx.risk_table["baseline"].iloc[0])
+    delta = delta[keep]
+    frame = pd.DataFrame(
+        {"loss": np.clip(-delta, 0.0, None).sum(axis=0), "runs": (delta < 0).sum(axis=0)},
+        index=pd.Index([str(c) for c in M.columns], name="topic"),
+    )
+    return frame.sort_values("loss", ascending=False, kind="stable")
+
+
+def _risk_topics(ctx: ReportContext, baseline: str) -> Markup:
+    losses = topic_losses(ctx)
+    total = float(losses["loss"].sum())
+    if total <= 0:
+        return _sentence("No run scores below ", _b(baseline), " on any topic.")
+    top = losses[losses["loss"] > 0].iloc[:RISK_TOPICS]
+    n_runs = int((ctx.matrix.index.astype(str) != baseline).sum())
+    named = []
+    for topic, row in top.iterrows():
+        text = ctx.topic_text.get(str(topic), "")
+        short = text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
+        named.append(
+            _sentence(
+                _b(topic),
+                f" “{short}”" if short else "",
+                f" (loss {row['loss']:.4f})"
+                if n_runs == 1
+                else f" (summed loss {row['loss']:.4f}; {int(row['runs'])} of {n_runs} runs below it)",
+            )
+        )
+    share = float(top["loss"].sum()) / total
+    return _sentence(
+        "The topics that carry most of the risk ("
+        + (
+            "losses against the baseline summed over the runs): "
+            if n_runs > 1
+            else "the largest losses against the baseline): "
+        ),
+        Markup(", ").join(named),
+        f"; {'these' if len(top) > 1 else 'this'} {len(top)} of {len(losses)} topics hold "
+        f"{share:.0%} of all losses.",
+    )
+
+
+def _focus_line(
+    ctx: ReportContext, name: str, at: pd.DataFrame, rank: int, baseline: str, alpha: float
+) -> Markup:
+    """One line about a focus system: its mean and rank, its risk and the verdict, its topic losses."""
+    from riskeval.analysis.topics import system_topic_risk
+
+    s = ctx.settings
+    row = at.loc[name]
+    if name == baseline:
+        return _sentence(_b(name), f" is the baseline (mean {row['mean']:.4f}).")
+    verdict = (
+        "not significantly different from the baseline"
+        if not row["significant"]
+        else "significantly better than the baseline"
+        if row["urisk"] > 0
+        else "significantly worse than the baseline"
+    )
+    p = f", p {h.pvalue(row['pvalue'])}"
+    if s["correction"]:
+        p += f", p ({s['correction']}) {h.pvalue(row['pvalue_adj'])}"
+    topics = system_topic_risk(
+        ctx.matrix,
+        name,
+        ctx.baseline,
+        alpha,
+        level=s["level"],
+        correction=s["correction"],
+        leave_one_out=s["leave_one_out"],
+    )
+    lost = topics[topics["significant"].astype(bool) & (topics["tr"] < 0)].sort_values("tr")
+    ids = [str(t) for t in lost.index[:5]]
+    which = f": {', '.join(ids)}{', …' if len(lost) > 5 else ''}" if len(lost) else ""
+    return _sentence(
+        _b(name),
+        f": mean {row['mean']:.4f} (rank {rank} of {len(at)} by mean); URisk {row['urisk']:.4f}, "
+        f"TRisk {row['trisk']:.3f}{p}: {verdict}; below it on {int(row['losses'])} of "
+        f"{ctx.matrix.shape[1]} topics, {len(lost)} of them a significant loss{which}.",
+    )

@@ -1,0 +1,151 @@
+"""Start-up and the one-line notice of the first compilation: the risk table of a TREC-sized matrix
+imports no numba (numpy forms of its sums, equal to the kernels); kernels load on first use; numba
+compiling a riskeval kernel writes the notice once per process on stderr, and a run whose kernels
+are all in numba's cache writes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+from riskeval.core import _numba, chisq, paired
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def _riskeval(*args: str, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    return subprocess.run(
+        [sys.executable, "-m", "riskeval", *args], env=env, capture_output=True, text=True, check=True
+    )
+
+
+def _compiled_in(module: str):
+    """A function of ``module``, compiled without a disk cache so that numba compiles it."""
+
+    def twice(x):
+        return 2.0 * x
+
+    twice.__module__ = module
+    return njit(twice)
+
+
+def test_notice_once_for_riskeval_kernels_only(capsys, monkeypatch):
+    _numba._load_numba()
+    monkeypatch.setattr(_numba, "notice_written", False)  # as in a process that compiled nothing yet
+    capsys.readouterr()
+    assert _compiled_in("elsewhere.module")(np.float64(1.0)) == 2.0
+    assert capsys.readouterr().err == ""
+    assert _compiled_in("riskeval.core.probe")(np.float64(1.0)) == 2.0
+    assert _compiled_in("riskeval.core.probe")(np.float64(2.0)) == 4.0
+    assert capsys.readouterr().err == _numba.COMPILE_NOTICE
+    assert _numba.notice_written
+
+
+def test_notice_text():
+    assert _numba.COMPILE_NOTICE.startswith("riskeval: compiling its kernels once (about ")
+    assert _numba.COMPILE_NOTICE.endswith(" s); later runs load them from the cache.\n")
+
+
+def _scores(path: Path, r: int, c: int) -> Path:
+    rng = np.random.default_rng(7)
+    rows = [f"s{i},t{j},{rng.beta(2, 5):.6f}" for i in range(r) for j in range(c)]
+    path.write_text("system,topic,score\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_first_run_compiles_with_one_notice_and_the_next_is_silent(tmp_path):
+    """An empty ``NUMBA_CACHE_DIR`` and a table large enough for the kernels: the first run writes
+    the notice once on stderr, never on stdout (json stays parseable); the second run loads the
+    kernels from that cache and writes nothing on stderr."""
+    scores = _scores(tmp_path / "scores.csv", 150, 120)
+    assert 150 * 120 >= _numba.NUMPY_CELLS
+    cache = tmp_path / "cache"
+    first = _riskeval("risk", str(scores), "--format", "json", cache=cache)
+    assert first.stderr == _numba.COMPILE_NOTICE
+    rows = json.loads(first.stdout)
+    second = _riskeval("risk", str(scores), "--format", "json", cache=cache)
+    assert second.stderr == ""
+    assert json.loads(second.stdout) == rows
+    assert any(cache.rglob("*.nbi"))  # numba's index files are where NUMBA_CACHE_DIR says
+
+
+@pytest.mark.slow
+def test_the_example_imports_no_numba_and_compiles_nothing(tmp_path):
+    code = (
+        "import sys\nfrom riskeval.cli.main import main\n"
+        "main(['risk', '--example', '--format', 'csv'])\n"
+        "print('numba' in sys.modules, file=sys.stderr)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stderr == "False\n"
+    assert not any(tmp_path.iterdir())
+
+
+def _random_case(seed: int, shared: bool, weighted: bool):
+    rng = np.random.default_rng(seed)
+    r, c = rng.integers(1, 70), rng.integers(1, 60)
+    X = rng.choice([0.0, 0.1, 0.25, 0.5, 1.0, rng.random()], size=(r, c)) * rng.integers(0, 2, (r, c))
+    X = np.where(rng.random((r, c)) < 0.5, rng.random((r, c)), X)
+    B = rng.random(c) if shared else rng.random((r, c))
+    w = rng.integers(0, 4, c).astype(np.float64) if weighted else np.ones(c)
+    w[0] += 1.0  # a positive total weight
+    return X, B, w
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("seed", range(8))
+def test_numpy_forms_equal_the_kernels(seed, shared, weighted):
+    """Below :data:`NUMPY_CELLS` the paired and chi-square sums are numpy expressions: the same
+    numbers as the compiled kernels up to the order of the additions."""
+    X, B, w = _random_case(seed, shared, weighted)
+    Xt = paired.topic_major(X)
+    Bt = np.ascontiguousarray(B[:, None]) if shared else paired.topic_major(B)
+    got = paired._paired_numpy(Xt, Bt, w)
+    want = _numba.serial_twin(paired._paired_kernel)(Xt, Bt, w)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(got[5:8], want[5:8])  # wins, losses, Loss>20%: counts
+    S, T, _ = chisq.totals(X, w)
+    N = float(w @ T)
+    a = np.sqrt(S / N) if N > 0 else np.zeros(X.shape[0])
+    T0 = np.atleast_2d(B).sum(axis=0)
+    for args in ((Xt, a, np.sqrt(T), np.zeros(0), w), (Xt, a, np.zeros(0), T0, w)):
+        for g, k in zip(chisq._z_numpy(*args), _numba.serial_twin(chisq._z_kernel)(*args), strict=True):
+            np.testing.assert_allclose(g, k, rtol=1e-12, atol=1e-14)
+
+
+def test_the_size_chooses_the_form(monkeypatch):
+    """Tables from NUMPY_CELLS cells up run the kernels; the public sums equal either way."""
+    X, B, w = _random_case(3, True, True)
+    small = paired.paired_sums(X, B, w)
+    monkeypatch.setattr(paired, "NUMPY_CELLS", 0)
+    compiled = paired.paired_sums(X, B, w)
+    for f in small._fields:
+        np.testing.assert_allclose(getattr(small, f), getattr(compiled, f), rtol=1e-12, atol=1e-15)
+
+
+def test_kernels_load_on_first_use_and_keep_their_options():
+    """A kernel is numba's dispatcher once used, with the options it was declared with; its
+    module's name then refers to the dispatcher itself."""
+    import numba
+
+    kernel = paired._paired_kernel
+    dispatcher = kernel.load() if isinstance(kernel, _numba._Deferred) else kernel
+    assert isinstance(dispatcher, numba.core.registry.CPUDispatcher)
+    assert dispatcher.targetoptions["parallel"] is True
+    assert paired._paired_kernel is dispatcher
+    assert isinstance(paired.loss20, numba.np.ufunc.dufunc.DUFunc)  # the kernel's code names it
+    np.testing.assert_array_equal(paired.loss20(np.array([-0.3, -0.1]), np.array([1.0, 1.0])), [True, False])
