@@ -183,19 +183,23 @@ def read_bytes(path: str | os.PathLike, limit: int | None = None) -> bytes:
     ``limit`` bytes (default :func:`input_limit`).  Reading stops at the first chunk holding a NUL
     byte when the text is not UTF-16 or UTF-32 (:func:`to_utf8` then says where)."""
     location = os.fspath(path)
-    limit = input_limit() if limit is None else limit
     with open_input(location) as handle:
-        first = _read_chunk(handle)
-        kind = compression_of(first)
-        if kind is None:
-            if os.fstat(handle.fileno()).st_size > limit:
-                raise too_large(location, limit, None)
-            return _read_limited(first, handle, location, limit, None)
-        stream = OPEN_COMPRESSED[kind](io.BufferedReader(_Prefixed(first, handle)))
-        try:
-            return _read_limited(b"", stream, location, limit, kind)
-        except READ_ERRORS as exc:
-            raise corrupt(location, kind, exc) from None
+        return read_opened(handle, location, input_limit() if limit is None else limit)
+
+
+def read_opened(handle: IO[bytes], location: str, limit: int) -> bytes:
+    """:func:`read_bytes` of a file opened by :func:`open_input`."""
+    first = _read_chunk(handle)
+    kind = compression_of(first)
+    if kind is None:
+        if os.fstat(handle.fileno()).st_size > limit:
+            raise too_large(location, limit, None)
+        return _read_limited(first, handle, location, limit, None)
+    stream = OPEN_COMPRESSED[kind](io.BufferedReader(_Prefixed(first, handle)))
+    try:
+        return _read_limited(b"", stream, location, limit, kind)
+    except READ_ERRORS as exc:
+        raise corrupt(location, kind, exc) from None
 
 
 def corrupt(location: str, kind: str, exc: BaseException) -> InputFormatError:
