@@ -130,6 +130,8 @@ class RunEvaluator:
 
     def piece(self, piece: RunPiece) -> RunScores:
         """Evaluate the topics of one piece of a run file."""
+        if piece.data.isspace():  # blank lines only
+            return RunScores(None, frozenset(), (), {}, [])
         judged = read_judged_lines(piece.data, self.judgments) if self.judgments is not None else None
         if judged is not None and not self.others:
             return RunScores(

@@ -113,6 +113,7 @@ def _cut_stream(
     line = 1
     step = max(1, size // 4)
     total = len(buf)
+    parts, held = [buf], len(buf)
     while True:
         block = _read(stream, step, location, kind)
         if not block:
@@ -120,13 +121,18 @@ def _cut_stream(
         total += len(block)
         if total > limit:
             raise decoding.too_large(location, limit, kind)
-        cut = _topic_cut(buf) if len(buf) >= size else 0
-        if cut:
-            piece, buf = buf[:cut], buf[cut:]
-            piece = _checked(piece, location, line)
-            yield RunPiece(location, line, piece)
-            line += piece.count(b"\n")
-        buf += block
+        if held >= size:
+            buf = b"".join(parts)
+            cut = _topic_cut(buf)
+            if cut:
+                piece = _checked(buf[:cut], location, line)
+                yield RunPiece(location, line, piece)
+                line += piece.count(b"\n")
+                buf = buf[cut:]
+            parts, held = [buf], len(buf)
+        parts.append(block)
+        held += len(block)
+    buf = b"".join(parts)
     if buf or line == 1:
         yield RunPiece(location, line, _checked(buf, location, line))
 
@@ -160,7 +166,8 @@ def _topic(line: bytes) -> bytes:
 def _checked(piece: bytes, location: str, first_line: int) -> bytes:
     """``piece`` with LF line breaks, checked as :func:`~riskeval.io.decoding.to_utf8` checks a
     file; its problems name the file's line."""
-    if b"\x00" in piece or not (piece.isascii() or _is_utf8(piece)) or codecs.BOM_UTF8 in piece:
+    ascii = piece.isascii()
+    if b"\x00" in piece or not (ascii or _is_utf8(piece)) or (not ascii and codecs.BOM_UTF8 in piece):
         try:
             to_utf8(piece, location)
         except InputFormatError as exc:

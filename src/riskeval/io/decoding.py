@@ -38,7 +38,7 @@ import lzma
 import os
 import stat
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from riskeval.errors import InputFormatError, RiskevalError
@@ -300,7 +300,7 @@ def to_utf8(data: bytes, location: str) -> bytes:
 def check_byte_order_marks(data: bytes, location: str, first_line: int = 1) -> None:
     """Refuse UTF-8 text (its leading mark already dropped) holding a byte-order mark, naming its
     line (``first_line``: the number of the text's first line in the file)."""
-    at = data.find(codecs.BOM_UTF8)
+    at = data.find(codecs.BOM_UTF8) if not data.isascii() else -1
     if at >= 0:
         line = _line_of(data, at) + first_line - 1
         raise InputFormatError(
@@ -313,6 +313,18 @@ def check_byte_order_marks(data: bytes, location: str, first_line: int = 1) -> N
                 )
             ]
         )
+
+
+def lines(data: bytes) -> Iterator[bytes]:
+    """The lines of UTF-8 text with LF line breaks, one at a time (no list of every line: a file
+    of millions of blank lines costs no memory per line), as ``data.split(b"\\n")`` gives them but
+    for the empty line after a final line break."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        yield data[start:end]
+        start = end + 1
 
 
 def _line_of(data: bytes, offset: int) -> int:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError
-from riskeval.io.decoding import read_utf8
+from riskeval.io.decoding import lines, read_utf8
 from riskeval.io.problems import MAX_PROBLEMS, Problems
 
 _FIELDS = 6
@@ -425,7 +425,7 @@ def _repeated_documents(
     """One problem per repeated (topic, document), naming the line where it first appeared."""
     wanted = {(qid, docno) for _, qid, docno in repeated}
     first: dict[tuple[bytes, bytes], int] = {}
-    for i, line in enumerate(_lines(buf)):
+    for i, line in enumerate(lines(buf)):
         fields = line.split(None, 3)
         key = (fields[0], fields[2]) if len(fields) >= 3 else None
         if key in wanted and key not in first:
@@ -437,16 +437,6 @@ def _repeated_documents(
             f"{first[(qid, docno)]}); a run ranks each document at most once per topic",
             reserved=True,
         )
-
-
-def _lines(buf: bytes) -> Iterator[bytes]:
-    """The lines of ``buf`` one at a time (no list of every line)."""
-    start = 0
-    while start < len(buf):
-        end = buf.find(b"\n", start)
-        end = len(buf) if end < 0 else end
-        yield buf[start:end]
-        start = end + 1
 
 
 def _field_count_message(n: int) -> str:
