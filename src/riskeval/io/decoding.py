@@ -39,7 +39,7 @@ import os
 import stat
 import zlib
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import IO, Any, AnyStr
 
 from riskeval.errors import InputFormatError, RiskevalError
 
@@ -315,13 +315,14 @@ def check_byte_order_marks(data: bytes, location: str, first_line: int = 1) -> N
         )
 
 
-def lines(data: bytes) -> Iterator[bytes]:
-    """The lines of UTF-8 text with LF line breaks, one at a time (no list of every line: a file
-    of millions of blank lines costs no memory per line), as ``data.split(b"\\n")`` gives them but
-    for the empty line after a final line break."""
+def lines(data: AnyStr) -> Iterator[AnyStr]:
+    """The lines of text with LF line breaks (``bytes`` or ``str``), one at a time: no list of
+    every line, so that a file of millions of blank lines costs no memory per line.  They are the
+    lines ``data.split("\\n")`` gives but for the empty line after a final line break."""
+    newline = b"\n" if isinstance(data, bytes) else "\n"
     start = 0
     while start < len(data):
-        end = data.find(b"\n", start)
+        end = data.find(newline, start)
         end = len(data) if end < 0 else end
         yield data[start:end]
         start = end + 1

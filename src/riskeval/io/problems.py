@@ -53,6 +53,10 @@ class Problems:
         else:
             self.kept.append((location, message))
 
+    def append(self, problem: tuple[str, str]) -> None:
+        """:meth:`add` of a ``(location, message)`` pair."""
+        self.add(*problem)
+
     def reserve(self) -> bool:
         """Hold a place for a problem whose message can only be written later (then
         :meth:`add` it with ``reserved=True``); False, and the problem counted, when the budget is

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import InputFormatError, MissingTopicsWarning, RiskevalError
-from riskeval.io.decoding import COMPRESSION, read_text
+from riskeval.io.decoding import COMPRESSION, lines, read_text
 from riskeval.io.delimited import read_delimited
 from riskeval.io.measures import check_measure
 from riskeval.io.tables import MEASURE_COLUMN, Locate, frame_to_matrix, index_to_columns, is_long
@@ -144,7 +144,7 @@ def table_columns(path: str | os.PathLike, format: str | None = None) -> list[st
             raise
         except Exception:  # pyarrow's ArrowInvalid and friends: read_scores says what is wrong
             return []
-    header = next((line for line in read_text(path).split("\n") if line.strip()), None)
+    header = next((line for line in lines(read_text(path)) if line.strip()), None)
     if header is None:
         return []
     try:
