@@ -6,7 +6,9 @@ Each file is evaluated (``riskeval.evaluate_runs``, one process, as ``riskeval e
 fresh Python process, which reports its peak resident memory (``resource.getrusage`` maxrss) and
 the time of the evaluation.  Files of ``--mb`` MB: a valid run, blank lines, malformed lines (one
 field each) and NUL bytes; compressed: a valid gzip run of about ``--gzip-mb`` MB against a gzip
-file of ``--bomb-gib`` GiB of newlines (a decompression bomb), refused at the input size limit.
+file of ``--bomb-gib`` GiB of newlines (a decompression bomb), refused from the size it declares,
+and the same with a small second member (so that it declares a small size), refused once it has
+decompressed past the input size limit.
 Targets: every hostile file at most 2x the memory of the valid run, the bomb refused in at most 2x
 the time of reading the valid gzip run.
 """
@@ -52,7 +54,9 @@ def run_lines(n: int, topics: int, rng: np.random.Generator) -> bytes:
 
 
 def measure(qrels: Path, run: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", MEASURE, str(qrels), str(run)], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(qrels), str(run)], capture_output=True, text=True
+    )
     if out.returncode:
         raise SystemExit(f"measuring {run.name} failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -96,20 +100,28 @@ def main() -> None:
             for _ in range(int(args.bomb_gib * 2**30) // len(block)):
                 handle.write(packer.compress(block))
             handle.write(packer.flush())
-        for name in ("valid.gz", "bomb.gz"):
+        # the same bomb with a small second gzip member: its declared size (the last member's) is
+        # small, so it is decompressed up to the limit
+        (d / "bomb-2.gz").write_bytes((d / "bomb.gz").read_bytes() + gzip.compress(b"\n"))
+        bombs = ("valid.gz", "bomb.gz", "bomb-2.gz")
+        for name in bombs:
             results[name] = measure(qrels, d / name)
-        sizes = {name: (d / name).stat().st_size / 1e6 for name in ("valid.gz", "bomb.gz")}
+        sizes = {name: (d / name).stat().st_size / 1e6 for name in bombs}
     base = results["valid"]
     print(f"{'file':<18}{'MB':>8}{'seconds':>9}{'peak MB':>9}{'memory x':>10}  outcome")
     for name in files:
         r = results[name]
         ratio = r["maxrss_mb"] / base["maxrss_mb"]
-        print(f"{name:<18}{len(valid) / 1e6:>8.1f}{r['seconds']:>9.2f}{r['maxrss_mb']:>9.0f}{ratio:>10.2f}  {r['outcome']}")
-    for name in ("valid.gz", "bomb.gz"):
+        cells = f"{len(valid) / 1e6:>8.1f}{r['seconds']:>9.2f}{r['maxrss_mb']:>9.0f}{ratio:>10.2f}"
+        print(f"{name:<18}{cells}  {r['outcome']}")
+    for name in bombs:
         r = results[name]
-        ratio = r["seconds"] / results["valid.gz"]["seconds"]
-        print(f"{name:<18}{sizes[name]:>8.1f}{r['seconds']:>9.2f}{r['maxrss_mb']:>9.0f}{'':>10}  {r['outcome']}")
-    print(f"bomb refusal time / valid gzip read time: {ratio:.2f}")
+        print(
+            f"{name:<18}{sizes[name]:>8.1f}{r['seconds']:>9.2f}{r['maxrss_mb']:>9.0f}{'':>10}  {r['outcome']}"
+        )
+    for name in bombs[1:]:
+        ratio = results[name]["seconds"] / results["valid.gz"]["seconds"]
+        print(f"{name} refusal time / valid gzip read time: {ratio:.2f}")
 
 
 if __name__ == "__main__":

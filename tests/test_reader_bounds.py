@@ -57,6 +57,16 @@ def test_problems_past_the_budget_are_counted_not_kept(tmp_path, read, line):
     assert info.value.problems[0][0] == f"{path}:1"
 
 
+def test_a_score_table_lists_the_budget_of_problems(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("system,topic,score\nbm25,301,0.5\n" + "\n\n x \n" * 3000 + "bm25,302,x\n")
+    with pytest.raises(InputFormatError) as info:
+        rk.io.read_scores(path)
+    assert len(info.value.problems) == MAX_PROBLEMS
+    assert info.value.omitted == 3000 - MAX_PROBLEMS + 1  # the malformed lines, then the bad score
+    assert info.value.problems[0] == (f"{path}:5", "expected 3 fields as in the header, got 1.")
+
+
 def test_the_budget_is_a_reader_option(tmp_path):
     path = tmp_path / "bad.run"
     path.write_text(RUN + "x\n" * 30 + "301 Q0 d1 3 1 x\n")
@@ -113,14 +123,19 @@ def test_blank_and_malformed_lines_cost_no_memory_per_line(tmp_path):
 def test_a_gzip_bomb_is_refused_at_the_input_size_limit(tmp_path, monkeypatch):
     monkeypatch.setenv(decoding.LIMIT_VARIABLE, str(2**20))
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
-    (tmp_path / "bomb.gz").write_bytes(packer.compress(b"\n" * 2**26) + packer.flush())
-    message = r"decompresses \(gzip\) to more than 1,048,576 bytes, the input size limit: set the environment variable RISKEVAL_MAX_INPUT_BYTES"
-    for read in (read_run, read_qrels):
-        with pytest.raises(InputFormatError, match=message):
-            read(tmp_path / "bomb.gz")
+    bomb = packer.compress(b"\n" * 2**26) + packer.flush()
+    (tmp_path / "bomb.gz").write_bytes(bomb)  # refused from the size it declares
+    (tmp_path / "bomb-2.gz").write_bytes(bomb + gzip.compress(b"\n"))  # declares 1 byte
     (tmp_path / "qrels").write_text(QRELS)
-    with pytest.raises(InputFormatError, match=message):
-        rk.evaluate_runs(tmp_path / "qrels", [tmp_path / "bomb.gz"], n_jobs=1)
+    message = r"decompresses \(gzip\) to more than 1,048,576 bytes, the input size limit: set the environment variable RISKEVAL_MAX_INPUT_BYTES"
+    for name in ("bomb.gz", "bomb-2.gz"):
+        for read in (read_run, read_qrels):
+            with pytest.raises(InputFormatError, match=message):
+                read(tmp_path / name)
+        with pytest.raises(InputFormatError, match=message):
+            rk.evaluate_runs(tmp_path / "qrels", [tmp_path / name], n_jobs=1)
+    with open(tmp_path / "bomb.gz", "rb") as handle:
+        assert decoding.declared_size(handle) == 2**26
     (tmp_path / "big.run").write_text("".join(f"301 Q0 d{i} {i} 1.0 x\n" for i in range(60_000)))
     with pytest.raises(InputFormatError, match=r"big\.run: holds more than 1,048,576 bytes"):
         read_run(tmp_path / "big.run")
@@ -139,10 +154,12 @@ def test_a_large_run_is_streamed_within_the_limit(tmp_path, monkeypatch):
     (tmp_path / "qrels").write_text(QRELS)
     text = "".join(f"{t} Q0 d{i} {i} 1.0 x\n" for t in range(300, 400) for i in range(100))
     (tmp_path / "a.run.gz").write_bytes(gzip.compress(text.encode()))
+    (tmp_path / "b.run.gz").write_bytes(gzip.compress(text.encode()) + gzip.compress(b"\n"))
     monkeypatch.setattr(piece_reader, "PIECE_BYTES", 4000)
     monkeypatch.setenv(decoding.LIMIT_VARIABLE, str(len(text) // 2))
-    with pytest.raises(InputFormatError, match=r"a\.run\.gz: decompresses \(gzip\) to more than"):
-        rk.evaluate_runs(tmp_path / "qrels", [tmp_path / "a.run.gz"], n_jobs=1)
+    for name in ("a.run.gz", "b.run.gz"):
+        with pytest.raises(InputFormatError, match=rf"{name}: decompresses \(gzip\) to more than"):
+            rk.evaluate_runs(tmp_path / "qrels", [tmp_path / name], n_jobs=1)
     monkeypatch.setenv(decoding.LIMIT_VARIABLE, str(len(text)))
     rk.evaluate_runs(tmp_path / "qrels", [tmp_path / "a.run.gz"], n_jobs=1)
 

@@ -195,11 +195,26 @@ def read_opened(handle: IO[bytes], location: str, limit: int) -> bytes:
         if os.fstat(handle.fileno()).st_size > limit:
             raise too_large(location, limit, None)
         return _read_limited(first, handle, location, limit, None)
+    if kind == "gzip" and declared_size(handle) > limit:
+        raise too_large(location, limit, kind)
     stream = OPEN_COMPRESSED[kind](io.BufferedReader(_Prefixed(first, handle)))
     try:
         return _read_limited(b"", stream, location, limit, kind)
     except READ_ERRORS as exc:
         raise corrupt(location, kind, exc) from None
+
+
+def declared_size(handle: IO[bytes]) -> int:
+    """The size a regular gzip file declares for the text of its last member (its last four bytes,
+    ISIZE, RFC 1952 section 2.3.1: the size modulo 2**32), at most the size of the whole text of a
+    valid file; 0 for a pipe.  The reading position is left where it was."""
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or os.fstat(handle.fileno()).st_size < 18:
+        return 0
+    where = handle.tell()
+    handle.seek(-4, os.SEEK_END)
+    size = int.from_bytes(handle.read(4), "little")
+    handle.seek(where)
+    return size
 
 
 def corrupt(location: str, kind: str, exc: BaseException) -> InputFormatError:

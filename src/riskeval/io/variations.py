@@ -35,7 +35,7 @@ def read_variation_table(path: str | Path) -> pd.DataFrame:
     if path.suffix.lower() in (".parquet", ".pq"):
         frame = _read_parquet(path)
         where = {f"row {label}": f"{path}: row {i + 1}" for i, label in enumerate(frame.index)}
-        malformed: list[tuple[str, str]] = []
+        malformed = Problems()
     else:
         delimiter = _delimiter(read_text(path))
         frame, lines, malformed = read_delimited(path, delimiter, lambda header: set(range(len(header))))
@@ -54,10 +54,9 @@ def read_variation_table(path: str | Path) -> pd.DataFrame:
     try:
         table = as_variations(frame, name=str(path))
     except InputFormatError as exc:
-        located = [(where.get(loc, loc), msg) for loc, msg in exc.problems]
-        raise InputFormatError(malformed + located) from None
-    if malformed:
-        raise InputFormatError(malformed)
+        malformed.extend([(where.get(loc, loc), msg) for loc, msg in exc.problems], exc.omitted)
+        raise malformed.error() from None
+    malformed.raise_any()
     return table
 
 
