@@ -9,7 +9,7 @@ evaluated on its own: every per-topic value depends only on that topic's lines.
 **Topic order.**  Cutting at topic boundaries keeps a topic whole when its lines are contiguous in
 the file (all lines of one topic, then all lines of the next), as trec_eval writes them and as TREC
 runs are distributed.  A topic found in several pieces (a file that lists a topic again after other
-topics' lines, or one topic longer than a quarter of a piece) is evaluated again from its lines
+topics' lines, or one topic of more than :data:`_CUT_LINES` lines) is evaluated again from its lines
 gathered from the whole file by :func:`topic_piece`, so that a file of any size gives the values a
 file of one piece gives, as trec_eval accepts either order.
 
@@ -55,8 +55,9 @@ class RunPiece(NamedTuple):
 def run_pieces(path: str | os.PathLike[str], size: int = PIECE_BYTES) -> Iterator[RunPiece]:
     """The text of a run file in pieces of about ``size`` bytes that end at topic boundaries.
 
-    A piece is larger than ``size`` only when one topic's lines are: a topic is never cut.  A file
-    of at most ``size`` bytes of text is one piece.  Raises
+    A piece is larger than ``size`` only when one topic's lines are; a topic is cut only past
+    :data:`_CUT_LINES` lines, or when blank lines fill a piece.  A file of at most ``size`` bytes of
+    text, or a pipe, is one piece.  Raises
     :class:`~riskeval.errors.InputFormatError` as :func:`~riskeval.io.decoding.read_utf8` does
     (naming the file's line), and :class:`OSError` when the file cannot be opened.
     """

@@ -12,14 +12,14 @@ mappings, CLEF queries, topic weights) gets its bytes from :func:`read_utf8` or 
   decode are an error naming the file and the line; so is a NUL byte in UTF-8 text (a binary file).
 - **Line breaks**: LF, CRLF and a lone CR (old Mac files) all end a line, as in Python's text mode
   (universal newlines); the readers see LF only, and every line number counts lines this way.
-
 - **Bounds**: a file is read only if it is a regular file or a pipe (``<(zcat run.gz)``, a named
   FIFO), each read once; a character device such as ``/dev/zero`` or ``/dev/urandom``, a block
   device or a socket is refused before any byte is read, and so is a FIFO that nothing writes to
   (start its writer first).  The text of a file, after decompression, may hold at most
   :func:`input_limit` bytes (:data:`MAX_INPUT_BYTES`, 1 GiB, unless the environment variable
   ``RISKEVAL_MAX_INPUT_BYTES`` says otherwise): a compressed file is decompressed in chunks and
-  refused as soon as it passes the limit, and a NUL byte in UTF-8 text stops the reading at the
+  refused as soon as it passes the limit (a gzip file at once when the size it declares passes
+  it), and a NUL byte in UTF-8 text stops the reading at the
   chunk that holds it.  A byte-order mark anywhere but at the start (what concatenating files
   saved with one leaves) is an error naming the line: read as text it would join the next
   topic's id and make a topic of its own, as it does in trec_eval.
