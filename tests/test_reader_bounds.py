@@ -122,13 +122,16 @@ def test_blank_and_malformed_lines_cost_no_memory_per_line(tmp_path):
 
 def test_a_gzip_bomb_is_refused_at_the_input_size_limit(tmp_path, monkeypatch):
     monkeypatch.setenv(decoding.LIMIT_VARIABLE, str(2**20))
-    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    packer = zlib.compressobj(1, zlib.DEFLATED, 31)  # expands 229 times
     bomb = packer.compress(b"\n" * 2**26) + packer.flush()
     (tmp_path / "bomb.gz").write_bytes(bomb)  # refused from the size it declares
     (tmp_path / "bomb-2.gz").write_bytes(bomb + gzip.compress(b"\n"))  # declares 1 byte
     (tmp_path / "qrels").write_text(QRELS)
-    message = r"decompresses \(gzip\) to more than 1,048,576 bytes, the input size limit: set the environment variable RISKEVAL_MAX_INPUT_BYTES"
-    for name in ("bomb.gz", "bomb-2.gz"):
+    limit = r" more than 1,048,576 bytes, the input size limit: set the environment variable RISKEVAL_MAX_INPUT_BYTES"
+    for name, message in (
+        ("bomb.gz", r"bomb\.gz: declares \(gzip\) 67,108,864 bytes of text," + limit),
+        ("bomb-2.gz", r"bomb-2\.gz: decompresses \(gzip\) to" + limit),
+    ):
         for read in (read_run, read_qrels):
             with pytest.raises(InputFormatError, match=message):
                 read(tmp_path / name)
@@ -158,7 +161,7 @@ def test_a_large_run_is_streamed_within_the_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(piece_reader, "PIECE_BYTES", 4000)
     monkeypatch.setenv(decoding.LIMIT_VARIABLE, str(len(text) // 2))
     for name in ("a.run.gz", "b.run.gz"):
-        with pytest.raises(InputFormatError, match=rf"{name}: decompresses \(gzip\) to more than"):
+        with pytest.raises(InputFormatError, match=rf"{name}: (declares|decompresses) \(gzip\) .*more than"):
             rk.evaluate_runs(tmp_path / "qrels", [tmp_path / name], n_jobs=1)
     monkeypatch.setenv(decoding.LIMIT_VARIABLE, str(len(text)))
     rk.evaluate_runs(tmp_path / "qrels", [tmp_path / "a.run.gz"], n_jobs=1)
@@ -173,6 +176,13 @@ def test_character_devices_are_refused_before_reading(device, tmp_path):
             read(device)
     with pytest.raises(InputFormatError, match=message):
         rk.evaluate_runs(tmp_path / "qrels", [device], n_jobs=1)
+
+
+def test_a_truncated_gzip_file_is_not_taken_at_its_word(tmp_path):
+    # the last bytes of a truncated file are not a size: decompressing says what is wrong
+    (tmp_path / "cut.gz").write_bytes(gzip.compress(RUN.encode() * 1000)[:40])
+    with pytest.raises(InputFormatError, match=r"cut\.gz: is a truncated or corrupt gzip file"):
+        read_run(tmp_path / "cut.gz")
 
 
 def test_a_nul_byte_stops_a_compressed_file_at_its_line(tmp_path):

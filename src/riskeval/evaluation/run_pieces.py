@@ -70,8 +70,8 @@ def run_pieces(path: str | os.PathLike[str], size: int = PIECE_BYTES) -> Iterato
             return
         kind = compression_of(raw.read(16))
         raw.seek(0)
-        if kind == "gzip" and decoding.declared_size(raw) > limit:
-            raise decoding.too_large(location, limit, kind)
+        if kind == "gzip":
+            decoding.check_declared_size(raw, location, limit)
         if info.st_size <= (size // 4 if kind else size):
             # about one piece of text: decoded whole, in one call (faster than a stream)
             yield from _cut_text(

@@ -59,6 +59,7 @@ OPEN_COMPRESSED: dict[str, Callable[[Any], Any]] = {
 }
 READ_ERRORS = (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError)
 _CHUNK = 2**20
+_MAX_RATIO = 1032
 _DEVICES = (
     (stat.S_ISCHR, "a character device (as /dev/zero, /dev/urandom or a terminal)"),
     (stat.S_ISBLK, "a block device"),
@@ -99,9 +100,13 @@ def input_limit() -> int:
     return int(raw)
 
 
-def too_large(location: str, limit: int, kind: str | None) -> InputFormatError:
-    """The error for a file whose text passes ``limit`` bytes."""
-    what = f"decompresses ({kind}) to" if kind else "holds"
+def too_large(location: str, limit: int, kind: str | None, declared: int = 0) -> InputFormatError:
+    """The error for a file whose text passes ``limit`` bytes (``declared``: the size a gzip file
+    declares, when that is what passes it)."""
+    if declared:
+        what = f"declares (gzip) {declared:,} bytes of text,"
+    else:
+        what = f"decompresses ({kind}) to" if kind else "holds"
     return InputFormatError(
         [
             (
@@ -111,6 +116,16 @@ def too_large(location: str, limit: int, kind: str | None) -> InputFormatError:
             )
         ]
     )
+
+
+def check_declared_size(handle: IO[bytes], location: str, limit: int) -> None:
+    """Refuse a gzip file whose trailer declares more than ``limit`` bytes of text, when the
+    declaration is possible: deflate expands at most 1032 times (RFC 1951's longest match of 258
+    bytes in a code of at least 2 bits), so a larger declaration is the garbage of a truncated file,
+    which decompressing then reports."""
+    size = declared_size(handle)
+    if size > limit and size <= _MAX_RATIO * os.fstat(handle.fileno()).st_size:
+        raise too_large(location, limit, "gzip", size)
 
 
 def open_input(path: str | os.PathLike) -> IO[bytes]:
@@ -195,8 +210,8 @@ def read_opened(handle: IO[bytes], location: str, limit: int) -> bytes:
         if os.fstat(handle.fileno()).st_size > limit:
             raise too_large(location, limit, None)
         return _read_limited(first, handle, location, limit, None)
-    if kind == "gzip" and declared_size(handle) > limit:
-        raise too_large(location, limit, kind)
+    if kind == "gzip":
+        check_declared_size(handle, location, limit)
     stream = OPEN_COMPRESSED[kind](io.BufferedReader(_Prefixed(first, handle)))
     try:
         return _read_limited(b"", stream, location, limit, kind)
