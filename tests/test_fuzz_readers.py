@@ -6,7 +6,9 @@ delimiters, huge or non-ASCII numbers...), then encoded (UTF-8 with or without B
 and possibly compressed or truncated.  The only exceptions allowed out are
 :class:`riskeval.errors.RiskevalError` and its subclasses.
 
-The normal suite runs a short profile (a few seconds in all).  A longer run:
+The normal suite runs a short profile (a few seconds in all); the slow suite
+(``python -m pytest -m slow``) runs every file reader with the long profile.  The long profile for
+every test:
 
     RISKEVAL_FUZZ=long python -m pytest -q tests/test_fuzz_readers.py --hypothesis-show-statistics
 
@@ -32,9 +34,14 @@ from hypothesis import strategies as st
 
 import riskeval as rk
 from riskeval.errors import RiskevalError
+from riskeval.io.baseline_map import read_baseline_map
 from riskeval.io.clef2015 import read_clef2015_queries
+from riskeval.io.families import read_families
+from riskeval.io.letor import read_letor, read_query_file
 from riskeval.io.qrels import read_qrels
 from riskeval.io.runs import read_run
+from riskeval.io.topic_texts import read_topic_texts
+from riskeval.io.uqv100 import read_variant_scores
 from riskeval.io.variations import read_mapping, read_variation_table
 
 settings.register_profile(
@@ -54,6 +61,7 @@ settings.register_profile(
 FUZZ = settings.get_profile(
     "riskeval-fuzz-long" if os.environ.get("RISKEVAL_FUZZ") == "long" else "riskeval-fuzz"
 )
+LONG = settings(settings.get_profile("riskeval-fuzz-long"), max_examples=1000)
 
 TMP = Path(tempfile.mkdtemp(prefix="riskeval-fuzz-"))
 OUTCOMES: dict[str, Counter] = {}
@@ -181,6 +189,75 @@ CLEF = (
     "<type>pivot</disease>\n<query_index>1</query_index>\n</top>\n<top>\n<num>clef2015.test.2</num>\n"
     "<query>red</query>\n<type>most</type>\n<query_index>1</query_index>\n</top>\n</topics>\n"
 )
+LETOR = "2 qid:1 1:0.5 3:1.25 # d1\n0 qid:1 1:-0.5 2:3e-2\n1 qid:2 2:1 3:0\n"
+QUERY_FILE = "2\n1\n"
+TOPIC_TEXTS = "301\tinternational organized crime\n302:poliomyelitis and post-polio\n"
+TOPIC_XML = '<topics>\n<topic number="1"><query>black bear</query></topic>\n</topics>\n'
+TREC_TOPICS = "<top>\n<num> Number: 301\n<title> crime\n</top>\n<top>\n<num> 302\n<title> polio\n</top>\n"
+FAMILIES = "system,family,parameter\nbm25-0.4,bm25,0.4\nbm25-0.9,bm25,0.9\nql,lm,\n"
+BASELINE_MAP = "system,baseline\nrun-a,bm25\nrun-b\tdph\n# comment\nrun-c dph\n"
+VARIANT_SCORES = "1-a 0.5\n1-b 0.25\n2-a 0.1\n"
+
+
+def letor_with_query_file(path: Path, query: bytes) -> object:
+    (TMP / "fuzz-letor.query").write_bytes(query)
+    return read_letor(path, query_file=TMP / "fuzz-letor.query")
+
+
+#: Every file reader not fuzzed by a test of its own: (seed, file name, read).
+FILE_READERS: dict[str, tuple[str, str, Callable[[Path], object]]] = {
+    "read_letor": (LETOR, "fuzz.letor", read_letor),
+    "read_letor dense": (LETOR, "fuzz-d.letor", lambda p: read_letor(p, dense=True, n_features=4)),
+    "read_query_file": (QUERY_FILE, "fuzz.query", read_query_file),
+    "read_topic_texts": (TOPIC_TEXTS, "fuzz-topics.tsv", read_topic_texts),
+    "read_topic_texts xml": (TOPIC_XML, "fuzz-topics.xml", read_topic_texts),
+    "read_topic_texts trec": (TREC_TOPICS, "fuzz-topics.trec", read_topic_texts),
+    "read_families": (FAMILIES, "fuzz-families.csv", read_families),
+    "read_baseline_map": (BASELINE_MAP, "fuzz-baselines.txt", read_baseline_map),
+    "read_variant_scores": (VARIANT_SCORES, "fuzz-variants.txt", read_variant_scores),
+}
+#: The readers of the tests below, for the long profile of the slow suite.
+EVERY_FILE_READER = {
+    **FILE_READERS,
+    "read_run": (RUN, "fuzz.run", read_run),
+    "read_qrels": (QRELS, "fuzz.qrels", read_qrels),
+    "read_trec_eval": (TREC_EVAL, "fuzz.trec_eval", lambda p: rk.io.read_trec_eval(p, "map")),
+    "read_ir_measures": (IR_MEASURES, "fuzz.ir_measures", lambda p: rk.io.read_ir_measures(p, ["AP"])),
+    "read_scores long": (LONG_CSV, "fuzz-long.csv", rk.io.read_scores),
+    "read_scores wide": (WIDE_CSV, "fuzz-wide.csv", rk.io.read_scores),
+    "read_scores quoted": (QUOTED_CSV, "fuzz-quoted.csv", rk.io.read_scores),
+    "read_mapping": (MAPPING, "fuzz-mapping.txt", read_mapping),
+    "read_variation_table": (VARIATIONS, "fuzz-v.csv", read_variation_table),
+    "read_clef2015_queries": (CLEF, "fuzz-queries.txt", read_clef2015_queries),
+}
+
+
+def fuzz_reader(name: str, data: st.DataObject, readers: dict) -> None:
+    seed, filename, read = readers[name]
+    path = write(filename.replace(" ", "-"), data.draw(contents(seed)))
+    only_riskeval_errors(name, lambda: read(path))
+
+
+@pytest.mark.parametrize("name", sorted(FILE_READERS))
+@FUZZ
+@given(data=st.data())
+def test_file_readers(name, data):
+    fuzz_reader(name, data, FILE_READERS)
+
+
+@FUZZ
+@given(letor=contents(LETOR.replace("qid:1 ", "").replace("qid:2 ", "")), query=contents(QUERY_FILE))
+def test_read_letor_with_a_query_file(letor, query):
+    path = write("fuzz-q.letor", letor)
+    only_riskeval_errors("read_letor query_file", lambda: letor_with_query_file(path, query))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(EVERY_FILE_READER))
+@LONG
+@given(data=st.data())
+def test_every_file_reader_long(name, data):
+    fuzz_reader(name, data, EVERY_FILE_READER)
 
 
 # --- one test per reader ---------------------------------------------------------------------------

@@ -19,13 +19,15 @@ class InputFormatError(RiskevalError):
 
     ``problems`` holds one ``(location, message)`` pair per problem found, where ``location`` is
     ``"file:line"`` (or a row label for in-memory tables).  Readers collect every problem in an
-    input before raising, so a user can fix them all at once.
+    input before raising, so a user can fix them all at once, up to a budget (1,000 by default):
+    ``omitted`` counts the problems found past it, which the message adds to those not shown.
     """
 
-    def __init__(self, problems: Iterable[tuple[str, str]], *, limit: int = 20):
+    def __init__(self, problems: Iterable[tuple[str, str]], *, limit: int = 20, omitted: int = 0):
         self.problems = list(problems)
+        self.omitted = omitted
         shown = [f"{loc}: {msg}" if loc else msg for loc, msg in self.problems[:limit]]
-        more = len(self.problems) - len(shown)
+        more = len(self.problems) - len(shown) + omitted
         if more > 0:
             shown.append(f"... and {more} more problem(s)")
         super().__init__("\n".join(shown))

@@ -181,7 +181,7 @@ def _evaluate(
     ]
     problems = [p for r in results for p in r.problems]
     if problems:
-        raise InputFormatError(problems)
+        raise InputFormatError(problems, omitted=sum(r.omitted for r in results))
     labels = [s if isinstance(s, str) else s.label for s in sources]
     systems = _system_names(names, labels, [r.tag for r in results])
     topics = sorted(evaluator.topics, key=_topic_key)

@@ -9,7 +9,8 @@ Two engines compute the values, both equal to ir_measures' per-query values:
 - ``"ir_measures"``: every measure by ir_measures' evaluator, fed the parsed run.
 
 A run file is read as a stream of pieces of whole topics (:mod:`riskeval.evaluation.run_pieces`), so
-memory is bounded by the piece size, not the run's.
+memory is bounded by the piece size, not the run's; a topic found in several pieces is evaluated
+again from all its lines.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import numpy as np
 from riskeval.errors import InputFormatError
 from riskeval.evaluation import kernels, run_pieces
 from riskeval.evaluation.run_arrays import JudgedDocuments, JudgedLines, read_judged_lines
-from riskeval.evaluation.run_pieces import RunPiece, contiguity_problems
-from riskeval.io.runs import Run, parse_run, read_run
+from riskeval.evaluation.run_pieces import RunPiece, topic_piece
+from riskeval.io.problems import Problems
+from riskeval.io.runs import Run, no_run_line, parse_run
 
 #: The engines of :func:`riskeval.evaluate_runs` (``engine=``).
 ENGINES = ("compiled", "ir_measures")
@@ -37,6 +39,7 @@ class RunScores(NamedTuple):
     skipped: tuple[str, ...]  # topics of the run that the qrels do not judge
     values: dict[tuple[str, str], float]  # (measure, topic) -> ir_measures' value
     problems: list[tuple[str, str]]
+    omitted: int = 0  # problems found past the budget of the reader, only counted
 
 
 class Compiled(NamedTuple):
@@ -116,29 +119,34 @@ class RunEvaluator:
     def __call__(self, path: str) -> RunScores:
         """Evaluate a run file piece by piece."""
         results: list[RunScores] = []
-        lines: list[int] = []
         try:
             for piece in run_pieces.run_pieces(path, run_pieces.PIECE_BYTES):
                 results.append(self.piece(piece))
-                lines.append(piece.first_line)
         except InputFormatError as exc:
-            results.append(failed(exc.problems))
-            lines.append(0)
+            results.append(failed(exc.problems, exc.omitted))
         except OSError as exc:
             return failed([(path, f"cannot read: {exc.strerror or exc}")])
-        return combine(path, results, lines)
+        return combine(path, results, self)
 
     def piece(self, piece: RunPiece) -> RunScores:
         """Evaluate the topics of one piece of a run file."""
+        if piece.data.isspace():  # blank lines only
+            return RunScores(None, frozenset(), (), {}, [])
         judged = read_judged_lines(piece.data, self.judgments) if self.judgments is not None else None
         if judged is not None and not self.others:
             return RunScores(
                 judged.tag, frozenset(judged.topics), tuple(judged.skipped), self._compiled(judged), []
             )
         try:
-            run = parse_run(piece.data, piece.location, topics=self.topics, first_line=piece.first_line)
+            run = parse_run(
+                piece.data,
+                piece.location,
+                topics=self.topics,
+                first_line=piece.first_line,
+                line_numbers=piece.line_numbers,
+            )
         except InputFormatError as exc:
-            return failed(exc.problems)
+            return failed(exc.problems, exc.omitted)
         if judged is None:
             return self.evaluate(run)
         scores = self.evaluate(run, every=False)
@@ -191,29 +199,36 @@ class RunEvaluator:
         return values
 
 
-def failed(problems: list[tuple[str, str]]) -> RunScores:
+def failed(problems: list[tuple[str, str]], omitted: int = 0) -> RunScores:
     """The scores of a run (or piece) whose text has problems: the problems alone."""
-    return RunScores(None, frozenset(), (), {}, problems)
+    return RunScores(None, frozenset(), (), {}, problems, omitted)
 
 
-def combine(path: str, results: list[RunScores], first_lines: list[int]) -> RunScores:
-    """One run's scores from those of its pieces (in file order); a topic found in two pieces is a
-    problem (:func:`riskeval.evaluation.run_pieces.contiguity_problems`)."""
-    problems = [p for r in results for p in r.problems]
-    if not problems and len(results) > 1:
-        topics = [r.present | frozenset(r.skipped) for r in results]
-        problems = contiguity_problems(path, topics, first_lines)
+def combine(path: str, results: list[RunScores], evaluator: RunEvaluator) -> RunScores:
+    """One run's scores from those of its pieces (in file order).  The judged topics found in
+    several pieces are evaluated again by ``evaluator`` from all their lines
+    (:func:`riskeval.evaluation.run_pieces.topic_piece`), as in a file of one piece."""
+    problems = Problems()
+    for r in results:
+        problems.extend(r.problems, r.omitted)
     if not problems and not any(r.present or r.skipped for r in results):
-        try:
-            read_run(path)  # a file without any run line: its message
-        except InputFormatError as exc:
-            problems = exc.problems
-    if problems:
-        return failed(problems)
+        problems.extend(no_run_line(path).problems)
     values: dict[tuple[str, str], float] = {}
     for r in results:
         values.update(r.values)
+    counts: dict[str, int] = {}
+    for r in results:
+        for topic in r.present:
+            counts[topic] = counts.get(topic, 0) + 1
+    split = {topic for topic, count in counts.items() if count > 1}
+    if split and not problems:
+        whole = evaluator.piece(topic_piece(path, split))
+        problems.extend(whole.problems, whole.omitted)
+        values = {key: value for key, value in values.items() if key[1] not in split}
+        values.update(whole.values)
+    if problems:
+        return failed(problems.kept, problems.omitted)
     tag = next((r.tag for r in results if r.tag is not None), None)
     present = frozenset().union(*(r.present for r in results))
     skipped = tuple(sorted(set().union(*(r.skipped for r in results))))
-    return RunScores(tag, present, skipped, values, problems)
+    return RunScores(tag, present, skipped, values, [])

@@ -141,7 +141,7 @@ def _on_client(client: Any, evaluator: RunEvaluator, paths: list[str]) -> Iterat
         planned.append((path, futures, lines))
     for path, futures, lines in planned:
         results = client.gather(futures)
-        yield results[0] if not lines else combine(path, results, lines)
+        yield results[0] if not lines else combine(path, results, evaluator)
 
 
 def _evaluate_run(evaluator: RunEvaluator, path: str) -> RunScores:

@@ -15,8 +15,8 @@ import re
 
 import pandas as pd
 
-from riskeval.errors import InputFormatError
-from riskeval.io.decoding import read_text
+from riskeval.io.decoding import lines, read_text
+from riskeval.io.problems import Problems
 
 _SEPARATOR = re.compile(r"\s*[,\t]\s*|\s+")
 
@@ -31,8 +31,8 @@ def read_baseline_map(path: str | os.PathLike[str]) -> pd.Series:
     systems: list[str] = []
     baselines: list[str] = []
     seen: dict[str, int] = {}
-    problems: list[tuple[str, str]] = []
-    for number, raw in enumerate(read_text(location).split("\n"), start=1):
+    problems = Problems()
+    for number, raw in enumerate(lines(read_text(location)), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -60,6 +60,5 @@ def read_baseline_map(path: str | os.PathLike[str]) -> pd.Series:
         baselines.append(base)
     if not systems and not problems:
         problems.append((location, "the baseline map lists no system"))
-    if problems:
-        raise InputFormatError(problems)
+    problems.raise_any()
     return pd.Series(baselines, index=pd.Index(systems, name="system"), name="baseline", dtype=object)

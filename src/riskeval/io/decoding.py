@@ -12,6 +12,17 @@ mappings, CLEF queries, topic weights) gets its bytes from :func:`read_utf8` or 
   decode are an error naming the file and the line; so is a NUL byte in UTF-8 text (a binary file).
 - **Line breaks**: LF, CRLF and a lone CR (old Mac files) all end a line, as in Python's text mode
   (universal newlines); the readers see LF only, and every line number counts lines this way.
+- **Bounds**: a file is read only if it is a regular file or a pipe (``<(zcat run.gz)``, a named
+  FIFO), each read once; a character device such as ``/dev/zero`` or ``/dev/urandom``, a block
+  device or a socket is refused before any byte is read, and so is a FIFO that nothing writes to
+  (start its writer first).  The text of a file, after decompression, may hold at most
+  :func:`input_limit` bytes (:data:`MAX_INPUT_BYTES`, 1 GiB, unless the environment variable
+  ``RISKEVAL_MAX_INPUT_BYTES`` says otherwise): a compressed file is decompressed in chunks and
+  refused as soon as it passes the limit (a gzip file at once when the size it declares passes
+  it), and a NUL byte in UTF-8 text stops the reading at the
+  chunk that holds it.  A byte-order mark anywhere but at the start (what concatenating files
+  saved with one leaves) is an error naming the line: read as text it would join the next
+  topic's id and make a topic of its own, as it does in trec_eval.
 
 Errors are :class:`~riskeval.errors.InputFormatError` located as ``file`` or ``file:line``; a file
 that cannot be opened raises the usual :class:`OSError` (``FileNotFoundError``...), which names it.
@@ -22,21 +33,38 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import io
 import lzma
 import os
+import stat
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import IO, Any, AnyStr
 
-from riskeval.errors import InputFormatError
+from riskeval.errors import InputFormatError, RiskevalError
 
 #: Compression extensions (dropped to find a file's format; the content decides how it is read).
 COMPRESSION: dict[str, str] = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 
-_DECOMPRESS: dict[str, Callable[[bytes], bytes]] = {
-    "gzip": gzip.decompress,
-    "bzip2": bz2.decompress,
-    "xz": lzma.decompress,
+#: Bytes of text (after decompression) one input file may hold unless ``RISKEVAL_MAX_INPUT_BYTES``
+#: sets another limit: 1 GiB, about 90 times the largest run of TREC DL 2019 (11.4 MB) and three
+#: times a full-ranking run of the 6,980 MS MARCO dev queries (1,000 documents each, about 0.3 GB).
+MAX_INPUT_BYTES = 2**30
+LIMIT_VARIABLE = "RISKEVAL_MAX_INPUT_BYTES"
+
+OPEN_COMPRESSED: dict[str, Callable[[Any], Any]] = {
+    "gzip": lambda raw: gzip.GzipFile(fileobj=raw),
+    "bzip2": bz2.BZ2File,
+    "xz": lzma.LZMAFile,
 }
+READ_ERRORS = (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError)
+_CHUNK = 2**20
+_MAX_RATIO = 1032
+_DEVICES = (
+    (stat.S_ISCHR, "a character device (as /dev/zero, /dev/urandom or a terminal)"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 _BOMS = (  # longest first: the UTF-32-LE mark starts with the UTF-16-LE one
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -58,27 +86,197 @@ def compression_of(data: bytes) -> str | None:
     return None
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    """The content of a file, decompressed when it is gzip, bzip2 or xz (by content)."""
+def input_limit() -> int:
+    """The bytes of text one input file may hold: ``RISKEVAL_MAX_INPUT_BYTES`` when set, else
+    :data:`MAX_INPUT_BYTES`."""
+    raw = os.environ.get(LIMIT_VARIABLE, "").strip()
+    if not raw:
+        return MAX_INPUT_BYTES
+    if not raw.isdigit() or int(raw) < 1:
+        raise RiskevalError(
+            f"The environment variable {LIMIT_VARIABLE} must be a whole number of bytes >= 1 "
+            f"(e.g. {2**32} for 4 GiB); got {raw!r}."
+        )
+    return int(raw)
+
+
+def too_large(location: str, limit: int, kind: str | None, declared: int = 0) -> InputFormatError:
+    """The error for a file whose text passes ``limit`` bytes (``declared``: the size a gzip file
+    declares, when that is what passes it)."""
+    if declared:
+        what = f"declares (gzip) {declared:,} bytes of text,"
+    else:
+        what = f"decompresses ({kind}) to" if kind else "holds"
+    return InputFormatError(
+        [
+            (
+                location,
+                f"{what} more than {limit:,} bytes, the input size limit: set the environment "
+                f"variable {LIMIT_VARIABLE} to read larger files.",
+            )
+        ]
+    )
+
+
+def check_declared_size(handle: IO[bytes], location: str, limit: int) -> None:
+    """Refuse a gzip file whose trailer declares more than ``limit`` bytes of text, when the
+    declaration is possible: deflate expands at most 1032 times (RFC 1951's longest match of 258
+    bytes in a code of at least 2 bits), so a larger declaration is the garbage of a truncated file,
+    which decompressing then reports."""
+    size = declared_size(handle)
+    if size > limit and size <= _MAX_RATIO * os.fstat(handle.fileno()).st_size:
+        raise too_large(location, limit, "gzip", size)
+
+
+def open_input(path: str | os.PathLike) -> IO[bytes]:
+    """``path`` opened to read bytes, if it is a regular file or a pipe that a program writes to.
+
+    Raises
+    ------
+    InputFormatError
+        For a character or block device or a socket (``/dev/zero``, ``/dev/urandom``: endless), and
+        for a FIFO that no program writes to (reading it would wait for ever).
+    OSError
+        When the file cannot be opened (``FileNotFoundError``, ``IsADirectoryError``...).
+    """
     location = os.fspath(path)
-    with open(location, "rb") as handle:
-        data = handle.read()
-    return decompress(data, location)
-
-
-def decompress(data: bytes, location: str) -> bytes:
-    """``data`` decompressed if it is a gzip, bzip2 or xz stream (whatever the file's name); a
-    truncated or corrupt stream is an :class:`InputFormatError`."""
-    kind = compression_of(data)
-    if kind is None:
-        return data
+    mode = os.stat(location).st_mode
+    for test, kind in _DEVICES:
+        if test(mode):
+            raise InputFormatError([(location, f"is {kind}, not a file: give a regular file or a pipe.")])
+    if not stat.S_ISFIFO(mode):
+        return open(location, "rb")
+    fd = os.open(location, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        return _DECOMPRESS[kind](data)
-    except MemoryError:
-        raise InputFormatError([(location, f"is too large to decompress ({kind}) in memory.")]) from None
-    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
-        reason = str(exc) or type(exc).__name__
-        raise InputFormatError([(location, f"is a truncated or corrupt {kind} file ({reason}).")]) from None
+        first = os.read(fd, _CHUNK)
+    except BlockingIOError:  # a program writes to the pipe, nothing written yet
+        first = b""
+    else:
+        if not first:
+            os.close(fd)
+            raise InputFormatError(
+                [
+                    (
+                        location,
+                        "is a pipe (FIFO) with nothing to read: no program writes to it (start the "
+                        "program that writes to it first) or it wrote nothing.",
+                    )
+                ]
+            )
+    os.set_blocking(fd, True)
+    return io.BufferedReader(_Prefixed(first, os.fdopen(fd, "rb", buffering=0)), _CHUNK)
+
+
+class _Prefixed(io.RawIOBase):
+    """Bytes already read from a pipe, then the rest of the pipe."""
+
+    def __init__(self, prefix: bytes, rest: IO[bytes]):
+        self._prefix = memoryview(prefix)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._rest.fileno()
+
+    def readinto(self, buffer: Any) -> int | None:
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        return self._rest.readinto(buffer)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        self._rest.close()
+        super().close()
+
+
+def read_bytes(path: str | os.PathLike, limit: int | None = None) -> bytes:
+    """The content of a file, decompressed when it is gzip, bzip2 or xz (by content), of at most
+    ``limit`` bytes (default :func:`input_limit`).  Reading stops at the first chunk holding a NUL
+    byte when the text is not UTF-16 or UTF-32 (:func:`to_utf8` then says where)."""
+    location = os.fspath(path)
+    with open_input(location) as handle:
+        return read_opened(handle, location, input_limit() if limit is None else limit)
+
+
+def read_opened(handle: IO[bytes], location: str, limit: int) -> bytes:
+    """:func:`read_bytes` of a file opened by :func:`open_input`."""
+    first = _read_chunk(handle)
+    kind = compression_of(first)
+    if kind is None:
+        if os.fstat(handle.fileno()).st_size > limit:
+            raise too_large(location, limit, None)
+        return _read_limited(first, handle, location, limit, None)
+    if kind == "gzip":
+        check_declared_size(handle, location, limit)
+    stream = OPEN_COMPRESSED[kind](io.BufferedReader(_Prefixed(first, handle)))
+    try:
+        return _read_limited(b"", stream, location, limit, kind)
+    except READ_ERRORS as exc:
+        raise corrupt(location, kind, exc) from None
+
+
+def declared_size(handle: IO[bytes]) -> int:
+    """The size a regular gzip file declares for the text of its last member (its last four bytes,
+    ISIZE, RFC 1952 section 2.3.1: the size modulo 2**32), at most the size of the whole text of a
+    valid file; 0 for a pipe.  The reading position is left where it was."""
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or os.fstat(handle.fileno()).st_size < 18:
+        return 0
+    where = handle.tell()
+    handle.seek(-4, os.SEEK_END)
+    size = int.from_bytes(handle.read(4), "little")
+    handle.seek(where)
+    return size
+
+
+def corrupt(location: str, kind: str, exc: BaseException) -> InputFormatError:
+    """The error for a truncated or corrupt compressed file."""
+    reason = str(exc) or type(exc).__name__
+    return InputFormatError([(location, f"is a truncated or corrupt {kind} file ({reason}).")])
+
+
+def _read_chunk(handle: IO[bytes]) -> bytes:
+    """Up to one chunk of bytes (fewer only at the end of the file)."""
+    parts = []
+    size = 0
+    while size < _CHUNK:
+        part = handle.read(_CHUNK - size)
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    return b"".join(parts)
+
+
+def _read_limited(first: bytes, stream: IO[bytes], location: str, limit: int, kind: str | None) -> bytes:
+    """``first`` and the rest of ``stream``, refused past ``limit`` bytes; a chunk holding a NUL
+    byte ends the reading when the text is not UTF-16 or UTF-32."""
+    chunks: list[bytes] = []
+    total = 0
+    wide = None
+    chunk = first or stream.read(_CHUNK)
+    while chunk:
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise too_large(location, limit, kind)
+        if wide is None:
+            wide = transcoded(chunk)
+        if not wide and b"\x00" in chunk:
+            break
+        chunk = stream.read(_CHUNK)
+    return b"".join(chunks)
+
+
+def transcoded(head: bytes) -> bool:
+    """Whether text starting with ``head`` is UTF-16 or UTF-32 (a byte-order mark, or the NUL
+    bytes of UTF-16 without one): it holds NUL bytes as characters."""
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return True
+    return b"\x00" in head[:_UTF16_SAMPLE] and _utf16_without_bom(head) is not None
 
 
 def read_utf8(path: str | os.PathLike) -> bytes:
@@ -123,9 +321,41 @@ def to_utf8(data: bytes, location: str) -> bytes:
         raise InputFormatError(
             [(f"{location}:{_line_of(data, nul)}", "holds a NUL byte: this is not a text file.")]
         )
+    check_byte_order_marks(data, location)
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
+
+
+def check_byte_order_marks(data: bytes, location: str, first_line: int = 1) -> None:
+    """Refuse UTF-8 text (its leading mark already dropped) holding a byte-order mark, naming its
+    line (``first_line``: the number of the text's first line in the file)."""
+    at = data.find(codecs.BOM_UTF8) if not data.isascii() else -1
+    if at >= 0:
+        line = _line_of(data, at) + first_line - 1
+        raise InputFormatError(
+            [
+                (
+                    f"{location}:{line}",
+                    "holds a byte-order mark (U+FEFF) inside the text, as concatenating files saved "
+                    "with one leaves: it would become part of a field (a topic id of its own). "
+                    "Remove it, e.g. sed -i 's/\\xEF\\xBB\\xBF//g' FILE.",
+                )
+            ]
+        )
+
+
+def lines(data: AnyStr) -> Iterator[AnyStr]:
+    """The lines of text with LF line breaks (``bytes`` or ``str``), one at a time: no list of
+    every line, so that a file of millions of blank lines costs no memory per line.  They are the
+    lines ``data.split("\\n")`` gives but for the empty line after a final line break."""
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    start = 0
+    while start < len(data):
+        end = data.find(newline, start)
+        end = len(data) if end < 0 else end
+        yield data[start:end]
+        start = end + 1
 
 
 def _line_of(data: bytes, offset: int) -> int:

@@ -2,7 +2,8 @@
 
 Two readers, one result.  A file without quote characters (the usual score table) is read by the
 pandas C parser, after numpy has counted the fields of every line, so malformed and blank lines are
-known beforehand by number and skipped.  A file with quotes (fields may then hold delimiters or
+known beforehand by number and left out (their problems kept up to the budget of
+:mod:`riskeval.io.problems`).  A file with quotes (fields may then hold delimiters or
 line breaks) is read by the :mod:`csv` module, which tracks physical line numbers itself.
 
 The bytes come from :mod:`riskeval.io.decoding` (compression, encoding, line breaks: LF, CRLF or a
@@ -24,12 +25,14 @@ import pandas as pd
 
 from riskeval.errors import InputFormatError
 from riskeval.io.decoding import read_utf8
+from riskeval.io.problems import Problems
 from riskeval.io.tables import MISSING_STRINGS
 
-Problems = list[tuple[str, str]]
 LabelColumns = Callable[[Sequence[Hashable]], set[int]]
 """Given the header, the positions of the columns to keep as text (system and topic labels)."""
 
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.strip() removes
 _NA = sorted({v for s in MISSING_STRINGS for v in (s, s.upper(), s.title())})
 
 
@@ -55,46 +58,42 @@ def read_delimited(
 def _read_plain(
     path: str | os.PathLike, data: bytes, delimiter: str, label_columns: LabelColumns
 ) -> tuple[pd.DataFrame, list[int], Problems]:
+    """A table without quotes: the lines found, counted and checked by vectorised passes over the
+    bytes (no Python object per blank or malformed line), the well-formed ones parsed by pandas."""
     buf = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(buf == ord("\n"))
     starts = np.concatenate(([0], newlines + 1))
-    ends = np.concatenate((newlines, [len(buf)]))
     if starts[-1] == len(buf):  # the file ends with a line break
-        starts, ends = starts[:-1], ends[:-1]
-    fields = (
-        np.bincount(np.searchsorted(newlines, np.flatnonzero(buf == ord(delimiter))), minlength=len(starts))[
-            : len(starts)
-        ]
-        + 1
-    )
-
-    def blank(k: int) -> bool:
-        return not data[starts[k] : ends[k]].strip()
-
-    first = next((k for k in range(len(starts)) if not blank(k)), None)
-    if first is None:
+        starts = starts[:-1]
+    if not starts.size:
         raise _empty(path)
-    header = data[starts[first] : ends[first]].decode("utf-8").rstrip("\r").split(delimiter)
+    nonblank = np.logical_or.reduceat(~_SPACE[buf], starts)  # as bytes.strip() sees a line
+    if not nonblank.any():
+        raise _empty(path)
+    first = int(np.argmax(nonblank))
+    end = newlines[first] if first < len(newlines) else len(buf)
+    header = data[starts[first] : end].decode("utf-8").rstrip("\r").split(delimiter)
     width = len(header)
-    skip = set(range(first + 1))
-    problems: Problems = []
-    after = np.arange(first + 1, len(starts))
-    for k in (after if width == 1 else after[fields[after] != width]).tolist():
-        if blank(k):
-            skip.add(k)
-        elif fields[k] != width:
-            skip.add(k)
-            problems.append(_field_count(path, k + 1, width, int(fields[k])))
-    kept = np.ones(len(starts), dtype=bool)
-    kept[sorted(skip)] = False
+    fields = np.bincount(
+        np.searchsorted(newlines, np.flatnonzero(buf == ord(delimiter))), minlength=len(starts)
+    )
+    fields = fields[: len(starts)] + 1
+    rows = nonblank & (np.arange(len(starts)) > first)
+    wrong = np.flatnonzero(rows & (fields != width))
+    problems = Problems()
+    listed = wrong[: problems.room].tolist()
+    for k in listed:
+        problems.append(_field_count(path, k + 1, width, int(fields[k])))
+    problems.omitted += len(wrong) - len(listed)
+    kept = rows & (fields == width)
     lines = (np.flatnonzero(kept) + 1).tolist()
+    keep_bytes = np.repeat(kept, np.diff(np.append(starts, len(buf))))
     labels = label_columns(header)
     frame = pd.read_csv(
-        io.BytesIO(data),
+        io.BytesIO(buf[keep_bytes].tobytes()),
         sep=delimiter,
         header=None,
         names=range(width),
-        skiprows=skip,
         dtype={j: object for j in labels},
         keep_default_na=False,
         na_values={j: _NA for j in range(width) if j not in labels},
@@ -109,7 +108,7 @@ def _read_plain(
 def _read_quoted(
     path: str | os.PathLike, text: str, delimiter: str
 ) -> tuple[pd.DataFrame, list[int], Problems]:
-    problems: Problems = []
+    problems = Problems()
     rows: list[list[str]] = []
     lines: list[int] = []
     header: list[str] | None = None

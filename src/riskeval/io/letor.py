@@ -27,7 +27,8 @@ import scipy.sparse as sp
 
 from riskeval.core._numba import njit
 from riskeval.errors import InputFormatError
-from riskeval.io.decoding import read_text, read_utf8
+from riskeval.io.decoding import lines, read_text, read_utf8
+from riskeval.io.problems import Problems
 
 #: The largest label and feature index: LightGBM stores both as 32-bit integers.
 MAX_LABEL = 2**31 - 1
@@ -56,8 +57,8 @@ def read_query_file(path: str | Path) -> np.ndarray:
     """Group sizes from a LightGBM ``.query`` file: one positive integer per line."""
     path = Path(path)
     sizes: list[int] = []
-    problems: list[tuple[str, str]] = []
-    for lineno, line in enumerate(read_text(path).split("\n"), 1):
+    problems = Problems()
+    for lineno, line in enumerate(lines(read_text(path)), 1):
         text = line.strip()
         if not text:
             continue
@@ -66,8 +67,7 @@ def read_query_file(path: str | Path) -> np.ndarray:
             problems.append((f"{path}:{lineno}", f"expected a group size (integer >= 1), got {text!r}"))
         else:
             sizes.append(size)
-    if problems:
-        raise InputFormatError(problems)
+    problems.raise_any()
     if not sizes:
         raise InputFormatError([(str(path), "no group sizes: the query file is empty")])
     return np.asarray(sizes, dtype=np.int64)

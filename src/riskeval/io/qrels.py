@@ -2,9 +2,9 @@
 
 Grades are integers and may be negative (TREC Web: -2 = spam); how a measure treats them is the
 measure's business (ir_measures follows trec_eval and gdeval: a grade <= 0 gains nothing).  Every
-malformed line and every document judged twice for a topic is reported, all together, as
-``file:line: message``.  The file goes through :mod:`riskeval.io.decoding` (compression, encoding,
-line breaks), as for every reader.
+malformed line and every document judged twice for a topic is reported, all together (up to a
+budget, :mod:`riskeval.io.problems`), as ``file:line: message``.  The file goes through
+:mod:`riskeval.io.decoding` (compression, encoding, line breaks), as for every reader.
 """
 
 from __future__ import annotations
@@ -15,16 +15,21 @@ import numpy as np
 import pandas as pd
 
 from riskeval.core._numba import njit
-from riskeval.errors import InputFormatError
-from riskeval.io.decoding import read_utf8
+from riskeval.io.decoding import lines, read_utf8
+from riskeval.io.problems import MAX_PROBLEMS, Problems
 
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance", "iteration")
 #: Grades are C ``int`` in the evaluators (pytrec_eval): 32-bit signed.
 GRADE_RANGE = (-(2**31), 2**31 - 1)
 
 
-def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_qrels(path: str | os.PathLike[str], *, max_problems: int = MAX_PROBLEMS) -> pd.DataFrame:
     """Read a TREC qrels file into a DataFrame with ir_measures' qrels columns.
+
+    Parameters
+    ----------
+    path : the qrels file, four whitespace-separated fields per line: ``qid iteration docno grade``.
+    max_problems : problems listed before the others are only counted (the error says how many).
 
     Returns
     -------
@@ -36,40 +41,37 @@ def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
     ------
     InputFormatError
         Listing every line that does not have four fields or whose grade is not an integer, every
-        document judged twice for one topic (naming both lines), and an empty file.
+        document judged twice for one topic (naming both lines), up to ``max_problems``; an empty
+        file; a file that is not text or is too large (see :mod:`riskeval.io.decoding`).
     """
     location = os.fspath(path)
+    problems = Problems(max_problems)
     text = read_utf8(location)
     frame = _well_formed(text)
     if frame is not None:
         return frame
     rows: list[tuple[str, str, int, str]] = []
     first_line: dict[tuple[str, str], tuple[int, str]] = {}
-    problems: list[tuple[str, str]] = []
-    for number, line in enumerate(text.split(b"\n"), start=1):
+    for number, line in enumerate(lines(text), start=1):
         fields = line.split()
         if not fields:
             continue
         where = f"{location}:{number}"
         if len(fields) != 4:
-            problems.append(
-                (
-                    where,
-                    f"expected 4 whitespace-separated fields 'qid iteration docno "
-                    f"grade', found {len(fields)}; is this a TREC qrels file?",
-                )
+            problems.add(
+                where,
+                f"expected 4 whitespace-separated fields 'qid iteration docno grade', found "
+                f"{len(fields)}; is this a TREC qrels file?",
             )
             continue
         qid, iteration, docno = (f.decode() for f in fields[:3])
         grade = _grade(fields[3])
         if grade is None:
             low, high = GRADE_RANGE
-            problems.append(
-                (
-                    where,
-                    f"field 4 (grade) must be an integer from {low} to {high} (negative allowed); "
-                    f"got {fields[3].decode()!r}",
-                )
+            problems.add(
+                where,
+                f"field 4 (grade) must be an integer from {low} to {high} (negative allowed); "
+                f"got {fields[3].decode()!r}",
             )
             continue
         key = (qid, docno)
@@ -81,16 +83,15 @@ def read_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
                 if iteration != first_iteration
                 else ""
             )
-            problems.append(
-                (where, f"document {docno!r} is judged twice for topic {qid!r} (first on line {first}){hint}")
+            problems.add(
+                where, f"document {docno!r} is judged twice for topic {qid!r} (first on line {first}){hint}"
             )
             continue
         first_line[key] = (number, iteration)
         rows.append((qid, docno, grade, iteration))
     if not rows and not problems:
-        problems.append((location, "the qrels file holds no judgments"))
-    if problems:
-        raise InputFormatError(problems)
+        problems.add(location, "the qrels file holds no judgments")
+    problems.raise_any()
     qids, docs, grades, iterations = zip(*rows, strict=True)
     return pd.DataFrame(
         {

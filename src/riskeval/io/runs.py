@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError
-from riskeval.io.decoding import read_utf8
+from riskeval.io.decoding import lines, read_utf8
+from riskeval.io.problems import MAX_PROBLEMS, Problems
 
 _FIELDS = 6
 _UNDERSCORE = ord("_")
@@ -36,6 +37,9 @@ _RUN_LINE = "qid Q0 docno rank score tag"
 # How many leading bytes of a line are examined, vectorised, to find its topic id.  Lines whose
 # topic id is this long or longer (or that start with whitespace) are split one by one instead.
 _WINDOW = 16
+# Bytes of text scanned at once: the scan's arrays cost some 100 bytes per line, so a window of
+# one-byte lines costs some 25 MB, a window of run lines (about 50 bytes each) far less.
+_WINDOW_BYTES = 2**18
 # Bytes that end a topic id: the ASCII whitespace of ``bytes.split``.
 _SEPARATORS = np.zeros(256, dtype=bool)
 _SEPARATORS[[9, 10, 11, 12, 13, 32]] = True
@@ -72,7 +76,12 @@ class Run(NamedTuple):
         )
 
 
-def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = None) -> Run:
+def read_run(
+    path: str | os.PathLike[str],
+    *,
+    topics: Collection[str] | None = None,
+    max_problems: int = MAX_PROBLEMS,
+) -> Run:
     """Read a TREC run file (plain text or gzip, bzip2, xz, detected from the content).
 
     Parameters
@@ -81,60 +90,124 @@ def read_run(path: str | os.PathLike[str], *, topics: Collection[str] | None = N
     topics : read only the lines of these topic ids (e.g. the topics of the qrels); the other lines
         are checked for their six fields but not parsed, and their topics are listed in
         :attr:`Run.skipped_topics`.  ``None`` reads every line.
+    max_problems : problems listed before the others are only counted (the error says how many).
 
     Raises
     ------
     InputFormatError
         Listing every malformed line (wrong number of fields anywhere in the file; in the lines
         read, a score that is not a finite decimal number) and every document repeated within a
-        topic, as ``file:line``; a file that is not text (see :mod:`riskeval.io.decoding`) or has
-        no line at all.
+        topic, as ``file:line``, up to ``max_problems``; a file that is not text or is too large
+        (see :mod:`riskeval.io.decoding`) or has no line at all.
     """
     location = os.fspath(path)
-    run = parse_run(read_utf8(location), location, topics=topics)
+    run = parse_run(read_utf8(location), location, topics=topics, max_problems=max_problems)
     if run.tag is None and not run.scores and not run.skipped_topics:
-        raise InputFormatError([(location, f"holds no run line: expected {_RUN_LINE!r} per line.")])
+        raise no_run_line(location)
     return run
 
 
+def no_run_line(location: str) -> InputFormatError:
+    """The error for a file without any run line."""
+    return InputFormatError([(location, f"holds no run line: expected {_RUN_LINE!r} per line.")])
+
+
 def parse_run(
-    buf: bytes, location: str, *, topics: Collection[str] | None = None, first_line: int = 1
+    buf: bytes,
+    location: str,
+    *,
+    topics: Collection[str] | None = None,
+    first_line: int = 1,
+    line_numbers: np.ndarray | None = None,
+    max_problems: int = MAX_PROBLEMS,
 ) -> Run:
     """:func:`read_run` of text already decoded (UTF-8, LF line breaks): the whole file, or one of
-    its pieces (:mod:`riskeval.evaluation.run_pieces`) whose first line is line ``first_line`` of the file
-    (problems name file lines).  Text without any run line gives a :class:`Run` with no topic and
-    no tag (:func:`read_run` refuses such a file)."""
-    starts, ends, simple, heads, regular = _scan(buf)
-    nonblank = heads != b""
+    its pieces (:mod:`riskeval.evaluation.run_pieces`) whose first line is line ``first_line`` of the
+    file, or whose lines are the lines ``line_numbers`` of the file (problems name file lines).
+    Text without any run line gives a :class:`Run` with no topic and no tag (:func:`read_run`
+    refuses such a file).
+
+    The text is scanned in windows of about :data:`_WINDOW_BYTES` bytes, so that the arrays of
+    the scan cost a bounded memory whatever the lines (millions of blank or one-byte lines).
+    """
+    problems = Problems(max_problems)
     wanted = {t.encode() for t in topics} if topics is not None else set()
-    if topics is None:
-        keep = nonblank.copy()
-    else:
-        short = np.array([t for t in wanted if len(t) < _WINDOW], dtype=f"S{_WINDOW}")
-        keep = regular & _isin_blocks(heads, short)
-    irregular = np.flatnonzero(~regular)
-    for i in irregular:  # leading whitespace or a long topic id: split this line in Python
-        fields = buf[starts[i] : ends[i]].split(None, 1)
-        nonblank[i] = bool(fields)
-        keep[i] = bool(fields) and (topics is None or fields[0] in wanted)
-    if not nonblank.any():
-        return Run(location, None, {}, ())
-    skipped = _distinct_topics(buf, starts, ends, heads, regular, nonblank & ~keep)
-    offset = first_line - 1
-    problems = [
-        (line + offset, msg)
-        for line, msg in _check_structure(buf, starts, ends, np.flatnonzero(nonblank & ~keep & ~simple))
-    ]
-    rows = np.flatnonzero(keep)
-    fast = simple[rows] & regular[rows]
-    scores, parse_problems = _parse_lines(buf, starts[rows], ends[rows], rows + first_line, fast, heads[rows])
-    problems += parse_problems
+    short = np.array([t for t in wanted if len(t) < _WINDOW], dtype=f"S{_WINDOW}")
+    scores: dict[str, dict[str, float]] = {}
+    skipped: set[str] = set()
+    repeated: list[tuple[int, bytes, bytes]] = []
+    underscores = _UNDERSCORE in buf  # one scan of the file; most have no "_"
+    tag: str | None = None
+    any_line = False
+    for window, first in _windows(buf):
+        if not window.strip():  # blank lines only
+            continue
+        starts, ends, simple, heads, regular = _scan(window)
+        if line_numbers is not None:
+            numbers = np.asarray(line_numbers[first : first + len(starts)], dtype=np.int64)
+        else:
+            numbers = np.arange(first + first_line, first + first_line + len(starts), dtype=np.int64)
+        counts = _field_counts(window, starts, ends)
+        nonblank = counts > 0
+        if not any_line:
+            any_line = True
+            line = int(np.flatnonzero(nonblank)[0])
+            tag = _tag(window[starts[line] : ends[line]])
+        wrong = np.flatnonzero(nonblank & (counts != _FIELDS))
+        listed = wrong[: problems.room].tolist()
+        for i in listed:
+            problems.add(f"{location}:{numbers[i]}", _field_count_message(int(counts[i])))
+        problems.omitted += len(wrong) - len(listed)
+        complete = counts == _FIELDS
+        keep = complete.copy() if topics is None else complete & regular & _isin_blocks(heads, short)
+        if topics is not None:
+            for i in np.flatnonzero(complete & ~regular):  # leading whitespace or a long topic id
+                keep[i] = window[starts[i] : ends[i]].split(None, 1)[0] in wanted
+        skipped |= _distinct_topics(window, starts, ends, heads, regular, complete & ~keep)
+        rows = np.flatnonzero(keep)
+        fast = simple[rows] & regular[rows]
+        _parse_lines(
+            window,
+            starts[rows],
+            ends[rows],
+            numbers[rows],
+            fast,
+            heads[rows],
+            underscores,
+            scores,
+            location,
+            problems,
+            repeated,
+        )
+    if repeated:
+        _repeated_documents(buf, first_line, line_numbers, repeated, location, problems)
     if problems:
-        problems.sort(key=lambda p: p[0])
-        raise InputFormatError([(f"{location}:{line}", msg) for line, msg in problems])
-    first = np.flatnonzero(nonblank)
-    tag = _tag(buf[starts[first[0]] : ends[first[0]]])
-    return Run(location, tag, scores, skipped)
+        problems.kept.sort(key=_line_key)
+        raise problems.error()
+    if not any_line:
+        return Run(location, None, {}, ())
+    return Run(location, tag, scores, tuple(sorted(skipped)))
+
+
+def _windows(buf: bytes) -> Iterator[tuple[bytes, int]]:
+    """Consecutive pieces of ``buf`` of whole lines, about :data:`_WINDOW_BYTES` each, with the
+    index (0-based) of each one's first line in ``buf``."""
+    if len(buf) <= _WINDOW_BYTES:
+        yield buf, 0
+        return
+    start, line = 0, 0
+    while start < len(buf):
+        end = buf.find(b"\n", start + _WINDOW_BYTES)
+        end = len(buf) if end < 0 else end + 1
+        window = buf[start:end]
+        yield window, line
+        line += window.count(b"\n")
+        start = end
+
+
+def _line_key(problem: tuple[str, str]) -> int:
+    line = problem[0].rpartition(":")[2]
+    return int(line) if line.isdigit() else 0
 
 
 def _scan(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -227,34 +300,42 @@ def _distinct_topics(
     heads: np.ndarray,
     regular: np.ndarray,
     lines: np.ndarray,
-) -> tuple[str, ...]:
-    """Sorted distinct topic ids of the selected lines (runs list topics in blocks: compress first)."""
+) -> set[str]:
+    """Distinct topic ids of the selected lines (runs list topics in blocks: compress first)."""
     ids = heads[lines & regular]
     if ids.size:
         ids = ids[np.concatenate(([True], ids[1:] != ids[:-1]))]
     found = {t.decode(errors="replace") for t in np.unique(ids)}
     for i in np.flatnonzero(lines & ~regular):
         found.add(buf[starts[i] : ends[i]].split(None, 1)[0].decode(errors="replace"))
-    return tuple(sorted(found))
+    return found
 
 
-def _check_structure(
-    buf: bytes, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray
-) -> list[tuple[int, str]]:
-    """``(line number, message)`` for each of the given lines that does not hold six fields."""
-    problems = []
-    for i in lines.tolist():
-        n = len(buf[starts[i] : ends[i]].split())
-        if n != _FIELDS:
-            problems.append((i + 1, _field_count_message(n)))
-    return problems
+def _field_counts(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The number of whitespace-separated fields of each line (as ``bytes.split`` counts them),
+    from the positions where a field begins."""
+    word = ~_SEPARATORS[np.frombuffer(buf, dtype=np.uint8)]
+    begins = np.flatnonzero(word[1:] & ~word[:-1]) + 1
+    if word.size and word[0]:
+        begins = np.concatenate(([0], begins))
+    return np.searchsorted(begins, ends) - np.searchsorted(begins, starts)
 
 
 def _parse_lines(
-    buf: bytes, starts: np.ndarray, ends: np.ndarray, numbers: np.ndarray, fast: np.ndarray, heads: np.ndarray
-) -> tuple[dict[str, dict[str, float]], list[tuple[int, str]]]:
-    """Parse the given lines into ``{topic: {docno: score}}``, collecting every problem as
-    ``(line number, message)``.
+    buf: bytes,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    numbers: np.ndarray,
+    fast: np.ndarray,
+    heads: np.ndarray,
+    underscores: bool,
+    scores: dict[str, dict[str, float]],
+    location: str,
+    problems: Problems,
+    repeated: list[tuple[int, bytes, bytes]],
+) -> None:
+    """Parse the given lines into ``scores`` (``{topic: {docno: score}}``), adding each problem to
+    ``problems`` and each document seen before in its topic to ``repeated``.
 
     Consecutive lines of one topic that are known to hold six fields (``fast``, with their topic id
     in ``heads``) are parsed as a block: one ``split`` of the block's bytes, then ``float`` and
@@ -262,25 +343,18 @@ def _parse_lines(
     finite decimal number, a document seen before) is parsed again line by line, which says what
     and where.
     """
-    scores: dict[str, dict[str, float]] = {}
-    problems: list[tuple[int, str]] = []
-    repeated: list[tuple[int, bytes, bytes]] = []
-    underscores = _UNDERSCORE in buf  # one scan of the file; most have no "_"
     n = len(starts)
     cut = np.ones(n, dtype=bool)
     if n > 1:  # a block: consecutive lines, same topic, all fast
         cut[1:] = (numbers[1:] != numbers[:-1] + 1) | (heads[1:] != heads[:-1]) | ~fast[1:] | ~fast[:-1]
     bounds = np.append(np.flatnonzero(cut), n).tolist()
     starts_list, ends_list, fast_list = starts.tolist(), ends.tolist(), fast.tolist()
+    numbers_list = numbers.tolist()
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
         if fast_list[a] and _parse_block(buf[starts_list[a] : ends_list[b - 1]], b - a, scores, underscores):
             continue
         lines = [buf[s:e] for s, e in zip(starts_list[a:b], ends_list[a:b], strict=True)]
-        _parse_slowly(lines, a, scores, problems, repeated, underscores)
-    if repeated:
-        lines = [buf[s:e] for s, e in zip(starts_list, ends_list, strict=True)]
-        problems += _repeated_documents(lines, numbers, repeated)
-    return scores, [(int(numbers[i]), msg) for i, msg in problems]
+        _parse_slowly(lines, numbers_list[a:b], scores, location, problems, repeated, underscores)
 
 
 def _parse_block(block: bytes, count: int, scores: dict[str, dict[str, float]], underscores: bool) -> bool:
@@ -309,19 +383,17 @@ def _parse_block(block: bytes, count: int, scores: dict[str, dict[str, float]], 
 
 def _parse_slowly(
     lines: list[bytes],
-    offset: int,
+    numbers: list[int],
     scores: dict[str, dict[str, float]],
-    problems: list[tuple[int, str]],
+    location: str,
+    problems: Problems,
     repeated: list[tuple[int, bytes, bytes]],
     underscores: bool,
 ) -> None:
-    """Parse lines one by one (``offset``: the position of the first among the lines parsed)."""
+    """Parse lines of six fields one by one (``numbers``: their numbers in the file)."""
     raw_qid, docs = None, {}
-    for i, line in enumerate(lines, offset):
+    for number, line in zip(numbers, lines, strict=True):
         fields = line.split()
-        if len(fields) != _FIELDS:
-            problems.append((i, _field_count_message(len(fields))))
-            continue
         if fields[0] != raw_qid:  # lines come in blocks of one topic
             docs = scores.setdefault(fields[0].decode(), {})
             raw_qid = fields[0]
@@ -334,31 +406,37 @@ def _parse_slowly(
         if underscores and _UNDERSCORE in raw:  # float's digit separators: not a number in a file
             score = math.nan
         if not math.isfinite(score):
-            problems.append((i, f"field 5 (score) must be a finite number; got {_show(raw)}"))
+            problems.add(f"{location}:{number}", f"field 5 (score) must be a finite number; got {_show(raw)}")
         elif docno in docs:
-            repeated.append((i, fields[0], fields[2]))
+            if problems.reserve():  # its message names the first line, known at the end
+                repeated.append((number, fields[0], fields[2]))
         else:
             docs[docno] = score
 
 
 def _repeated_documents(
-    lines: list[bytes], numbers: np.ndarray, repeated: list[tuple[int, bytes, bytes]]
-) -> list[tuple[int, str]]:
+    buf: bytes,
+    first_line: int,
+    line_numbers: np.ndarray | None,
+    repeated: list[tuple[int, bytes, bytes]],
+    location: str,
+    problems: Problems,
+) -> None:
     """One problem per repeated (topic, document), naming the line where it first appeared."""
     wanted = {(qid, docno) for _, qid, docno in repeated}
     first: dict[tuple[bytes, bytes], int] = {}
-    for i, line in enumerate(lines):
-        key = tuple(line.split()[0:3:2])
+    for i, line in enumerate(lines(buf)):
+        fields = line.split(None, 3)
+        key = (fields[0], fields[2]) if len(fields) >= 3 else None
         if key in wanted and key not in first:
-            first[key] = int(numbers[i])
-    return [
-        (
-            i,
+            first[key] = int(line_numbers[i]) if line_numbers is not None else first_line + i
+    for number, qid, docno in repeated:
+        problems.add(
+            f"{location}:{number}",
             f"document {docno.decode()!r} appears twice in topic {qid.decode()!r} (first on line "
             f"{first[(qid, docno)]}); a run ranks each document at most once per topic",
+            reserved=True,
         )
-        for i, qid, docno in repeated
-    ]
 
 
 def _field_count_message(n: int) -> str:

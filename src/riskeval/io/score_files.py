@@ -14,9 +14,10 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import InputFormatError, MissingTopicsWarning, RiskevalError
-from riskeval.io.decoding import COMPRESSION, read_text
+from riskeval.io.decoding import COMPRESSION, lines, read_text
 from riskeval.io.delimited import read_delimited
 from riskeval.io.measures import check_measure
+from riskeval.io.problems import Problems
 from riskeval.io.tables import MEASURE_COLUMN, Locate, frame_to_matrix, index_to_columns, is_long
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
@@ -66,7 +67,7 @@ def read_scores(
     check_measure(measure)
     fmt = table_format(path, format)
     names = (system, topic, score)
-    malformed: list[tuple[str, str]] = []
+    malformed = Problems()
     if fmt == "parquet":
         # the labels of a long table as Arrow dictionaries: each label held once, not once per row
         columns = table_columns(path, fmt)
@@ -100,8 +101,8 @@ def read_scores(
             if len(frame):
                 read(missing="zero")
         except InputFormatError as exc:
-            malformed += exc.problems
-    raise InputFormatError(malformed)
+            malformed.extend(exc.problems, exc.omitted)
+    raise malformed.error()
 
 
 def table_format(path: str | os.PathLike, format: str | None) -> str:
@@ -144,7 +145,7 @@ def table_columns(path: str | os.PathLike, format: str | None = None) -> list[st
             raise
         except Exception:  # pyarrow's ArrowInvalid and friends: read_scores says what is wrong
             return []
-    header = next((line for line in read_text(path).split("\n") if line.strip()), None)
+    header = next((line for line in lines(read_text(path)) if line.strip()), None)
     if header is None:
         return []
     try:

@@ -17,10 +17,13 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from riskeval.errors import InputFormatError
+from riskeval.io import decoding
 from riskeval.io.decoding import read_text
+from riskeval.io.problems import Problems
 
 _TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
 _NUM = re.compile(r"<num>\s*(?:Number:)?\s*([^<\s]+)", re.I)
@@ -38,40 +41,27 @@ def read_topic_texts(path: str | os.PathLike) -> dict[str, str]:
     """
     path = Path(path)
     text = read_text(path)
-    entries: list[tuple[int, str | None, str | None]] = []
     if _TOPIC.search(text):
-        for m in _TOPIC.finditer(text):
-            num, body = _NUMBER.search(m.group(1)), _QUERY.search(m.group(2))
-            entries.append((_line(text, m.start()), num and num.group(1), body and body.group(2)))
         fields = ('a number="..." attribute', "a <query> or <title>")
     elif _TOP.search(text):
-        for m in _TOP.finditer(text):
-            num, title = _NUM.search(m.group(1)), _TITLE.search(m.group(1))
-            entries.append((_line(text, m.start()), num and num.group(1), title and title.group(1)))
         fields = ("<num>", "<title>")
     else:
-        for number, line in enumerate(text.split("\n"), 1):
-            if line.strip():
-                sep = "\t" if "\t" in line else ":"
-                head, found, tail = line.partition(sep)
-                entries.append((number, head if found else None, tail if found else None))
         fields = ("'topic<TAB>text' (or 'topic:text')", "a text after the id")
     out: dict[str, str] = {}
-    problems: list[tuple[str, str]] = []
-    for at, raw_id, raw_text in entries:
+    problems = Problems()
+    for at, raw_id, raw_text in _entries(text):
         where = f"{path}:{at}"
         qid = "" if raw_id is None else html.unescape(raw_id).strip()
         query = "" if raw_text is None else " ".join(html.unescape(raw_text).split())
         if not qid:
-            problems.append((where, f"expected {fields[0]}: no topic id"))
+            problems.add(where, f"expected {fields[0]}: no topic id")
         elif not query:
-            problems.append((where, f"topic {qid} has no text (expected {fields[1]})"))
+            problems.add(where, f"topic {qid} has no text (expected {fields[1]})")
         elif qid in out:
-            problems.append((where, f"topic {qid} is given twice"))
+            problems.add(where, f"topic {qid} is given twice")
         else:
             out[qid] = query
-    if problems:
-        raise InputFormatError(problems)
+    problems.raise_any()
     if not out:
         raise InputFormatError(
             [(str(path), "no topic found (expected 'topic<TAB>text' lines, <top> or <topic>)")]
@@ -79,5 +69,33 @@ def read_topic_texts(path: str | os.PathLike) -> dict[str, str]:
     return out
 
 
-def _line(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+def _entries(text: str) -> Iterator[tuple[int, str | None, str | None]]:
+    """``(line, topic id, text)`` of each topic of the file, one at a time."""
+    if _TOPIC.search(text):
+        lines = _Lines(text)
+        for m in _TOPIC.finditer(text):
+            num, body = _NUMBER.search(m.group(1)), _QUERY.search(m.group(2))
+            yield lines.at(m.start()), num and num.group(1), body and body.group(2)
+    elif _TOP.search(text):
+        lines = _Lines(text)
+        for m in _TOP.finditer(text):
+            num, title = _NUM.search(m.group(1)), _TITLE.search(m.group(1))
+            yield lines.at(m.start()), num and num.group(1), title and title.group(1)
+    else:
+        for number, line in enumerate(decoding.lines(text), 1):
+            if line.strip():
+                sep = "\t" if "\t" in line else ":"
+                head, found, tail = line.partition(sep)
+                yield number, head if found else None, tail if found else None
+
+
+class _Lines:
+    """Line numbers of increasing offsets in a text, counted once."""
+
+    def __init__(self, text: str):
+        self.text, self.offset, self.line = text, 0, 1
+
+    def at(self, offset: int) -> int:
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line

@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError
-from riskeval.io.decoding import read_text
+from riskeval.io.decoding import lines, read_text
 from riskeval.io.delimited import read_delimited
+from riskeval.io.problems import Problems
 from riskeval.io.score_files import _read_parquet
 from riskeval.io.trec_eval import read_trec_eval
 from riskeval.model.variations import MAPPING_COLUMNS, as_variations, from_scores
@@ -34,7 +35,7 @@ def read_variation_table(path: str | Path) -> pd.DataFrame:
     if path.suffix.lower() in (".parquet", ".pq"):
         frame = _read_parquet(path)
         where = {f"row {label}": f"{path}: row {i + 1}" for i, label in enumerate(frame.index)}
-        malformed: list[tuple[str, str]] = []
+        malformed = Problems()
     else:
         delimiter = _delimiter(read_text(path))
         frame, lines, malformed = read_delimited(path, delimiter, lambda header: set(range(len(header))))
@@ -53,16 +54,15 @@ def read_variation_table(path: str | Path) -> pd.DataFrame:
     try:
         table = as_variations(frame, name=str(path))
     except InputFormatError as exc:
-        located = [(where.get(loc, loc), msg) for loc, msg in exc.problems]
-        raise InputFormatError(malformed + located) from None
-    if malformed:
-        raise InputFormatError(malformed)
+        malformed.extend([(where.get(loc, loc), msg) for loc, msg in exc.problems], exc.omitted)
+        raise malformed.error() from None
+    malformed.raise_any()
     return table
 
 
 def _delimiter(text: str) -> str:
     """The delimiter of a CSV/TSV table: the first of tab, comma, semicolon, bar in its header."""
-    header = next((line for line in text.split("\n") if line.strip()), "")
+    header = next((line for line in lines(text) if line.strip()), "")
     found = [(header.find(d), d) for d in _DELIMITERS if d in header]
     return min(found)[1] if found else ","
 
@@ -77,9 +77,9 @@ def read_mapping(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     rows: list[tuple[str, str, str]] = []
-    lines: list[int] = []
-    problems: list[tuple[str, str]] = []
-    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
+    numbers: list[int] = []
+    problems = Problems()
+    for lineno, line in enumerate(lines(read_text(path)), start=1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
@@ -94,7 +94,7 @@ def read_mapping(path: str | Path) -> pd.DataFrame:
             )
             continue
         rows.append((fields[0], fields[1], fields[2]))
-        lines.append(lineno)
+        numbers.append(lineno)
     if not rows and not problems:
         problems.append((str(path), "no mappings found (expected lines 'query topic variant')"))
     mapping = pd.DataFrame(rows, columns=list(MAPPING_COLUMNS))
@@ -102,10 +102,9 @@ def read_mapping(path: str | Path) -> pd.DataFrame:
     for idx in np.flatnonzero(dup.to_numpy()):
         q, t, v = rows[idx]
         problems.append(
-            (f"{path}:{lines[idx]}", f"topic {t!r}, variant {v!r} is mapped more than once ({q})")
+            (f"{path}:{numbers[idx]}", f"topic {t!r}, variant {v!r} is mapped more than once ({q})")
         )
-    if problems:
-        raise InputFormatError(problems)
+    problems.raise_any()
     return mapping
 
 
