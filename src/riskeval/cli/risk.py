@@ -24,6 +24,7 @@ from riskeval.cli._input import (
     systems_option,
 )
 from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
+from riskeval.cli._resamples import ResampleCount
 from riskeval.options import ALTERNATIVES, RISK_TESTS, check_option
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ TEST_NAMES = {
 )
 @click.option(
     "--n-resamples",
-    type=WholeNumber(1),
+    type=ResampleCount(),
     default=10_000,
     show_default=True,
     metavar="N",
