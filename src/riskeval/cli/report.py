@@ -67,7 +67,7 @@ from riskeval.cli.variations import variation_data
     type=ResampleCount(),
     default=10_000,
     show_default=True,
-    help="Resamples of --test.",
+    help="Resamples of --test (at most 10,000,000).",
 )
 @click.option("--seed", type=WholeNumber(0), default=None, help="Seed of the resamples (recorded).")
 @click.option(

@@ -116,7 +116,7 @@ TEST_NAMES = {
     default=10_000,
     show_default=True,
     metavar="N",
-    help="Resamples of --test and --tukey.",
+    help="Resamples of --test and --tukey (at most 10,000,000).",
 )
 @click.option(
     "--seed",

@@ -6,6 +6,10 @@ trec_eval output names measures ``ndcg_cut_10``, ``P_10``, ``map``; ir_measures 
 the one table between the three; :func:`canonical_measure` gives the ir_measures spelling of any of
 them (trec_eval names outside the table go through ``ir_measures.parse_trec_measure``).  A name
 selects a measure of an input when both have the same ir_measures spelling.
+
+A measure to evaluate is checked before any evaluator sees it (:func:`measure_problems`): its
+parameters (:func:`parameter_problem`), then whether an installed ir_measures evaluator computes it
+(:func:`evaluator_problem`); each refusal says what is wrong and what to write instead.
 """
 
 from __future__ import annotations
@@ -73,11 +77,12 @@ class _Domain(NamedTuple):
 _LOW, _HIGH = INT_RANGE
 #: The parameters whose values are bounded, by name.  A cutoff and a relevance level are counts and
 #: grades from 1 (pytrec_eval aborts the interpreter on a cutoff of 0; negative grades are judged
-#: not relevant, see :mod:`riskeval.evaluation.inputs`).  ``p`` is the persistence of RBP (Moffat
-#: and Zobel, TOIS 2008, eq. 5: the user goes on to the next document with probability p, 0 < p <
-#: 1), of Compat and of NERR10; ``T`` the total gain the user wants (Moffat, Bailey, Scholer and
-#: Thomas, TOIS 2017, eq. 11–13: T > 0); ``alpha`` the chance that a judged nugget is missed in
-#: α-nDCG (Clarke et al., SIGIR 2008, §4: 0 ≤ α ≤ 1) and NRBP; ``recall`` a recall level in [0, 1].
+#: not relevant, see :mod:`riskeval.evaluation.inputs`).  ``p`` is a persistence: the probability
+#: that the user goes on to the next document in RBP (Moffat & Zobel, "Rank-biased precision for
+#: measurement of retrieval effectiveness", TOIS 2008), Compat and NERR10, so 0 < p < 1; ``T`` the
+#: total gain the user wants in INST and its relatives (Moffat, Bailey, Scholer & Thomas, TOIS
+#: 2017), T > 0; ``alpha`` the probability that a nugget judged present is missed, in α-nDCG
+#: (Clarke et al., SIGIR 2008) and NRBP, 0 ≤ α ≤ 1; ``recall`` a recall level in [0, 1].
 _DOMAINS: dict[str, _Domain] = {
     "cutoff": _Domain("cutoff", int, 1, _HIGH, example=10),
     "rel": _Domain("rel (the lowest grade counted relevant)", int, 1, _HIGH, example=2),
@@ -129,7 +134,7 @@ def parameter_problem(measure: Any) -> str | None:
             fixed[key] = _example(measure, key, info)
     if not problems:
         return None
-    return f"{'; '.join(problems)}. Write e.g. {spell(measure, fixed)}"
+    return f"{'; '.join(problems)}. Write e.g. {_spell(measure, fixed)}"
 
 
 def _name(measure: Any) -> str:
@@ -198,11 +203,7 @@ def _example(measure: Any, key: str, info: Any) -> Any:
     if key == "cutoff":
         return _EXAMPLE_CUTOFF.get(name, 10)
     if default is not _ABSENT and default is not None and _value_problem(name, key, default, info) is None:
-        try:
-            if info.validate(default):
-                return default
-        except Exception:  # a declaration ir_measures cannot check: use the typical value
-            pass
+        return default
     domain = _DOMAINS.get(key)
     if domain is not None:
         return domain.example
@@ -210,7 +211,7 @@ def _example(measure: Any, key: str, info: Any) -> Any:
     return next(iter(choices)) if isinstance(choices, (list, tuple)) and choices else default
 
 
-def spell(measure: Any, params: dict[str, Any]) -> str:
+def _spell(measure: Any, params: dict[str, Any]) -> str:
     """The ir_measures spelling of ``measure``'s family with ``params`` (every one written out,
     defaults included): ``Name(k=v,...)@cutoff``."""
     params = dict(params)
@@ -363,7 +364,7 @@ def evaluator_problem(measure: Any) -> str | None:
         _, provider_name, changes, params = min(fixes, key=lambda fix: fix[0])
         return (
             f"{'; '.join(changes)} for {provider_name}, the installed evaluator of {name}. "
-            f"Write e.g. {spell(measure, params)}"
+            f"Write e.g. {_spell(measure, params)}"
         )
     elsewhere = [p for p in providers if p not in installed and p.supports(measure)]
     if elsewhere:
