@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from riskeval.distributed import cluster
+from riskeval.distributed.client import address_problem
 from riskeval.errors import RiskevalError
 
 
@@ -23,16 +24,40 @@ def test_arguments_are_checked_before_anything_starts(kwargs, message):
         pytest.fail("no client")
 
 
-@pytest.mark.parametrize("address", ["nonsense", "foo://host:1", "tcp://localhost:port"])
-def test_a_malformed_address_names_itself_and_leaves_dask_as_it_was(address):
+@pytest.mark.parametrize(
+    ("address", "problem"),
+    [
+        ("nonsense", ""),
+        ("not a url", ""),
+        ("tcp://:8786", ""),
+        ("foo://host:1", "; the protocol 'foo' is none of tcp, tls, ws, wss, ucx"),
+        ("tcp://localhost:port", "; the port must be a number from 1 to 65535"),
+        ("tcp://localhost:65536", "; the port must be a number from 1 to 65535"),
+        (8786, ""),
+    ],
+)
+def test_a_malformed_address_is_refused_before_connecting(address, problem):
+    """Refused at once, saying the form: distributed would try to connect first, then block the
+    interpreter's exit for its close timeout."""
     pytest.importorskip("distributed")
     import dask
 
     before = dask.config.get("scheduler", None)
-    with pytest.raises(RiskevalError, match=f"Cannot connect to the Dask scheduler at '{address}'"):
-        with cluster(scheduler=address):
-            pytest.fail("no client")
+    message = (
+        "The 'scheduler' parameter of cluster must be a Dask scheduler address tcp://HOST:PORT, e.g. "
+        f"tcp://10.0.0.5:8786 (the address dask scheduler prints){problem}. Got {address!r}."
+    )
+    with pytest.raises(RiskevalError) as info, cluster(scheduler=address):
+        pytest.fail("no client")
+    assert str(info.value) == message
     assert dask.config.get("scheduler", None) == before
+
+
+@pytest.mark.parametrize(
+    "address", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://[::1]:1", "ws://host-1.lab:80"]
+)
+def test_well_formed_addresses(address):
+    assert address_problem(address) is None
 
 
 def test_nothing_answering_is_refused_after_the_timeout():

@@ -117,7 +117,10 @@ def test_tukey(capsys):
     [
         (["--test", "Permutation"], "'--test' parameter of riskeval risk must be one of"),
         (["--test", "permutation", "--n-resamples", "0"], "'--n-resamples' option must be an integer >= 1"),
-        (["--tukey", "--n-resamples", "many"], "'--n-resamples' option must be an integer >= 1. Got 'many'"),
+        (
+            ["--tukey", "--n-resamples", "many"],
+            "'--n-resamples' option must be an integer >= 1 and <= 10000000. Got 'many'.",
+        ),
         (["--test", "bootstrap", "--seed", "-1"], "'--seed' option must be an integer >= 0"),
     ],
 )

@@ -137,14 +137,14 @@ def test_run_structure_is_checked_on_every_line(tmp_path):
 @pytest.mark.parametrize(
     ("measure", "message"),
     [
-        ("nDCG@0", "the cutoff must be a whole number from 1 to 2147483647; got 0"),
-        ("P(rel=2)@0", "the cutoff must be"),
-        ("Success@0", "the cutoff must be"),
-        ("P", "the parameter 'cutoff' is required, e.g. P@10"),
-        ("nDCG@99999999999", "the cutoff must be"),
-        ("AP(rel=0)", "the relevance level 'rel' must be a whole number from 1"),
-        ("RBP(p=1e999)", "the parameter 'p' must be a finite number"),
-        ("nDCG(dcg='x')@10", "is not one of ['log2', 'exp-log2']"),
+        ("nDCG@0", "nDCG's cutoff must be a whole number from 1 to 2147483647; got 0. Write e.g. nDCG@10."),
+        ("P(rel=2)@0", "P's cutoff must be"),
+        ("Success@0", "Success's cutoff must be"),
+        ("P", "P needs a cutoff. Write e.g. P@10."),
+        ("nDCG@99999999999", "nDCG's cutoff must be"),
+        ("AP(rel=0)", "AP's rel (the lowest grade counted relevant) must be a whole number from 1"),
+        ("RBP(p=1e999)", "RBP's p (persistence) must be a finite number; got inf"),
+        ("nDCG(dcg='x')@10", "nDCG's dcg must be one of 'log2', 'exp-log2'; got 'x'"),
     ],
 )
 def test_measure_parameters_are_checked_before_evaluation(measure, message):
@@ -157,7 +157,7 @@ def test_measure_parameters_are_checked_before_evaluation(measure, message):
 def test_measure_objects_are_checked_too():
     import ir_measures
 
-    with pytest.raises(RiskevalError, match="the cutoff must be"):
+    with pytest.raises(RiskevalError, match="nDCG's cutoff must be"):
         check_measure(ir_measures.nDCG @ 0)
     check_measure(ir_measures.nDCG @ 10)
 

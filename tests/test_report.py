@@ -305,17 +305,18 @@ def test_report_is_the_function_whatever_was_imported_first():
 
 
 def test_infinite_values_travel_in_the_page_data():
-    """A risk at a huge α is infinite: JSON has no infinity, so the page data writes ±∞ as
-    {"__inf__": ±1} (the page's script reads it back as a number) and NaN as null."""
+    """The win/loss ratio of a system that never loses is infinite: JSON has no infinity, so the
+    page data writes ±∞ as {"__inf__": ±1} (the page's script reads it back as a number) and NaN as
+    null."""
     from riskeval.reporting.html import json_script
 
     html = str(json_script("rk-x", {"u": [1.5, -np.inf, np.inf, np.nan], "name": "Infinity"}))
     text = html[html.index(">") + 1 : html.rindex("</script>")]
     assert json.loads(text) == {"u": [1.5, {"__inf__": -1}, {"__inf__": 1}, None], "name": "Infinity"}
     M = pd.DataFrame(
-        [[0.1, 0.5, 0.2], [0.3, 0.2, 0.6], [0.2, 0.4, 0.1]], index=list("abc"), columns=list("xyz")
-    )
-    page = rk.report(M, alphas=[0, 1e308]).html
+        [[0.9, 0.8, 0.7], [0.3, 0.2, 0.6], [0.2, 0.4, 0.1]], index=list("abc"), columns=list("xyz")
+    )  # a wins every topic against the MEAN
+    page = rk.report(M).html
     assert "__inf__" in page
 
 

@@ -91,30 +91,65 @@ def check_correction(value: Any, func: str) -> str | None:
     return check_option(value, CORRECTIONS, func, "correction")
 
 
+#: The largest risk aversion |α|.  The papers weigh a loss up to 1 + α = 21 times a win (Dinçer,
+#: Macdonald & Ounis, SIGIR 2016, Table 6, α ≤ 20; TREC Web 2013–2014, α ≤ 10); 10⁶ leaves
+#: room for any sweep while keeping the arithmetic finite: (1 + α)·δ with scores below 10¹⁰⁰
+#: (:data:`riskeval.model.matrix.MAX_MAGNITUDE`) stays below 10¹⁰⁷, its squares and their sums over
+#: any number of topics below float64's 1.8·10³⁰⁸ (at α = 10³⁰⁸ the standard error is infinite).
+MAX_ALPHA = 1e6
+
+
 def check_alpha(alpha: Any, func: str, *, negative_ok: bool = False) -> float:
-    """The risk-aversion parameter α: a finite real number, ≥ 0 unless ``negative_ok``."""
+    """The risk-aversion parameter α: a real number, ≥ 0 unless ``negative_ok``, of magnitude at
+    most :data:`MAX_ALPHA`."""
     try:
         value = float(alpha)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         value = math.nan
     if isinstance(alpha, bool) or not math.isfinite(value) or (value < 0 and not negative_ok):
         want = "a finite real number" if negative_ok else "a finite number >= 0"
         raise RiskevalError(f"The 'alpha' parameter of {func} must be {want}. Got {alpha!r}.")
+    if abs(value) > MAX_ALPHA:
+        bound = f"from {-MAX_ALPHA:g} to {MAX_ALPHA:g}" if negative_ok else f"at most {MAX_ALPHA:g}"
+        raise RiskevalError(
+            f"The 'alpha' parameter of {func} must be {bound}. Got {alpha!r}. A larger α weighs a "
+            "loss more than a million times a win of its size, which no paper uses (they take α up "
+            "to 20), and brings (1 + α)·δ and its squares towards float64's overflow (α = 1e308 "
+            "makes the standard error infinite)."
+        )
     return value
 
 
 def check_alphas(alphas: Any, func: str, *, negative_ok: bool = False) -> np.ndarray:
-    """A non-empty list of α values, each a finite number ≥ 0 unless ``negative_ok``."""
+    """A non-empty list of α values, each as :func:`check_alpha` takes it."""
     import numpy as np
 
     if isinstance(alphas, np.ndarray) and alphas.ndim == 1 and alphas.dtype.kind in "iuf":
         values = alphas.astype(np.float64)  # a numeric vector: checked at once when valid
-        if values.size and np.isfinite(values).all() and (negative_ok or (values >= 0).all()):
+        if (
+            values.size
+            and (np.abs(values) <= MAX_ALPHA).all()  # NaN compares False
+            and (negative_ok or (values >= 0).all())
+        ):
             return values
     seq = [alphas] if np.isscalar(alphas) else list(alphas)
     if not seq:
         raise RiskevalError(f"The 'alphas' parameter of {func} must list at least one value.")
     return np.array([check_alpha(a, func, negative_ok=negative_ok) for a in seq], dtype=np.float64)
+
+
+#: The most resamples a resampling procedure (permutation, bootstrap, Tukey HSD) draws.  Time grows
+#: linearly with them (about 3 s per 10⁵ sign flips of a 37 × 43 matrix, 25 s per 10⁵ bootstrap
+#: resamples, on one core) and the bootstrap keeps 8 bytes per resample and result row, while the
+#: Monte Carlo error of a p-value p is √(p(1 − p)/n): 7·10⁻⁵ at p = 0.05 and n = 10⁷, far below
+#: any decision.
+MAX_RESAMPLES = 10**7
+#: Why :data:`MAX_RESAMPLES`, and what to choose instead: said with every refusal.
+RESAMPLES_REASON = (
+    "More resamples take time in proportion (hours at 10^8) and the bootstrap 8 bytes per resample "
+    "and result row, for a Monte Carlo error of p already below 1e-4 at 10^7; 10,000 (the default) "
+    "decides at level 0.05, 10^6 at the levels of a correction over thousands of tests."
+)
 
 
 def check_level(level: Any, func: str, name: str = "level") -> float:

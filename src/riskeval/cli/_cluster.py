@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from riskeval.cli._input import WholeNumber
+from riskeval.errors import RiskevalError
 
 _OPTIONS = [
     click.option(
@@ -51,7 +52,11 @@ def cluster_options(func: Callable) -> Callable:
                 "Use either --scheduler (an existing cluster) or --workers (a local one), not both."
             )
         from riskeval._optional import require
-        from riskeval.distributed.client import cluster
+        from riskeval.distributed.client import address_problem, cluster
+
+        problem = None if scheduler is None else address_problem(scheduler)
+        if problem is not None:
+            raise RiskevalError(f"The '--scheduler' option {problem}")
 
         require("distributed", f"riskeval {'--scheduler' if scheduler is not None else '--workers'}")
         with cluster(workers, scheduler=scheduler) as client:

@@ -14,6 +14,7 @@ from riskeval.cli._input import (
     risk_options,
     scores_options,
 )
+from riskeval.cli._resamples import ResampleCount
 from riskeval.cli.variations import variation_data
 
 
@@ -64,10 +65,10 @@ from riskeval.cli.variations import variation_data
 )
 @click.option(
     "--n-resamples",
-    type=WholeNumber(1),
+    type=ResampleCount(),
     default=10_000,
     show_default=True,
-    help="Resamples of --test.",
+    help="Resamples of --test (at most 10,000,000).",
 )
 @click.option("--seed", type=WholeNumber(0), default=None, help="Seed of the resamples (recorded).")
 @click.option(

@@ -25,6 +25,7 @@ from riskeval.cli._input import (
     systems_option,
 )
 from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
+from riskeval.cli._resamples import ResampleCount
 from riskeval.options import ALTERNATIVES, RISK_TESTS, check_option
 
 if TYPE_CHECKING:
@@ -93,11 +94,11 @@ TEST_NAMES = {
 )
 @click.option(
     "--n-resamples",
-    type=WholeNumber(1),
+    type=ResampleCount(),
     default=10_000,
     show_default=True,
     metavar="N",
-    help="Resamples of --test and --tukey.",
+    help="Resamples of --test and --tukey (at most 10,000,000).",
 )
 @click.option(
     "--seed",

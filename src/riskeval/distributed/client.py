@@ -4,6 +4,7 @@ existing cluster given by its scheduler's address."""
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,8 +34,9 @@ def cluster(
     Raises
     ------
     RiskevalError
-        Both or neither given, ``workers`` < 1, or no scheduler reachable at ``scheduler`` (a bad
-        address, or nothing answering there within ``timeout``).
+        Both or neither given, ``workers`` < 1, ``scheduler`` not an address of the form
+        ``[PROTOCOL://]HOST:PORT`` (:func:`address_problem`), or no scheduler answering there within
+        ``timeout``.
     MissingDependencyError
         dask and distributed are not installed (``pip install "riskeval[dask]"``).
 
@@ -52,6 +54,10 @@ def cluster(
         )
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise RiskevalError(f"The 'workers' parameter of cluster must be an integer >= 1. Got {workers!r}.")
+    if scheduler is not None:
+        problem = address_problem(scheduler)
+        if problem is not None:
+            raise RiskevalError(f"The 'scheduler' parameter of cluster {problem}")
     distributed = require("distributed", "riskeval's cluster")
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
@@ -74,3 +80,39 @@ def cluster(
         # Dask's current client only once connected: a failed connection leaves Dask as it was
         stack.enter_context(client.as_current())
         yield client
+
+
+#: The protocols of a Dask scheduler's address (distributed's ``comm`` backends reached over a
+#: network; ``inproc://`` addresses are in-process, checked by distributed itself).
+PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
+_HOST = re.compile(r"\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+
+
+def address_problem(address: Any) -> str | None:
+    """What is wrong with a scheduler address, as the end of a sentence ("must be ..."), or
+    ``None`` for an address of the form ``[PROTOCOL://]HOST:PORT``: PROTOCOL one of
+    :data:`PROTOCOLS` (default tcp), HOST a host name, an IPv4 address or an IPv6 address in
+    brackets, PORT from 1 to 65535.
+
+    Checked before distributed sees the address: it would report a malformed one only after trying
+    to connect, then block the process's exit for its own close timeout.
+    """
+    form = (
+        "must be a Dask scheduler address tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786 (the address "
+        "dask scheduler prints)"
+    )
+    if not isinstance(address, str):
+        return f"{form}. Got {address!r}."
+    protocol, sep, rest = address.partition("://")
+    if not sep:
+        protocol, rest = "tcp", address
+    if protocol == "inproc":
+        return None
+    if protocol not in PROTOCOLS:
+        return f"{form}; the protocol {protocol!r} is none of {', '.join(PROTOCOLS)}. Got {address!r}."
+    host, colon, port = rest.rpartition(":")
+    if not colon or not _HOST.fullmatch(host):
+        return f"{form}. Got {address!r}."
+    if not port.isascii() or not port.isdigit() or not 1 <= int(port) <= 65535:
+        return f"{form}; the port must be a number from 1 to 65535. Got {address!r}."
+    return None

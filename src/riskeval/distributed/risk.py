@@ -174,7 +174,7 @@ def long_topic_risk(
     if system not in totals.systems:
         raise RiskevalError(f"No system {system!r} in the table; it has {listed(totals.systems)}.")
     base = _baseline(totals, s.baseline, s.leave_one_out, func)
-    found = _delayed(pd.concat)([_delayed(_system_scores)(part, system) for part in parts]).compute()
+    found = _compute(_delayed(pd.concat)([_delayed(_system_scores)(part, system) for part in parts]))
     _complete(pd.Index([system]) if found.index.has_duplicates else pd.Index([]), len(totals.topics))
     x = found.reindex(totals.topics).to_numpy()
     b = (
@@ -192,6 +192,24 @@ def long_topic_risk(
 
 
 # --- input -------------------------------------------------------------------------------------
+
+
+def _compute(work: Any) -> Any:
+    """``work.compute()``.  Dask computes again what a lost worker held (the table's partitions are
+    read from files or held in the task graph, never scattered, so nothing is lost for good); a task
+    whose workers keep dying (Dask's ``KilledWorker``, after ``distributed.scheduler.allowed-failures``
+    deaths) is a RiskevalError."""
+    try:
+        from distributed.scheduler import KilledWorker
+    except ImportError:  # dask without distributed: no worker to lose
+        return work.compute()
+    try:
+        return work.compute()
+    except KilledWorker as exc:
+        raise RiskevalError(
+            f"The Dask workers died each time they ran a task of the long table ({exc}). Check the "
+            "workers' memory limit (a partition and its sums must fit) and their logs."
+        ) from None
 
 
 def _delayed(func: Any, **kwargs: Any) -> Any:
@@ -219,7 +237,7 @@ def _partitions(source: Any, measure: str | None, func: str) -> list[Any]:
             f"measures); it lacks {missing}, has {list(frame.columns)}."
         )
     if "measure" in frame.columns:
-        measures = sorted(map(str, frame["measure"].unique().compute()))
+        measures = sorted(map(str, _compute(frame["measure"].unique())))
         if measure is None and len(measures) > 1:
             raise RiskevalError(
                 f"The table of {func} holds several measures ({', '.join(measures)}); "
@@ -261,7 +279,7 @@ def _reduce(partials: list[Any], merge: Any) -> Any:
         raise RiskevalError("The long table has no partition.")
     while len(partials) > 1:
         partials = [_delayed(merge)(*partials[i : i + _FAN_IN]) for i in range(0, len(partials), _FAN_IN)]
-    return partials[0].compute()
+    return _compute(partials[0])
 
 
 # --- pass 1: per-topic and per-system totals ---------------------------------------------------

@@ -107,6 +107,10 @@ def _evaluate_in_worker(path: str) -> RunScores:
     return _worker_evaluator[0](path)
 
 
+#: Times a run is submitted again after its data was lost with the workers holding it.
+RESUBMITS = 3
+
+
 def _on_client(client: Any, evaluator: RunEvaluator, paths: list[str]) -> Iterator[RunScores]:
     """Evaluate the runs as tasks of a ``dask.distributed.Client``, in order.
 
@@ -114,34 +118,89 @@ def _on_client(client: Any, evaluator: RunEvaluator, paths: list[str]) -> Iterat
     is one task that reads the file; a larger run is read here as a stream and cut into pieces of
     whole topics, each a task, with at most two pieces per worker thread waiting or running, so that
     memory stays bounded.
+
+    Dask runs a task again when the worker running it is lost, but not data sent to a worker (a
+    piece, the evaluator on every worker that had it): a run whose data was lost is submitted again
+    (the evaluator sent again), up to :data:`RESUBMITS` times, so that the evaluation survives the
+    loss of any number of workers short of all.  A task whose workers keep dying (Dask's
+    ``KilledWorker``), or a run lost more often, is a :class:`RiskevalError` naming the run.
     """
-    [shared] = client.scatter([evaluator], broadcast=True)
-    in_flight = max(2, 2 * sum(client.nthreads().values()))
-    size = run_pieces.PIECE_BYTES
-    planned: list[tuple[str, list[Any], list[int]]] = []
-    pending: list[Any] = []
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
+    state = _Submitter(client, evaluator)
+    planned: list[tuple[str, list[Any] | None, list[int]]] = []
     for path in paths:
+        try:
+            planned.append((path, *state.submit(path)))
+        except (FutureCancelledError, OSError):  # a worker lost while sending: submitted again below
+            planned.append((path, None, []))
+    for path, futures, lines in planned:
+        for attempt in range(RESUBMITS + 1):
+            try:
+                if futures is None:
+                    state.resend()
+                    futures, lines = state.submit(path)
+                results = client.gather(futures)
+                break
+            except (FutureCancelledError, OSError) as exc:
+                if attempt == RESUBMITS:
+                    raise RiskevalError(
+                        f"The Dask cluster lost the workers holding the data of {path} "
+                        f"{RESUBMITS + 1} times ({exc}); the run was not evaluated. Check the "
+                        "workers' logs (memory limits, restarts) or evaluate without --scheduler "
+                        "and --workers."
+                    ) from None
+                futures = None
+            except KilledWorker as exc:
+                raise RiskevalError(
+                    f"Evaluating {path}, Dask's workers died each time they ran the task ({exc}). "
+                    "Check the workers' memory limit and logs."
+                ) from None
+        yield results[0] if not lines else combine(path, results, evaluator)
+
+
+class _Submitter:
+    """Submits runs to a client: the evaluator sent to every worker, pieces in flight bounded."""
+
+    def __init__(self, client: Any, evaluator: RunEvaluator):
+        self.client, self.evaluator = client, evaluator
+        self.in_flight = max(2, 2 * sum(client.nthreads().values()))
+        self.pending: list[Any] = []
+        self.resend()
+
+    def resend(self) -> None:
+        """Send the evaluator to every worker (again, after losing workers)."""
+        [self.shared] = self.client.scatter([self.evaluator], broadcast=True)
+
+    def submit(self, path: str) -> tuple[list[Any], list[int]]:
+        """The futures of a run's tasks and, for a run in pieces, each piece's first line."""
+        client, size = self.client, run_pieces.PIECE_BYTES
         if _size(path) <= size // 4:  # not a file (read, and refused, in the task) or small
-            planned.append((path, [client.submit(_evaluate_run, shared, path, pure=False)], []))
-            continue
+            return [client.submit(_evaluate_run, self.shared, path, pure=False)], []
         futures: list[Any] = []
         lines: list[int] = []
-        try:
-            for piece in run_pieces.run_pieces(path, size):
-                while sum(not f.done() for f in pending) >= in_flight:
-                    next(f for f in pending if not f.done()).result()
-                [data] = client.scatter([piece])
-                futures.append(client.submit(_evaluate_piece, shared, data, pure=False))
-                lines.append(piece.first_line)
-                pending = [f for f in pending if not f.done()] + [futures[-1]]
-        except (InputFormatError, OSError) as exc:
-            problems = exc.problems if isinstance(exc, InputFormatError) else [(path, f"cannot read: {exc}")]
-            futures.append(client.submit(failed, problems, pure=False))
-            lines.append(0)
-        planned.append((path, futures, lines))
-    for path, futures, lines in planned:
-        results = client.gather(futures)
-        yield results[0] if not lines else combine(path, results, evaluator)
+        pieces = run_pieces.run_pieces(path, size)
+        while True:
+            try:
+                piece = next(pieces, None)
+            except (InputFormatError, OSError) as exc:
+                problems = (
+                    exc.problems if isinstance(exc, InputFormatError) else [(path, f"cannot read: {exc}")]
+                )
+                futures.append(client.submit(failed, problems, pure=False))
+                lines.append(0)
+                break
+            if piece is None:
+                break
+            while sum(not f.done() for f in self.pending) >= self.in_flight:
+                # wait for one to finish, fail or be lost: gather reports which, later
+                client.gather([next(f for f in self.pending if not f.done())], errors="skip")
+            [data] = client.scatter([piece])
+            futures.append(client.submit(_evaluate_piece, self.shared, data, pure=False))
+            lines.append(piece.first_line)
+            self.pending = [f for f in self.pending if not f.done()] + [futures[-1]]
+        return futures, lines
 
 
 def _evaluate_run(evaluator: RunEvaluator, path: str) -> RunScores:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from riskeval.errors import RiskevalError
+from riskeval.options import MAX_RESAMPLES, RESAMPLES_REASON
 
 #: Tolerance of the "at least as extreme" comparisons, on statistics scaled to [0, 1]: rounding
 #: must not turn a tie with the observed value into a miss.
@@ -44,10 +45,16 @@ def resolve_rng(rng: Any, func: str, name: str = "rng") -> tuple[np.random.Gener
 
 
 def check_n_resamples(n: Any, func: str, minimum: int = 1) -> int:
-    """A number of resamples: an integer ≥ ``minimum``."""
+    """A number of resamples: an integer from ``minimum`` to :data:`~riskeval.options.MAX_RESAMPLES`
+    (the message of a larger one says why, and what to choose)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < minimum:
         raise RiskevalError(
             f"The 'n_resamples' parameter of {func} must be an integer >= {minimum}. Got {n!r}."
+        )
+    if n > MAX_RESAMPLES:
+        raise RiskevalError(
+            f"The 'n_resamples' parameter of {func} must be at most {MAX_RESAMPLES:,}. Got {n!r}. "
+            f"{RESAMPLES_REASON}"
         )
     return int(n)
 

@@ -383,11 +383,11 @@ def read_letor(
     for lineno, code, start, end in found.tolist():
         token = text(start, end)
         if code == _LABEL_CHECK:
-            value = float(token)
-            if value >= 0 and value == int(value) and value <= MAX_LABEL:
+            value = float(token)  # 1e400 reads as inf: compared, never converted to int
+            if 0 <= value <= MAX_LABEL and value.is_integer():
                 labels[np.searchsorted(lines, lineno)] = int(value)
                 continue
-            code = _LABEL_BIG if value > MAX_LABEL and value == int(value) else _LABEL
+            code = _LABEL_BIG if value > MAX_LABEL else _LABEL
         problems.append((lineno, _message(code, token)))
     for entry, start, end in slow.tolist():
         token = text(start, end)

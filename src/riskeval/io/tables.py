@@ -18,7 +18,7 @@ import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
-from riskeval.model.matrix import apply_missing
+from riskeval.model.matrix import apply_missing, is_complex
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 Locate = Callable[[int], str]
@@ -133,6 +133,23 @@ def frame_to_matrix(
     return wide_to_matrix(frame, system=system, missing=missing, locate=locate, source=source)
 
 
+def refuse_levels(labels: pd.Index, what: str, source: str) -> None:
+    """Refuse a MultiIndex of ``what`` ("column", "row") labels: a score table has one header row
+    and one label per system.  (A Parquet file written from a ``pivot_table`` holds one.)"""
+    if isinstance(labels, pd.MultiIndex):
+        example = show(labels[0]) if len(labels) else "()"
+        raise InputFormatError(
+            [
+                (
+                    source,
+                    f"has {labels.nlevels} levels of {what} labels (a MultiIndex, e.g. {example}): a "
+                    f"score table has one label per {what}. Select one level (df['score'] after a "
+                    "pivot_table), or join the levels into one label, before reading it.",
+                )
+            ]
+        )
+
+
 def is_long(columns: Sequence[Hashable], names: Sequence[Hashable]) -> bool:
     """The long/wide rule: a table is long when at least two of ``names`` (system, topic, score
     column names) are among its columns; otherwise it is wide."""
@@ -166,6 +183,7 @@ def long_to_matrix(
     source: str,
 ) -> pd.DataFrame:
     """:func:`from_long` with rows located by ``locate`` and messages citing ``source``."""
+    refuse_levels(frame.columns, "column", source)
     if len(frame) == 0:
         raise InputFormatError([(source, "is empty: expected one row per (system, topic) with its score.")])
     _require_columns(frame, (system, topic, score), source)
@@ -191,7 +209,7 @@ def long_to_matrix(
     problems: list[tuple[int, str]] = []
     for codes, what in ((s_codes, system), (t_codes, topic)):
         problems += [(i, f"field {what!r} is empty: every row needs one.") for i in _where(codes < 0)]
-    problems += [(i, f"field {score!r}: {show(raw[i])} is not a number.") for i in _where(bad)]
+    problems += [(i, f"field {score!r}: {not_a_number(raw[i])}") for i in _where(bad)]
     problems += [
         (
             i,
@@ -233,12 +251,14 @@ def wide_to_matrix(
     source: str,
 ) -> pd.DataFrame:
     """:func:`from_wide` with rows located by ``locate`` and messages citing ``source``."""
+    refuse_levels(frame.columns, "column", source)
     if system in frame.columns:
         if int((frame.columns == system).sum()) > 1:
             raise InputFormatError([(source, f"column {system!r} appears more than once.")])
         raw_systems = frame[system]
         cells = frame.drop(columns=system)
     else:
+        refuse_levels(frame.index, "row", source)
         raw_systems = frame.index.to_series()
         cells = frame
     if cells.shape[0] == 0 or cells.shape[1] == 0:
@@ -279,7 +299,8 @@ def wide_to_matrix(
 def _wide_values(
     cells: pd.DataFrame, topics: np.ndarray, locate: Locate
 ) -> tuple[np.ndarray, np.ndarray, list]:
-    """Cell values of a wide table, the mask of non-numeric cells and one problem per bad cell."""
+    """Cell values of a wide table, the mask of cells that are not numbers (text) and one problem
+    per bad cell (text, booleans, complex numbers)."""
     if all(_is_number_dtype(dtype) for dtype in set(cells.dtypes)):
         values = cells.to_numpy(dtype=np.float64)
         raw = values
@@ -289,8 +310,10 @@ def _wide_values(
         flat, _, bad_flat = to_float(raw.ravel())
         values, bad = flat.reshape(raw.shape), bad_flat.reshape(raw.shape)
     problems = []
+    text = bad.copy()  # the cells that are not numbers at all (booleans and complex numbers are)
     for i, j in zip(*np.nonzero(bad) if bad.any() else ((), ()), strict=True):
-        problems.append(((i, j), f"{locate(i)}, topic {topics[j]!r}", f"{show(raw[i, j])} is not a number."))
+        problems.append(((i, j), f"{locate(i)}, topic {topics[j]!r}", not_a_number(raw[i, j])))
+        text[i, j] = not (isinstance(raw[i, j], (bool, np.bool_)) or is_complex(raw[i, j]))
     for i, j in zip(*np.nonzero(np.isinf(values)), strict=True):
         problems.append(
             (
@@ -299,7 +322,7 @@ def _wide_values(
                 "infinite score: scores must be finite.",
             )
         )
-    return values, bad, problems
+    return values, text, problems
 
 
 def _wide_hint(cells: pd.DataFrame, bad: np.ndarray) -> str:
@@ -345,8 +368,12 @@ def to_float(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if _is_number_dtype(raw.dtype):
         values = np.asarray(raw, dtype=np.float64)
         return values, np.isnan(values), np.zeros(values.shape, dtype=bool)
+    if raw.dtype.kind in "bc":  # booleans, complex numbers: not scores (see non_real)
+        nan = np.full(raw.shape, np.nan)
+        return nan, np.zeros(raw.shape, dtype=bool), np.ones(raw.shape, dtype=bool)
     series = pd.Series(raw, dtype=object)
-    numbers = pd.to_numeric(series, errors="coerce")
+    odd = _non_real_cells(series)
+    numbers = pd.to_numeric(series.mask(odd) if odd.any() else series, errors="coerce")
     values = np.asarray(numbers, dtype=np.float64)
     nan = np.isnan(values)
     missing = series.isna().to_numpy(copy=True)
@@ -354,6 +381,29 @@ def to_float(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cell = raw[i]
         missing[i] = isinstance(cell, str) and cell.strip().lower() in MISSING_STRINGS
     return values, missing, nan & ~missing
+
+
+def _non_real_cells(series: pd.Series) -> np.ndarray:
+    """The mask of booleans and complex numbers among object cells; pandas' type inference (in C)
+    skips the scan of columns that hold strings or real numbers only."""
+    inferred = pd.api.types.infer_dtype(series, skipna=True)
+    if inferred in ("string", "floating", "integer", "mixed-integer-float", "decimal", "empty"):
+        return np.zeros(len(series), dtype=bool)
+    return np.fromiter(
+        (isinstance(cell, (bool, np.bool_)) or is_complex(cell) for cell in series),
+        dtype=bool,
+        count=len(series),
+    )
+
+
+def not_a_number(cell: Any) -> str:
+    """Why a score cell is refused: ``'x' is not a number``; a boolean or complex number is named
+    as such (``True`` would otherwise read as 1.0)."""
+    if isinstance(cell, (bool, np.bool_)):
+        return f"{show(cell)} is a boolean, not a score: scores are real numbers."
+    if is_complex(cell):
+        return f"{show(cell)} is a complex number, not a score: scores are real numbers."
+    return f"{show(cell)} is not a number."
 
 
 def label_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -455,4 +505,9 @@ def _where(mask: np.ndarray) -> list[int]:
 
 
 def _is_number_dtype(dtype: Any) -> bool:
-    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    """A dtype of real numbers: numeric, neither boolean nor complex."""
+    return (
+        pd.api.types.is_numeric_dtype(dtype)
+        and not pd.api.types.is_bool_dtype(dtype)
+        and not pd.api.types.is_complex_dtype(dtype)
+    )

@@ -11,7 +11,7 @@ import pandas as pd
 
 from riskeval.core import baselines as kernels
 from riskeval.errors import RiskevalError
-from riskeval.model.matrix import MAX_MAGNITUDE, as_matrix
+from riskeval.model.matrix import MAX_MAGNITUDE, as_matrix, refuse_non_real
 from riskeval.options import AGGREGATES, check_option
 
 
@@ -78,6 +78,7 @@ def resolve_baseline(
         return ResolvedBaseline(M.loc[spec].to_numpy(), spec, np.asarray(M.index == spec))
     if isinstance(spec, pd.Series):
         return ResolvedBaseline(align_vector(spec, M.columns, func), str(spec.name or "baseline"), not_self)
+    refuse_non_real(spec, f"The 'baseline' of {func}")
     arr = np.asarray(spec, dtype=np.float64) if _numeric_like(spec) else None
     if arr is None or arr.ndim != 1 or arr.shape[0] != M.shape[1]:
         raise RiskevalError(
@@ -142,7 +143,9 @@ def per_system_baseline(M: pd.DataFrame, B: pd.DataFrame, func: str) -> np.ndarr
                 f"{missing.tolist()[:10]} ({len(missing)} missing): it needs one row per system of "
                 "the matrix (labelled like it) and a column for each of its topics."
             )
-    frame = pd.DataFrame(B.to_numpy(), index=rows, columns=cols)
+    cells = B.to_numpy()
+    refuse_non_real(cells, f"The per-system 'baseline' DataFrame of {func}")
+    frame = pd.DataFrame(cells, index=rows, columns=cols)
     try:
         values = frame.reindex(index=M.index, columns=M.columns).to_numpy(dtype=np.float64)
     except (TypeError, ValueError):
@@ -153,6 +156,7 @@ def per_system_baseline(M: pd.DataFrame, B: pd.DataFrame, func: str) -> np.ndarr
 
 def align_vector(v: pd.Series, topics: pd.Index, func: str, name: str = "baseline") -> np.ndarray:
     """Values of Series ``v`` in the order of ``topics``; every topic must be present."""
+    refuse_non_real(v, f"The '{name}' of {func}")
     v = pd.Series(v.to_numpy(), index=v.index.map(str))
     if v.index.has_duplicates:
         raise RiskevalError(
@@ -232,6 +236,7 @@ def _need_two(M: pd.DataFrame, func: str) -> None:
 
 
 def _vector(v: Any, name: str, func: str) -> np.ndarray:
+    refuse_non_real(v, f"The '{name}' of {func}")
     arr = np.asarray(v, dtype=np.float64) if _numeric_like(v) else None
     if arr is None or arr.ndim != 1 or arr.size < 2:
         raise RiskevalError(

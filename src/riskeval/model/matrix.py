@@ -141,7 +141,15 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
     whether it is complete (no NaN)."""
     if isinstance(X, pd.DataFrame):
         frame = X
+        for axis, what in ((frame.index, "system"), (frame.columns, "topic")):
+            if isinstance(axis, pd.MultiIndex):
+                raise RiskevalError(
+                    f"{name} has {axis.nlevels} levels of {what} labels (a MultiIndex): a score "
+                    f"matrix has one label per {what}. Select one level (X['score'] after a "
+                    "pivot_table) or join the levels into one label."
+                )
     else:
+        refuse_non_real(X, name)
         arr = np.asarray(X)
         if arr.ndim != 2:
             raise RiskevalError(
@@ -150,6 +158,9 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
         frame = pd.DataFrame(arr)
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise RiskevalError(f"{name} must have at least one system and one topic; got {frame.shape}.")
+    if isinstance(X, pd.DataFrame) and frame.to_numpy().dtype.kind not in "fiu":
+        for column, values in frame.items():
+            refuse_non_real(values, f"{name}, topic {column!r}", frame.index)
     try:
         values = frame.to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -180,13 +191,57 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
     return pd.DataFrame(values, index=index, columns=columns, copy=False), complete
 
 
+def refuse_non_real(values: Any, name: str, labels: Any = None) -> None:
+    """Refuse booleans and complex numbers among scores: ``True`` is not a score (a CSV cell
+    ``True`` is refused the same way), and a complex score would silently lose its imaginary part.
+
+    ``values`` is an array, a Series or a (nested) list; ``name`` says where it is (``"X, topic
+    'q1'"``) and ``labels``, when given, names the system of each position.  Object arrays and
+    lists are scanned cell by cell for Python and numpy booleans and complex numbers.
+    """
+    if not hasattr(values, "dtype"):  # a list: numpy would read True as 1.0
+        values = np.asarray(values, dtype=object)
+    dtype = values.dtype
+    kind = getattr(dtype, "kind", "O")
+    if kind in "bc":
+        raise RiskevalError(f"{name} holds {_NON_REAL[kind]} (dtype {dtype}): {_REAL_ONLY[kind]}")
+    if kind == "O":
+        cells = np.asarray(values, dtype=object).ravel()
+        for position, cell in enumerate(cells):
+            odd = "b" if isinstance(cell, (bool, np.bool_)) else "c" if is_complex(cell) else None
+            if odd is not None:
+                where = f"system {labels[position]!r}" if labels is not None else f"position {position}"
+                raise RiskevalError(f"{name} holds {cell!r} ({_ONE[odd]}) for {where}: {_REAL_ONLY[odd]}")
+
+
+def is_complex(cell: Any) -> bool:
+    """A Python or numpy complex number."""
+    return isinstance(cell, (complex, np.complexfloating))
+
+
+_NON_REAL = {"b": "booleans", "c": "complex numbers"}
+_ONE = {"b": "a boolean", "c": "a complex number"}
+_REAL_ONLY = {
+    "b": "scores must be real numbers; convert them explicitly (.astype(float)) if 0 and 1 are the "
+    "scores meant.",
+    "c": "scores must be real numbers; take .real explicitly if the imaginary parts are 0.",
+}
+
+
 def _str_labels(labels: pd.Index, what: str, name: str) -> pd.Index:
-    """Labels as ``str`` named ``what``, refusing duplicates.
+    """Labels as ``str`` named ``what``, refusing missing labels (NaN, None) and duplicates.
 
     Labels that are strings already are kept as they are (only renamed), and the duplicate check
     runs on the caller's index when the conversion cannot merge two labels (strings, integers):
     pandas computes it once per index, so passing the same frame again costs nothing.
     """
+    if labels.hasnans:  # cached by pandas, as has_duplicates
+        position = int(np.flatnonzero(labels.isna())[0])
+        where = "row" if what == "system" else "column"
+        raise RiskevalError(
+            f"{name} has a missing {what} label ({labels[position]!r}) at {where} {position + 1} "
+            f"(position {position}): every {what} needs a name."
+        )
     if pd.api.types.is_string_dtype(labels.dtype) and labels.dtype != object:
         converted, injective = labels, True
     elif labels.dtype.kind in "iu":

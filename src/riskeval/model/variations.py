@@ -69,7 +69,8 @@ def as_variations(df: pd.DataFrame, *, name: str = "df") -> pd.DataFrame:
     Requires columns ``system``, ``topic``, ``variant`` and ``score`` (a ``query`` column and
     others are kept); ids become ``str``, scores ``float64``.  Every problem (missing column,
     non-numeric or non-finite score, duplicated system/topic/variant) is collected and reported at
-    once, naming the rows.
+    once, naming the rows.  A label (system, topic, variant) that is missing or blank is a problem
+    too: it would make a topic ``''`` of its own.
     """
     if not isinstance(df, pd.DataFrame):
         raise RiskevalError(
@@ -84,13 +85,19 @@ def as_variations(df: pd.DataFrame, *, name: str = "df") -> pd.DataFrame:
     if df.empty:
         raise RiskevalError(f"{name} has no rows.")
     out = df.copy()
+    problems = []
     for col in ("system", "topic", "variant"):
+        empty = out[col].isna().to_numpy() | (out[col].astype(str).str.strip() == "").to_numpy()
+        problems += [
+            (f"row {label}", f"the {col} label is empty: every row needs a system, topic and variant")
+            for label in out.index[empty]
+        ]
         out[col] = out[col].astype(str)
     if "query" in out.columns:
         out["query"] = out["query"].astype(str)
     scores = pd.to_numeric(out["score"], errors="coerce").astype(np.float64)
     finite = np.isfinite(scores.to_numpy())
-    problems = [
+    problems += [
         (f"row {label}", f"score {value!r} is not a finite number")
         for label, value, ok in zip(out.index, df["score"], finite, strict=True)
         if not ok
