@@ -14,6 +14,7 @@ function that returns such a table.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -114,7 +115,7 @@ def brute_force(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) 
     for i, name in enumerate(M.index):
         others = np.delete(X, i, axis=0)
         if baseline == "mean":
-            b = others.mean(axis=0) if loo else X.mean(axis=0)
+            b = exact_mean(others if loo else X)
         elif baseline == "max":
             b = X.max(axis=0)
         else:
@@ -140,6 +141,12 @@ def brute_force(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) 
                 }
             )
     return pd.DataFrame(rows)
+
+
+def exact_mean(X: np.ndarray) -> np.ndarray:
+    """The per-topic mean of the scores as given, computed exactly and rounded once: a topic where
+    every system scores 0.1 has mean 0.1, so every system ties with it."""
+    return np.array([float(sum(map(Fraction, col), Fraction(0)) / len(col)) for col in X.T])
 
 
 GRID = st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0])  # ties, zero cells and zero topics
@@ -206,3 +213,19 @@ def test_partial_sums_merge_to_the_whole(M: pd.DataFrame, cut: int, data: Any) -
         np.testing.assert_allclose(merged.n, c)
         for name in paired.PairedSums._fields[1:]:
             np.testing.assert_allclose(getattr(merged, name), getattr(whole, name), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("path", [p for p in PATHS if "bootstrap" not in p])
+@pytest.mark.parametrize("r", [3, 7, 37])
+@pytest.mark.parametrize("loo", [False, True])
+def test_a_topic_every_system_scores_alike_is_a_tie(path: str, r: int, loo: bool) -> None:
+    """Every system scores 0.1 on t1: each ties with the MEAN there (δ = 0, SIGIR 2014 §3), although
+    the sum of r copies of 0.1 divided by r is not 0.1 for r = 3, 7 or 37."""
+    X = np.zeros((r, 3))
+    X[:, 0] = 0.9 ** np.arange(1, r + 1)  # no system scores the mean of t0
+    X[:, 1] = 0.1
+    M = pd.DataFrame(X, index=[f"s{i}" for i in range(r)], columns=["t0", "t1", "t2"])
+    got = PATHS[path](M, "mean", [1.0], loo)
+    assert (got["ties"] >= 2).all()  # t1 and t2 (all zero) tie for every system
+    want = brute_force(M, "mean", [1.0], loo)
+    np.testing.assert_array_equal(got["ties"], want["ties"])

@@ -182,7 +182,9 @@ def risk_table(
     if base.name == "MEAN":
         mean_sums = sums
     else:
-        mean_b = agg.aggregate_loo(values, "mean") if s.leave_one_out and r > 1 else values.mean(0)
+        mean_b = (
+            agg.aggregate_loo(values, "mean") if s.leave_one_out and r > 1 else agg.aggregate(values, "mean")
+        )
         mean_sums = paired.paired_sums(values, mean_b)
 
     table = table_from_sums(

@@ -5,6 +5,10 @@
 evaluated system left out), as an r × c matrix.  Both are exact and vectorised.  MEAN and MAX also
 come from per-topic partial sums (:func:`aggregate_from_totals`, :func:`loo_mean`), which is how a
 table too large for memory gets them.
+
+A topic on which every system has the same score has that score as its MEAN, exactly
+(:func:`equal_scores_exact`): ``T_j/r`` can differ from it in the last bit (three scores of 0.1 sum
+to 0.30000000000000004), which would turn the ties of every system on that topic into losses.
 """
 
 from __future__ import annotations
@@ -19,17 +23,27 @@ def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
     if kind == "median":
         return np.median(X, axis=0)
     # ``kind`` is validated by the callers (riskeval.options.AGGREGATES)
-    return aggregate_from_totals(kind, X.shape[0], X.sum(axis=0), X.max(axis=0) if kind == "max" else None)
+    return aggregate_from_totals(kind, X.shape[0], X.sum(axis=0), X.max(axis=0), X.min(axis=0))
 
 
-def aggregate_from_totals(kind: str, r: int, total: np.ndarray, top: np.ndarray | None) -> np.ndarray:
+def aggregate_from_totals(
+    kind: str, r: int, total: np.ndarray, top: np.ndarray | None, low: np.ndarray | None = None
+) -> np.ndarray:
     """The MEAN (``total/r``) or MAX (``top``) baseline from per-topic partial sums over r systems:
-    ``total`` the sum of the scores of each topic, ``top`` the largest."""
+    ``total`` the sum of the scores of each topic, ``top`` the largest, ``low`` the smallest (with
+    ``top``, the MEAN of a topic whose scores are all equal is that score exactly)."""
     if kind == "mean":
-        return total / r
+        return equal_scores_exact(total / r, low, top)
     if kind == "max" and top is not None:
         return top
     raise ValueError(f"no {kind!r} baseline from per-topic sums")
+
+
+def equal_scores_exact(mean: Any, low: Any, high: Any) -> Any:
+    """``mean``, except where a topic's smallest and largest scores are equal: there, that score."""
+    if low is None or high is None:
+        return mean
+    return np.where(low == high, high, mean)
 
 
 def loo_mean(total: Any, x: Any, r: int) -> Any:
@@ -45,7 +59,7 @@ def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
     callers ensure r ≥ 2)."""
     r = X.shape[0]
     if kind == "mean":
-        return loo_mean(X.sum(axis=0), X, r)
+        return equal_scores_exact(loo_mean(X.sum(axis=0), X, r), X.min(axis=0), X.max(axis=0))
     if kind == "max":
         return _loo_max(X)
     return _loo_median(X)  # "median"

@@ -180,7 +180,9 @@ def long_topic_risk(
     b = (
         base.info.values
         if base.info.values is not None
-        else baselines.loo_mean(totals.T, x, len(totals.systems))
+        else baselines.equal_scores_exact(
+            baselines.loo_mean(totals.T, x, len(totals.systems)), totals.low, totals.max
+        )
     )
     return topic_risk(
         pd.Series(x, index=totals.topics, name=system),
@@ -291,6 +293,7 @@ class _Totals(NamedTuple):
     S: np.ndarray  # row totals
     T: np.ndarray  # column totals
     max: np.ndarray  # per-topic largest score
+    low: np.ndarray  # per-topic smallest score
     base: np.ndarray | None  # the baseline system's scores, per topic
     min: float
 
@@ -340,6 +343,7 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
         systems["sum"].to_numpy(),
         topics["sum"].to_numpy(),
         topics["max"].to_numpy(),
+        topics["min"].to_numpy(),
         base,
         smallest,
     )
@@ -437,6 +441,8 @@ class _BaseInfo(NamedTuple):
     loo: bool  # the MEAN (of T*Risk, and the baseline if it is the MEAN) leaves the system out
     r: int
     T: np.ndarray
+    low: np.ndarray  # per topic, the smallest and the largest score
+    high: np.ndarray
 
 
 class _Baseline(NamedTuple):
@@ -454,7 +460,8 @@ def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Ba
     T = totals.T
     if leave_one_out and r < 2:
         raise RiskevalError(f"{func} with leave_one_out needs at least two systems; the table has {r}.")
-    info = _BaseInfo(None, baselines.aggregate_from_totals("mean", r, T, None), leave_one_out, r, T)
+    mean_b = baselines.aggregate_from_totals("mean", r, T, totals.max, totals.low)
+    info = _BaseInfo(None, mean_b, leave_one_out, r, T, totals.low, totals.max)
     if isinstance(spec, pd.Series):
         values = align_vector(spec, totals.topics, func)
         return _Baseline(
@@ -468,7 +475,7 @@ def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Ba
                 f"{func}: the leave-one-out MAX baseline needs the two largest scores of every topic; "
                 "use 'mean', or the in-memory risk_table."
             )
-        values = baselines.aggregate_from_totals(spec, r, T, totals.max)
+        values = baselines.aggregate_from_totals(spec, r, T, totals.max, totals.low)
         return _Baseline(spec.upper(), False, np.full(r, values.mean()), info._replace(values=values))
     if spec == "median":
         raise RiskevalError(
@@ -518,7 +525,11 @@ def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> _Part:
     j = _positions(part["topic"], topics)
     x = part["score"].to_numpy()
     r = len(systems)
-    loo = baselines.loo_mean(info.T[j], x, info.r) if info.loo else None
+    loo = (
+        baselines.equal_scores_exact(baselines.loo_mean(info.T[j], x, info.r), info.low[j], info.high[j])
+        if info.loo
+        else None
+    )
     mean = loo if loo is not None else info.mean_b[j]
     b = info.values[j] if info.values is not None else mean  # the leave-one-out MEAN
     with np.errstate(divide="ignore", invalid="ignore"):
