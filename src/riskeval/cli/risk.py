@@ -15,6 +15,7 @@ from riskeval.cli._input import (
     Scores,
     WholeNumber,
     alpha_option,
+    cli_baseline,
     load_scores,
     parse_alphas,
     per_measure,
@@ -200,6 +201,7 @@ def risk(
         _cluster_table(inputs, measure, settings, systems, fmt)
         return
     scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
+    settings = cli_baseline(settings, scores)
     mapping = _read_baseline_map(baseline_map)
     if tukey:
         _tukey(scores, settings, mapping, n_resamples=n_resamples, seed=seed, systems=systems, fmt=fmt)
