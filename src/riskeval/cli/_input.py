@@ -248,7 +248,8 @@ def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
         return settings
     if given in options.AGGREGATES or given in systems:
         return settings
-    close = difflib.get_close_matches(given, [*systems, *options.AGGREGATES], n=3, cutoff=0.6)
+    close = [given.lower()] if given.lower() in options.AGGREGATES else []  # aggregates are lower case
+    close += difflib.get_close_matches(given, [*systems, *options.AGGREGATES], n=3 - len(close), cutoff=0.6)
     hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
     shown = ", ".join(systems[:10]) + (f" and {len(systems) - 10} more" if len(systems) > 10 else "")
     raise RiskevalError(
