@@ -80,7 +80,9 @@ def test_means_equal_ir_measures_calc_aggregate_on_trec_dl():
             parsed, ir_measures.read_trec_qrels(str(qrels)), ir_measures.read_trec_run(str(run))
         )
         for measure in parsed:
-            assert got[(run.name.removesuffix(".gz"), str(measure))] == pytest.approx(want[measure], abs=1e-12)
+            assert got[(run.name.removesuffix(".gz"), str(measure))] == pytest.approx(
+                want[measure], abs=1e-12
+            )
 
 
 def _riskeval(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
