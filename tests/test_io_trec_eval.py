@@ -73,7 +73,7 @@ def test_all_clef_runs(clef_evals):
     matrix = rk.io.read_trec_eval(paths, "P_10", names="file")
     assert matrix.shape == (110, 66)
     for path in paths:
-        assert matrix.loc[path.name].to_dict() == values_in_text(path, "P_10")
+        assert matrix.loc[path.stem].to_dict() == values_in_text(path, "P_10")
 
 
 TWO_SYSTEMS = """\
