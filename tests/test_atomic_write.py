@@ -185,7 +185,7 @@ def test_command_line_report_on_a_full_disk(tmp_path, monkeypatch, capsys):
     real = os.fdopen
     monkeypatch.setattr(atomic.os, "fdopen", lambda *a, **k: DiskFull(real(*a, **k), 100))
     with pytest.raises(SystemExit) as exit_info:
-        main(["report", "scores.csv", "-o", "report.html"])
+        main(["report", "scores.csv", "-b", "mean", "-o", "report.html"])
     err = capsys.readouterr().err
     assert exit_info.value.code == 2
     assert err.startswith("riskeval: error: cannot write report.html: No space left on device")

@@ -178,7 +178,7 @@ def test_odd_input_reads_as_its_plain_twin(case, tmp_path, capsys, monkeypatch):
 def test_superscript_topic_ids_are_not_numbers(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     make_files(tmp_path, {"q.txt": QRELS + "¹ 0 d1 1\n", "a.run": RUN_A + "¹ Q0 d1 1 1.0 bm25\n"})
-    code, out, err = call("evaluate --qrels q.txt a.run --format csv".split(), capsys)
+    code, out, err = call("evaluate --qrels q.txt a.run --format csv --per-topic".split(), capsys)
     assert code == 0, err
     assert [line.split(",")[1] for line in out.splitlines()[1:]] == ["1", "2", "3", "¹"]
 

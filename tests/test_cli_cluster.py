@@ -121,9 +121,22 @@ def test_cli_on_a_real_scheduler_and_two_workers(cluster, tmp_path, monkeypatch)
     data = shared_data("trec-dl-2019-passage")
     qrels = str(data / "qrels.dl19-passage.txt")
     runs = [str(p) for p in sorted((data / "runs").glob("input.*.gz"))[:6]]
-    local = cli("evaluate", "--qrels", qrels, "-m", "nDCG@10", "-m", "AP(rel=2)", "--format", "csv", *runs)
+    local = cli(
+        "evaluate",
+        "--qrels",
+        qrels,
+        "-m",
+        "nDCG@10",
+        "-m",
+        "AP(rel=2)",
+        "--per-topic",
+        "--format",
+        "csv",
+        *runs,
+    )
     remote = cli(
         "evaluate",
+        "--per-topic",
         "--qrels",
         qrels,
         "-m",

@@ -44,7 +44,10 @@ def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 def test_readme_command_through_a_shell(workdir):
     """The README's evaluate command, verbatim, through a shell."""
-    command = "riskeval evaluate --qrels qrels.txt --measure nDCG@10 --format csv a.run b.run.gz > scores.csv"
+    command = (
+        "riskeval evaluate --qrels qrels.txt --measure nDCG@10 --per-topic --format csv a.run b.run.gz "
+        "> scores.csv"
+    )
     shell = command.replace("riskeval", f"{sys.executable} -m riskeval", 1)
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     done = subprocess.run(
@@ -52,7 +55,8 @@ def test_readme_command_through_a_shell(workdir):
     )
     assert done.returncode == 0, done.stderr
     scores = pd.read_csv(workdir / "scores.csv", dtype={"system": str, "topic": str})
-    assert list(scores.columns) == ["system", "topic", "score"]
+    assert list(scores.columns) == ["system", "topic", "measure", "score"]  # one schema, one measure too
+    assert (scores["measure"] == "nDCG@10").all()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         M = rk.evaluate_runs(workdir / "qrels.txt", [workdir / "a.run", workdir / "b.run.gz"], "nDCG@10")
@@ -91,6 +95,7 @@ def test_several_measures_names_and_json(workdir, capsys):
         "B",
         "--format",
         "json",
+        "--per-topic",
         str(workdir / "a.run"),
         str(workdir / "b.run.gz"),
     ]
@@ -104,12 +109,12 @@ def test_several_measures_names_and_json(workdir, capsys):
 
 def test_missing_policy_and_warnings_on_stderr(workdir, capsys):
     (workdir / "c.run").write_text("1 Q0 d1 1 3.0 gamma\n9 Q0 d1 1 3.0 gamma\n")
-    base = ["evaluate", "--qrels", str(workdir / "qrels.txt"), "--format", "csv"]
+    base = ["evaluate", "--qrels", str(workdir / "qrels.txt"), "--format", "csv", "--per-topic"]
     code, out, err = call([*base, str(workdir / "a.run"), str(workdir / "c.run")], capsys)
     assert code == 0
     assert "riskeval: warning: " in err and "(system, topic) cell(s)" in err and "scored 0" in err
     assert "riskeval: warning: 1 (run, topic) pair(s) left out" in err
-    assert pd.read_csv(io.StringIO(out)).shape == (4, 3)
+    assert pd.read_csv(io.StringIO(out)).shape == (4, 4)
     code, out, err = call(
         [*base, "--missing", "drop", str(workdir / "a.run"), str(workdir / "c.run")], capsys
     )
@@ -154,7 +159,7 @@ def test_name_from_file(workdir, capsys):
 
 def test_help_lists_evaluate(capsys):
     code, out, _ = call(["--help"], capsys)
-    assert code == 0 and "evaluate" in out and "Per-topic scores of TREC run files" in out
+    assert code == 0 and "evaluate" in out and "Mean or per-topic scores of TREC runs" in out
 
 
 def test_engine_ir_measures_gives_ir_measures_own_values(workdir, capsys):
@@ -171,6 +176,7 @@ def test_engine_ir_measures_gives_ir_measures_own_values(workdir, capsys):
         "RR@10",
         "--format",
         "csv",
+        "--per-topic",
     ]
     tables = []
     for engine in ("compiled", "ir_measures"):

@@ -157,7 +157,8 @@ def test_snapshot_walkthrough_web2012_commands_print_what_the_page_shows(tmp_pat
     runs = [str(p) for p in sorted((web / "baselines-2012").glob("*-results-*.txt"))]
     qrels = str(web / "qrels-topics" / "2012" / "qrels.adhoc.txt")
     main(
-        ["evaluate", "--qrels", qrels, "--measure", "ERR@20", "--name-from", "file", "--format", "csv", *runs]
+        ["evaluate", "--qrels", qrels, "--measure", "ERR@20", "--name-from", "file", "--per-topic"]
+        + ["--format", "csv", *runs]
     )
     (tmp_path / "web2012-err20.csv").write_text(capsys.readouterr().out)
     main(["risk", "web2012-err20.csv", "--baseline", "rm-results-cata-filtered", "--alpha", "0,1,5,10"])

@@ -186,7 +186,11 @@ def test_risk_reward_scores_against_a_baseline():
     res = rk.tukey_hsd(X, baseline="bm25base_p", alpha=5.0, n_resamples=300, rng=1)
     t = res.table
     u = {s: rk.urisk(X.loc[s], X.loc["bm25base_p"], 5.0) for s in X.index}
-    np.testing.assert_allclose(t["mean_a"], [u[s] for s in t["system_a"]])
+    np.testing.assert_allclose(t["urisk_a"], [u[s] for s in t["system_a"]])  # named for what it holds
+    np.testing.assert_allclose(t["urisk_b"], [u[s] for s in t["system_b"]])
+    assert "mean_a" not in t.columns
+    assert list(res.letters.columns) == ["system", "urisk", "letters"]
+    np.testing.assert_allclose(res.letters["urisk"], [u[s] for s in res.letters["system"]])
     np.testing.assert_allclose(
         t["difference"], [u[a] - u[b] for a, b in zip(t["system_a"], t["system_b"], strict=True)]
     )

@@ -28,11 +28,11 @@ def values_in_text(path: Path, measure: str) -> dict[str, float]:
 def test_clef_files_match_their_text(clef_evals, measure):
     paths = [clef_evals / "CUNI_EN_Run.1.dat", clef_evals / "KISTI_EN_RUN.1.dat"]
     matrix = rk.io.read_trec_eval(paths, measure, names="file")
-    assert list(matrix.index) == ["CUNI_EN_Run.1.dat", "KISTI_EN_RUN.1.dat"]
+    assert list(matrix.index) == ["CUNI_EN_Run.1", "KISTI_EN_RUN.1"]  # named as the runs were
     assert matrix.shape == (2, 66)  # 67 queries, 66 evaluated
     assert "all" not in matrix.columns
     for path in paths:
-        assert matrix.loc[path.name].to_dict() == values_in_text(path, measure)
+        assert matrix.loc[path.stem].to_dict() == values_in_text(path, measure)
 
 
 def test_clef_values_spot_checked(clef_evals):
@@ -73,7 +73,7 @@ def test_all_clef_runs(clef_evals):
     matrix = rk.io.read_trec_eval(paths, "P_10", names="file")
     assert matrix.shape == (110, 66)
     for path in paths:
-        assert matrix.loc[path.name].to_dict() == values_in_text(path, "P_10")
+        assert matrix.loc[path.stem].to_dict() == values_in_text(path, "P_10")
 
 
 TWO_SYSTEMS = """\

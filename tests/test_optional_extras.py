@@ -20,7 +20,7 @@ def without_report_extra(monkeypatch):
 
 def test_report_command_names_the_extra(without_report_extra, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
-        main(["report", "--example", "-o", str(tmp_path / "r.html")])
+        main(["report", "--example", "-o", str(tmp_path / "r.html")])  # as the README
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err

@@ -304,6 +304,10 @@ def test_report_is_the_function_whatever_was_imported_first():
     assert out == ["True", "riskeval.reporting.build"]
 
 
+# rounding and plotting risks of magnitude 1e308 overflow to ±inf on purpose: numpy's warnings
+# about it are expected here, not news for the suite summary
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_infinite_values_travel_in_the_page_data():
     """The win/loss ratio of a system that never loses is infinite: JSON has no infinity, so the
     page data writes ±∞ as {"__inf__": ±1} (the page's script reads it back as a number) and NaN as

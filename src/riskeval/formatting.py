@@ -1,7 +1,8 @@
 """Tables for people and for papers: aligned text, LaTeX (booktabs) and Markdown.
 
 The same rules in the three: p-values with three significant digits, in scientific notation below
-10⁻³ (``2.1e-11``) and never ``0`` (a p-value that underflows prints as ``<2.2e-308``); α without
+10⁻³ (``2.1e-11``, as scipy prints them) and never ``0`` (a p-value that underflows to 0, below
+the smallest double, prints as ``<1e-300``); α without
 trailing zeros (``5``); counts and untied ranks as integers; other numbers with ``digits`` decimals.
 A system's row against itself (the baseline's own row, all zeros and NaN) is left out and said once.
 LaTeX and Markdown also mark significant values with † (from the ``significant`` column) and set
@@ -44,8 +45,9 @@ MARK = "†"
 SIGNIFICANT = "significant"
 #: Columns whose value carries the significance mark (the first of them that the table has).
 MARKED = ("urisk", "trisk", "x", "tr", "delta")
-#: The smallest positive normal double: a p-value of 0 is below it.
-_TINY = float(np.finfo(np.float64).tiny)
+#: How a p-value that underflowed to 0 is printed: a true bound (a double of 0 is below 1e-323),
+#: written as people write a bound rather than as the smallest double (``2.2e-308``).
+UNDERFLOW = "<1e-300"
 _BASELINE_REASON = "the system is the baseline"
 #: The columns of a risk table shown by default, in this order (those the table has): by
 #: :func:`to_text`, :func:`to_latex`, :func:`to_markdown` and ``riskeval risk``.  ``low`` and
@@ -95,12 +97,12 @@ def is_pvalue(column: Hashable) -> bool:
 
 
 def format_pvalue(p: float) -> str:
-    """``0.0159`` -> ``"0.0159"``, ``2.13e-11`` -> ``"2.13e-11"``, ``0.0`` -> ``"<2.2e-308"``."""
+    """``0.0159`` -> ``"0.0159"``, ``2.13e-11`` -> ``"2.13e-11"``, ``0.0`` -> ``"<1e-300"``."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return ""
     p = float(p)
     if p == 0.0:
-        return f"<{_TINY:.2g}"
+        return UNDERFLOW
     if abs(p) < 1e-3:
         return np.format_float_scientific(p, precision=2, trim="-", exp_digits=1)
     return f"{p:.3g}"

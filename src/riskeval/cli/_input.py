@@ -17,6 +17,8 @@ from riskeval.options import MISSING_POLICIES, MissingPolicy
 if TYPE_CHECKING:
     import pandas as pd
 
+    from riskeval.settings import RiskSettings
+
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 CORRECTIONS = ("none", *options.CORRECTIONS)
 #: The measure of the shipped example, and the one evaluated from runs when --measure is not given.
@@ -84,7 +86,7 @@ def _stack(options: list[Callable]) -> Callable:
 
 scores_options = _stack(
     [
-        click.argument("inputs", nargs=-1, type=click.Path(), metavar="[SCORES | RUNS...]"),
+        click.argument("inputs", nargs=-1, type=click.Path(allow_dash=True), metavar="[SCORES | RUNS...]"),
         click.option(
             "--example",
             is_flag=True,
@@ -160,9 +162,10 @@ def risk_options(func: Callable) -> Callable:
             click.option(
                 "--baseline",
                 "-b",
-                default="mean",
-                show_default=True,
-                help="A system name, or mean, median or max (per-topic aggregate of all systems).",
+                default=None,
+                metavar="NAME",
+                help="A run name, or mean, median or max (per-topic aggregate of all systems). "
+                "[default: with 2 systems the first given, as pt.Experiment; with more, mean]",
             ),
             alpha_option(
                 help="Risk aversion α ≥ 0; repeat the option or give a comma list. [default: 0,1,5,10]",
@@ -215,6 +218,44 @@ class RiskType(click.ParamType):
             return [parse_risk(part) for part in split_top_level(str(value))]
         except RiskevalError as exc:
             raise RiskevalError(f"The '{name}' option: {exc}") from None
+
+
+def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
+    """``settings`` with the baseline of the command line: ``-b/--baseline`` checked against the
+    systems of ``scores`` (an unknown name is an error in the option's words, with close matches);
+    without ``-b``, the first system given when there are exactly two (as ``pt.Experiment`` takes
+    its first system as the baseline), else the per-topic MEAN with a one-line warning on stderr
+    naming the choice.  ``--baseline-map`` replaces the baseline, so it is left as it is."""
+    import difflib
+
+    from riskeval.errors import RiskevalError
+
+    ctx = click.get_current_context(silent=True)
+    params = ctx.params if ctx is not None else {}
+    if params.get("baseline_map") is not None:
+        return settings
+    systems = [str(s) for s in scores.matrix.index]
+    given = params.get("baseline")
+    if given is None:
+        if len(systems) == 2:
+            return settings.replace(baseline=systems[0])
+        click.echo(
+            f"riskeval: warning: no -b/--baseline given: {len(systems)} systems are compared with "
+            "their per-topic mean (MEAN); name a baseline run with -b NAME, or give -b mean to keep "
+            "this choice without this warning.",
+            err=True,
+        )
+        return settings
+    if given in options.AGGREGATES or given in systems:
+        return settings
+    close = [given.lower()] if given.lower() in options.AGGREGATES else []  # aggregates are lower case
+    close += difflib.get_close_matches(given, [*systems, *options.AGGREGATES], n=3 - len(close), cutoff=0.6)
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    shown = ", ".join(systems[:10]) + (f" and {len(systems) - 10} more" if len(systems) > 10 else "")
+    raise RiskevalError(
+        f"The '-b/--baseline' option must be a run name, mean, median or max; {given!r} is none of "
+        f"them.{hint} The runs are: {shown}."
+    )
 
 
 def split_top_level(text: str) -> list[str]:
@@ -387,6 +428,8 @@ def load_scores(
             f"{len(inputs)} run(s) evaluated with {shown} against {qrels}",
             [qrels, *inputs],
         )
+    if inputs == ("-",):
+        return _from_stdin(measures, name_from, missing)
     from riskeval.io.matrices import UNNAMED, looks_per_query, score_matrices
 
     if not inputs or (len(inputs) > 1 and not all(looks_per_query(p) for p in inputs)):
@@ -404,6 +447,24 @@ def load_scores(
     source = inputs[0] if len(inputs) == 1 else f"{len(inputs)} per-query files"
     named = bool(measures) or next(iter(matrices)) != UNNAMED
     return _scores(matrices, source, list(inputs), named=named)
+
+
+def _from_stdin(measures: list[str], name_from: str, missing: MissingPolicy | None) -> Scores:
+    """The scores of ``-``: a score table (CSV, or TSV when its first line has tabs and no comma)
+    or trec_eval/ir_measures ``-q`` output read from standard input, as ``riskeval evaluate
+    --per-topic --format csv | riskeval risk -`` writes it."""
+    import sys
+    import tempfile
+
+    data = sys.stdin.buffer.read()
+    first = data.split(b"\n", 1)[0]
+    extension = ".tsv" if b"\t" in first and b"," not in first else ".csv"
+    with tempfile.TemporaryDirectory(prefix="riskeval-stdin-") as folder:
+        path = os.path.join(folder, "stdin" + extension)
+        with open(path, "wb") as file:
+            file.write(data)
+        scores = load_scores((path,), False, None, tuple(measures), name_from, missing)
+    return scores._replace(source="standard input", files=["-"])
 
 
 def per_measure(scores: Scores, compute: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:

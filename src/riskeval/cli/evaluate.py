@@ -1,7 +1,11 @@
-"""``riskeval evaluate``: per-topic scores of TREC run files, as a long table.
+"""``riskeval evaluate``: TREC run files evaluated against qrels, as ``trec_eval`` and ``ir_measures``
+print them.
 
-One measure gives the columns ``system, topic, score`` (what ``riskeval risk`` reads back); several
-``--measure`` options give ``system, topic, measure, score``.
+By default the mean of each measure over the topics, per system (``trec_eval``'s ``all`` lines,
+``ir_measures``' aggregate): for people one row per system and one column per measure; in csv and
+json the long columns ``system, measure, score``.  ``--per-topic`` gives each topic's score instead
+(``trec_eval -q``), as the long columns ``system, topic, measure, score`` in every format, whatever
+the number of measures: what ``riskeval risk`` reads back.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import click
 
 from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import WholeNumber
-from riskeval.cli._output import echo_warning, emit, format_option
+from riskeval.cli._output import HUMAN_FORMATS, echo_warning, emit, format_option
 from riskeval.options import MISSING_POLICIES
 
 
@@ -72,6 +76,12 @@ from riskeval.options import MISSING_POLICIES
     "ir_measures; ir_measures: every measure by ir_measures (same values, slower).",
 )
 @click.option(
+    "--per-topic",
+    is_flag=True,
+    help="Each topic's score (system, topic, measure, score), as trec_eval -q, instead of each "
+    "system's mean over the topics.",
+)
+@click.option(
     "--progress/--no-progress",
     default=None,
     help="Progress bar over runs on stderr (default: when stderr is a terminal).",
@@ -87,16 +97,19 @@ def evaluate(
     missing: str,
     jobs: int | None,
     engine: str,
+    per_topic: bool,
     progress: bool | None,
     fmt: str,
     runs: tuple[str, ...],
     client: Any,
 ) -> None:
-    """Evaluate TREC RUNS (plain or .gz) per topic against --qrels.
+    """Evaluate TREC RUNS (plain or .gz) against --qrels: each system's mean of each measure over
+    the topics (as trec_eval and ir_measures print it), or with --per-topic each topic's score.
 
     \b
-    Example:
-      riskeval evaluate --qrels qrels.txt --measure nDCG@10 --format csv a.run b.run.gz > scores.csv
+    Examples:
+      riskeval evaluate --qrels qrels.txt -m nDCG@10 -m AP a.run b.run.gz
+      riskeval evaluate --qrels qrels.txt --per-topic --format csv a.run b.run.gz > scores.csv
     """
     from riskeval.errors import RiskevalError
     from riskeval.evaluation.api import evaluate_runs_long
@@ -125,6 +138,15 @@ def evaluate(
     for warning in caught:
         if issubclass(warning.category, UserWarning):
             echo_warning(warning.message)
-    if table["measure"].nunique() == 1:
-        table = table.drop(columns="measure")
-    emit(table, fmt)
+    if per_topic:
+        emit(table, fmt)
+        return
+    means = table.groupby(["system", "measure"], sort=False)["score"].mean().reset_index()
+    if fmt not in HUMAN_FORMATS:
+        emit(means, fmt)
+        return
+    wide = means.pivot(index="system", columns="measure", values="score")
+    wide = wide.reindex(index=means["system"].unique(), columns=means["measure"].unique())
+    topics = table["topic"].nunique()
+    caption = f"Mean over {topics} topic(s) of {qrels}; --per-topic for each topic's score"
+    emit(wide.rename_axis(columns=None).reset_index(), fmt, caption=caption)

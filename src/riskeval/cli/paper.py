@@ -165,6 +165,7 @@ def baseline_rankings(
     from riskeval.analysis import baseline_ranks as br
     from riskeval.analysis.by_measure import select_systems
     from riskeval.cli.risk import integral_ranks
+    from riskeval.formatting import format_alpha
 
     scores = load_scores(inputs, example, qrels, measure, name_from, missing)
     X, source = scores.matrix, scores.source
@@ -181,7 +182,12 @@ def baseline_rankings(
 
     def layout(tidy: pd.DataFrame) -> pd.DataFrame:
         if show == "agreement":
-            return br.ranking_agreement(tidy)
+            agreement = br.ranking_agreement(tidy)
+            if fmt in HUMAN_FORMATS:  # α as written (5, not 5.0000); blank beside the mean score
+                agreement["reference_alpha"] = [
+                    "" if pd.isna(a) else format_alpha(a) for a in agreement["reference_alpha"]
+                ]
+            return agreement
         if show == "tidy" or fmt not in HUMAN_FORMATS:
             return tidy
         wide = br.rankings_wide(tidy)

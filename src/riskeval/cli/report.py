@@ -9,6 +9,7 @@ import click
 from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import (
     WholeNumber,
+    cli_baseline,
     load_scores,
     risk_option,
     risk_options,
@@ -46,8 +47,9 @@ from riskeval.cli.variations import variation_data
 @click.option(
     "--systems",
     metavar="A,B,...",
-    help="Systems to focus on (in colour, listed first); baselines, ZRisk and GeoRisk still use "
-    "every system.",
+    help="Systems to focus on (comma list): drawn in colour in the plots, always among the systems "
+    "whose per-topic values and curves the page holds, and first in its system picker; every "
+    "table keeps every system, and baselines, ZRisk and GeoRisk still use them all.",
 )
 @click.option(
     "--topics-file",
@@ -128,7 +130,11 @@ def report(
           --systems mine --topics-file topics.tsv --correction holm runs/* -o report.html
     """
     import riskeval as rk
+    from riskeval._optional import require
     from riskeval.io.atomic import check_target, is_stdout, refuse_inputs
+
+    for module in ("matplotlib", "jinja2", "markupsafe"):  # a missing extra before any other output
+        require(module, "riskeval.report")
 
     if not is_stdout(output):
         if not Path(output).resolve().parent.is_dir():
@@ -144,6 +150,7 @@ def report(
         texts = read_topic_texts(topics_file)
     show = sys.stderr.isatty() if progress is None else progress
     scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
+    settings = cli_baseline(settings, scores)
     matrices = scores.matrices
     if show:
         r, c = scores.matrix.shape

@@ -16,6 +16,7 @@ from riskeval.cli._input import (
     Scores,
     WholeNumber,
     alpha_option,
+    cli_baseline,
     load_scores,
     parse_alphas,
     per_measure,
@@ -193,6 +194,7 @@ def risk(
         _cluster_table(inputs, measure, settings, risks, alternative, systems, columns, fmt)
         return
     scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
+    settings = cli_baseline(settings, scores)
     mapping = _read_baseline_map(baseline_map)
     if tukey:
         _tukey(

@@ -214,8 +214,9 @@ def urisk_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
 def variance_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
     """Sample variance (ddof = 1) of x(α) over topics, from the centred moments."""
     k = 1.0 + alpha
-    m2 = s.m2_pos + k * k * s.m2_neg + 2.0 * k * s.cross
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # at a huge α (1e308) the moments overflow: the variance is then inf or NaN, as TRisk reports
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        m2 = s.m2_pos + k * k * s.m2_neg + 2.0 * k * s.cross
         return np.maximum(m2, 0.0) / (s.n - 1.0)
 
 
@@ -304,4 +305,5 @@ def jackknife_se(x: np.ndarray) -> np.ndarray:
     c = x.shape[-1]
     theta = loo_mean(x.sum(axis=-1, keepdims=True), x, c)
     centred = theta - theta.mean(axis=-1, keepdims=True)
-    return np.sqrt((c - 1) / c * (centred * centred).sum(axis=-1))
+    with np.errstate(over="ignore"):  # scores at a huge α (1e308): the standard error is inf
+        return np.sqrt((c - 1) / c * (centred * centred).sum(axis=-1))

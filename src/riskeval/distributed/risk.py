@@ -392,8 +392,9 @@ def _totals_part(
     nt, ns = len(topics), len(systems)
     is_base = np.asarray(systems == base_system)[sc] if base_system is not None else np.zeros(len(sc), bool)
     top, low = np.full(nt, -np.inf), np.full(nt, np.inf)
-    np.maximum.at(top, tc, score)
-    np.minimum.at(low, tc, score)
+    with np.errstate(invalid="ignore"):  # a NaN score is reported by name (``bad``), not warned about
+        np.maximum.at(top, tc, score)
+        np.minimum.at(low, tc, score)
     # labels in order of first appearance, numbered after those of the partitions before
     first_topics, first_systems = k * _PART + np.arange(nt), k * _PART + np.arange(ns)
     return (

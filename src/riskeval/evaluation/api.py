@@ -25,6 +25,7 @@ from riskeval.evaluation.engine import ENGINES, RunEvaluator, RunScores
 from riskeval.evaluation.executors import evaluate_files
 from riskeval.evaluation.inputs import qrels_dict, run_inputs
 from riskeval.evaluation.measures import parse_measures
+from riskeval.io.system_names import system_name_from_file
 from riskeval.model.matrix import apply_missing
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
@@ -61,8 +62,8 @@ def evaluate_runs(
         (``"ndcg@10"``, ``"map-l2"``), see :func:`riskeval.io.measures.canonical_measure`.  For
         several measures use :func:`evaluate_runs_long`.
     names : system names.  ``None``: each run's tag (the 6th field of its first line), or the keys
-        of a mapping of runs; ``"file"``: the file name without ``.gz`` and without a
-        ``.txt``/``.run``/``.trec``/``.res`` extension; or a list with one name per run.  Names must
+        of a mapping of runs; ``"file"``: the file name without ``.gz`` and a run-file extension
+        (:func:`riskeval.io.system_names.system_name_from_file`); or a list with one name per run.  Names must
         be distinct.
     missing : what to do with topics judged in the qrels but absent from a run: ``"zero"`` (score 0,
         as ``trec_eval -c`` and ``gdeval -c``), ``"drop"`` (drop the topic for every system) or
@@ -185,6 +186,8 @@ def _evaluate(
     labels = [s if isinstance(s, str) else s.label for s in sources]
     systems = _system_names(names, labels, [r.tag for r in results])
     topics = sorted(evaluator.topics, key=_topic_key)
+    if not any(r.present for r in results):
+        _no_common_topic(qrels, labels, topics, results)
     _warn_unjudged(systems, results)
     present = pd.DataFrame(
         [[t in r.present for t in topics] for r in results],
@@ -206,18 +209,6 @@ def _evaluate(
     return _Scores([str(m) for m in parsed], matrices)
 
 
-_RUN_SUFFIXES = (".txt", ".run", ".trec", ".res", ".tsv")
-
-
-def _run_name_from_file(path: str) -> str:
-    """A system name from a run's file name: without ``.gz`` and a usual run-file extension."""
-    name = os.path.basename(path)
-    name = name.removesuffix(".gz")
-    for suffix in _RUN_SUFFIXES:
-        name = name.removesuffix(suffix)
-    return name
-
-
 def _system_names(names: Any, paths: list[str], tags: list[str | None]) -> list[str]:
     if names is None:
         untagged = [p for p, t in zip(paths, tags, strict=True) if t is None]
@@ -233,7 +224,7 @@ def _system_names(names: Any, paths: list[str], tags: list[str | None]) -> list[
                 "The 'names' parameter of evaluate_runs must be None (run tags), 'file' (file names) "
                 f"or a list of names, one per run. Got {names!r}."
             )
-        systems = [_run_name_from_file(p) for p in paths]
+        systems = [system_name_from_file(p) for p in paths]
     else:
         systems = [str(n) for n in names]
         if len(systems) != len(paths):
@@ -264,6 +255,20 @@ def _warn_unjudged(systems: list[str], results: list[RunScores]) -> None:
         f"have no judgments in the qrels ({runs}{more}; e.g. topics {', '.join(topics[:5])}).",
         RiskevalWarning,
         stacklevel=4,
+    )
+
+
+def _no_common_topic(qrels: Any, labels: list[str], judged: list[str], results: list[RunScores]) -> None:
+    """Refuse runs of which no topic is judged in the qrels: every score would be 0 (a wrong qrels
+    file, or topic ids written differently), which is a mistake, not a result."""
+    source = os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else "the qrels given"
+    ranked = sorted({t for r in results for t in r.skipped}, key=_topic_key)
+    runs = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
+    raise RiskevalError(
+        f"No topic of the run(s) {runs} is judged in {source}: the qrels judge topics "
+        f"{', '.join(judged[:5]) or 'none'}{' ...' if len(judged) > 5 else ''}; the runs rank topics "
+        f"{', '.join(ranked[:5]) or 'none'}{' ...' if len(ranked) > 5 else ''}. Check that the qrels "
+        "belong to these runs (and write topic ids alike)."
     )
 
 

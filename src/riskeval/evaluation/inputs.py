@@ -81,7 +81,11 @@ def qrels_input(qrels: Any) -> Any:
     if isinstance(qrels, pd.DataFrame):
         return _qrels_frame(qrels)
     if is_ranx(qrels, "Qrels"):
-        return _grades(_nested_rows(qrels.to_dict(), "the ranx Qrels", "grade"), "the ranx Qrels")
+        from riskeval.io.ranx_objects import ranx_nested
+
+        nested = ranx_nested(qrels)
+        rows = _nested_rows(qrels.to_dict() if nested is None else nested, "the ranx Qrels", "grade")
+        return _grades(rows, "the ranx Qrels")
     if isinstance(qrels, Mapping):
         return _grades(_nested_rows(qrels, "the qrels dict", "grade"), "the qrels dict")
     if isinstance(qrels, Iterable):
@@ -239,8 +243,15 @@ def memory_run(run: Any, name: str) -> MemoryRun:
     if isinstance(run, pd.DataFrame):
         return MemoryRun(label, None, _run_frame(run, label))
     if is_ranx(run, "Run"):
-        rows = _nested_rows(run.to_dict(), f"{label} (ranx Run)", "score")
-        return MemoryRun(label, run.name or None, _run_pairs(_checked_scores(rows, label), label))
+        from riskeval.io.ranx_objects import ranx_nested
+
+        scores = ranx_nested(run)  # finite scores, read in one compiled pass
+        if scores is None:  # a score to locate: entry by entry
+            rows = _nested_rows(run.to_dict(), f"{label} (ranx Run)", "score")
+            scores = _run_pairs(_checked_scores(rows, label), label)
+        if not scores:
+            raise RiskevalError(f"{label} holds no results.")
+        return MemoryRun(label, run.name or None, scores)
     if isinstance(run, Mapping):
         rows = _nested_rows(run, label, "score")
         return MemoryRun(label, None, _run_pairs(_checked_scores(rows, label), label))

@@ -125,14 +125,15 @@ class TukeyHSDResult:
     ----------
     table : DataFrame
         One row per pair (a before b in matrix order): ``system_a, system_b, mean_a, mean_b,
-        difference`` (mean_a − mean_b), ``effect_size`` (the mean per-topic difference over its
-        standard deviation, ddof = 1), ``pvalue`` (pairwise randomisation p-value), ``pvalue_hsd``
-        (family-wise, Tukey HSD), ``significant`` (``pvalue_hsd < level``), ``alpha, baseline,
-        n_resamples, seed``.
+        difference`` (mean_a − mean_b; on risk-reward scores ``urisk_a, urisk_b`` in place of
+        ``mean_a, mean_b``, their means being URisk(α)), ``effect_size`` (the mean per-topic
+        difference over its standard deviation, ddof = 1), ``pvalue`` (pairwise randomisation
+        p-value), ``pvalue_hsd`` (family-wise, Tukey HSD), ``significant`` (``pvalue_hsd <
+        level``), ``alpha, baseline, n_resamples, seed``.
     letters : DataFrame
         The compact letter display: one row per system, best mean first: ``system, mean,
-        letters``; two systems share a letter exactly when their difference is not significant at
-        ``level`` (family-wise).
+        letters`` (``urisk`` in place of ``mean`` on risk-reward scores); two systems share a
+        letter exactly when their difference is not significant at ``level`` (family-wise).
     alpha : float
         The risk-aversion parameter α (0 on effectiveness scores).
     baseline : str or None
@@ -283,6 +284,7 @@ def tukey_hsd(
         name = rb.name
         Y = risk_scores(values - rb.values, alpha)
     means = Y.mean(axis=1)
+    held = "urisk" if on_risk else "mean"  # the mean of x_ij(α) over the topics is URisk(α)
     iu, ku = np.triu_indices(r, 1)
     threshold = np.abs(means[iu] - means[ku]) - TOL * max(1.0, float(np.abs(Y).max()))
     Yt = np.ascontiguousarray(topic_major(Y))
@@ -299,8 +301,8 @@ def tukey_hsd(
         {
             "system_a": labels[iu],
             "system_b": labels[ku],
-            "mean_a": means[iu],
-            "mean_b": means[ku],
+            f"{held}_a": means[iu],
+            f"{held}_b": means[ku],
             "difference": means[iu] - means[ku],
             "effect_size": effect,
             "pvalue": p_pair,
@@ -318,6 +320,6 @@ def tukey_hsd(
     order = np.argsort(-means, kind="stable")
     letters = compact_letters(means, sig)
     display = pd.DataFrame(
-        {"system": labels[order], "mean": means[order], "letters": [letters[i] for i in order]}
+        {"system": labels[order], held: means[order], "letters": [letters[i] for i in order]}
     )
     return TukeyHSDResult(table, display, alpha, name, s.level, n, seed)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -21,6 +20,7 @@ from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.decoding import read_text
 from riskeval.io.measures import canonical_measure, check_measure
 from riskeval.io.numbers import parse_decimal
+from riskeval.io.system_names import system_name_from_file
 from riskeval.io.tables import MEASURE_COLUMN, long_to_matrix
 from riskeval.io.trec_eval import SUMMARY_TOPIC, input_files, read_trec_eval_measures
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
@@ -111,8 +111,10 @@ def read_ir_measures(
         (:func:`riskeval.io.measures.canonical_measure`).  ``None``: every measure in the files, in
         order of first appearance.
     names : None, "file" or sequence of str
-        System names: ``None`` or ``"file"`` name each system by its file name (the output does
-        not name its run); a sequence gives one name per file.
+        System names: ``None`` or ``"file"`` name each system by its file name without ``.gz``
+        and one extension such as ``.eval`` or ``.tsv``, as run files are named
+        (:func:`riskeval.io.system_names.system_name_from_file`; the output does not name its
+        run); a sequence gives one name per file.
     missing : {"raise", "zero", "drop"}
         Queries evaluated for some systems only: see :func:`riskeval.io.apply_missing`.
 
@@ -206,7 +208,7 @@ def _fields(line: str, location: str, problems: list[tuple[str, str]]) -> tuple[
 
 def _file_names(files: list[str], names: Any) -> list[str]:
     if names is None or (isinstance(names, str) and names == "file"):
-        chosen = [Path(f).name for f in files]
+        chosen = [system_name_from_file(f) for f in files]
     elif isinstance(names, Sequence) and not isinstance(names, str):
         chosen = list(names)
         if len(chosen) != len(files) or not all(isinstance(n, str) and n for n in chosen):

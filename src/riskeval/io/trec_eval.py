@@ -22,6 +22,7 @@ from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.decoding import read_text
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
 from riskeval.io.numbers import parse_decimal
+from riskeval.io.system_names import system_name_from_file
 from riskeval.io.tables import assemble
 from riskeval.model.matrix import apply_missing
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
@@ -61,7 +62,10 @@ def read_trec_eval(
     names : None, "file" or sequence of str
         How systems are named.  ``None`` (default): by each output's ``runid`` line; an output
         without one (e.g. ``trec_eval -m ndcg_cut``) takes its file's name if it is alone in its
-        file.  ``"file"``: by file name (``Path(path).name``), one output per file.  A sequence:
+        file.  ``"file"``: by file name, one output per file.  A file's name loses ``.gz`` and one
+        extension such as ``.eval`` or ``.txt``, as a run file's does
+        (:func:`riskeval.io.system_names.system_name_from_file`): ``p_bm25.eval`` names ``p_bm25``.
+        A sequence:
         one name per output, in file order then order within each file.  Names must be unique:
         many runs share a ``runid`` (e.g. ``DirichletLM``), so duplicates are an error that asks
         for ``names="file"`` or explicit names.
@@ -293,7 +297,8 @@ def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, 
             if count > 1
         ]
         named = [
-            (Path(out.path).name if per_file[out.path] == 1 else "", out.path, "file name") for out in outputs
+            (system_name_from_file(out.path) if per_file[out.path] == 1 else "", out.path, "file name")
+            for out in outputs
         ]
     elif isinstance(names, Sequence) and not isinstance(names, str):
         given = list(names)
@@ -320,7 +325,7 @@ def _runid_name(out: _Output, in_file: int, problems: list) -> tuple[str, str, s
     if out.runid is not None:
         return out.runid, f"{out.path}:{out.runid_line}", "runid line"
     if in_file == 1:
-        return Path(out.path).name, out.path, "file name"
+        return system_name_from_file(out.path), out.path, "file name"
     problems.append(
         (
             f"{out.path}:{out.line}",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,10 +220,14 @@ def listed(names: Any, most: int = 10) -> str:
 def unknown_baseline(spec: str, systems: Any, func: str, what: str, choices: str) -> RiskevalError:
     """The error for a ``baseline=`` name that is neither an aggregate nor a system of ``what``
     ("the matrix", "the table"); ``choices`` lists the other accepted forms."""
-    hint = f" Aggregate baselines are lower case: use {spec.lower()!r}." if spec.lower() in AGGREGATES else ""
+    if spec.lower() in AGGREGATES:
+        hint = f" Aggregate baselines are lower case: use {spec.lower()!r}."
+    else:
+        close = difflib.get_close_matches(spec, [str(s) for s in systems], n=3, cutoff=0.6)
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
     return RiskevalError(
-        f"The 'baseline' parameter of {func} names no system of {what}: {spec!r}. "
-        f"Use {choices.format(systems=listed(systems))}.{hint}"
+        f"The 'baseline' parameter of {func} names no system of {what}: {spec!r}.{hint} "
+        f"Use {choices.format(systems=listed(systems))}."
     )
 
 

@@ -12,11 +12,18 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from markupsafe import Markup, escape
+
+from riskeval._optional import require
+
+if TYPE_CHECKING:
+    from markupsafe import Markup, escape
+else:  # without the report extra: the error that names it, not a bare ModuleNotFoundError
+    _markupsafe = require("markupsafe", "riskeval.report")
+    Markup, escape = _markupsafe.Markup, _markupsafe.escape
 
 Formatter = Callable[[Any], str]
 
