@@ -256,7 +256,7 @@ def test_a_full_standard_output_is_said_in_process(tmp_path, monkeypatch, capsys
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s.csv").write_text(scores([f"s{i}" for i in range(40)]))
     monkeypatch.setattr(sys, "stdout", FullStream())
-    code, out, err = call(["risk", "s.csv", "--format", fmt], capsys)
+    code, out, err = call(["risk", "s.csv", "-b", "mean", "--format", fmt], capsys)
     assert code == 2
     assert err == "riskeval: error: cannot write to standard output: No space left on device.\n"
 
@@ -267,7 +267,7 @@ def test_a_full_standard_output_is_said_in_process(tmp_path, monkeypatch, capsys
 def test_standard_output_on_a_full_device(tmp_path, fmt):
     (tmp_path / "s.csv").write_text(scores([f"s{i}" for i in range(40)]))
     env = {**os.environ, "PYTHONPATH": SRC}
-    args = [sys.executable, "-m", "riskeval", "risk", "s.csv", "--format", fmt]
+    args = [sys.executable, "-m", "riskeval", "risk", "s.csv", "-b", "mean", "--format", fmt]
     with open("/dev/full", "w") as full:
         done = subprocess.run(args, stdout=full, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
     assert done.returncode == 2

@@ -71,10 +71,10 @@ def test_first_run_compiles_with_one_notice_and_the_next_is_silent(tmp_path):
     scores = _scores(tmp_path / "scores.csv", 150, 120)
     assert 150 * 120 >= _numba.NUMPY_CELLS
     cache = tmp_path / "cache"
-    first = _riskeval("risk", str(scores), "--format", "json", cache=cache)
+    first = _riskeval("risk", str(scores), "-b", "mean", "--format", "json", cache=cache)
     assert first.stderr == _numba.COMPILE_NOTICE
     rows = json.loads(first.stdout)
-    second = _riskeval("risk", str(scores), "--format", "json", cache=cache)
+    second = _riskeval("risk", str(scores), "-b", "mean", "--format", "json", cache=cache)
     assert second.stderr == ""
     assert json.loads(second.stdout) == rows
     assert any(cache.rglob("*.nbi"))  # numba's index files are where NUMBA_CACHE_DIR says
@@ -84,7 +84,7 @@ def test_first_run_compiles_with_one_notice_and_the_next_is_silent(tmp_path):
 def test_the_example_imports_no_numba_and_compiles_nothing(tmp_path):
     code = (
         "import sys\nfrom riskeval.cli.main import main\n"
-        "main(['risk', '--example', '--format', 'csv'])\n"
+        "main(['risk', '--example', '-b', 'mean', '--format', 'csv'])\n"
         "print('numba' in sys.modules, file=sys.stderr)\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
