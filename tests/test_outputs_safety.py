@@ -157,7 +157,7 @@ def test_evaluate_csv_reads_back_into_risk_unchanged(tmp_path, monkeypatch, caps
             f"1 Q0 d1 1 {2 + i} {tag}\n1 Q0 d2 2 1.5 {tag}\n2 Q0 d4 1 {i} {tag}\n2 Q0 d3 2 0.5 {tag}\n"
         )
     runs = [f"r{i}.run" for i in range(len(TAGS))]
-    code, out, err = call(["evaluate", "--qrels", "q.txt", *runs, "--format", "csv"], capsys)
+    code, out, err = call(["evaluate", "--qrels", "q.txt", *runs, "--per-topic", "--format", "csv"], capsys)
     assert code == 0, err
     assert sorted(set(pd.read_csv(io.StringIO(out))["system"])) == sorted(TAGS)
     (tmp_path / "scores.csv").write_text(out)

@@ -95,17 +95,25 @@ def test_the_error_example_of_the_cli_page_is_what_riskeval_prints(tmp_path, cap
     assert err == block.group(1)
 
 
-def test_a_huge_alpha_overflows_without_warnings():
-    """At α = 1e308 URisk's moments overflow to inf on purpose (TRisk is then 0 or NaN): numpy's
-    warnings about it are not news for the user."""
-    M = pd.DataFrame(
-        [[0.1, 0.5, 0.2], [0.3, 0.2, 0.6], [0.2, 0.4, 0.1]], index=list("abc"), columns=list("xyz")
+def test_the_largest_alpha_on_the_largest_scores_stays_finite_without_warnings():
+    """α up to 10⁶ on scores up to the 10¹⁰⁰ every matrix is checked against: (1 + α)·δ, its squares
+    and their sums stay below float64's largest number, so no standard error is infinite and numpy
+    has nothing to warn about; a larger α is refused."""
+    from riskeval.options import MAX_ALPHA
+
+    M = (
+        pd.DataFrame(
+            [[0.1, 0.5, 0.2], [0.3, 0.2, 0.6], [0.2, 0.4, 0.1]], index=list("abc"), columns=list("xyz")
+        )
+        * 9e99
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         for se in ("parametric", "jackknife"):
-            table = rk.risk_table(M, alphas=[0, 1e308], se=se)
-            assert np.isfinite(table.loc[table["alpha"] == 0, "trisk"]).all()
+            table = rk.risk_table(M, alphas=[0, MAX_ALPHA], se=se)
+            assert np.isfinite(table["se"]).all() and np.isfinite(table["urisk"]).all()
+    with pytest.raises(rk.RiskevalError, match="must be at most"):
+        rk.risk_table(M, alphas=[1e308])
 
 
 @pytest.mark.slow  # ranx compiles its typed dicts with numba on import
