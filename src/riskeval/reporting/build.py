@@ -259,8 +259,10 @@ def report(
     measure : str, optional
         The effectiveness measure of the scores (e.g. ``"nDCG@10"``), recorded and shown.
     systems : list of str, optional
-        The systems to focus on (drawn in colour, listed first); the MEAN/MEDIAN/MAX baselines,
-        ZRisk and GeoRisk still use every system of ``X``.
+        The systems to focus on: drawn in colour in the plots, always among the systems whose
+        per-topic values the page holds, first in its system picker, and the per-topic view opens
+        on the first; every table keeps every system, and the MEAN/MEDIAN/MAX baselines, ZRisk
+        and GeoRisk still use every system of ``X``.
     topics : mapping, optional
         Topic id → text (e.g. from :func:`riskeval.io.topic_texts.read_topic_texts`), shown beside
         the topic ids.

@@ -45,7 +45,7 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
     tidy = baseline_rankings(ctx.matrix, alphas=alphas, leave_one_out=s["leave_one_out"])
     wide = rankings_wide(tidy)
     wide.columns = pd.MultiIndex.from_tuples(
-        [(f"{b}, {a}" if b else "", "URisk" if f == "urisk" else f) for b, a, f in wide.columns]
+        [(f"{b}, {a}" if b else "", f) for b, a, f in wide.columns]
     )
     cut = (
         f" The table shows the first {RANKING_ROWS:,} of {len(wide):,} systems by mean score; "
