@@ -44,9 +44,7 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
     alphas = [a for a in s["alphas"] if a > 0] or list(s["alphas"])
     tidy = baseline_rankings(ctx.matrix, alphas=alphas, leave_one_out=s["leave_one_out"])
     wide = rankings_wide(tidy)
-    wide.columns = pd.MultiIndex.from_tuples(
-        [(f"{b}, {a}" if b else "", f) for b, a, f in wide.columns]
-    )
+    wide.columns = pd.MultiIndex.from_tuples([(f"{b}, {a}" if b else "", f) for b, a, f in wide.columns])
     cut = (
         f" The table shows the first {RANKING_ROWS:,} of {len(wide):,} systems by mean score; "
         "riskeval.analysis.baseline_rankings gives them all."
