@@ -81,3 +81,11 @@ def test_blank_lines_cost_no_memory_per_line(tmp_path, name):
         tracemalloc.stop()
     # The text (0.3 MB) and a chunk of decoding (1 MiB); a list of the lines would add 2.4 MB.
     assert peak < 2.5 * 2**20
+
+
+def test_clef2015_unclosed_blocks_take_linear_time(tmp_path):
+    path = tmp_path / "queries.txt"
+    block = "<top><num>qtest.1</num><type>pivot</disease><query_index>1</query_index></top>\n"
+    path.write_text("<top>\n" * LINES + block)  # a pattern scanning to the end at each <top>: hours
+    mapping = read_clef2015_queries(path)
+    assert mapping[["query", "topic", "variant"]].values.tolist() == [["qtest.1", "1", "pivot"]]

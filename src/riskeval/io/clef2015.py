@@ -35,7 +35,7 @@ QUERIES_FILE = Path("queries") / "clef2015.test_with_narratives.queries-EN.txt"
 EVALS_DIR = Path("pertopic-evals")
 VARIANTS = ("pivot", "most", "least")
 
-_BLOCK = re.compile(r"<top>(.*?)</top>", re.S)
+_BLOCK = re.compile(r"<top>((?:(?!<top>).)*?)</top>", re.S)  # not past the next <top>: linear time
 _FIELD = {
     name: re.compile(rf"<{name}>\s*(.*?)\s*</\w*>", re.S)
     for name in ("num", "query", "disease", "type", "query_index")
