@@ -6,7 +6,11 @@ from __future__ import annotations
 import errno
 import os
 import re
+import signal
 import stat
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -192,3 +196,44 @@ def test_command_line_report_on_a_full_disk(tmp_path, monkeypatch, capsys):
     assert "Traceback" not in err
     assert (tmp_path / "report.html").read_text() == "the good report"
     assert leftovers(tmp_path) == []
+
+
+# A report whose write stops before the file is complete (fsync waits), so that SIGTERM reaches it
+# while the temporary file exists.
+_SLOW_REPORT = """
+import os, sys, time
+from riskeval.cli.main import main
+from riskeval.io import atomic
+atomic.os.fsync = lambda fd: time.sleep(60)
+main(["report", "scores.csv", "-b", "mean", "-o", "report.html"])
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name != "posix", reason="POSIX signals")
+def test_sigterm_during_a_report_removes_the_temporary_and_exits_143(tmp_path):
+    matrix().rename_axis("system").to_csv(tmp_path / "scores.csv")
+    (tmp_path / "report.html").write_text("the good report")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_REPORT], cwd=tmp_path, env=env, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 120
+    while not leftovers(tmp_path):
+        assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+        assert time.monotonic() < deadline, "the report never opened its temporary file"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, err.decode()
+    assert b"Traceback" not in err
+    assert leftovers(tmp_path) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html", "scores.csv"]
+    assert (tmp_path / "report.html").read_text() == "the good report"
+
+
+def test_sigterm_handler_is_restored_after_the_command(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit):
+        main(["report", "absent.csv", "-o", "report.html"])
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -248,6 +248,14 @@ def test_experiment_with_one_part_per_file(files, capsys):
             "not a LightGBM model",
         ),
         (["train", "{d}/latin1.txt", "-o", "{d}/m.txt"], "latin1.txt:2: is not UTF-8 text"),
+        (
+            ["experiment", "{d}/train.txt", "--resamples", "10000001"],
+            "'--resamples' option must be an integer >= 0 and <= 10000000. Got '10000001'. ",
+        ),
+        (
+            ["experiment", "{d}/train.txt", "--resamples", "-1"],
+            "'--resamples' option must be an integer >= 0",
+        ),
     ],
 )
 def test_bad_input_exits_with_status_2(files, capsys, args, message):

@@ -383,6 +383,14 @@ def test_rng_seeds_the_split_and_the_tests_and_the_seed_is_recorded():
         ({"baseline_feature": 0, "correction": "sidak"}, "'correction' parameter of Experiment"),
         ({"learned_baselines": ["linear"], "objectives": ["georisk"], "holdout": 1}, "'holdout' parameter"),
         ({"baseline_feature": 0, "grid": {"num_leaves": []}}, "non-empty list of values"),
+        (
+            {"baseline_feature": 0, "n_resamples": -1},
+            "'n_resamples' parameter of Experiment must be an integer >= 0",
+        ),
+        (
+            {"baseline_feature": 0, "n_resamples": 10**7 + 1},
+            "'n_resamples' parameter of Experiment must be at most 10,000,000",
+        ),
     ],
 )
 def test_configuration_errors_name_the_parameter(config, message):

@@ -1,5 +1,6 @@
-"""``--n-resamples N``: a whole number from 1 to :data:`riskeval.options.MAX_RESAMPLES`, refused
-beyond it with the reason and what to choose instead, before any input is read."""
+"""``--n-resamples N``: a whole number from 1 (or a given minimum) to
+:data:`riskeval.options.MAX_RESAMPLES`, refused beyond it with the reason and what to choose
+instead, before any input is read."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from riskeval.options import MAX_RESAMPLES, RESAMPLES_REASON
 class ResampleCount(WholeNumber):
     """The number of resamples of a test or interval (see :data:`riskeval.options.MAX_RESAMPLES`)."""
 
-    def __init__(self) -> None:
-        super().__init__(1, MAX_RESAMPLES)
+    def __init__(self, minimum: int = 1) -> None:
+        super().__init__(minimum, MAX_RESAMPLES)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         import re

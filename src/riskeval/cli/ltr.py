@@ -17,6 +17,7 @@ import click
 
 from riskeval.cli._input import CORRECTIONS, DecimalRange, WholeNumber, correction_arg, parse_alphas
 from riskeval.cli._output import emit, format_option
+from riskeval.cli._resamples import ResampleCount
 from riskeval.io.terminal import escape_controls
 from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SX_UPDATES, VARIANTS
 
@@ -512,7 +513,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 )
 @click.option(
     "--resamples",
-    type=WholeNumber(0),
+    type=ResampleCount(0),
     default=10000,
     show_default=True,
     help="Sign flips of the randomisation test (0: TRisk only).",

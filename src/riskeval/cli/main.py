@@ -10,8 +10,11 @@ traceback; control characters from input files in messages are shown escaped
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+import threading
 import warnings
+from typing import Any
 
 import click
 
@@ -90,6 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     from riskeval.errors import RiskevalError
     from riskeval.io.terminal import escape_controls
 
+    previous = _exit_on_sigterm()
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -123,6 +127,23 @@ def main(argv: list[str] | None = None) -> None:
         text = f"cannot open{name}: {exc.strerror or exc}"
         click.echo(f"riskeval: error: {escape_controls(text, keep_lines=True)}", err=True)
         sys.exit(2)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_sigterm() -> Any:
+    """Make SIGTERM (``kill``, a service stopping) exit with status 128 + 15 through
+    :class:`SystemExit`, so that a file being written is abandoned as on any exception (its
+    temporary file removed, the target left as it was); the previous handler, or ``None`` outside
+    the main thread, where handlers cannot be set."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _terminate)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

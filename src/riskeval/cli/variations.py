@@ -70,38 +70,12 @@ def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef
 
 
 def _read_weights(path: str | None) -> dict[str, float] | None:
-    """``topic weight`` per line (whitespace separated, ``#`` comments); the file goes through
-    :mod:`riskeval.io.decoding` like every input."""
+    """The topic weights of ``--weights`` (see :func:`riskeval.io.topic_weights.read_topic_weights`)."""
     if path is None:
         return None
-    from riskeval.errors import InputFormatError
-    from riskeval.io.decoding import read_text
-    from riskeval.io.numbers import parse_decimal
+    from riskeval.io.topic_weights import read_topic_weights
 
-    weights: dict[str, float] = {}
-    first: dict[str, int] = {}
-    problems = []
-    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
-            continue
-        where = f"{path}:{lineno}"
-        if len(fields) != 2:
-            problems.append((where, f"expected 2 fields 'topic weight', found {len(fields)}"))
-            continue
-        value = parse_decimal(fields[1])
-        if value is None or not math.isfinite(value) or value < 0:
-            problems.append((where, f"weight {fields[1][:40]!r} is not a finite number >= 0"))
-        elif fields[0] in first:
-            problems.append((where, f"topic {fields[0]!r} has a weight already (line {first[fields[0]]})"))
-        else:
-            weights[fields[0]] = value
-            first[fields[0]] = lineno
-    if not weights and not problems:
-        problems.append((path, "holds no weights: expected lines 'topic weight'"))
-    if problems:
-        raise InputFormatError(problems)
-    return weights
+    return read_topic_weights(path)
 
 
 def _grid(text: str):

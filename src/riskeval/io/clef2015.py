@@ -25,8 +25,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.errors import RiskevalError
 from riskeval.io.decoding import read_text
+from riskeval.io.problems import Problems
 from riskeval.io.trec_eval import read_trec_eval
 from riskeval.model.variations import drop_incomplete_topics, from_scores
 
@@ -34,7 +35,7 @@ QUERIES_FILE = Path("queries") / "clef2015.test_with_narratives.queries-EN.txt"
 EVALS_DIR = Path("pertopic-evals")
 VARIANTS = ("pivot", "most", "least")
 
-_BLOCK = re.compile(r"<top>(.*?)</top>", re.S)
+_BLOCK = re.compile(r"<top>((?:(?!<top>).)*?)</top>", re.S)  # not past the next <top>: linear time
 _FIELD = {
     name: re.compile(rf"<{name}>\s*(.*?)\s*</\w*>", re.S)
     for name in ("num", "query", "disease", "type", "query_index")
@@ -52,9 +53,13 @@ def read_clef2015_queries(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     text = read_text(path)
-    rows, problems = [], []
+    rows: list[dict[str, str]] = []
+    problems = Problems()
+    line, counted = 1, 0  # the line of offset ``counted``, counted on from the previous block
     for block in _BLOCK.finditer(text):
-        where = f"{path}:{text.count(chr(10), 0, block.start()) + 1}"
+        line += text.count("\n", counted, block.start())
+        counted = block.start()
+        where = f"{path}:{line}"
         found = {k: pat.search(block.group(1)) for k, pat in _FIELD.items()}
         fields = {k: m.group(1) for k, m in found.items() if m is not None}
         absent = [k for k in ("num", "type", "query_index") if k not in fields]
@@ -86,8 +91,7 @@ def read_clef2015_queries(path: str | Path) -> pd.DataFrame:
         dup = mapping.duplicated(["topic", "variant"], keep=False)
         for _, r in mapping[dup].iterrows():
             problems.append((str(path), f"need {r.topic} has variant {r.variant} twice ({r.query})"))
-    if problems:
-        raise InputFormatError(problems)
+    problems.raise_any()
     rank = {v: i for i, v in enumerate(VARIANTS)}
     order = sorted(range(len(rows)), key=lambda i: (_numeric(rows[i]["topic"]), rank[rows[i]["variant"]]))
     return mapping.iloc[order].reset_index(drop=True)

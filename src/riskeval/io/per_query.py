@@ -17,9 +17,10 @@ from typing import Any
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.decoding import read_text
+from riskeval.io.decoding import lines, read_text
 from riskeval.io.measures import canonical_measure, check_measure
 from riskeval.io.numbers import parse_decimal
+from riskeval.io.problems import Problems
 from riskeval.io.system_names import system_name_from_file
 from riskeval.io.tables import MEASURE_COLUMN, long_to_matrix
 from riskeval.io.trec_eval import SUMMARY_TOPIC, input_files, read_trec_eval_measures
@@ -43,7 +44,7 @@ def per_query_format(path: str | os.PathLike) -> str:
         The file is neither (naming the file and the first line).
     """
     first: tuple[int, str] | None = None
-    for number, line in enumerate(read_text(path).split("\n"), 1):
+    for number, line in enumerate(lines(read_text(path)), 1):
         fields = line.split()
         if not fields:
             continue
@@ -136,18 +137,17 @@ def read_ir_measures(
     systems = _file_names(files, names)
     rows: list[tuple[str, str, str, float]] = []
     where: list[str] = []
-    problems: list[tuple[str, str]] = []
+    problems = Problems()
     for path, system in zip(files, systems, strict=True):
         before = len(rows)
-        for number, line in enumerate(read_text(path).split("\n"), 1):
+        for number, line in enumerate(lines(read_text(path)), 1):
             record = _record(line, f"{path}:{number}", problems)
             if record is not None and record[0] != SUMMARY_TOPIC:
                 rows.append((system, *record))
                 where.append(f"{path}:{number}")
         if len(rows) == before and not problems:
             problems.append((path, "holds no per-query line: run ir_measures with -q."))
-    if problems:
-        raise InputFormatError(problems)
+    problems.raise_any()
     frame = pd.DataFrame(rows, columns=["system", "topic", MEASURE_COLUMN, "score"])
     wanted = list(measures) if measures is not None else list(dict.fromkeys(frame[MEASURE_COLUMN]))
     source = files[0] if len(files) == 1 else f"ir_measures output ({len(files)} files)"
@@ -166,7 +166,7 @@ def read_ir_measures(
     }
 
 
-def _record(line: str, location: str, problems: list[tuple[str, str]]) -> tuple[str, str, float] | None:
+def _record(line: str, location: str, problems: Problems) -> tuple[str, str, float] | None:
     """``(query_id, measure, value)`` of one line (``None`` for a blank or malformed one)."""
     fields = _fields(line, location, problems)
     if fields is None:
@@ -178,7 +178,7 @@ def _record(line: str, location: str, problems: list[tuple[str, str]]) -> tuple[
     return fields[0], fields[1], value
 
 
-def _fields(line: str, location: str, problems: list[tuple[str, str]]) -> tuple[str, str, str] | None:
+def _fields(line: str, location: str, problems: Problems) -> tuple[str, str, str] | None:
     text = line.strip()
     if not text:
         return None

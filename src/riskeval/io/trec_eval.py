@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.decoding import read_text
+from riskeval.io.decoding import lines, read_text
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
 from riskeval.io.numbers import parse_decimal
+from riskeval.io.problems import Problems
 from riskeval.io.system_names import system_name_from_file
 from riskeval.io.tables import assemble
 from riskeval.model.matrix import apply_missing
@@ -127,7 +128,7 @@ def read_trec_eval_measures(
     for measure in measures or ():
         check_measure(measure)
     files = input_files(paths, "read_trec_eval")
-    problems: list[tuple[str, str]] = []
+    problems = Problems()
     outputs: list[_Output] = []
     for path in files:
         outputs += _parse_file(path, problems)
@@ -153,9 +154,8 @@ def read_trec_eval_measures(
                 systems.append(name)
                 topics.append(topic)
                 values.append(value)
-        problems += [_absent_measure(measure, list(a), outs) for a, outs in lacking.items()]
-    if problems:
-        raise InputFormatError(problems)
+        problems.extend([_absent_measure(measure, list(a), outs) for a, outs in lacking.items()])
+    problems.raise_any()
     source = str(files[0] if len(files) == 1 else f"trec_eval output ({len(files)} files)")
     return {
         measure: apply_missing(
@@ -176,16 +176,16 @@ def input_files(paths: str | os.PathLike | Iterable[str | os.PathLike], caller: 
     return files
 
 
-def _parse_file(path: str, problems: list[tuple[str, str]]) -> list[_Output]:
+def _parse_file(path: str, problems: Problems) -> list[_Output]:
     """The outputs in one file; malformed lines are added to ``problems``."""
     outputs: list[_Output] = []
     current: _Output | None = None
     try:
         text = read_text(path)
     except InputFormatError as exc:
-        problems += exc.problems
+        problems.extend(exc.problems, exc.omitted)
         return outputs
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(lines(text), 1):
         fields = line.split()
         if not fields:
             continue
@@ -250,7 +250,7 @@ def _as(name: str, measure: Any) -> str:
     return f" (as {name!r})" if name != str(measure) else ""
 
 
-def _measure_values(out: _Output, chosen: str, problems: list[tuple[str, str]]) -> list[tuple[str, float]]:
+def _measure_values(out: _Output, chosen: str, problems: Problems) -> list[tuple[str, float]]:
     """(topic, value) of measure ``chosen`` in one output; problems go to ``problems``."""
     found: list[tuple[str, float]] = []
     first: dict[str, int] = {}
@@ -279,7 +279,7 @@ def _measure_values(out: _Output, chosen: str, problems: list[tuple[str, str]]) 
     return found
 
 
-def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, str]]) -> list[str]:
+def _name_outputs(outputs: list[_Output], names: Any, problems: Problems) -> list[str]:
     """One system name per output (see ``names`` in :func:`read_trec_eval`)."""
     per_file: dict[str, int] = {}
     for out in outputs:
@@ -287,15 +287,17 @@ def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, 
     if names is None:
         named = [_runid_name(out, per_file[out.path], problems) for out in outputs]
     elif isinstance(names, str) and names == "file":
-        problems += [
-            (
-                path,
-                f"names='file' needs one output per file, but this file holds {count}: pass "
-                "names=None to use the runid lines, or names=[...] with one name per output.",
-            )
-            for path, count in per_file.items()
-            if count > 1
-        ]
+        problems.extend(
+            [
+                (
+                    path,
+                    f"names='file' needs one output per file, but this file holds {count}: pass "
+                    "names=None to use the runid lines, or names=[...] with one name per output.",
+                )
+                for path, count in per_file.items()
+                if count > 1
+            ]
+        )
         named = [
             (system_name_from_file(out.path) if per_file[out.path] == 1 else "", out.path, "file name")
             for out in outputs
@@ -321,7 +323,7 @@ def _name_outputs(outputs: list[_Output], names: Any, problems: list[tuple[str, 
     return [name for name, _, _ in named]
 
 
-def _runid_name(out: _Output, in_file: int, problems: list) -> tuple[str, str, str]:
+def _runid_name(out: _Output, in_file: int, problems: Problems) -> tuple[str, str, str]:
     if out.runid is not None:
         return out.runid, f"{out.path}:{out.runid_line}", "runid line"
     if in_file == 1:
@@ -336,7 +338,7 @@ def _runid_name(out: _Output, in_file: int, problems: list) -> tuple[str, str, s
     return "", "", ""
 
 
-def _refuse_duplicate_names(named: list[tuple[str, str, str]], problems: list) -> None:
+def _refuse_duplicate_names(named: list[tuple[str, str, str]], problems: Problems) -> None:
     where: dict[str, list[tuple[str, str]]] = {}
     for name, location, origin in named:
         if name:

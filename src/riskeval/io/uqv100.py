@@ -34,9 +34,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
-from riskeval.io.decoding import read_text
+from riskeval.errors import RiskevalError, RiskevalWarning
+from riskeval.io.decoding import lines, read_text
 from riskeval.io.numbers import parse_decimal
+from riskeval.io.problems import Problems
 from riskeval.options import UNEQUAL_POLICIES, check_option
 
 #: Columns of :func:`read_variant_scores` and :func:`read_uqv100`.
@@ -70,9 +71,9 @@ def read_variant_scores(
     system = system or auto_system
     measure = measure or auto_measure
     rows: list[tuple[str, str, float, str]] = []
-    problems: list[tuple[str, str]] = []
+    problems = Problems()
     seen: dict[str, int] = {}
-    for number, raw in enumerate(read_text(location).split("\n"), start=1):
+    for number, raw in enumerate(lines(read_text(location)), start=1):
         line = raw.strip()
         if not line:
             continue
@@ -97,8 +98,7 @@ def read_variant_scores(
             rows.append((topic, variant, score, qid))
     if not rows and not problems:
         problems.append((location, "no scores in the file"))
-    if problems:
-        raise InputFormatError(problems)
+    problems.raise_any()
     frame = pd.DataFrame(rows, columns=["topic", "variant", "score", "query"])
     frame.insert(0, "system", system)
     frame["measure"] = measure

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import RiskevalError
-from riskeval.inference._common import resolve_rng
+from riskeval.inference._common import check_n_resamples, resolve_rng
 from riskeval.ltr.baselines import feature_column, ranking_ndcg
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
 from riskeval.ltr.lightgbm_params import check_lightgbm_params
@@ -320,7 +320,8 @@ class Experiment:
     correction : {"holm", "bh", "bonferroni", None}, default "holm"
         Multiple-testing correction over all the tests (``"none"`` is read as None).
     n_resamples : int, default 10,000
-        Sign flips of each randomisation test; 0 skips them.
+        Sign flips of each randomisation test, at most :data:`~riskeval.options.MAX_RESAMPLES`;
+        0 skips them.
     rng : int, None or numpy.random.Generator, default 0
         Draws the held-out queries and the random parts, and seeds each randomisation test.
         :meth:`run` records the seed it used in ``result.settings["seed"]``.
@@ -382,8 +383,9 @@ class Experiment:
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
-        for name, minimum in (("rounds", 1), ("k", 1), ("n_resamples", 0)):
-            _check_int(getattr(self, name), name, minimum)
+        for name in ("rounds", "k"):
+            _check_int(getattr(self, name), name, 1)
+        object.__setattr__(self, "n_resamples", check_n_resamples(self.n_resamples, func, minimum=0))
         if self.early_stopping is not None:
             _check_int(self.early_stopping, "early_stopping", 1)
         for point in grid_points(self.grid):
