@@ -209,6 +209,7 @@ main(["report", "scores.csv", "-b", "mean", "-o", "report.html"])
 """
 
 
+@pytest.mark.slow  # a report in a subprocess
 @pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name != "posix", reason="POSIX signals")
 def test_sigterm_during_a_report_removes_the_temporary_and_exits_143(tmp_path):
     matrix().rename_axis("system").to_csv(tmp_path / "scores.csv")

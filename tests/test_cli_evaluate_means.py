@@ -58,6 +58,7 @@ def test_one_csv_schema_whatever_the_number_of_measures(workdir, capsys):
         assert list(means.columns) == ["system", "measure", "score"]
 
 
+@pytest.mark.slow  # evaluates three TREC DL 2020 runs twice
 def test_means_equal_ir_measures_calc_aggregate_on_trec_dl():
     """ir_measures' aggregate of nDCG@10, AP(rel=2) and RR(rel=2)@10 of three TREC DL 2020 runs,
     which retrieve for every judged topic (so trec_eval -c changes nothing)."""
@@ -98,6 +99,7 @@ def _riskeval(args: list[str], cwd: Path, stdin: str | None = None) -> subproces
     )
 
 
+@pytest.mark.slow  # two command lines in subprocesses, piped
 def test_per_topic_csv_pipes_into_risk(workdir):
     """The documented pipeline ``riskeval evaluate --per-topic --format csv ... | riskeval risk -``
     gives the risk table of the same scores read from a file."""

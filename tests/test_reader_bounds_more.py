@@ -67,6 +67,7 @@ def test_clef2015_blocks_are_located_by_line(tmp_path):
     assert [loc for loc, _ in info.value.problems] == [f"{path}:{n}" for n in (1, 4, 5, 8)]
 
 
+@pytest.mark.slow  # 300,000 lines through each reader under tracemalloc
 @pytest.mark.parametrize("name", [*READERS, "format detection"])
 def test_blank_lines_cost_no_memory_per_line(tmp_path, name):
     path = tmp_path / "blank.txt"
