@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.analysis.table import risk_table
-from riskeval.errors import RiskevalError
-from riskeval.measures.declared import RISK_MEASURES, TRisk, expand_risks
+from riskeval.analysis.table import restrict_to_risks, risk_table
+from riskeval.measures.declared import RISK_MEASURES, expand_risks
 from riskeval.options import check_alphas
+from riskeval.settings import RiskSettings
 
 #: Columns of :func:`measure_rankings`.
 COLUMNS = ("system", "alpha", "baseline", "risk", "value", "rank", "mean", "rank_mean")
@@ -44,15 +44,10 @@ def measure_rankings(
     among the systems at that α, ties share their mean rank; a system that is the URisk/TRisk
     baseline has no rank there (NaN).  ``mean``/``rank_mean``: the mean score and its rank.
     """
-    grid = [float(a) for a in check_alphas(alphas, "measure_rankings")]
+    grid = tuple(float(a) for a in check_alphas(alphas, "measure_rankings"))
     chosen = expand_risks(risk, grid, "measure_rankings")
-    se = {m.se for m in chosen if isinstance(m, TRisk)}
-    if len(se) > 1:
-        raise RiskevalError("measure_rankings: the TRisk measures must share their standard error (se).")
-    wanted = sorted({float(m.alpha) for m in chosen if m.alpha is not None})
-    t = risk_table(
-        X, baseline=baseline, alphas=wanted, se=se.pop() if se else None, leave_one_out=leave_one_out
-    )
+    s, _ = restrict_to_risks(RiskSettings(alphas=grid), chosen, "measure_rankings")
+    t = risk_table(X, baseline=baseline, alphas=s.alphas, se=s.se, leave_one_out=leave_one_out)
     ranks = {
         "urisk": t["rank_urisk"],
         "trisk": t["rank_trisk"],

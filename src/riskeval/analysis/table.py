@@ -169,7 +169,7 @@ def risk_table(
         return several
     columns: tuple[str, ...] = COLUMNS
     if risk is not None:
-        s, columns = _restrict(s, risk)
+        s, columns = restrict_to_risks(s, risk, "risk_table")
     M = as_matrix(X)
     check_systems(systems, M.index, _SYSTEMS)
     A = np.asarray(s.alphas, dtype=np.float64)
@@ -206,13 +206,14 @@ def risk_table(
     return table[[name for name in table.columns if name in columns]] if risk is not None else table
 
 
-def _restrict(s: RiskSettings, risk: Any) -> tuple[RiskSettings, tuple[str, ...]]:
-    """The settings with the α of the measures ``risk`` (and a TRisk's own SE), and the columns."""
-    measures = expand_risks(risk, s.alphas, "risk_table")
+def restrict_to_risks(s: RiskSettings, risk: Any, func: str) -> tuple[RiskSettings, tuple[str, ...]]:
+    """The settings with the α of the measures ``risk`` (and a TRisk's own SE), and the columns of
+    :func:`risk_table` that show them; ``func`` names the caller in errors."""
+    measures = expand_risks(risk, s.alphas, func)
     se = {m.se for m in measures if isinstance(m, TRisk) and m.se != "parametric"}
     if len(se) > 1 or (se and any(isinstance(m, TRisk) and m.se == "parametric" for m in measures)):
         raise RiskevalError(
-            "risk_table: the TRisk measures of one table must share their standard error (se). "
+            f"{func}: the TRisk measures of one table must share their standard error (se). "
             f"Got {', '.join(str(m) for m in measures if isinstance(m, TRisk))}."
         )
     alphas = tuple(sorted({float(m.alpha) for m in measures if m.alpha is not None}))

@@ -39,8 +39,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval._optional import require
-from riskeval.analysis.table import _restrict as restrict_to_risk
-from riskeval.analysis.table import table_from_sums
+from riskeval.analysis.table import restrict_to_risks, table_from_sums
 from riskeval.core import baselines, chisq, paired
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import align_vector, listed, unknown_baseline
@@ -112,7 +111,7 @@ def long_risk_table(
     alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
     columns = None
     if risk is not None:
-        s, columns = restrict_to_risk(s, risk)
+        s, columns = restrict_to_risks(s, risk, func)
     A = np.asarray(s.alphas, dtype=np.float64)
     parts = _partitions(source, measure, func)
     totals = _first_pass(parts, s.baseline)

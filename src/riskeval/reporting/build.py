@@ -313,10 +313,9 @@ def report(
     )
     columns = None
     if risk is not None:
-        from riskeval.analysis.table import _restrict
+        from riskeval.analysis.table import restrict_to_risks
 
-        risk_measures(risk, "report")  # a bad measure is an error of report
-        s, columns = _restrict(s, risk)
+        s, columns = restrict_to_risks(s, risk, "report")
     matrices = _matrices(X, measure)
     if not isinstance(n_risky, (int, np.integer)) or n_risky < 0:
         raise RiskevalError(f"The 'n_risky' parameter of report must be an integer >= 0. Got {n_risky!r}.")
