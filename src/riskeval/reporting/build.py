@@ -107,6 +107,22 @@ class ReportContext:
             leave_one_out=s["leave_one_out"],
         )
 
+    def topic_risk(self, system: str, alpha: float) -> pd.DataFrame:
+        """The per-topic analysis of ``system`` against the baseline at ``alpha``, with the page's
+        level, correction and leave-one-out (:func:`riskeval.analysis.topics.system_topic_risk`)."""
+        from riskeval.analysis.topics import system_topic_risk
+
+        s = self.settings
+        return system_topic_risk(
+            self.matrix,
+            system,
+            self.baseline,
+            alpha,
+            level=s["level"],
+            correction=s["correction"],
+            leave_one_out=s["leave_one_out"],
+        )
+
     @property
     def focus(self) -> list[str]:
         """The systems the user asked to see (``systems=``), in the matrix; empty when none."""

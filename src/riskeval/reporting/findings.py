@@ -166,7 +166,6 @@ def _focus_line(
     ctx: ReportContext, name: str, at: pd.DataFrame, rank: int, baseline: str, alpha: float
 ) -> Markup:
     """One line about a focus system: its mean and rank, its risk and the verdict, its topic losses."""
-    from riskeval.analysis.topics import system_topic_risk
 
     s = ctx.settings
     row = at.loc[name]
@@ -182,15 +181,7 @@ def _focus_line(
     p = f", p {h.pvalue(row['pvalue'])}"
     if s["correction"]:
         p += f", p ({s['correction']}) {h.pvalue(row['pvalue_adj'])}"
-    topics = system_topic_risk(
-        ctx.matrix,
-        name,
-        ctx.baseline,
-        alpha,
-        level=s["level"],
-        correction=s["correction"],
-        leave_one_out=s["leave_one_out"],
-    )
+    topics = ctx.topic_risk(name, alpha)
     lost = topics[topics["significant"].astype(bool) & (topics["tr"] < 0)].sort_values("tr")
     ids = [str(t) for t in lost.index[:5]]
     which = f": {', '.join(ids)}{', …' if len(lost) > 5 else ''}" if len(lost) else ""

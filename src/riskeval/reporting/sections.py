@@ -88,7 +88,6 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
     jackknife influence TJ_j of every topic, and the significant topics (Dinçer, Macdonald & Ounis,
     SIGIR 2014, §5 and Figure 2).  Opens on the first focus system, else the run of highest mean
     score (never on a degenerate run, as the riskiest often is)."""
-    from riskeval.analysis.topics import system_topic_risk
 
     d = ctx.page_data
     s = ctx.settings
@@ -96,15 +95,7 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
     pt = d["pt"]
     order = d["systems"]
     default = order[pt["systems"][0]]
-    frame = system_topic_risk(
-        ctx.matrix,
-        default,
-        ctx.baseline,
-        alpha,
-        level=s["level"],
-        correction=s["correction"],
-        leave_one_out=s["leave_one_out"],
-    )
+    frame = ctx.topic_risk(default, alpha)
     rule = (
         f"p-values {s['correction']}-adjusted across topics; a topic is significant when its adjusted "
         f"p ≤ {s['level']:g} (no fixed line marks it)"
