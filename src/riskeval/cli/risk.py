@@ -475,18 +475,7 @@ def _on_cluster(
     s = settings
     tables = []
     for name in names:
-        table = long_risk_table(
-            path,
-            s.baseline,
-            list(s.alphas),
-            measure=name,
-            risk=risks,
-            se=s.se,
-            level=s.level,
-            correction=s.correction,
-            leave_one_out=s.leave_one_out,
-            alternative=alternative,
-        )
+        table = long_risk_table(path, measure=name, risk=risks, settings=s, alternative=alternative)
         if name is not None and len(names) > 1:
             table.insert(0, "measure", name)
         tables.append(table)
