@@ -18,21 +18,12 @@ import shutil
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 from data import data_dir
+from timing import best_of
 
 import riskeval as rk
-
-
-def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

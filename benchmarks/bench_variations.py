@@ -20,22 +20,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 import numpy as np
 from scipy import stats
+from timing import best_of
 
 from riskeval.core.mve import general_moments, normalise_weights
 from riskeval.core.rank_correlation import rank_correlations, tie_groups
-
-
-def best_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def bench_rank_correlations(repeat: int) -> bool:
@@ -53,8 +44,8 @@ def bench_rank_correlations(repeat: int) -> bool:
 
     ours = rank_correlations(mean, values)[0]
     assert np.allclose(ours, reference(), atol=1e-12, equal_nan=True)
-    t_ours = best_time(lambda: rank_correlations(mean, values), repeat)
-    t_ref = best_time(reference, 1)
+    t_ours = best_of(lambda: rank_correlations(mean, values), repeat)
+    t_ref = best_of(reference, 1)
     ratio = t_ref / t_ours
     print(f"rank correlations, 110 systems x 20,001 alphas: scipy.kendalltau loop / riskeval = {ratio:.1f}x")
     return ratio >= 3
@@ -69,8 +60,8 @@ def bench_general_moments(repeat: int) -> bool:
         return np.array([w @ np.cov(R[s], ddof=1) @ w for s in range(R.shape[0])])
 
     assert np.allclose(general_moments(R, w, 1)[1], reference(), atol=1e-14)
-    t_ours = best_time(lambda: general_moments(R, w, 1), repeat)
-    t_ref = best_time(reference, repeat)
+    t_ours = best_of(lambda: general_moments(R, w, 1), repeat)
+    t_ref = best_of(reference, repeat)
     ratio = t_ref / t_ours
     print(f"general moments, 1000 x 50 x 23: per-system w'Cw with numpy.cov / riskeval = {ratio:.1f}x")
     return ratio >= 5
