@@ -7,8 +7,9 @@ Names are imported on first use; LightGBM and numba when a model is trained or s
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from riskeval import _lazy
 
 _EXPORTS = {
     "Experiment": "riskeval.ltr.experiment",
@@ -29,13 +30,8 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'riskeval.ltr' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _lazy.load(__name__, _EXPORTS, name, globals())
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return _lazy.names(_EXPORTS, globals())
