@@ -178,7 +178,7 @@ def test_report_section():
     assert "G² = 1.119, 28 degrees of freedom" in r.html and "data:image" not in r.html
     lowest = rk.zrisk(TABLE3, alpha=5).nsmallest(3).index
     assert all(f'<th scope="row">{s}</th>' in r.html for s in lowest)
-    with pytest.warns(rk.RiskevalWarning, match="scores >= 0"):  # the report's own risk table
+    with pytest.warns(rk.errors.RiskevalWarning, match="scores >= 0"):  # the report's own risk table
         negative = rk.report(TABLE3 - 0.1, alphas=[0], sections=[residuals_section])
     assert negative.sections == ()
 

@@ -69,9 +69,9 @@ def test_parquet_with_several_measures_and_a_series_baseline(tmp_path):
 
 def test_negative_scores_give_nan_zrisk_with_the_warning():
     M = matrix() - 0.5
-    with pytest.warns(rk.RiskevalWarning, match="need scores >= 0"):
+    with pytest.warns(rk.errors.RiskevalWarning, match="need scores >= 0"):
         got = long_risk_table(long_form(M), "mean")
-    with pytest.warns(rk.RiskevalWarning, match="need scores >= 0"):
+    with pytest.warns(rk.errors.RiskevalWarning, match="need scores >= 0"):
         same(got, rk.risk_table(M, "mean"))
 
 

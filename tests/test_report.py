@@ -274,7 +274,7 @@ def test_negative_scores_give_a_report_without_the_georisk_plot():
     # scores ≥ 0), the rest holds.
     rng = np.random.default_rng(3)
     X = pd.DataFrame(rng.normal(0, 1, (4, 9)), index=list("abcd"))
-    with pytest.warns(rk.RiskevalWarning, match="GeoRisk"):
+    with pytest.warns(rk.errors.RiskevalWarning, match="GeoRisk"):
         r = rk.report(X, sections=[alpha_curves_section])
     assert "No GeoRisk plot" in r.html and 'data-chart="trisk"' in r.html
     assert 'data-chart="georisk"' not in r.html and page_data(r.html)["curves"]["georisk"] is None

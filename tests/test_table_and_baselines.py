@@ -119,7 +119,7 @@ def test_risk_table_self_baseline_row_has_reason_not_exception():
 
 
 def test_risk_table_negative_scores_warn_and_leave_zrisk_nan():
-    with pytest.warns(rk.RiskevalWarning, match="ZRisk and GeoRisk need scores >= 0"):
+    with pytest.warns(rk.errors.RiskevalWarning, match="ZRisk and GeoRisk need scores >= 0"):
         t = rk.risk_table(M - 0.5, alphas=[1])
     assert t["zrisk"].isna().all() and t["urisk"].notna().all()
 

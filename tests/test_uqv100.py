@@ -60,18 +60,20 @@ def test_unequal_policies(tmp_path):
     lines = "1-a 0.1\n1-b 0.2\n1-c 0.3\n2-a 0.4\n2-b 0.5\n3-x 0.6\n3-y 0.7\n3-z 0.8\n"
     a = write(tmp_path, "runs__A.ndcg@10", lines)
     b = write(tmp_path, "runs__B.ndcg@10", lines.replace("0.", "0.0"))
-    with pytest.warns(rk.RiskevalWarning, match=r"1 of 3 topics have fewer variants .*\(2 to 3 variants"):
+    with pytest.warns(
+        rk.errors.RiskevalWarning, match=r"1 of 3 topics have fewer variants .*\(2 to 3 variants"
+    ):
         with pytest.raises(rk.RiskevalError, match="unequal='keep'"):
             rk.variations.read_uqv100([a, b])
-    with pytest.warns(rk.RiskevalWarning):
+    with pytest.warns(rk.errors.RiskevalWarning):
         kept = rk.variations.read_uqv100([a, b], unequal="keep")
     assert len(kept) == 16
-    with pytest.warns(rk.RiskevalWarning):
+    with pytest.warns(rk.errors.RiskevalWarning):
         dropped = rk.variations.read_uqv100([a, b], unequal="drop")
     assert set(dropped["topic"]) == {"1", "3"} and len(dropped) == 12
-    with pytest.warns(rk.RiskevalWarning):
+    with pytest.warns(rk.errors.RiskevalWarning):
         down = rk.variations.read_uqv100([a, b], unequal="downsample", rng=3)
-    with pytest.warns(rk.RiskevalWarning):
+    with pytest.warns(rk.errors.RiskevalWarning):
         again = rk.variations.read_uqv100([a, b], unequal="downsample", rng=3)
     pd.testing.assert_frame_equal(down, again)
     per = down.groupby(["system", "topic"]).size()
@@ -108,13 +110,13 @@ def test_uqv100_selected_runs():
 
 def test_uqv100_user_queries_and_robust04():
     folder = shared_data("query-variations")
-    with pytest.warns(rk.RiskevalWarning, match="11 of 12 topics .*46 to 114"):
+    with pytest.warns(rk.errors.RiskevalWarning, match="11 of 12 topics .*46 to 114"):
         u = rk.variations.read_uqv100(
             folder / "uqv100-cs-qpp" / "user_queries__PL2.DFR.SD.ndcg@10", unequal="keep"
         )
     assert len(u) == 996 and u["topic"].nunique() == 12
     robust = folder / "robust04-uqv" / "cs-qpp__robust04_Lucene_indri_porter_QL.ndcg@10"
-    with pytest.warns(rk.RiskevalWarning, match="248 of 249 topics .*9 to 53"):
+    with pytest.warns(rk.errors.RiskevalWarning, match="248 of 249 topics .*9 to 53"):
         r = rk.variations.read_uqv100(robust, unequal="downsample", rng=1)
     assert r["topic"].nunique() == 249 and (r.groupby("topic").size() == 9).all()
     assert set(r["system"]) == {"robust04_Lucene_indri_porter_QL"} and set(r["measure"]) == {"ndcg@10"}

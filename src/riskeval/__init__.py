@@ -14,6 +14,7 @@ matrix, the risk table and the tests most used.  The rest is in namespaces:
 - :mod:`riskeval.variations`: query variations (mean–variance, bias–variance) and their readers;
 - :mod:`riskeval.analysis`: baselines, the baseline-bias study, run comparisons, long tables;
 - :mod:`riskeval.ltr`: risk-sensitive learning to rank;
+- :mod:`riskeval.bayes`: Bayesian risk inference over many systems (the ``bayes`` extra);
 - :mod:`riskeval.errors`: every error and warning riskeval raises.
 
 Names are imported on first use, so ``import riskeval`` (and ``riskeval --help``) stays fast.
@@ -22,6 +23,7 @@ Names are imported on first use, so ``import riskeval`` (and ``riskeval --help``
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 from riskeval import _lazy
@@ -29,7 +31,7 @@ from riskeval import _lazy
 __version__ = "1.0.0"  # the one place of the version (pyproject.toml reads it)
 
 #: the namespaces, modules of their own
-_NAMESPACES = ("analysis", "errors", "inference", "io", "ltr", "variations")
+_NAMESPACES = ("analysis", "bayes", "errors", "inference", "io", "ltr", "variations")
 
 # public name -> module that defines it
 _EXPORTS = {
@@ -67,8 +69,10 @@ _EXPORTS = {
     "to_markdown": "riskeval.formatting",
     # errors
     "RiskevalError": "riskeval.errors",
-    "RiskevalWarning": "riskeval.errors",
 }
+
+#: names that moved in 1.1, still read here with a DeprecationWarning until 2.0: name -> namespace
+_MOVED = {"RiskevalWarning": "riskeval.errors"}
 
 __all__ = sorted([*_EXPORTS, *_NAMESPACES])
 
@@ -76,6 +80,13 @@ __all__ = sorted([*_EXPORTS, *_NAMESPACES])
 def __getattr__(name: str) -> Any:
     if name in _NAMESPACES:
         return importlib.import_module(f"riskeval.{name}")
+    if name in _MOVED:
+        warnings.warn(
+            f"riskeval.{name} is now {_MOVED[name]}.{name}; the old name goes in riskeval 2.0.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(_MOVED[name]), name)
     return _lazy.load(__name__, _EXPORTS, name, globals())
 
 

@@ -1,8 +1,9 @@
 """Optional dependencies, imported on first use with a message that names the extra to install.
 
 ``pip install riskeval`` gives the measures, the readers and the command line's tables; plots and
-the HTML report need the ``report`` extra, Parquet files the ``parquet`` extra and risk-sensitive
-LambdaMART the ``ltr`` extra (``pip install "riskeval[all]"`` installs every one).
+the HTML report need the ``report`` extra, Parquet files the ``parquet`` extra, risk-sensitive
+LambdaMART the ``ltr`` extra and Bayesian risk inference the ``bayes`` extra
+(``pip install "riskeval[all]"`` installs every one).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ EXTRAS = {
     "distributed": "dask",
     "ir_datasets": "irds",
     "pyterrier": "pyterrier",
+    "numpyro": "bayes",
+    "jax": "bayes",
+    "arviz": "bayes",
 }
 
 

@@ -1,0 +1,33 @@
+"""Bayesian risk inference over many systems: the crossed random-effects model
+``score ~ (1 | topic) + (1 | system)`` of Benham, Carterette, Culpepper & Moffat (SIGIR 2020),
+fitted with NumPyro, one champion against many challengers, and losses weighted by (1 + α).
+
+Needs the ``bayes`` extra (``pip install "riskeval[bayes]"``: NumPyro, JAX and ArviZ), imported
+when a model is fitted, so ``import riskeval.bayes`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from riskeval import _lazy
+
+_EXPORTS = {
+    "BayesDiagnosticWarning": "riskeval.bayes.fit",
+    "BayesFit": "riskeval.bayes.fit",
+    "ChampionComparison": "riskeval.bayes.champion",
+    "Priors": "riskeval.bayes.model",
+    "champion_challengers": "riskeval.bayes.champion",
+    "fit": "riskeval.bayes.fit",
+    "risk_adjusted": "riskeval.bayes.champion",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    return _lazy.load(__name__, _EXPORTS, name, globals())
+
+
+def __dir__() -> list[str]:
+    return _lazy.names(_EXPORTS, globals())

@@ -1,0 +1,203 @@
+"""One champion, many challengers: the Bayesian risk analysis of Benham, Carterette, Culpepper &
+Moffat (SIGIR 2020), with losses against the champion weighted by (1 + α) before the model is fitted.
+
+The risk-adjusted score of system i on topic j is the champion's score plus URisk's per-topic
+difference (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 1), which weights a loss by (1 + α)::
+
+    y'_ij = b_j + (x_ij − b_j)            if x_ij ≥ b_j
+    y'_ij = b_j + (1 + α)·(x_ij − b_j)    otherwise
+
+where b_j is the champion's score on topic j.  The champion keeps its scores; at α = 0 every score
+is unchanged.  The difference of a system's effect from the champion's then estimates the mean
+per-topic URisk difference, with topic difficulty learned from every system fitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from riskeval.bayes.fit import BayesFit, as_scores, fit, named_systems
+from riskeval.bayes.model import Priors
+from riskeval.errors import RiskevalError
+
+#: the columns of :attr:`ChampionComparison.table`
+COLUMNS = (
+    "system",
+    "alpha",
+    "role",
+    "effect_mean",
+    "effect_median",
+    "effect_low",
+    "effect_high",
+    "diff_mean",
+    "diff_low",
+    "diff_high",
+    "p_better",
+    "p_better_margin",
+)
+
+
+def risk_adjusted(scores: Any, champion: Any, alpha: float) -> pd.DataFrame:
+    """The scores with every loss against ``champion`` weighted by (1 + α) (see the module)."""
+    matrix = as_scores(scores)
+    alpha = _check_alpha(alpha, "risk_adjusted")
+    if champion not in set(matrix.index):
+        raise RiskevalError(f"The champion {champion!r} is not one of the systems.")
+    base = matrix.loc[champion].to_numpy()
+    delta = matrix.to_numpy() - base
+    adjusted = base + np.where(delta < 0, (1 + alpha) * delta, delta)
+    return pd.DataFrame(adjusted, index=matrix.index, columns=matrix.columns)
+
+
+@dataclass(frozen=True)
+class ChampionComparison:
+    """The challengers against the champion at each α.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per system (champion first, then the challengers) and α; columns ``system, alpha,
+        role, effect_mean, effect_median, effect_low, effect_high`` (the system's effect and its
+        credible interval) and, for challengers, ``diff_mean, diff_low, diff_high`` (the effect
+        minus the champion's), ``p_better`` (the posterior probability that the difference is
+        above 0) and ``p_better_margin`` (above ``margin``); the champion's are NaN.
+    fits : dict
+        α -> :class:`BayesFit` of the risk-adjusted scores.
+    """
+
+    table: pd.DataFrame
+    fits: dict[float, BayesFit]
+    champion: Any
+    challengers: tuple[Any, ...]
+    level: float
+    margin: float
+
+    def problems(self) -> list[str]:
+        """The sampling checks failed by any fit, each prefixed by its α."""
+        return [f"α = {alpha:g}: {text}" for alpha, f in self.fits.items() for text in f.problems()]
+
+    def p_better(self) -> pd.DataFrame:
+        """The probability of beating the champion, challengers × α."""
+        rows = self.table[self.table["role"] == "challenger"]
+        return rows.pivot(index="system", columns="alpha", values="p_better").loc[list(self.challengers)]
+
+
+def champion_challengers(
+    scores: Any,
+    champion: Any,
+    challengers: Any = None,
+    *,
+    alphas: Any = (0.0,),
+    level: float = 0.95,
+    margin: float = 0.0,
+    priors: Priors | None = None,
+    chains: int = 4,
+    draws: int = 3_000,
+    warmup: int = 1_000,
+    target_accept: float = 0.9,
+    rng: Any = None,
+    progress: bool = False,
+) -> ChampionComparison:
+    """Which challengers beat the champion, and with what probability, at each risk weight α
+    (Benham, Carterette, Culpepper & Moffat, SIGIR 2020).
+
+    Every system of ``scores`` is fitted: the ones that are neither champion nor challenger
+    (earlier runs, official campaign runs) inform the model about topic difficulty and the spread of
+    system effects.  For each α the scores are risk-adjusted against the champion
+    (:func:`risk_adjusted`) and the model fitted again (:func:`fit`).
+
+    Parameters
+    ----------
+    scores : DataFrame or anything :func:`riskeval.score_matrix` reads
+        Systems × topics, complete.
+    champion
+        The system in production.
+    challengers : list, optional
+        The systems that could replace it; default every other system.
+    alphas : float or list of float
+        The risk weights (α = 0: no adjustment).
+    level : float
+        The level of the credible intervals (equal-tailed).
+    margin : float
+        The smallest difference that matters: ``p_better_margin`` is the probability of beating
+        the champion by more.
+    priors, chains, draws, warmup, target_accept, progress
+        As for :func:`fit`.
+    rng : int, numpy Generator or None
+        The seed; each α's fit gets its own seed drawn from it.
+
+    Returns
+    -------
+    ChampionComparison
+    """
+    matrix = as_scores(scores)
+    if champion not in set(matrix.index):
+        raise RiskevalError(f"The champion {champion!r} is not one of the systems.")
+    names = tuple(named_systems(matrix.index, champion, challengers))
+    grid = _alphas(alphas)
+    seeds = np.random.SeedSequence(_entropy(rng)).generate_state(len(grid), dtype=np.uint64)
+    fits: dict[float, BayesFit] = {}
+    rows: list[pd.DataFrame] = []
+    for alpha, seed in zip(grid, seeds, strict=True):
+        model = fit(
+            risk_adjusted(matrix, champion, alpha) if alpha else matrix,
+            priors=priors,
+            chains=chains,
+            draws=draws,
+            warmup=warmup,
+            target_accept=target_accept,
+            rng=int(seed),
+            progress=progress,
+        )
+        fits[alpha] = model
+        effects = model.system_effects(level).loc[[champion, *names]]
+        part = pd.DataFrame(
+            {
+                "system": effects.index,
+                "alpha": alpha,
+                "role": ["champion"] + ["challenger"] * len(names),
+                "effect_mean": effects["mean"].to_numpy(),
+                "effect_median": effects["median"].to_numpy(),
+                "effect_low": effects["low"].to_numpy(),
+                "effect_high": effects["high"].to_numpy(),
+            }
+        )
+        diffs = model.compare(champion, list(names), margin=margin, level=level)
+        for column in ("diff_mean", "diff_low", "diff_high", "p_better", "p_better_margin"):
+            part[column] = np.concatenate([[np.nan], diffs[column].to_numpy()])
+        rows.append(part)
+    table = pd.concat(rows, ignore_index=True)[list(COLUMNS)]
+    return ChampionComparison(table, fits, champion, names, float(level), float(margin))
+
+
+def _alphas(alphas: Any) -> list[float]:
+    values = [alphas] if np.isscalar(alphas) else list(alphas)
+    if not values:
+        raise RiskevalError("The 'alphas' parameter of champion_challengers needs at least one α.")
+    grid = [_check_alpha(a, "champion_challengers") for a in values]
+    if len(set(grid)) != len(grid):
+        raise RiskevalError(f"The 'alphas' of champion_challengers repeat a value: {values}.")
+    return grid
+
+
+def _check_alpha(alpha: Any, func: str) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+        raise RiskevalError(f"α of {func} must be a number >= 0; got {alpha!r}.")
+    if not (np.isfinite(alpha) and alpha >= 0):
+        raise RiskevalError(f"α of {func} must be a finite number >= 0; got {alpha!r}.")
+    return float(alpha)
+
+
+def _entropy(rng: Any) -> int | None:
+    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0):
+        return None if rng is None else int(rng)
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**63))
+    raise RiskevalError(
+        f"The 'rng' parameter of champion_challengers must be a non-negative int, None or a "
+        f"numpy.random.Generator. Got {rng!r}."
+    )
