@@ -14,15 +14,17 @@ per-topic URisk difference, with topic difficulty learned from every system fitt
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from riskeval.bayes.fit import BayesFit, as_scores, fit, named_systems
+from riskeval.bayes.fit import CHECKS_FAILED, BayesDiagnosticWarning, BayesFit, as_scores, fit, named_systems
 from riskeval.bayes.model import Priors
 from riskeval.errors import RiskevalError
+from riskeval.inference._common import resolve_rng
 
 #: the columns of :attr:`ChampionComparison.table`
 COLUMNS = (
@@ -53,7 +55,7 @@ def risk_adjusted(scores: Any, champion: Any, alpha: float) -> pd.DataFrame:
     return pd.DataFrame(adjusted, index=matrix.index, columns=matrix.columns)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ChampionComparison:
     """The challengers against the champion at each α.
 
@@ -67,6 +69,8 @@ class ChampionComparison:
         above 0) and ``p_better_margin`` (above ``margin``); the champion's are NaN.
     fits : dict
         α -> :class:`BayesFit` of the risk-adjusted scores.
+    seed : int
+        The seed that reproduces every fit (pass it back as ``rng``).
     """
 
     table: pd.DataFrame
@@ -75,6 +79,7 @@ class ChampionComparison:
     challengers: tuple[Any, ...]
     level: float
     margin: float
+    seed: int
 
     def problems(self) -> list[str]:
         """The sampling checks failed by any fit, each prefixed by its α."""
@@ -126,7 +131,8 @@ def champion_challengers(
         The smallest difference that matters: ``p_better_margin`` is the probability of beating
         the champion by more.
     priors, chains, draws, warmup, target_accept, progress
-        As for :func:`fit`.
+        As for :func:`fit`; a failed sampling check of any α's fit is one
+        :class:`BayesDiagnosticWarning` naming the α.
     rng : int, numpy Generator or None
         The seed; each α's fit gets its own seed drawn from it.
 
@@ -139,10 +145,11 @@ def champion_challengers(
         raise RiskevalError(f"The champion {champion!r} is not one of the systems.")
     names = tuple(named_systems(matrix.index, champion, challengers))
     grid = _alphas(alphas)
-    seeds = np.random.SeedSequence(_entropy(rng)).generate_state(len(grid), dtype=np.uint64)
+    _, seed = resolve_rng(rng, "champion_challengers")
+    seeds = np.random.SeedSequence(seed).generate_state(len(grid), dtype=np.uint64)
     fits: dict[float, BayesFit] = {}
     rows: list[pd.DataFrame] = []
-    for alpha, seed in zip(grid, seeds, strict=True):
+    for alpha, alpha_seed in zip(grid, seeds, strict=True):
         model = fit(
             risk_adjusted(matrix, champion, alpha) if alpha else matrix,
             priors=priors,
@@ -150,8 +157,9 @@ def champion_challengers(
             draws=draws,
             warmup=warmup,
             target_accept=target_accept,
-            rng=int(seed),
+            rng=int(alpha_seed),
             progress=progress,
+            check=False,
         )
         fits[alpha] = model
         effects = model.system_effects(level).loc[[champion, *names]]
@@ -171,7 +179,11 @@ def champion_challengers(
             part[column] = np.concatenate([[np.nan], diffs[column].to_numpy()])
         rows.append(part)
     table = pd.concat(rows, ignore_index=True)[list(COLUMNS)]
-    return ChampionComparison(table, fits, champion, names, float(level), float(margin))
+    result = ChampionComparison(table, fits, champion, names, float(level), float(margin), seed)
+    found = result.problems()
+    if found:
+        warnings.warn(f"{CHECKS_FAILED}: " + "; ".join(found), BayesDiagnosticWarning, stacklevel=2)
+    return result
 
 
 def _alphas(alphas: Any) -> list[float]:
@@ -190,14 +202,3 @@ def _check_alpha(alpha: Any, func: str) -> float:
     if not (np.isfinite(alpha) and alpha >= 0):
         raise RiskevalError(f"α of {func} must be a finite number >= 0; got {alpha!r}.")
     return float(alpha)
-
-
-def _entropy(rng: Any) -> int | None:
-    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0):
-        return None if rng is None else int(rng)
-    if isinstance(rng, np.random.Generator):
-        return int(rng.integers(2**63))
-    raise RiskevalError(
-        f"The 'rng' parameter of champion_challengers must be a non-negative int, None or a "
-        f"numpy.random.Generator. Got {rng!r}."
-    )

@@ -31,13 +31,15 @@ MIN_ESS_SYSTEM = 10_000
 MIN_ESS_TOPIC = 1_000
 #: Most draws in all chains together (memory: draws × (systems + topics) float64 numbers).
 MAX_DRAWS = 10_000_000
+#: the start of the warning of a failed sampling check
+CHECKS_FAILED = "The posterior draws fail the sampling checks of Benham et al. (SIGIR 2020)"
 
 
 class BayesDiagnosticWarning(RiskevalWarning):
     """The posterior draws fail a sampling check (R-hat, effective sample size, divergences)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BayesFit:
     """The posterior of ``score ~ (1 | topic) + (1 | system)`` for one score matrix.
 
@@ -301,12 +303,7 @@ def fit(
     if check:
         found = result.problems()
         if found:
-            warnings.warn(
-                "The posterior draws fail the sampling checks of Benham et al. (SIGIR 2020): "
-                + "; ".join(found),
-                BayesDiagnosticWarning,
-                stacklevel=2,
-            )
+            warnings.warn(f"{CHECKS_FAILED}: " + "; ".join(found), BayesDiagnosticWarning, stacklevel=2)
     return result
 
 
