@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.bayes.fit import CHECKS_FAILED, BayesDiagnosticWarning, BayesFit, as_scores, fit, named_systems
+from riskeval.bayes.fit import BayesDiagnosticWarning, BayesFit, as_scores, checks_failed, fit, named_systems
 from riskeval.bayes.model import Priors
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import resolve_rng
@@ -182,7 +182,7 @@ def champion_challengers(
     result = ChampionComparison(table, fits, champion, names, float(level), float(margin), seed)
     found = result.problems()
     if found:
-        warnings.warn(f"{CHECKS_FAILED}: " + "; ".join(found), BayesDiagnosticWarning, stacklevel=2)
+        warnings.warn(checks_failed(found), BayesDiagnosticWarning, stacklevel=2)
     return result
 
 

@@ -31,8 +31,6 @@ MIN_ESS_SYSTEM = 10_000
 MIN_ESS_TOPIC = 1_000
 #: Most draws in all chains together (memory: draws × (systems + topics) float64 numbers).
 MAX_DRAWS = 10_000_000
-#: the start of the warning of a failed sampling check
-CHECKS_FAILED = "The posterior draws fail the sampling checks of Benham et al. (SIGIR 2020)"
 
 
 class BayesDiagnosticWarning(RiskevalWarning):
@@ -303,8 +301,14 @@ def fit(
     if check:
         found = result.problems()
         if found:
-            warnings.warn(f"{CHECKS_FAILED}: " + "; ".join(found), BayesDiagnosticWarning, stacklevel=2)
+            warnings.warn(checks_failed(found), BayesDiagnosticWarning, stacklevel=2)
     return result
+
+
+def checks_failed(problems: list[str]) -> str:
+    """The warning of failed sampling checks (:meth:`BayesFit.problems`), one sentence."""
+    listed = "; ".join(text.rstrip(".") for text in problems)
+    return f"The posterior draws fail the sampling checks of Benham et al. (SIGIR 2020): {listed}."
 
 
 def as_scores(scores: Any) -> pd.DataFrame:
