@@ -24,6 +24,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "risk": ("riskeval.cli.risk", "risk", "Risk table of systems against a baseline."),
     "bias-study": ("riskeval.cli.risk", "bias_study", "Each system as the baseline: the bias study."),
     "evaluate": ("riskeval.cli.evaluate", "evaluate", "Mean or per-topic scores of TREC runs."),
+    "bayes": (
+        "riskeval.cli.bayes",
+        "bayes",
+        "Champion against challengers: Bayesian risk inference (SIGIR 2020).",
+    ),
     "report": ("riskeval.cli.report", "report", "Self-contained HTML risk report (tables and plots)."),
     "mean-variance": ("riskeval.cli.variations", "mean_variance", "Mean-variance over query variations."),
     "bias-variance": ("riskeval.cli.variations", "bias_variance", "Bias-variance decomposition of scores."),

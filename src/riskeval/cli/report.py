@@ -16,6 +16,7 @@ from riskeval.cli._input import (
     scores_options,
 )
 from riskeval.cli._resamples import ResampleCount
+from riskeval.cli.bayes import sampler_options
 from riskeval.cli.variations import variation_data
 
 
@@ -72,7 +73,12 @@ from riskeval.cli.variations import variation_data
     show_default=True,
     help="Resamples of --test (at most 10,000,000).",
 )
-@click.option("--seed", type=WholeNumber(0), default=None, help="Seed of the resamples (recorded).")
+@click.option(
+    "--seed",
+    type=WholeNumber(0),
+    default=None,
+    help="Seed of the resamples and, with --bayes, of the sampler (recorded).",
+)
 @click.option(
     "--progress/--no-progress",
     default=None,
@@ -89,6 +95,14 @@ from riskeval.cli.variations import variation_data
     metavar="TARGET",
     help="Adds the bias-variance section against TARGET: perfect, best, a system or a number.",
 )
+@click.option(
+    "--bayes",
+    is_flag=True,
+    help="Adds the Bayesian champion–challenger section (SIGIR 2020): one fit per --alpha of "
+    "every system, --champion against --challengers, credible intervals at 1 − --level; the "
+    "sampler seeded by --seed. Needs the bayes extra.",
+)
+@sampler_options
 def report(
     inputs,
     example,
@@ -109,6 +123,12 @@ def report(
     progress,
     variations,
     bias_target,
+    bayes,
+    champion,
+    challengers,
+    chains,
+    draws,
+    warmup,
     client,
 ):
     """Write the risk report: one HTML file with the tables, the plots and the inputs and settings,
@@ -128,6 +148,7 @@ def report(
       riskeval report --qrels qrels.txt --measure ERR@20 a.run b.run.gz -o report.html
       riskeval report --qrels qrels.txt --measure nDCG@10 --measure "AP(rel=2)" --baseline bm25 \\
           --systems mine --topics-file topics.tsv --correction holm runs/* -o report.html
+      riskeval report scores.csv --baseline bm25 --alpha 0,5 --bayes --champion bm25 -o report.html
     """
     import riskeval as rk
     from riskeval._optional import require
@@ -135,6 +156,13 @@ def report(
 
     for module in ("matplotlib", "jinja2", "markupsafe"):  # a missing extra before any other output
         require(module, "riskeval.report")
+    if not bayes and (champion is not None or challengers is not None):
+        raise click.UsageError("--champion and --challengers go with --bayes.")
+    if bayes:
+        from riskeval.bayes.model import FEATURE
+
+        for module in ("numpyro", "jax", "arviz"):
+            require(module, FEATURE)
 
     if not is_stdout(output):
         if not Path(output).resolve().parent.is_dir():
@@ -156,6 +184,24 @@ def report(
         r, c = scores.matrix.shape
         click.echo(f"riskeval report: {r} systems × {c} topics, {len(matrices)} measure(s)", err=True)
     data, files = variation_data(variations, bias_target)
+    comparison = None
+    if bayes:
+        from riskeval.cli.bayes import check_names, compare, fresh_seed
+
+        matrix = scores.one()
+        named = check_names(matrix, champion, challengers, "riskeval report --bayes")
+        comparison, _ = compare(
+            matrix,
+            champion,
+            named,
+            alphas=list(settings.alphas),
+            level=1 - settings.level,
+            chains=chains,
+            draws=draws,
+            warmup=warmup,
+            seed=fresh_seed() if seed is None else seed,
+            progress=show,
+        )
     result = rk.report(
         matrices if len(matrices) > 1 else scores.matrix,
         settings=settings,
@@ -171,6 +217,7 @@ def report(
         rng=seed,
         progress=show,
         data=data,
+        bayes=comparison,
         path=output,
     )
     if not is_stdout(output):

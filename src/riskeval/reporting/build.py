@@ -244,6 +244,7 @@ def report(
     progress: bool = False,
     sections: Sequence[Builder] | None = None,
     data: Mapping[str, Any] | None = None,
+    bayes: Any = None,
     path: str | os.PathLike | None = None,
 ) -> Report:
     """A risk report of the systems of score matrix ``X`` as one self-contained HTML page.
@@ -304,6 +305,11 @@ def report(
         Section builders (default :data:`riskeval.reporting.sections.DEFAULT_SECTIONS`).
     data : mapping, optional
         Further inputs for custom section builders (``ctx.data``).
+    bayes : riskeval.bayes.ChampionComparison or mapping, optional
+        Adds the section of a Bayesian champion–challenger analysis (Benham, Carterette, Culpepper
+        & Moffat, SIGIR 2020): the forest plot of the systems' effects per α, the probability of
+        beating the champion and the sampling checks' verdict.  With several measures, a mapping
+        measure name → comparison puts each in its measure's tab.
     path : str or path, optional
         Where to write the page; ``None`` writes nothing (``Report.html`` holds it).
 
@@ -351,6 +357,8 @@ def report(
         "python": platform.python_version(),
         "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
+    if bayes is not None:
+        data = {**(data or {}), "bayes": _champion_comparisons(bayes)}
     log: Callable[[str], None] = _progress_log() if progress else _quiet
     texts = {str(k): str(v) for k, v in (topics or {}).items()}
     builders = DEFAULT_SECTIONS if sections is None else sections
@@ -410,6 +418,21 @@ def _risk_settings(s: RiskSettings, risk: Any, test: str, n_resamples: Any, rng:
         "topic_alpha": max(s.alphas),
         "bias_alpha": min(positive) if positive else 1.0,
     }
+
+
+def _champion_comparisons(bayes: Any) -> Any:
+    """``bayes=`` checked: a :class:`~riskeval.bayes.ChampionComparison` or a mapping of them."""
+    from riskeval.bayes.champion import ChampionComparison
+
+    values = list(bayes.values()) if isinstance(bayes, Mapping) else [bayes]
+    wrong = [v for v in values if not isinstance(v, ChampionComparison)]
+    if wrong or not values:
+        raise RiskevalError(
+            "The 'bayes' parameter of report must be a riskeval.bayes.ChampionComparison (from "
+            "riskeval.bayes.champion_challengers) or a mapping measure name -> one; got "
+            f"{type(wrong[0] if wrong else bayes).__name__}."
+        )
+    return bayes
 
 
 def _focus(systems: Any, matrices: dict[str | None, pd.DataFrame]) -> list[str]:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval.reporting import html as h
+from riskeval.reporting.bayes import bayes_section
 from riskeval.reporting.build import ReportContext, Section
 from riskeval.reporting.explorer import test_caption
 from riskeval.reporting.paper_sections import baseline_rankings_section, left_out, rank, residuals_section
@@ -395,7 +396,8 @@ DEFAULT_SECTIONS = (
     bias_section,
     baseline_rankings_section,
     residuals_section,
-    # with their inputs in data= only: query variations, bias-variance
+    # with their inputs in data= only: query variations, bias-variance, Bayesian champion–challengers
     mean_variance_section,
     bias_variance_section,
+    bayes_section,
 )

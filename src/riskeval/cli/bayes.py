@@ -1,0 +1,294 @@
+"""``riskeval bayes``: one champion against challengers with the Bayesian model of Benham,
+Carterette, Culpepper & Moffat (SIGIR 2020), thin over :func:`riskeval.bayes.champion_challengers`.
+
+The scores are read as ``riskeval risk`` reads them; the table is
+:attr:`riskeval.bayes.ChampionComparison.table` in every ``--format``; a sampling check the
+posterior fails (R-hat, effective sample size, divergences) is a warning line on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from riskeval.cli._input import (
+    DECIMAL,
+    DecimalRange,
+    WholeNumber,
+    _stack,
+    alpha_option,
+    load_scores,
+    parse_alphas,
+    scores_options,
+)
+from riskeval.cli._output import HUMAN_FORMATS, echo_warning, emit, format_option
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from riskeval.bayes import ChampionComparison
+
+#: The columns the formats for people show by default (``--columns all``: every one).
+SHOWN = ("system", "alpha", "effect_mean", "effect_low", "effect_high", "diff_mean", "diff_low",
+         "diff_high", "p_better")  # fmt: skip
+
+#: ``--champion``, ``--challengers`` and the sampler's settings, shared with ``riskeval report --bayes``.
+sampler_options = _stack(
+    [
+        click.option(
+            "--champion",
+            metavar="NAME",
+            default=None,
+            help="The system in production, which the challengers must beat.",
+        ),
+        click.option(
+            "--challengers",
+            metavar="A,B,...",
+            default=None,
+            help="The systems that could replace the champion (comma list). [default: every other "
+            "system; all of them inform the model either way]",
+        ),
+        click.option("--chains", type=WholeNumber(1), default=4, show_default=True, help="Markov chains."),
+        click.option(
+            "--draws",
+            type=WholeNumber(10),
+            default=3_000,
+            show_default=True,
+            help="Draws kept per chain.",
+        ),
+        click.option(
+            "--warmup",
+            type=WholeNumber(10),
+            default=1_000,
+            show_default=True,
+            help="Warm-up iterations per chain (step size and mass matrix adaptation).",
+        ),
+    ]
+)
+
+
+@click.command()
+@scores_options
+@sampler_options
+@alpha_option(
+    help="Risk weights α ≥ 0: each loss against the champion counts (1 + α) times; one fit per α. "
+    "Repeat the option or give a comma list. [default: 0]"
+)
+@click.option(
+    "--level",
+    type=DecimalRange(0, 1, min_open=True, max_open=True),
+    default=0.95,
+    show_default=True,
+    help="Level of the equal-tailed credible intervals.",
+)
+@click.option(
+    "--margin",
+    type=DECIMAL,
+    default=0.0,
+    show_default=True,
+    help="The smallest difference that matters: p_better_margin is the probability of beating the "
+    "champion by more.",
+)
+@click.option(
+    "--target-accept",
+    type=DecimalRange(0, 1, min_open=True, max_open=True),
+    default=0.9,
+    show_default=True,
+    help="Target acceptance of the sampler's step size; raise it (0.99) after divergent transitions.",
+)
+@click.option(
+    "--seed",
+    type=WholeNumber(0),
+    default=None,
+    metavar="S",
+    help="Seed of the sampler (recorded in the output); the same seed gives the same draws.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="NumPyro's progress bar on stderr while sampling. [default: when stderr is a terminal]",
+)
+@click.option(
+    "--columns",
+    default=None,
+    metavar="A,B,...|all",
+    help="The columns shown, in that order (comma list), or all. [default: table, latex, markdown: "
+    + ", ".join(SHOWN)
+    + ", and p_better_margin with --margin; csv, json: all]",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    default="-",
+    help="The file to write: a new path or a regular file, replaced atomically. [default: standard output]",
+)
+@format_option
+def bayes(
+    inputs,
+    example,
+    qrels,
+    measure,
+    name_from,
+    missing,
+    champion,
+    challengers,
+    chains,
+    draws,
+    warmup,
+    alphas,
+    level,
+    margin,
+    target_accept,
+    seed,
+    progress,
+    columns,
+    output,
+    fmt,
+):
+    """Which challengers beat the champion, and with what probability, at each risk weight α.
+
+    Fits the crossed random-effects model score ~ (1 | topic) + (1 | system) of Benham,
+    Carterette, Culpepper & Moffat (SIGIR 2020) to every system of SCORES, once per α, after
+    weighting each loss against the champion by (1 + α).  For each system the table gives its
+    effect (deviation from the grand mean) with its credible interval; for each challenger the
+    difference from the champion and p_better, the posterior probability that it is above 0.
+    SCORES is read as riskeval risk reads it: a score table, trec_eval -q files, run files with
+    --qrels, or - for standard input.  Needs the bayes extra (pip install "riskeval[bayes]").
+
+    \b
+    Examples:
+      riskeval bayes scores.csv --champion bm25 --alpha 0,1,5
+      riskeval bayes scores.csv --champion bm25 --challengers bert,splade --seed 1 --format csv
+      riskeval bayes --qrels qrels.txt -m AP --champion bm25 bm25.run bert.run other.run
+    """
+    from riskeval._optional import require
+    from riskeval.bayes.model import FEATURE
+    from riskeval.io.atomic import atomic_open, check_target, is_stdout, refuse_inputs
+
+    for module in ("numpyro", "jax", "arviz"):  # a missing extra before the scores are read
+        require(module, FEATURE)
+    if not is_stdout(output):
+        check_target(output)
+        refuse_inputs(output, [*inputs, qrels])
+    grid = parse_alphas(alphas, [0.0])
+    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    matrix = scores.one()
+    named = check_names(matrix, champion, challengers, "riskeval bayes")
+    show = sys.stderr.isatty() if progress is None else progress
+    seed = fresh_seed() if seed is None else seed
+    comparison, problems = compare(
+        matrix,
+        champion,
+        named,
+        alphas=grid,
+        level=level,
+        margin=margin,
+        chains=chains,
+        draws=draws,
+        warmup=warmup,
+        target_accept=target_accept,
+        seed=seed,
+        progress=show,
+    )
+    table = comparison.table.assign(seed=seed)
+    if fmt in HUMAN_FORMATS:
+        table = probabilities_as_text(table)
+        if columns is None:
+            columns = ",".join([*SHOWN, *(["p_better_margin"] if margin else [])])
+    caption = (
+        f"{matrix.shape[0]} systems × {matrix.shape[1]} topics from {scores.source}"
+        + (f", {scores.measure}" if scores.measure else "")
+        + f"; champion {champion}; {chains} chains × {draws} draws ({warmup} warm-up), seed {seed}; "
+        f"{level:.0%} credible intervals; p_better: posterior probability that the challenger's "
+        f"effect is above the champion's (each loss counted 1 + α times)"
+        + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
+        + "\n"
+        + verdict(problems)
+    )
+    with atomic_open(output, "w", inputs=[*scores.files]) as out:
+        emit(table, fmt, out=out, caption=caption, columns=columns)
+
+
+def check_names(
+    matrix: pd.DataFrame, champion: str | None, challengers: str | None, command: str
+) -> list[str] | None:
+    """The challengers of ``--challengers`` (``None``: every other system) after checking them and
+    ``--champion`` against the systems of ``matrix``; an unknown name is an error listing the
+    systems there are."""
+    from riskeval.errors import RiskevalError
+
+    systems = [str(s) for s in matrix.index]
+    if champion is None:
+        raise click.UsageError(f"{command} needs --champion NAME, one of the systems: {_listing(systems)}.")
+    named = None if challengers is None else [s.strip() for s in challengers.split(",") if s.strip()]
+    for option, names in (("--champion", [champion]), ("--challengers", named or [])):
+        unknown = [n for n in names if n not in systems]
+        if unknown:
+            raise RiskevalError(
+                f"The '{option}' option of {command} names {', '.join(map(repr, unknown))}, not a "
+                f"system of the scores; the systems are: {_listing(systems)}."
+            )
+    if named is not None and not named:
+        raise RiskevalError(f"The '--challengers' option of {command} names no system; got {challengers!r}.")
+    if named is not None and champion in named:
+        raise RiskevalError(
+            f"The '--challengers' option of {command} holds the champion {champion!r}; it cannot "
+            "challenge itself."
+        )
+    return named
+
+
+def compare(
+    matrix: pd.DataFrame, champion: str, challengers: list[str] | None, *, seed: int, **options: Any
+) -> tuple[ChampionComparison, list[str]]:
+    """:func:`riskeval.bayes.champion_challengers` and the sampling checks its fits fail, each a
+    warning line on stderr that names its α (instead of the library's warning, once per fit)."""
+    import warnings
+
+    from riskeval.bayes import BayesDiagnosticWarning, champion_challengers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BayesDiagnosticWarning)
+        comparison = champion_challengers(matrix, champion, challengers, rng=seed, **options)
+    problems = comparison.problems()
+    for problem in problems:
+        echo_warning(f"the posterior fails a sampling check of Benham et al. (SIGIR 2020) at {problem}")
+    return comparison, problems
+
+
+def verdict(problems: list[str]) -> str:
+    """One line: whether the posterior draws pass the sampling checks at every α (``problems``:
+    :meth:`riskeval.bayes.ChampionComparison.problems`)."""
+    failed = list(dict.fromkeys(text.split(":", 1)[0] for text in problems))
+    if failed:
+        return (
+            f"sampling checks FAILED at {', '.join(failed)} (see the warnings): draw more before "
+            "trusting p_better"
+        )
+    return (
+        "sampling checks passed at every α: R-hat < 1.01, bulk ESS > 10,000 (systems) and > 1,000 "
+        "(topics), no divergent transitions"
+    )
+
+
+def probabilities_as_text(table: pd.DataFrame) -> pd.DataFrame:
+    """``p_better`` and ``p_better_margin`` with three decimals, for people: they are shares of
+    posterior draws, not p-values (0 is "below one draw in all", not an underflow)."""
+    shown = table.copy()
+    for column in ("p_better", "p_better_margin"):
+        shown[column] = [("" if v != v else f"{v:.3f}") for v in table[column]]
+    return shown
+
+
+def fresh_seed() -> int:
+    """A seed from the operating system's entropy, to record with the output."""
+    import secrets
+
+    return secrets.randbits(32)
+
+
+def _listing(systems: list[str]) -> str:
+    return ", ".join(systems[:20]) + (f" and {len(systems) - 20} more" if len(systems) > 20 else "")
