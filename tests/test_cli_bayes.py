@@ -185,7 +185,7 @@ def test_failed_sampling_check_is_a_warning_line(scores, sampler, capsys):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--champion", "Champ"], "The '--champion' option of riskeval bayes names 'Champ', not a system"),
+        (["--champion", "Champ"], "The '--champion' option of riskeval bayes names 'Champ', not a system of the scores. Did you mean 'champ'?"),
         (["--champion", "champ", "--challengers", "a,zz"], "The '--challengers' option of riskeval bayes names 'zz'"),
         (["--champion", "champ", "--challengers", "a,champ"], "holds the champion 'champ'"),
         (["--champion", "champ", "--challengers", ","], "names no system"),
@@ -204,7 +204,7 @@ def test_bad_input_is_one_line_exit_2(scores, sampler, capsys, extra, message):
     assert message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1 or "Usage" in err
     if "names '" in message:
-        assert "the systems are: champ, a, b, c, d, e." in err
+        assert "The systems are: champ, a, b, c, d, e." in err
     assert not calls
 
 

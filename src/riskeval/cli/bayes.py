@@ -218,6 +218,8 @@ def check_names(
     """The challengers of ``--challengers`` (``None``: every other system) after checking them and
     ``--champion`` against the systems of ``matrix``; an unknown name is an error listing the
     systems there are."""
+    import difflib
+
     from riskeval.errors import RiskevalError
 
     systems = [str(s) for s in matrix.index]
@@ -227,9 +229,11 @@ def check_names(
     for option, names in (("--champion", [champion]), ("--challengers", named or [])):
         unknown = [n for n in names if n not in systems]
         if unknown:
+            close = difflib.get_close_matches(unknown[0], systems, n=3, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
             raise RiskevalError(
                 f"The '{option}' option of {command} names {', '.join(map(repr, unknown))}, not a "
-                f"system of the scores; the systems are: {_listing(systems)}."
+                f"system of the scores.{hint} The systems are: {_listing(systems)}."
             )
     if named is not None and not named:
         raise RiskevalError(f"The '--challengers' option of {command} names no system; got {challengers!r}.")
