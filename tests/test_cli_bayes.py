@@ -66,6 +66,7 @@ def sampler(monkeypatch):
                 diff = (i / 100, i / 100 - 0.02, i / 100 + 0.02, 0.25 + i / 10, 0.0) if i else (np.nan,) * 5
                 rows.append(row | dict(zip(COLUMNS[7:], diff, strict=True)))
         fits = {a: _Fit(state["problems"] if a == 1 else []) for a in options["alphas"]}
+        seed = 123 if options["rng"] is None else options["rng"]  # the library draws one for None
         return ChampionComparison(
             pd.DataFrame(rows)[list(COLUMNS)],
             fits,
@@ -73,6 +74,7 @@ def sampler(monkeypatch):
             tuple(names),
             options["level"],
             options["margin"],
+            seed,
         )
 
     monkeypatch.setattr(riskeval.bayes, "champion_challengers", fake)
@@ -111,7 +113,7 @@ def test_defaults_every_challenger_at_alpha_0_with_a_recorded_seed(scores, sampl
     (call,) = calls
     assert call["challengers"] is None and call["alphas"] == [0.0]
     assert (call["chains"], call["draws"], call["warmup"], call["level"]) == (4, 3000, 1000, 0.95)
-    assert isinstance(call["rng"], int) and records[0]["seed"] == call["rng"]
+    assert call["rng"] is None and records[0]["seed"] == 123  # the seed the comparison records
 
 
 def test_text_table_for_people(scores, sampler, capsys):
@@ -236,7 +238,8 @@ def test_small_fit_matches_the_library(scores, capsys):
                               "--format", "csv"], capsys)  # fmt: skip
     assert code == 0
     table = pd.read_csv(io.StringIO(out))
-    matrix = pd.read_csv(scores).pivot(index="system", columns="topic", values="score").loc[SYSTEMS]
+    matrix = riskeval.score_matrix(scores)  # as the command reads it, memory layout included
+    assert list(matrix.index) == SYSTEMS
     with pytest.warns(riskeval.bayes.BayesDiagnosticWarning):  # 600 draws are too few for the checks
         expected = riskeval.bayes.champion_challengers(matrix, "champ", ["c", "a"], rng=11, **settings)
     pd.testing.assert_frame_equal(table.drop(columns="seed"), expected.table, check_dtype=False)

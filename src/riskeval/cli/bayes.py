@@ -178,7 +178,6 @@ def bayes(
     matrix = scores.one()
     named = check_names(matrix, champion, challengers, "riskeval bayes")
     show = sys.stderr.isatty() if progress is None else progress
-    seed = fresh_seed() if seed is None else seed
     comparison, problems = compare(
         matrix,
         champion,
@@ -193,6 +192,7 @@ def bayes(
         seed=seed,
         progress=show,
     )
+    seed = comparison.seed
     table = comparison.table.assign(seed=seed)
     if fmt in HUMAN_FORMATS:
         table = probabilities_as_text(table)
@@ -202,7 +202,7 @@ def bayes(
         f"{matrix.shape[0]} systems × {matrix.shape[1]} topics from {scores.source}"
         + (f", {scores.measure}" if scores.measure else "")
         + f"; champion {champion}; {chains} chains × {draws} draws ({warmup} warm-up), seed {seed}; "
-        f"{level:.0%} credible intervals; p_better: posterior probability that the challenger's "
+        f"{level * 100:g}% credible intervals; p_better: posterior probability that the challenger's "
         f"effect is above the champion's (each loss counted 1 + α times)"
         + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
         + "\n"
@@ -246,10 +246,10 @@ def check_names(
 
 
 def compare(
-    matrix: pd.DataFrame, champion: str, challengers: list[str] | None, *, seed: int, **options: Any
+    matrix: pd.DataFrame, champion: str, challengers: list[str] | None, *, seed: int | None, **options: Any
 ) -> tuple[ChampionComparison, list[str]]:
     """:func:`riskeval.bayes.champion_challengers` and the sampling checks its fits fail, each a
-    warning line on stderr that names its α (instead of the library's warning, once per fit)."""
+    warning line on stderr that names its α (instead of the library's one warning for all)."""
     import warnings
 
     from riskeval.bayes import BayesDiagnosticWarning, champion_challengers
@@ -285,13 +285,6 @@ def probabilities_as_text(table: pd.DataFrame) -> pd.DataFrame:
     for column in ("p_better", "p_better_margin"):
         shown[column] = [("" if v != v else f"{v:.3f}") for v in table[column]]
     return shown
-
-
-def fresh_seed() -> int:
-    """A seed from the operating system's entropy, to record with the output."""
-    import secrets
-
-    return secrets.randbits(32)
 
 
 def _listing(systems: list[str]) -> str:

@@ -186,7 +186,7 @@ def report(
     data, files = variation_data(variations, bias_target)
     comparison = None
     if bayes:
-        from riskeval.cli.bayes import check_names, compare, fresh_seed
+        from riskeval.cli.bayes import check_names, compare
 
         matrix = scores.one()
         named = check_names(matrix, champion, challengers, "riskeval report --bayes")
@@ -199,7 +199,7 @@ def report(
             chains=chains,
             draws=draws,
             warmup=warmup,
-            seed=fresh_seed() if seed is None else seed,
+            seed=seed,
             progress=show,
         )
     result = rk.report(

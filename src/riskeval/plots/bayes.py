@@ -86,7 +86,7 @@ def _panel(ax: Any, rows: Any, comparison: Any, alpha: float, titled: bool) -> N
         ax.axvline(float(champion["effect_mean"].iloc[0]), color=CHAMPION_COLOUR, linestyle=":", linewidth=1)
     ax.set_yticks(y, [str(s) for s in rows["system"]], fontsize="small")
     ax.set_ylim(-0.7, len(rows) - 0.3)
-    ax.set_xlabel(f"system effect ({comparison.level:.0%} credible interval)")
+    ax.set_xlabel(f"system effect ({comparison.level * 100:g}% credible interval)")
     ax.grid(True, axis="x", alpha=0.3)
     if titled:
         ax.set_title(f"α = {alpha:g}")

@@ -36,15 +36,13 @@ def bayes_section(ctx: ReportContext) -> Section | None:
         shape = first.idata.posterior["b_system"].shape
         fitted = (
             f", fitted to {len(first.systems)} systems × {len(first.topics)} topics ({shape[0]} chains "
-            f"× {shape[1]} draws per α; seeds "
-            + ", ".join(f"{f.seed} at α = {a:g}" for a, f in comparison.fits.items())
-            + ")"
+            f"× {shape[1]} draws per α, seed {comparison.seed})"
         )
     intro = h.paragraph(
         "The crossed random-effects model score ~ (1 | topic) + (1 | system) of Benham, Carterette, "
         f"Culpepper & Moffat (SIGIR 2020){fitted}, once per α after each loss against the champion "
         f"{comparison.champion} is weighted by (1 + α). A system's effect is its deviation from the "
-        f"grand mean; the lines are its {comparison.level:.0%} credible intervals, the dots their "
+        f"grand mean; the lines are its {comparison.level * 100:g}% credible intervals, the dots their "
         "means. Green: the challenger's difference from the champion is credibly above 0; red: "
         "below 0; grey: the interval of the difference holds 0."
     )
@@ -83,7 +81,7 @@ def _forest(comparison: Any, alphas: list[float]) -> Any:
 
 def _caption(comparison: Any, alphas: list[float]) -> str:
     return (
-        f"Each system's effect with its {comparison.level:.0%} credible interval, champion "
+        f"Each system's effect with its {comparison.level * 100:g}% credible interval, champion "
         f"{comparison.champion} on top, at α = {', '.join(f'{a:g}' for a in alphas)} (Benham et al., "
         "SIGIR 2020, Figure 4); the grey line is the grand mean, the dotted one the champion's mean."
     )
