@@ -277,7 +277,8 @@ def fit(
     ):
         raise RiskevalError(f"The 'target_accept' parameter of fit must be in (0, 1); got {target_accept!r}.")
     _, seed = resolve_rng(rng, "fit")
-    values = matrix.to_numpy(dtype=np.float64)
+    # row-major whatever the frame's layout: the priors' scale and the sampler see the same bits
+    values = np.ascontiguousarray(matrix.to_numpy(dtype=np.float64))
     resolved = priors.resolve(values)
     by_chain, divergences = sample(
         values,
