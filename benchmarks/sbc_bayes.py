@@ -10,7 +10,7 @@ Pearson) 99% interval is printed.  The coverage of all system effects is printed
 indicators within a collection are correlated).  The ranks of the first system's true effect among
 ``bins − 1`` evenly thinned draws go through a chi-square test of uniformity.
 
-    python benchmarks/sbc_bayes.py [--collections 200] [--systems 8] [--topics 10]
+    python benchmarks/sbc_bayes.py [--collections 200] [--systems 8] [--topics 30]
 """
 
 from __future__ import annotations
