@@ -25,6 +25,7 @@ NAMESPACES = (
     "riskeval.variations",
     "riskeval.analysis",
     "riskeval.ltr",
+    "riskeval.bayes",
     "riskeval.errors",
 )
 
