@@ -2,7 +2,7 @@
 SIGIR 2020): seconds, the smallest bulk effective sample size of the system and of the topic
 effects, and effective samples per second, for
 
-- each Benham collection (45 systems × 50 topics of AP) with the defaults of ``riskeval.bayes.fit``
+- each Benham collection (45 systems × 50 topics of AP) with the defaults of ``riskeval.bayes.posterior``
   (target: every system effect with bulk ESS ≥ 10,000 and R-hat < 1.01 within 60 s on two cores);
 - 300 systems × 200 topics drawn from the model with AP-like values (target: the authors' checks
   within 5 minutes);

@@ -1,4 +1,4 @@
-"""Simulation-based calibration of ``riskeval.bayes.fit`` (Talts, Betancourt, Simpson, Vehtari &
+"""Simulation-based calibration of ``riskeval.bayes.posterior`` (Talts, Betancourt, Simpson, Vehtari &
 Gelman, 2018): collections are simulated from the crossed random-effects model of Benham,
 Carterette, Culpepper & Moffat (SIGIR 2020) with parameters drawn from fixed priors, then fitted
 with the same priors.  If the sampler draws from the posterior, a 95% credible interval holds the

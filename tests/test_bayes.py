@@ -126,6 +126,7 @@ def test_fit_refuses_missing_cells_constant_scores_and_too_small_tables():
         fit(X.iloc[:1, :4])
 
 
+@pytest.mark.slow  # samples (JAX compiles the sampler: tens of seconds on two cores)
 def test_questions_about_unknown_systems_and_bad_levels_and_margins(small_fit):
     with pytest.raises(
         RiskevalError, match=r"System 'nope' is not in the fitted scores; they hold 's0', 's1'"
@@ -168,6 +169,7 @@ def test_risk_adjusted_against_the_transform_worked_by_hand():
 # --- what the draws are turned into -----------------------------------------------------------
 
 
+@pytest.mark.slow  # samples (JAX compiles the sampler: tens of seconds on two cores)
 def test_effects_differences_and_probabilities_against_numpy_on_the_draws(small_fit):
     b = small_fit.idata.posterior["b_system"].values.reshape(-1, 6)
     np.testing.assert_array_equal(small_fit.draws("b_system"), b)
@@ -200,6 +202,7 @@ def test_effects_differences_and_probabilities_against_numpy_on_the_draws(small_
     assert sds.loc["residual", "mean"] == pytest.approx(small_fit.draws("sigma").mean())
 
 
+@pytest.mark.slow  # samples (JAX compiles the sampler: tens of seconds on two cores)
 def test_diagnostics_table_has_a_row_per_parameter(small_fit):
     table = small_fit.diagnostics()
     assert list(table.columns) == ["group", "name", "rhat", "ess_bulk", "ess_tail"]
@@ -213,6 +216,7 @@ def test_diagnostics_table_has_a_row_per_parameter(small_fit):
     assert table[["rhat", "ess_bulk", "ess_tail"]].notna().all().all()
 
 
+@pytest.mark.slow  # samples (JAX compiles the sampler: tens of seconds on two cores)
 def test_too_few_draws_are_warned_about_not_passed_silently():
     with pytest.warns(
         BayesDiagnosticWarning, match=r"bulk effective sample size of 6 system effect\(s\) is below 10,000"
@@ -289,6 +293,7 @@ def test_the_rotated_summarised_model_is_the_cell_by_cell_model():
     assert np.ptp(gaps) < 1e-8
 
 
+@pytest.mark.slow  # samples (JAX compiles the sampler: tens of seconds on two cores)
 def test_a_seed_gives_the_same_bits_again(small_fit):
     again = fit(X, rng=7, check=False, **SMALL)
     other = fit(X, rng=8, check=False, **SMALL)
@@ -334,6 +339,7 @@ def test_a_seed_gives_the_same_bits_with_one_or_many_threads_and_a_fresh_or_cach
 # --- one champion, many challengers -----------------------------------------------------------
 
 
+@pytest.mark.slow  # samples (JAX compiles the sampler: tens of seconds on two cores)
 def test_champion_challengers_table(small_fit):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BayesDiagnosticWarning)

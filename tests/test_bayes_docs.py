@@ -138,12 +138,6 @@ def test_the_quick_start_and_the_readme_example_run_and_say_what_they_compute():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="once riskeval.bayes.champion_challengers is imported, the name riskeval.bayes.fit is the "
-    "submodule riskeval.bayes.fit, not the function",
-)
 def test_the_priors_and_academic_examples_run_after_the_quick_start():
     import riskeval as rk
     from riskeval.bayes import champion_challengers  # noqa: F401  (as the quick start did)

@@ -76,10 +76,12 @@ def test_system_effects_are_the_reml_blups_within_the_posterior_uncertainty(coll
 
 
 def test_simulation_based_calibration_of_the_system_effects():
-    """200 collections of 8 systems × 30 topics drawn from the model under fixed priors, fitted
-    with the same priors (``benchmarks/sbc_bayes.py``): the 95% intervals of the first system's
-    effect hold the truth in a share of collections whose exact 99% binomial interval contains
-    0.95, and the ranks of the truth among the draws pass a chi-square test of uniformity at 0.001."""
+    """Collections of 8 systems × 30 topics drawn from the model under fixed priors, fitted with
+    the same priors (``benchmarks/sbc_bayes.py``, which runs 200 of them; the suite runs 20 to stay
+    within minutes): the 95% intervals of the first system's effect hold the truth in a share of
+    collections whose exact 99% binomial interval contains 0.95; over all 160 system effects the
+    coverage is within 0.89–1 (0.95 ± 3.5 binomial SDs); and the ranks of the truth among the draws
+    pass a chi-square test of uniformity at 0.001."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         from sbc_bayes import calibrate
@@ -87,8 +89,8 @@ def test_simulation_based_calibration_of_the_system_effects():
         sys.path.remove(str(ROOT / "benchmarks"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BayesDiagnosticWarning)
-        result = calibrate(collections=200, n_systems=8, n_topics=30, draws=500, warmup=500, seed=0)
+        result = calibrate(collections=20, n_systems=8, n_topics=30, draws=300, warmup=300, seed=0)
     low, high = result["mc_interval_99"]
     assert low <= 0.95 <= high, result
-    assert 0.93 <= result["coverage_all"] <= 0.97, result
+    assert 0.89 <= result["coverage_all"] <= 1.0, result
     assert result["rank_chi2_p"] > 0.001, result

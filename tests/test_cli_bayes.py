@@ -112,7 +112,7 @@ def test_defaults_every_challenger_at_alpha_0_with_a_recorded_seed(scores, sampl
     assert records[0]["p_better"] is None  # the champion's NaN
     (call,) = calls
     assert call["challengers"] is None and call["alphas"] == [0.0]
-    assert (call["chains"], call["draws"], call["warmup"], call["level"]) == (4, 3000, 1000, 0.95)
+    assert (call["chains"], call["draws"], call["warmup"], call["level"]) == (4, 4000, 1000, 0.95)
     assert call["rng"] is None and records[0]["seed"] == 123  # the seed the comparison records
 
 

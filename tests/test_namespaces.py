@@ -79,7 +79,7 @@ def test_every_name_of_every_namespace_resolves(namespace):
         module.read_nothing  # noqa: B018
 
 
-@pytest.mark.parametrize("namespace", ["io", "inference", "analysis", "ltr"])
+@pytest.mark.parametrize("namespace", ["io", "inference", "analysis", "ltr", "bayes"])
 def test_no_name_of_a_namespace_is_also_one_of_its_modules(namespace):
     """``import riskeval.analysis.x`` sets the package's attribute ``x`` to the module: a function
     ``x`` of the namespace would then be hidden by it."""

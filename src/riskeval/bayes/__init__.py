@@ -13,12 +13,12 @@ from typing import Any
 from riskeval import _lazy
 
 _EXPORTS = {
-    "BayesDiagnosticWarning": "riskeval.bayes.fit",
-    "BayesFit": "riskeval.bayes.fit",
+    "BayesDiagnosticWarning": "riskeval.bayes.posterior",
+    "BayesFit": "riskeval.bayes.posterior",
     "ChampionComparison": "riskeval.bayes.champion",
     "Priors": "riskeval.bayes.model",
     "champion_challengers": "riskeval.bayes.champion",
-    "fit": "riskeval.bayes.fit",
+    "fit": "riskeval.bayes.posterior",
     "risk_adjusted": "riskeval.bayes.champion",
 }
 

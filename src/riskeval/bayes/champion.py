@@ -21,8 +21,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.bayes.fit import BayesDiagnosticWarning, BayesFit, as_scores, checks_failed, fit, named_systems
 from riskeval.bayes.model import Priors
+from riskeval.bayes.posterior import (
+    BayesDiagnosticWarning,
+    BayesFit,
+    as_scores,
+    checks_failed,
+    fit,
+    named_systems,
+)
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import resolve_rng
 
@@ -101,7 +108,7 @@ def champion_challengers(
     margin: float = 0.0,
     priors: Priors | None = None,
     chains: int = 4,
-    draws: int = 3_000,
+    draws: int = 4_000,
     warmup: int = 1_000,
     target_accept: float = 0.9,
     rng: Any = None,

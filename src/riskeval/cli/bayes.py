@@ -54,7 +54,7 @@ sampler_options = _stack(
         click.option(
             "--draws",
             type=WholeNumber(10),
-            default=3_000,
+            default=4_000,
             show_default=True,
             help="Draws kept per chain.",
         ),

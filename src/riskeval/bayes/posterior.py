@@ -220,7 +220,7 @@ def fit(
     *,
     priors: Priors | None = None,
     chains: int = 4,
-    draws: int = 3_000,
+    draws: int = 4_000,
     warmup: int = 1_000,
     target_accept: float = 0.9,
     rng: Any = None,
@@ -239,7 +239,7 @@ def fit(
         Default rstanarm's ``stan_glmer`` priors scaled to the scores (see :class:`Priors`).
     chains, draws, warmup : int
         Chains (run vectorised in one program), draws kept per chain, and warm-up iterations per
-        chain (adaptation of the step size and the dense mass matrix).  The defaults, 4 × 3,000,
+        chain (adaptation of the step size and the diagonal mass matrix).  The defaults, 4 × 4,000,
         give bulk effective sample sizes above 10,000 for every system effect on 45 systems × 50
         topics of AP.
     target_accept : float
