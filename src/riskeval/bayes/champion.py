@@ -32,6 +32,7 @@ from riskeval.bayes.posterior import (
 )
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import resolve_rng
+from riskeval.options import check_alpha
 
 #: the columns of :attr:`ChampionComparison.table`
 COLUMNS = (
@@ -204,8 +205,7 @@ def _alphas(alphas: Any) -> list[float]:
 
 
 def _check_alpha(alpha: Any, func: str) -> float:
+    """α as every risk measure takes it (:func:`riskeval.options.check_alpha`), and a number, not text."""
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
         raise RiskevalError(f"α of {func} must be a number >= 0; got {alpha!r}.")
-    if not (np.isfinite(alpha) and alpha >= 0):
-        raise RiskevalError(f"α of {func} must be a finite number >= 0; got {alpha!r}.")
-    return float(alpha)
+    return check_alpha(alpha, func)
