@@ -303,18 +303,45 @@ def test_a_seed_gives_the_same_bits_again(small_fit):
     assert small_fit.seed == 7
 
 
+@pytest.mark.slow  # samples (JAX compiles the sampler: tens of seconds on two cores)
+def test_later_fits_of_a_shape_compile_nothing_and_a_progress_bar_changes_no_bit(small_fit, capsys):
+    """A fit per α or per simulated collection reuses the compiled program: JAX logs no
+    compilation for a second fit of the same shape and setting, with other scores and another
+    seed; the progress bar (stderr) counts every iteration and leaves the draws as they were."""
+    import logging
+
+    import jax
+
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("jax")
+    logger.addHandler(handler)
+    try:
+        with jax.log_compiles(True):
+            other = fit(X + 0.01, rng=8, check=False, **SMALL)
+            shown = fit(X, rng=7, check=False, progress=True, **SMALL)
+    finally:
+        logger.removeHandler(handler)
+    assert not [r for r in records if "Compiling" in r], records
+    assert other.draws("b_system").shape == small_fit.draws("b_system").shape
+    for name in ("b_system", "b_topic", "intercept", "sigma"):
+        np.testing.assert_array_equal(shown.draws(name), small_fit.draws(name))
+    assert "400/400" in capsys.readouterr().err
+
+
 DRAWS_SCRIPT = """
 import hashlib, sys
 import numpy as np
 sys.path.insert(0, {tests!r})
 from test_bayes import SMALL, X
 from riskeval.bayes import fit
-from riskeval.bayes.model import _sampler
+from riskeval.bayes.model import _program
 def digest():
     f = fit(X, rng=11, check=False, **SMALL)
     return hashlib.sha256(np.ascontiguousarray(f.draws("b_system")).tobytes()).hexdigest()
 first, cached = digest(), digest()
-_sampler.cache_clear()
+_program.cache_clear()
 print(first, cached, digest())
 """
 

@@ -19,10 +19,11 @@ each group's effects in an orthonormal (Helmert) basis, their mean apart from th
 the intercept through the expected score of the collection (see :func:`_model`).  A linear change
 of coordinates with constant Jacobian, it leaves the posterior of the model exactly as written
 above; in these coordinates the likelihood of a complete score matrix factorises into the two-way
-analysis of variance (:func:`summaries`), so a gradient costs O(systems + topics).  The sampler is
-compiled once per shape and setting, with the scores and the priors as its arguments, and reused
-by later fits of that shape.  The chains run vectorised in one program in float64, so a seed gives
-the same draws whatever the machine's number of cores or threads.
+analysis of variance (:func:`summaries`), so a gradient costs O(systems + topics).  A whole fit,
+warm-up and draws, is one program compiled once per shape and setting, with the scores, the priors
+and the seed as its arguments, and reused by later fits of that shape (a fit per α, a calibration
+run).  The chains run vectorised in that program in float64, so a seed gives the same draws
+whatever the machine's number of cores or threads, and whether a progress bar is shown or not.
 """
 
 from __future__ import annotations
@@ -181,24 +182,46 @@ def _model(stats: Any, priors: Any) -> None:
     numpyro.factor("residual", -dof * jnp.log(sigma) - residual_ss / (2 * sigma**2))
 
 
+class _Progress:
+    """The host side of the sampler's progress: the compiled program reports every iteration
+    (:func:`_tick`), whether a bar is shown or not, so that showing one cannot change the
+    program and its draws; the bar, when there is one, lives here during a fit."""
+
+    bar: Any = None
+
+
+def _tick(_: Any) -> None:
+    if _Progress.bar is not None:
+        _Progress.bar.update(1)
+
+
 @functools.lru_cache(maxsize=8)
-def _sampler(
-    shape: tuple[int, int], chains: int, draws: int, warmup: int, target_accept: float, progress: bool
-) -> Any:
-    """One NUTS sampler per shape and setting, compiled once: the scores and the priors are
-    arguments of the compiled program (``jit_model_args``), so fits of the same shape reuse it."""
+def _program(shape: tuple[int, int], chains: int, draws: int, warmup: int, target_accept: float) -> Any:
+    """The whole fit, warm-up and draws, as one compiled program per shape and setting, with the
+    scores' summaries, the priors and the seed as its arguments, so that later fits of the same
+    shape reuse it (NumPyro's ``MCMC.run`` compiles its sampling loop again on every call)."""
+    import jax
     from numpyro.infer import MCMC, NUTS
 
-    kernel = NUTS(_model, target_accept_prob=target_accept)
-    return MCMC(
-        kernel,
-        num_warmup=warmup,
-        num_samples=draws,
-        num_chains=chains,
-        chain_method="vectorized",
-        progress_bar=progress,
-        jit_model_args=True,
-    )
+    class ReportingNUTS(NUTS):
+        def sample(self, state: Any, model_args: Any, model_kwargs: Any) -> Any:
+            state = super().sample(state, model_args, model_kwargs)
+            jax.debug.callback(_tick, state.i)
+            return state
+
+    def run(key: Any, stats: Any, priors: Any) -> tuple[dict[str, Any], Any]:
+        mcmc = MCMC(
+            ReportingNUTS(_model, target_accept_prob=target_accept),
+            num_warmup=warmup,
+            num_samples=draws,
+            num_chains=chains,
+            chain_method="vectorized",
+            progress_bar=False,
+        )
+        mcmc.run(key, stats, priors, extra_fields=("diverging",))
+        return mcmc.get_samples(group_by_chain=True), mcmc.get_extra_fields()["diverging"]
+
+    return jax.jit(run)
 
 
 _LOCK = threading.Lock()
@@ -216,20 +239,24 @@ def sample(
     progress: bool,
 ) -> tuple[dict[str, np.ndarray], int]:
     """Posterior draws of the model for the scores ``y`` (float64, systems × topics), by chain
-    (``{name: array[chains, draws, ...]}``), and the number of divergent transitions."""
+    (``{name: array[chains, draws, ...]}``), and the number of divergent transitions; with
+    ``progress``, a bar on stderr counts the iterations (warm-up and draws)."""
     jax = require("jax", FEATURE)
     require("numpyro", FEATURE)
+    from tqdm import tqdm
 
     with _LOCK, jax.enable_x64(True):
-        mcmc = _sampler(y.shape, chains, draws, warmup, target_accept, progress)
-        mcmc.run(
-            jax.random.PRNGKey(seed % 2**32),
-            tuple(jax.numpy.asarray(part, dtype=jax.numpy.float64) for part in summaries(y)),
-            jax.numpy.asarray([priors[name] for name in PRIOR_NAMES], dtype=jax.numpy.float64),
-            extra_fields=("diverging",),
-        )
-        draws_by_chain = {
-            k: np.asarray(v, dtype=np.float64) for k, v in mcmc.get_samples(group_by_chain=True).items()
-        }
-        divergences = int(np.asarray(mcmc.get_extra_fields()["diverging"]).sum())
-    return draws_by_chain, divergences
+        program = _program(y.shape, chains, draws, warmup, target_accept)
+        with tqdm(total=warmup + draws, desc="sampling", unit="it", disable=not progress) as bar:
+            _Progress.bar = bar
+            try:
+                draws_by_chain, diverging = program(
+                    jax.random.PRNGKey(seed % 2**32),
+                    tuple(jax.numpy.asarray(part, dtype=jax.numpy.float64) for part in summaries(y)),
+                    jax.numpy.asarray([priors[name] for name in PRIOR_NAMES], dtype=jax.numpy.float64),
+                )
+                result = {k: np.asarray(v, dtype=np.float64) for k, v in draws_by_chain.items()}
+                divergences = int(np.asarray(diverging).sum())
+            finally:
+                _Progress.bar = None
+    return result, divergences

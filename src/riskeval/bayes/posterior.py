@@ -249,7 +249,8 @@ def fit(
         The seed; the fit records it (``.seed``) and the same seed gives the same draws on any
         machine.
     progress : bool
-        Show NumPyro's progress bar while sampling.
+        Show a progress bar on stderr that counts the sampler's iterations (warm-up and draws);
+        it changes no draw.
     check : bool
         Warn (:class:`BayesDiagnosticWarning`) when the draws fail the authors' checks
         (:meth:`BayesFit.problems`).

@@ -108,7 +108,7 @@ sampler_options = _stack(
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="NumPyro's progress bar on stderr while sampling. [default: when stderr is a terminal]",
+    help="A progress bar on stderr counting the sampler's iterations. [default: when stderr is a terminal]",
 )
 @click.option(
     "--columns",
