@@ -121,6 +121,32 @@ def test_incomplete_tables_and_unsupported_baselines_are_refused():
         long_risk_table(long.assign(score=long.score.where(long.index != 3)))
 
 
+@pytest.mark.parametrize(
+    "baseline",
+    ["nosuch", "s_3", "MEAN", 3.5, [0.1, 0.2], {"s0": 1.0}, [True] * 60, [np.nan] * 60],
+)
+def test_a_bad_baseline_gets_the_same_message_from_both_paths(baseline):
+    M = matrix()
+    with pytest.raises(RiskevalError) as in_memory:
+        rk.risk_table(M, baseline)
+    with pytest.raises(RiskevalError) as long:  # systems in matrix order, as the message lists them
+        long_risk_table(long_form(M).sort_values("system", kind="stable", ignore_index=True), baseline)
+    assert str(long.value) == str(in_memory.value).replace("risk_table", "long_risk_table")
+
+
+def test_baselines_partial_sums_cannot_give_are_refused_with_the_reason():
+    M = matrix()
+    long = long_form(M)
+    with pytest.raises(RiskevalError, match="leave-one-out MAX baseline needs the two largest scores"):
+        long_risk_table(long, "max", leave_one_out=True)
+    with pytest.raises(RiskevalError, match="baseline vector has no topic labels"):
+        long_risk_table(long, M.loc["s1"].to_numpy())
+    with pytest.raises(RiskevalError, match="per-system baseline DataFrame needs each system's scores"):
+        long_risk_table(long, M)
+    with pytest.raises(RiskevalError, match="a leave-one-out baseline needs at least two systems"):
+        long_risk_table(long[long.system == "s0"], leave_one_out=True)
+
+
 def test_on_a_distributed_client():
     distributed = pytest.importorskip("distributed")
     M = matrix()

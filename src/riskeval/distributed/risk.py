@@ -42,10 +42,10 @@ from riskeval._optional import require
 from riskeval.analysis.table import restrict_to_risks, table_from_sums
 from riskeval.core import baselines, chisq, paired
 from riskeval.errors import RiskevalError
-from riskeval.measures.baselines import align_vector, listed, unknown_baseline
+from riskeval.measures.baselines import baseline_option, listed
 from riskeval.measures.paired import topic_risk
 from riskeval.model.matrix import MAX_MAGNITUDE
-from riskeval.options import ALTERNATIVES, check_option
+from riskeval.options import AGGREGATES, ALTERNATIVES, check_option
 from riskeval.settings import RiskSettings, resolve_settings
 
 #: Partial results merged per task in the tree reduction.
@@ -293,7 +293,7 @@ class _Totals(NamedTuple):
     T: np.ndarray  # column totals
     max: np.ndarray  # per-topic largest score
     low: np.ndarray  # per-topic smallest score
-    base: np.ndarray | None  # the baseline system's scores, per topic
+    base: np.ndarray  # the scores of the system named as the baseline, per topic (NaN: none named)
     min: float
 
     def keys(self) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray, np.ndarray]:
@@ -306,7 +306,7 @@ class _Totals(NamedTuple):
 
 
 def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
-    name = baseline if isinstance(baseline, str) and baseline not in ("mean", "max", "median") else None
+    name = baseline if isinstance(baseline, str) and baseline not in AGGREGATES else None
     # Each per-topic partial holds every topic of its partitions: a tree would keep many of them at
     # once.  Instead chains fold their partitions into one running total each, _FAN_IN partitions a
     # chain (so the number of chains, and the order of the sums, depend on the table alone).
@@ -323,7 +323,7 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
         raise RiskevalError(f"The long table has a score that is not a finite number: {bad}.")
     topics = topics.sort_values("first")
     systems = systems.sort_values("first")
-    r, c = len(systems), len(topics)
+    c = len(topics)
     if c < 2:
         raise RiskevalError(f"Risk over a long table needs at least two topics; the table has {c}.")
     _complete(systems.index[systems["count"] != c], c)
@@ -332,10 +332,6 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
         raise RiskevalError(
             f"The long table has a score of magnitude {max(-smallest, largest):g} (at most 1e100)."
         )
-    base = None
-    if name is not None and name in systems.index:
-        base = (topics["base"] / topics["base_count"]).to_numpy()
-    del r
     return _Totals(
         pd.Index(systems.index, name="system"),
         pd.Index(topics.index, name="topic"),
@@ -343,7 +339,7 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
         topics["sum"].to_numpy(),
         topics["max"].to_numpy(),
         topics["min"].to_numpy(),
-        base,
+        (topics["base"] / topics["base_count"]).to_numpy(),
         smallest,
     )
 
@@ -453,43 +449,28 @@ class _Baseline(NamedTuple):
 
 
 def _baseline(totals: _Totals, spec: Any, leave_one_out: bool, func: str) -> _Baseline:
-    """The baseline of a long table from the per-topic totals of the first pass: an aggregate by
+    """The baseline of a long table (:func:`riskeval.measures.baselines.baseline_option`) from the
+    per-topic totals of the first pass: an aggregate by
     :func:`riskeval.core.baselines.aggregate_from_totals` (the leave-one-out MEAN by
     :func:`~riskeval.core.baselines.loo_mean`, per row), a system's scores or a Series."""
     r, c = len(totals.systems), len(totals.topics)
     T = totals.T
-    if leave_one_out and r < 2:
-        raise RiskevalError(f"{func} with leave_one_out needs at least two systems; the table has {r}.")
+    option = baseline_option(
+        spec, totals.systems, totals.topics, func, leave_one_out=leave_one_out, partial_sums=True
+    )
+    loo = leave_one_out and r > 1  # as risk_table: one system has no other to leave in
     mean_b = baselines.aggregate_from_totals("mean", r, T, totals.max, totals.low)
-    info = _BaseInfo(None, mean_b, leave_one_out, r, T, totals.low, totals.max)
-    if isinstance(spec, pd.Series):
-        values = align_vector(spec, totals.topics, func)
-        return _Baseline(
-            str(spec.name or "baseline"), False, np.full(r, values.mean()), info._replace(values=values)
-        )
-    if spec == "mean" and leave_one_out:
-        return _Baseline("MEAN", False, baselines.loo_mean(T.sum(), totals.S, r) / c, info)
-    if spec in ("mean", "max"):
-        if leave_one_out:
-            raise RiskevalError(
-                f"{func}: the leave-one-out MAX baseline needs the two largest scores of every topic; "
-                "use 'mean', or the in-memory risk_table."
-            )
-        values = baselines.aggregate_from_totals(spec, r, T, totals.max, totals.low)
-        return _Baseline(spec.upper(), False, np.full(r, values.mean()), info._replace(values=values))
-    if spec == "median":
-        raise RiskevalError(
-            f"{func}: the MEDIAN baseline needs every score of a topic at once, which partial sums do "
-            "not give; use 'mean', 'max' or a system name, or the in-memory risk_table."
-        )
-    if isinstance(spec, str):
-        if totals.base is None:
-            choices = "'mean', 'max', a system name ({systems}) or a per-topic Series"
-            raise unknown_baseline(spec, totals.systems, func, "the table", choices)
-        return _Baseline(spec, True, np.full(r, totals.base.mean()), info._replace(values=totals.base))
-    raise RiskevalError(
-        f"The 'baseline' parameter of {func} must be 'mean', 'max', a system name or a Series indexed "
-        f"by topic; got {type(spec).__name__}."
+    info = _BaseInfo(None, mean_b, loo, r, T, totals.low, totals.max)
+    if option.aggregate == "mean" and loo:
+        return _Baseline(option.name, False, baselines.loo_mean(T.sum(), totals.S, r) / c, info)
+    if option.values is not None:
+        values = option.values
+    elif option.aggregate is not None:
+        values = baselines.aggregate_from_totals(option.aggregate, r, T, totals.max, totals.low)
+    else:
+        values = totals.base
+    return _Baseline(
+        option.name, option.system is not None, np.full(r, values.mean()), info._replace(values=values)
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -47,47 +47,98 @@ def loo_baseline(X: Any, kind: str = "mean") -> pd.DataFrame:
     """
     M = as_matrix(X)
     kind = check_option(kind, AGGREGATES, "loo_baseline", "kind")
-    _need_two(M, "loo_baseline")
+    _need_two(M.shape[0], "loo_baseline")
     return pd.DataFrame(kernels.aggregate_loo(M.to_numpy(), kind), index=M.index, columns=M.columns)
+
+
+class BaselineOption(NamedTuple):
+    """A checked ``baseline=`` option: a per-topic ``aggregate`` (``"mean"``, ``"median"`` or
+    ``"max"``), a ``system`` of the matrix, or the given scores ``values``: (c,), or (r × c) for
+    each system's own baseline run.  ``name`` is how tables show the baseline."""
+
+    name: str
+    aggregate: str | None = None
+    system: str | None = None
+    values: np.ndarray | None = None
+
+
+def baseline_option(
+    spec: Any,
+    systems: pd.Index,
+    topics: pd.Index,
+    func: str,
+    *,
+    leave_one_out: bool = False,
+    partial_sums: bool = False,
+) -> BaselineOption:
+    """Read a ``baseline=`` option for a matrix with these ``systems`` and ``topics``: the one check
+    of the option, with the same messages whether the matrix is in memory or known by its per-topic
+    partial sums (``partial_sums``, a long table: no MEDIAN, no leave-one-out MAX, and no baseline
+    without topic labels or per system, each refused with the reason).
+
+    ``spec``: ``"mean"``/``"median"``/``"max"`` (checked before system names), the name of a
+    system, a pandas Series indexed by topic (must cover every topic; extra topics are ignored), an
+    array-like of length c, or a systems × topics DataFrame holding each system's own baseline run
+    (:func:`baseline_runs`; extra rows and topics are ignored).
+    """
+    if isinstance(spec, pd.DataFrame):
+        if partial_sums:
+            raise RiskevalError(
+                f"{func}: a per-system baseline DataFrame needs each system's scores beside its own "
+                "baseline's, which partial sums do not give; use the in-memory risk_table."
+            )
+        return BaselineOption("per-system", values=per_system_baseline(spec, systems, topics, func))
+    if isinstance(spec, str) and spec in AGGREGATES:
+        if leave_one_out:
+            _need_two(len(systems), func)
+        if partial_sums and spec == "median":
+            raise RiskevalError(
+                f"{func}: the MEDIAN baseline needs every score of a topic at once, which partial sums "
+                "do not give; use 'mean', 'max' or a system name, or the in-memory risk_table."
+            )
+        if partial_sums and spec == "max" and leave_one_out:
+            raise RiskevalError(
+                f"{func}: the leave-one-out MAX baseline needs the two largest scores of every topic; "
+                "use 'mean', or the in-memory risk_table."
+            )
+        return BaselineOption(spec.upper(), aggregate=spec)
+    if isinstance(spec, str):
+        if spec not in systems:
+            raise _unknown_system(spec, systems, func)
+        return BaselineOption(spec, system=spec)
+    if isinstance(spec, pd.Series):
+        return BaselineOption(str(spec.name or "baseline"), values=align_vector(spec, topics, func))
+    refuse_non_real(spec, f"The 'baseline' of {func}")
+    arr = np.asarray(spec, dtype=np.float64) if _numeric_like(spec) else None
+    if arr is None or arr.ndim != 1 or arr.shape[0] != len(topics):
+        raise RiskevalError(
+            f"The 'baseline' parameter of {func} must be 'mean', 'median', 'max', a system name, a "
+            f"Series indexed by topic, or a vector of {len(topics)} scores. Got {_describe(spec)}."
+        )
+    _check_finite(arr, "baseline", func)
+    if partial_sums:
+        raise RiskevalError(
+            f"{func}: a baseline vector has no topic labels, and the topics of a long table have no "
+            "fixed order; give a Series indexed by topic."
+        )
+    return BaselineOption("baseline", values=arr)
 
 
 def resolve_baseline(
     M: pd.DataFrame, spec: Any, func: str, *, leave_one_out: bool = False
 ) -> ResolvedBaseline:
-    """Turn a baseline specification into arrays aligned with the topics of matrix ``M``.
-
-    ``spec``: ``"mean"``/``"median"``/``"max"`` (checked before system names),
-    the name of a system (row) of ``M``, a pandas Series indexed by topic (must cover every topic of
-    ``M``; extra topics are ignored), an array-like of length c, or a systems × topics DataFrame
-    holding each system's own baseline run (:func:`per_system_baseline`).
-    """
-    r = M.shape[0]
-    not_self = np.zeros(r, dtype=bool)
-    if isinstance(spec, pd.DataFrame):
-        return ResolvedBaseline(per_system_baseline(M, spec, func), "per-system", not_self)
-    if isinstance(spec, str):
-        kind = _aggregate_kind(spec)
-        if kind is not None:
-            values = M.to_numpy()
-            if leave_one_out:
-                _need_two(M, func)
-                return ResolvedBaseline(kernels.aggregate_loo(values, kind), kind.upper(), not_self)
-            return ResolvedBaseline(kernels.aggregate(values, kind), kind.upper(), not_self)
-        if spec not in M.index:
-            choices = "'mean', 'median', 'max', a system name ({systems}) or a per-topic vector"
-            raise unknown_baseline(spec, M.index, func, "the matrix", choices)
-        return ResolvedBaseline(M.loc[spec].to_numpy(), spec, np.asarray(M.index == spec))
-    if isinstance(spec, pd.Series):
-        return ResolvedBaseline(align_vector(spec, M.columns, func), str(spec.name or "baseline"), not_self)
-    refuse_non_real(spec, f"The 'baseline' of {func}")
-    arr = np.asarray(spec, dtype=np.float64) if _numeric_like(spec) else None
-    if arr is None or arr.ndim != 1 or arr.shape[0] != M.shape[1]:
-        raise RiskevalError(
-            f"The 'baseline' parameter of {func} must be 'mean', 'median', 'max', a system name, a "
-            f"Series indexed by topic, or a vector of {M.shape[1]} scores. Got {_describe(spec)}."
-        )
-    _check_finite(arr, "baseline", func)
-    return ResolvedBaseline(arr, "baseline", not_self)
+    """A baseline option (:func:`baseline_option`) as arrays aligned with the topics of matrix
+    ``M``; aggregates over the systems of ``M``, leaving each out with ``leave_one_out``."""
+    option = baseline_option(spec, M.index, M.columns, func, leave_one_out=leave_one_out)
+    if option.values is not None:
+        values = option.values
+    elif option.aggregate is not None:
+        aggregate = kernels.aggregate_loo if leave_one_out else kernels.aggregate
+        values = aggregate(M.to_numpy(), option.aggregate)
+    else:
+        values = M.loc[option.system].to_numpy()
+    is_self = np.asarray(M.index == option.system) if option.system is not None else np.zeros(len(M), bool)
+    return ResolvedBaseline(values, option.name, is_self)
 
 
 def baseline_runs(X: Any, mapping: Any) -> pd.DataFrame:
@@ -124,10 +175,10 @@ def baseline_runs(X: Any, mapping: Any) -> pd.DataFrame:
     return pd.DataFrame(M.loc[targets].to_numpy(), index=M.index, columns=M.columns)
 
 
-def per_system_baseline(M: pd.DataFrame, B: pd.DataFrame, func: str) -> np.ndarray:
+def per_system_baseline(B: pd.DataFrame, systems: pd.Index, topics: pd.Index, func: str) -> np.ndarray:
     """Each system against its own baseline run (Dinçer, Ounis & Macdonald, ECIR 2014, §5): row ``i``
-    of the (r × c) result is the row of ``B`` labelled like system ``i`` of ``M``, its topics in the
-    order of ``M``.  ``B`` must have one row per system of ``M`` (extra rows and topics are ignored)."""
+    of the (r × c) result is the row of ``B`` labelled like ``systems[i]``, its columns in the order
+    of ``topics``.  ``B`` must have one row per system (extra rows and topics are ignored)."""
     rows = pd.Index(B.index.map(str))
     cols = pd.Index(B.columns.map(str))
     for what, labels in (("system", rows), ("topic", cols)):
@@ -136,7 +187,7 @@ def per_system_baseline(M: pd.DataFrame, B: pd.DataFrame, func: str) -> np.ndarr
                 f"The per-system 'baseline' DataFrame of {func} has duplicate {what} labels: "
                 f"{labels[labels.duplicated()].unique().tolist()[:5]}."
             )
-    for what, want, have in (("system", M.index, rows), ("topic", M.columns, cols)):
+    for what, want, have in (("system", systems, rows), ("topic", topics, cols)):
         missing = want.difference(have, sort=False)
         if len(missing):
             raise RiskevalError(
@@ -148,7 +199,7 @@ def per_system_baseline(M: pd.DataFrame, B: pd.DataFrame, func: str) -> np.ndarr
     refuse_non_real(cells, f"The per-system 'baseline' DataFrame of {func}")
     frame = pd.DataFrame(cells, index=rows, columns=cols)
     try:
-        values = frame.reindex(index=M.index, columns=M.columns).to_numpy(dtype=np.float64)
+        values = frame.reindex(index=systems, columns=topics).to_numpy(dtype=np.float64)
     except (TypeError, ValueError):
         raise RiskevalError(f"The per-system 'baseline' DataFrame of {func} must hold numbers.") from None
     _check_finite(values.ravel(), "per-system baseline", func)
@@ -217,26 +268,21 @@ def listed(names: Any, most: int = 10) -> str:
     return ", ".join(map(repr, names[:most])) + (" ..." if len(names) > most else "")
 
 
-def unknown_baseline(spec: str, systems: Any, func: str, what: str, choices: str) -> RiskevalError:
-    """The error for a ``baseline=`` name that is neither an aggregate nor a system of ``what``
-    ("the matrix", "the table"); ``choices`` lists the other accepted forms."""
+def _unknown_system(spec: str, systems: Any, func: str) -> RiskevalError:
+    """The error for a ``baseline=`` name that is neither an aggregate nor a system."""
     if spec.lower() in AGGREGATES:
         hint = f" Aggregate baselines are lower case: use {spec.lower()!r}."
     else:
         close = difflib.get_close_matches(spec, [str(s) for s in systems], n=3, cutoff=0.6)
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
     return RiskevalError(
-        f"The 'baseline' parameter of {func} names no system of {what}: {spec!r}.{hint} "
-        f"Use {choices.format(systems=listed(systems))}."
+        f"The 'baseline' parameter of {func} names no system of the matrix: {spec!r}.{hint} "
+        f"Use 'mean', 'median', 'max', a system name ({listed(systems)}) or a per-topic vector."
     )
 
 
-def _aggregate_kind(spec: Any) -> str | None:
-    return spec if isinstance(spec, str) and spec in AGGREGATES else None
-
-
-def _need_two(M: pd.DataFrame, func: str) -> None:
-    if M.shape[0] < 2:
+def _need_two(r: int, func: str) -> None:
+    if r < 2:
         raise RiskevalError(f"{func}: a leave-one-out baseline needs at least two systems.")
 
 
