@@ -58,7 +58,7 @@ def test_the_top_level_has_at_most_35_names_and_exactly_these():
     assert len(riskeval.__all__) <= 35
     assert sorted(riskeval.__all__) == sorted(TOP_LEVEL)
     assert set(riskeval.__all__) <= set(dir(riskeval))
-    assert riskeval.__version__ == "1.1.0"
+    assert riskeval.__version__ == "1.1.1"
 
 
 def test_the_namespaces_are_modules_of_their_own():

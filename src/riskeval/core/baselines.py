@@ -6,13 +6,19 @@ evaluated system left out), as an r × c matrix.  Both are exact and vectorised.
 come from per-topic partial sums (:func:`aggregate_from_totals`, :func:`loo_mean`), which is how a
 table too large for memory gets them.
 
-A topic on which every system has the same score has that score as its MEAN, exactly
-(:func:`equal_scores_exact`): ``T_j/r`` can differ from it in the last bit (three scores of 0.1 sum
-to 0.30000000000000004), which would turn the ties of every system on that topic into losses.
+The MEAN of the scores in memory is decided exactly where it decides a win, a tie or a loss
+(:func:`mean_gaps`): ``T_j/r`` in floating point can miss the exact mean in its last bits
+(0.1, 0.2 and 0.3 sum to 0.6000000000000001, whose third is 0.20000000000000004, not 0.2), which
+would turn a system that ties with the mean into a loser.  Wherever a score lies within the
+rounding error of its topic's floating-point mean, that mean is computed exactly and rounded once.
+From per-topic partial sums (a table too large for memory) only a topic whose scores are all equal
+gets its MEAN exactly (:func:`equal_scores_exact`).
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -23,7 +29,37 @@ def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
     if kind == "median":
         return np.median(X, axis=0)
     # ``kind`` is validated by the callers (riskeval.options.AGGREGATES)
-    return aggregate_from_totals(kind, X.shape[0], X.sum(axis=0), X.max(axis=0), X.min(axis=0))
+    top, low = X.max(axis=0), X.min(axis=0)
+    values = aggregate_from_totals(kind, X.shape[0], X.sum(axis=0), top, low)
+    if kind == "mean":
+        gap, bound = mean_gaps(X, values, top, low)
+        for j in np.flatnonzero(gap.min(axis=0) <= bound):
+            values[j] = float(exact_sum(X[:, j]) / X.shape[0])
+    return values
+
+
+def mean_gaps(
+    X: np.ndarray, means: np.ndarray, top: np.ndarray, low: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distance of each cell of ``X`` (r × c) from its floating-point mean of r scores in
+    ``means`` (c,) or (r × c), and the rounding error that mean can have, (c,): where the distance
+    is within it, whether the score is above, at or below the exact mean is decided by the exact
+    mean.  The bound is r·ε times the topic's largest
+    magnitude, which holds for any order of summation (Higham, *Accuracy and Stability of
+    Numerical Algorithms*, 2002, §4.2); ``top`` and ``low`` are each topic's largest and smallest
+    score."""
+    bound = X.shape[0] * np.finfo(np.float64).eps * np.maximum(np.abs(top), np.abs(low))
+    gap = np.subtract(X, means)
+    return np.abs(gap, out=gap), bound
+
+
+def exact_sum(values: np.ndarray) -> Fraction:
+    """The sum of finite float64 ``values`` in exact arithmetic, as the sum of the parts that
+    ``math.fsum`` peels off it (each the correctly rounded rest of the ones before; a few parts)."""
+    parts: list[float] = []
+    while rest := math.fsum(np.append(values, np.negative(parts))):
+        parts.append(rest)
+    return sum(map(Fraction, parts), Fraction(0))
 
 
 def aggregate_from_totals(
@@ -59,7 +95,14 @@ def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
     callers ensure r ≥ 2)."""
     r = X.shape[0]
     if kind == "mean":
-        return equal_scores_exact(loo_mean(X.sum(axis=0), X, r), X.min(axis=0), X.max(axis=0))
+        top, low = X.max(axis=0), X.min(axis=0)
+        means = equal_scores_exact(loo_mean(X.sum(axis=0), X, r), low, top)
+        gap, bound = mean_gaps(X, means, top, low)
+        rows, columns = np.nonzero(gap <= bound)
+        totals = {j: exact_sum(X[:, j]) for j in np.unique(columns)}
+        for i, j in zip(rows, columns, strict=True):
+            means[i, j] = float((totals[j] - Fraction(X[i, j])) / (r - 1))
+        return means
     if kind == "max":
         return _loo_max(X)
     return _loo_median(X)  # "median"
