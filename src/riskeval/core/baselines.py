@@ -7,10 +7,11 @@ come from per-topic partial sums (:func:`aggregate_from_totals`, :func:`loo_mean
 table too large for memory gets them.
 
 The MEAN of the scores in memory is decided exactly where it decides a win, a tie or a loss
-(:func:`mean_gaps`): ``T_j/r`` in floating point can miss the exact mean in its last bits
+(:func:`decided_by_rounding`): ``T_j/r`` in floating point can miss the exact mean in its last bits
 (0.1, 0.2 and 0.3 sum to 0.6000000000000001, whose third is 0.20000000000000004, not 0.2), which
 would turn a system that ties with the mean into a loser.  Wherever a score lies within the
-rounding error of its topic's floating-point mean, that mean is computed exactly and rounded once.
+rounding error of its topic's floating-point mean (or of 0.8 times it, the bound of a loss of more
+than 20%), that mean is computed exactly and rounded once.
 From per-topic partial sums (a table too large for memory) only a topic whose scores are all equal
 gets its MEAN exactly (:func:`equal_scores_exact`).
 """
@@ -32,25 +33,23 @@ def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
     top, low = X.max(axis=0), X.min(axis=0)
     values = aggregate_from_totals(kind, X.shape[0], X.sum(axis=0), top, low)
     if kind == "mean":
-        gap, bound = mean_gaps(X, values, top, low)
-        for j in np.flatnonzero(gap.min(axis=0) <= bound):
+        for j in np.flatnonzero(decided_by_rounding(X, values, top, low).any(axis=0)):
             values[j] = float(exact_sum(X[:, j]) / X.shape[0])
     return values
 
 
-def mean_gaps(
-    X: np.ndarray, means: np.ndarray, top: np.ndarray, low: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The distance of each cell of ``X`` (r × c) from its floating-point mean of r scores in
-    ``means`` (c,) or (r × c), and the rounding error that mean can have, (c,): where the distance
-    is within it, whether the score is above, at or below the exact mean is decided by the exact
-    mean.  The bound is r·ε times the topic's largest
-    magnitude, which holds for any order of summation (Higham, *Accuracy and Stability of
-    Numerical Algorithms*, 2002, §4.2); ``top`` and ``low`` are each topic's largest and smallest
-    score."""
+def decided_by_rounding(X: np.ndarray, means: np.ndarray, top: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """The cells of ``X`` (r × c) whose comparison with their floating-point mean of r scores in
+    ``means`` (c,) or (r × c) may depend on that mean's rounding: a score within the mean's
+    rounding error of it (a win, a tie or a loss) or of 0.8 times it (a loss of more than 20%,
+    SIGIR 2016, Table 7).  The bound is r·ε times the topic's largest magnitude, which holds for
+    any order of summation (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §4.2);
+    ``top`` and ``low`` are each topic's largest and smallest score."""
     bound = X.shape[0] * np.finfo(np.float64).eps * np.maximum(np.abs(top), np.abs(low))
     gap = np.subtract(X, means)
-    return np.abs(gap, out=gap), bound
+    near = np.abs(gap, out=gap) <= bound
+    np.subtract(X, 0.8 * means, out=gap)
+    return near | (np.abs(gap, out=gap) <= 2 * bound)
 
 
 def exact_sum(values: np.ndarray) -> Fraction:
@@ -97,8 +96,7 @@ def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
     if kind == "mean":
         top, low = X.max(axis=0), X.min(axis=0)
         means = equal_scores_exact(loo_mean(X.sum(axis=0), X, r), low, top)
-        gap, bound = mean_gaps(X, means, top, low)
-        rows, columns = np.nonzero(gap <= bound)
+        rows, columns = np.nonzero(decided_by_rounding(X, means, top, low))
         totals = {j: exact_sum(X[:, j]) for j in np.unique(columns)}
         for i, j in zip(rows, columns, strict=True):
             means[i, j] = float((totals[j] - Fraction(X[i, j])) / (r - 1))
