@@ -60,7 +60,8 @@ def ratios(packed: bytes, make: Callable[[], Any]) -> tuple[float, float]:
 
 
 def main() -> None:
-    data = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "data"
+    label = sys.argv[1] if len(sys.argv) > 1 else "../shared/data"
+    data = ROOT / label
     best: dict[str, list[tuple[float, str]]] = {name: [(0.0, ""), (0.0, "")] for name in DECOMPRESSORS}
     files = 0
     for path in sorted(p for p in data.rglob("*") if p.is_file() and p.stat().st_size):
@@ -76,7 +77,7 @@ def main() -> None:
                 if ratio > best[kind][i][0]:
                     best[kind][i] = (ratio, name)
         files += 1
-    print(f"{files} files under {data}")
+    print(f"{files} files under {label}")
     print(f"{'format':<10}{'whole file':>11}  {'file':<58}{'past 1 MiB':>11}  file")
     for kind, ((whole, whole_file), (running, running_file)) in best.items():
         print(f"{kind:<10}{whole:>11.1f}  {whole_file:<58}{running:>11.1f}  {running_file}")
