@@ -33,7 +33,7 @@ import numpy as np
 
 from riskeval.errors import InputFormatError
 from riskeval.io import decoding
-from riskeval.io.decoding import OPEN_COMPRESSED, READ_ERRORS, compression_of, read_utf8, to_utf8
+from riskeval.io.decoding import compression_of, read_utf8, to_utf8
 
 #: Text bytes per piece by default: small enough that a piece and what parsing it costs (about six
 #: times its size) stay well within one process's share of memory, large enough that the cost of
@@ -80,8 +80,8 @@ def run_pieces(path: str | os.PathLike[str], size: int = PIECE_BYTES) -> Iterato
             return
         if not kind and info.st_size > limit:
             raise decoding.too_large(location, limit, None)
-        stream: IO[bytes] = OPEN_COMPRESSED[kind](raw) if kind else raw
-        first = _read(stream, size, location, kind)
+        stream = decoding.open_compressed(raw, kind, location) if kind else raw
+        first = stream.read(size)
         if decoding.transcoded(first):
             yield from _cut_text(read_utf8(location), location, size)
             return
@@ -97,15 +97,6 @@ def _cut_text(text: bytes, location: str, size: int) -> Iterator[RunPiece]:
         yield from _cut_stream(b"", io.BytesIO(text), location, size, None, len(text))
 
 
-def _read(stream: IO[bytes], size: int, location: str, kind: str | None) -> bytes:
-    try:
-        return stream.read(size)
-    except READ_ERRORS as exc:
-        if kind is None:
-            raise
-        raise decoding.corrupt(location, kind, exc) from None
-
-
 def _cut_stream(
     buf: bytes, stream: IO[bytes], location: str, size: int, kind: str | None, limit: int
 ) -> Iterator[RunPiece]:
@@ -118,7 +109,7 @@ def _cut_stream(
     total = len(buf)
     parts, held = [buf], len(buf)
     while True:
-        block = _read(stream, step, location, kind)
+        block = stream.read(step)
         if not block:
             break
         total += len(block)

@@ -19,9 +19,13 @@ mappings, CLEF queries, topic weights) gets its bytes from :func:`read_utf8` or 
   :func:`input_limit` bytes (:data:`MAX_INPUT_BYTES`, 1 GiB, unless the environment variable
   ``RISKEVAL_MAX_INPUT_BYTES`` says otherwise): a compressed file is decompressed in chunks and
   refused as soon as it passes the limit (a gzip file at once when the size it declares passes
-  it), and a NUL byte in UTF-8 text stops the reading at the
-  chunk that holds it.  A byte-order mark anywhere but at the start (what concatenating files
-  saved with one leaves) is an error naming the line: read as text it would join the next
+  it), and a NUL byte in UTF-8 text stops the reading at the chunk that holds it.  A compressed
+  file is also refused once its text passes :data:`INFLATE_FLOOR` bytes and :func:`inflate_ratio`
+  times the compressed bytes read so far (:data:`MAX_INFLATE_RATIO`, 100, unless
+  ``RISKEVAL_MAX_INFLATE_RATIO`` says otherwise), the minimum inflate ratio of Apache POI's
+  ``ZipSecureFile``: a decompression bomb is refused after a few megabytes of text, whatever size
+  it declares.  A byte-order mark anywhere but at the start (what concatenating files saved with
+  one leaves) is an error naming the line: read as text it would join the next
   topic's id and make a topic of its own, as it does in trec_eval.
 
 Errors are :class:`~riskeval.errors.InputFormatError` located as ``file`` or ``file:line``; a file
@@ -51,6 +55,20 @@ COMPRESSION: dict[str, str] = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 #: times a full-ranking run of the 6,980 MS MARCO dev queries (1,000 documents each, about 0.3 GB).
 MAX_INPUT_BYTES = 2**30
 LIMIT_VARIABLE = "RISKEVAL_MAX_INPUT_BYTES"
+
+#: Bytes of text a compressed file may give per compressed byte read, past :data:`INFLATE_FLOOR`,
+#: unless ``RISKEVAL_MAX_INFLATE_RATIO`` sets another ratio: 100, Apache POI's minimum inflate
+#: ratio for zip entries (``ZipSecureFile``, 0.01).  The 575 files of TREC DL 2019/2020, the TREC
+#: Web track 2012-2014, CLEF eHealth 2015, UQV100, Robust04 variations, the LightGBM LETOR example
+#: and Benham et al. (SIGIR 2020) inflate at most 12.5 times gzipped, 15.7 times with bzip2 and 24.9
+#: times with xz (``benchmarks/inflate_ratios.py``); deflate's most, a file of one repeated byte, is
+#: 1032 (RFC 1951's longest match of 258 bytes in a code of at least 2 bits).
+MAX_INFLATE_RATIO = 100
+RATIO_VARIABLE = "RISKEVAL_MAX_INFLATE_RATIO"
+#: Bytes of text a compressed file gives before its inflate ratio is checked: more than the text of
+#: the largest run of TREC DL 2019 (11.4 MB), few enough that a decompression bomb is refused
+#: after a fraction of a second.
+INFLATE_FLOOR = 2**24
 
 OPEN_COMPRESSED: dict[str, Callable[[Any], Any]] = {
     "gzip": lambda raw: gzip.GzipFile(fileobj=raw),
@@ -89,13 +107,29 @@ def compression_of(data: bytes) -> str | None:
 def input_limit() -> int:
     """The bytes of text one input file may hold: ``RISKEVAL_MAX_INPUT_BYTES`` when set, else
     :data:`MAX_INPUT_BYTES`."""
-    raw = os.environ.get(LIMIT_VARIABLE, "").strip()
+    return _setting(LIMIT_VARIABLE, MAX_INPUT_BYTES, "a whole number of bytes", f"{2**32} for 4 GiB")
+
+
+def inflate_ratio() -> int:
+    """The bytes of text a compressed file may give per compressed byte read (past
+    :data:`INFLATE_FLOOR` bytes of text): ``RISKEVAL_MAX_INFLATE_RATIO`` when set, else
+    :data:`MAX_INFLATE_RATIO`."""
+    return _setting(
+        RATIO_VARIABLE,
+        MAX_INFLATE_RATIO,
+        "a whole number of bytes of text per compressed byte",
+        f"1000; the default is {MAX_INFLATE_RATIO}",
+    )
+
+
+def _setting(variable: str, default: int, what: str, example: str) -> int:
+    """The whole number >= 1 that environment variable ``variable`` holds, ``default`` when unset."""
+    raw = os.environ.get(variable, "").strip()
     if not raw:
-        return MAX_INPUT_BYTES
-    if not raw.isdigit() or int(raw) < 1:
+        return default
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
         raise RiskevalError(
-            f"The environment variable {LIMIT_VARIABLE} must be a whole number of bytes >= 1 "
-            f"(e.g. {2**32} for 4 GiB); got {raw!r}."
+            f"The environment variable {variable} must be {what} >= 1 (e.g. {example}); got {raw!r}."
         )
     return int(raw)
 
@@ -113,6 +147,22 @@ def too_large(location: str, limit: int, kind: str | None, declared: int = 0) ->
                 location,
                 f"{what} more than {limit:,} bytes, the input size limit: set the environment "
                 f"variable {LIMIT_VARIABLE} to read larger files.",
+            )
+        ]
+    )
+
+
+def too_inflated(location: str, kind: str, text: int, compressed: int, ratio: int) -> InputFormatError:
+    """The error for a compressed file whose first ``compressed`` bytes gave ``text`` bytes of text,
+    more than ``ratio`` times as many."""
+    return InputFormatError(
+        [
+            (
+                location,
+                f"inflates {text / compressed:,.0f} times: its first {compressed:,} bytes decompress "
+                f"({kind}) to {text:,} bytes, more than {ratio:,} times as many, the inflate ratio "
+                f"limit (a decompression bomb): set the environment variable {RATIO_VARIABLE} to a "
+                "larger ratio to read it.",
             )
         ]
     )
@@ -173,6 +223,7 @@ class _Prefixed(io.RawIOBase):
     def __init__(self, prefix: bytes, rest: IO[bytes]):
         self._prefix = memoryview(prefix)
         self._rest = rest
+        self.consumed = 0  # bytes given
 
     def readable(self) -> bool:
         return True
@@ -185,8 +236,10 @@ class _Prefixed(io.RawIOBase):
             n = min(len(buffer), len(self._prefix))
             buffer[:n] = self._prefix[:n]
             self._prefix = self._prefix[n:]
-            return n
-        return self._rest.readinto(buffer)  # type: ignore[attr-defined]
+        else:
+            n = self._rest.readinto(buffer)  # type: ignore[attr-defined]
+        self.consumed += n or 0
+        return n
 
     def close(self) -> None:
         self._rest.close()
@@ -212,11 +265,44 @@ def read_opened(handle: IO[bytes], location: str, limit: int) -> bytes:
         return _read_limited(first, handle, location, limit, None)
     if kind == "gzip":
         check_declared_size(handle, location, limit)
-    stream = OPEN_COMPRESSED[kind](io.BufferedReader(_Prefixed(first, handle)))
-    try:
-        return _read_limited(b"", stream, location, limit, kind)
-    except READ_ERRORS as exc:
-        raise corrupt(location, kind, exc) from None
+    return _read_limited(b"", open_compressed(handle, kind, location, first), location, limit, kind)
+
+
+def open_compressed(raw: IO[bytes], kind: str, location: str, first: bytes = b"") -> IO[bytes]:
+    """The text of the compressed file ``raw`` (``kind``: ``"gzip"``, ``"bzip2"`` or ``"xz"``;
+    ``first``: its bytes already read from ``raw``), decompressed as it is read.
+
+    Reading raises :class:`~riskeval.errors.InputFormatError` when the file is truncated or corrupt,
+    and once its text passes :data:`INFLATE_FLOOR` bytes and :func:`inflate_ratio` times the
+    compressed bytes read so far (a decompression bomb, refused whatever size it declares).
+    """
+    return io.BufferedReader(_Inflating(raw, kind, location, first), _CHUNK)
+
+
+class _Inflating(io.RawIOBase):
+    """The text of a compressed file, checked against the inflate ratio as it is read."""
+
+    def __init__(self, raw: IO[bytes], kind: str, location: str, first: bytes):
+        self._source = _Prefixed(first, raw)
+        self._text = OPEN_COMPRESSED[kind](io.BufferedReader(self._source))
+        self._kind = kind
+        self._location = location
+        self._ratio = inflate_ratio()
+        self._given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            n: int = self._text.readinto(buffer)
+        except READ_ERRORS as exc:
+            raise corrupt(self._location, self._kind, exc) from None
+        self._given += n
+        read = self._source.consumed
+        if self._given > INFLATE_FLOOR and self._given > self._ratio * read:
+            raise too_inflated(self._location, self._kind, self._given, read, self._ratio)
+        return n
 
 
 def declared_size(handle: IO[bytes]) -> int:
