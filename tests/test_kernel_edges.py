@@ -69,6 +69,53 @@ def test_serial_and_parallel_compilations_agree(per_system):
     )
 
 
+def test_without_numba_a_loaded_kernel_runs_as_it_is():
+    """Under NUMBA_DISABLE_JIT=1 numba leaves a kernel its Python function, which has no serial
+    twin to make: the function itself runs, whatever the size."""
+
+    def kernel(x):
+        return x
+
+    assert _numba.by_size(kernel, 1) is kernel
+    assert _numba.by_size(kernel, _numba.SERIAL_CELLS) is kernel
+
+
+def _chisq_sums_by_the_definition(X, B, w):
+    """Z⁺ and Z⁻ of every row of X, each row within X (B None) or within [x_i; B], from e_ij =
+    S_i T_j / N and z_ij = (x_ij − e_ij)/√e_ij cell by cell (SIGIR 2016, eq. 4–5), z = 0 where
+    e = 0; S weighted by w over topics."""
+    pos, neg = [], []
+    for i, x in enumerate(X):
+        rows = X if B is None else np.vstack([x, np.atleast_2d(B)])
+        row = i if B is None else 0
+        S, T = rows @ w, rows.sum(axis=0)
+        e = S[row] * T / (w @ T)
+        z = np.zeros_like(x)
+        z[e > 0] = (x[e > 0] - e[e > 0]) / np.sqrt(e[e > 0])
+        pos.append(w @ np.maximum(z, 0.0))
+        neg.append(w @ np.minimum(z, 0.0))
+    return np.array(pos), np.array(neg)
+
+
+@pytest.mark.parametrize("shape", [(6, 30), (40, 500)])  # the numpy form and the kernel
+@pytest.mark.parametrize("layout", ["every row", "one baseline", "baseline systems"])
+def test_chi_square_sums_equal_the_definition(shape, layout):
+    rng = np.random.default_rng(11)
+    r, c = shape
+    X = rng.beta(2, 5, shape)
+    X[:, 3] = 0.0  # a topic every system scores 0: e = 0
+    X[1, : c // 2] = 0.0
+    B = {"every row": None, "one baseline": rng.beta(2, 5, c), "baseline systems": rng.beta(2, 5, (3, c))}
+    w = rng.integers(0, 3, c).astype(float)  # a bootstrap resample's topic counts
+    got = chisq.zsums(X, B[layout], w)
+    pos, neg = _chisq_sums_by_the_definition(X, B[layout], w)
+    assert (X.size >= _numba.NUMPY_CELLS) == (c == 500)
+    np.testing.assert_allclose(got.z_pos, pos, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.z_neg, neg, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.S, X @ w, rtol=1e-12)
+    assert got.n == w.sum()
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.floats(-3.0, 3.0, allow_nan=False), st.floats(0.0, 20.0, allow_nan=False))
 def test_compiled_risk_score_is_the_reference(d, alpha):
