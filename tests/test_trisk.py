@@ -182,6 +182,10 @@ def test_series_are_aligned_by_topic():
             r"'se' parameter of trisk must be one of 'parametric', 'jackknife'\. Got 'boot'",
         ),
         (
+            lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], alternative="lower"),
+            r"'alternative' parameter of trisk must be one of 'two-sided', 'less', 'greater'\. Got 'lower'",
+        ),
+        (
             lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], level=1.5),
             r"'level' parameter of trisk must be a number strictly between 0 and 1\. Got 1.5",
         ),
