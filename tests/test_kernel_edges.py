@@ -46,6 +46,30 @@ def test_paired_sums_past_one_block_of_systems(r, c):
     np.testing.assert_allclose(at5["se"], x5.std(1, ddof=1) / np.sqrt(c), rtol=1e-9)
 
 
+@pytest.mark.parametrize("baseline", [None, np.zeros(4), np.zeros((2, 4))])
+def test_chi_square_sums_of_an_all_zero_matrix_are_zero(baseline):
+    """Every expected value is 0 (N = 0): every z is 0, not 0/0."""
+    got = chisq.zsums(np.zeros((3, 4)), baseline)
+    np.testing.assert_array_equal(np.r_[got.z_pos, got.z_neg], np.zeros(6))
+
+
+@pytest.mark.parametrize("shape", [(5, 40), (70, 513)])  # the numpy form; the kernel, two blocks
+def test_paired_sums_with_own_baselines_and_weights_equal_repeated_topics(shape):
+    """Topic weights count each topic that many times, and each system has its own baseline: the
+    sums equal those of the matrix with every topic repeated by its weight."""
+    rng = np.random.default_rng(3)
+    X, B = rng.beta(2, 5, shape), rng.beta(2, 5, shape)
+    B[:, 0] = 0.0  # no Loss>20% where the baseline scores 0
+    X[0] = B[0]  # ties only
+    X[1, 5] = 7.0  # the largest score, for the scale
+    w = rng.integers(0, 4, shape[1])
+    got = paired.paired_sums(X, B, w.astype(float))
+    assert got.n == w.sum()
+    for name, want in _reference_sums(np.repeat(X, w, axis=1), np.repeat(B, w, axis=1)).items():
+        np.testing.assert_allclose(getattr(got, name), want, rtol=1e-10, atol=1e-10, err_msg=name)
+    np.testing.assert_array_equal(got.scale, np.maximum(np.abs(X).max(1), np.abs(B).max(1)))
+
+
 @pytest.mark.parametrize("per_system", [False, True])
 def test_serial_and_parallel_compilations_agree(per_system):
     """Small inputs run the serial compilation of a kernel, large ones the parallel one: both give
