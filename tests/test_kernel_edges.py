@@ -59,7 +59,8 @@ def test_paired_sums_with_own_baselines_and_weights_equal_repeated_topics(shape)
     sums equal those of the matrix with every topic repeated by its weight."""
     rng = np.random.default_rng(3)
     X, B = rng.beta(2, 5, shape), rng.beta(2, 5, shape)
-    B[:, 0] = 0.0  # no Loss>20% where the baseline scores 0
+    B[:, 0] = 0.0  # no Loss>20% where the baseline scores 0, even against a negative score
+    X[2, 0] = -0.1
     X[0] = B[0]  # ties only
     X[1, 5] = 7.0  # the largest score, for the scale
     w = rng.integers(0, 4, shape[1])
@@ -121,19 +122,21 @@ def _chisq_sums_by_the_definition(X, B, w):
     return np.array(pos), np.array(neg)
 
 
-@pytest.mark.parametrize("shape", [(6, 30), (40, 500)])  # the numpy form and the kernel
+# the numpy form (one topic; a total below 1), the kernel (one block of systems; two)
+@pytest.mark.parametrize("shape", [(6, 30), (5, 1), (3, 4), (40, 500), (300, 60)])
 @pytest.mark.parametrize("layout", ["every row", "one baseline", "baseline systems"])
 def test_chi_square_sums_equal_the_definition(shape, layout):
     rng = np.random.default_rng(11)
     r, c = shape
-    X = rng.beta(2, 5, shape)
-    X[:, 3] = 0.0  # a topic every system scores 0: e = 0
+    X = rng.beta(2, 5, shape) * (0.05 if shape == (3, 4) else 1.0)
+    if c > 3:
+        X[:, 3] = 0.0  # a topic every system scores 0: e = 0
     X[1, : c // 2] = 0.0
     B = {"every row": None, "one baseline": rng.beta(2, 5, c), "baseline systems": rng.beta(2, 5, (3, c))}
     w = rng.integers(0, 3, c).astype(float)  # a bootstrap resample's topic counts
     got = chisq.zsums(X, B[layout], w)
     pos, neg = _chisq_sums_by_the_definition(X, B[layout], w)
-    assert (X.size >= _numba.NUMPY_CELLS) == (c == 500)
+    assert (X.size >= _numba.NUMPY_CELLS) == (r >= 40)
     np.testing.assert_allclose(got.z_pos, pos, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got.z_neg, neg, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got.S, X @ w, rtol=1e-12)

@@ -245,3 +245,28 @@ def test_topic_risk_columns_and_decisions_against_scipy():
         assert one["significant"].tolist() == (signed > stats.t.ppf(0.8, 11)).tolist()
     flat = rk.topic_risk(s, s, 2.0)  # no spread: nothing to standardise by
     assert flat[["tr", "tj", "pvalue"]].isna().all().all() and not flat["significant"].any()
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_trisk_decision_and_interval_at_alpha_zero_are_those_of_ttest_rel(alternative):
+    """At α = 0 TRisk is the paired t-test: its decision at level 0.3 and its intervals equal
+    scipy.stats.ttest_rel's, for a system better than its baseline and for the reverse."""
+    rng = np.random.default_rng(21)
+    b = rng.beta(2, 5, 30)
+    s = b + rng.normal(0.04, 0.08, 30)  # t = 1.09: significant at 0.3 two-sided and one way one-sided
+    for x, y in ((s, b), (b, s)):
+        r = rk.trisk(x, y, alpha=0.0, level=0.3, alternative=alternative)
+        ref = stats.ttest_rel(x, y, alternative=alternative)
+        assert r.alternative == alternative and r.reason is None and r.bias is None
+        assert r.significant == (ref.pvalue < 0.3)
+        for level in (0.9, 0.5):
+            np.testing.assert_allclose(
+                r.confidence_interval(level), ref.confidence_interval(level), rtol=1e-12
+            )
+    assert [
+        rk.trisk(x, y, 0.0, level=0.3, alternative=alternative).significant for x, y in ((s, b), (b, s))
+    ] == {
+        "two-sided": [True, True],
+        "less": [False, True],
+        "greater": [True, False],
+    }[alternative]

@@ -192,7 +192,7 @@ def serve(path: str, tests: list[str]) -> None:
     for name in _imported_by(tests):
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - a module that cannot be imported alone is imported by its tests
+        except Exception:  # a module that cannot be imported alone: the tests import it
             pass
     server = socket.socket(socket.AF_UNIX)
     server.bind(path)
@@ -387,6 +387,8 @@ def main() -> int:
         serving = f"import mutation; mutation.serve({str(runner)!r}, {TESTS[args.package]!r})"
         server = subprocess.Popen(["nice", "-n", "19", sys.executable, "-c", serving], cwd=workdir, env=env)
         while not runner.exists():
+            if server.poll() is not None:
+                sys.exit(f"the test runner stopped (exit status {server.returncode}) before it was ready")
             time.sleep(0.1)
         # A resumed run tries the survivors again: the tests may have changed.
         cache = workdir / ".mutmut-cache"
