@@ -20,7 +20,7 @@ The kernels run as Python (``NUMBA_DISABLE_JIT=1``): compiling them again for ev
 take most of the run.  A mutant that only changes how numba compiles a kernel (``parallel=``,
 ``cache=``, ``fastmath=``) therefore survives, and so does one in a line no selected test reaches.
 A timeout (ten times the unmutated run of the longest selection of tests) counts as killed, as mutmut counts
-it.  A resumed run tries its survivors again.
+it.  A resumed run tries its survivors again when test files changed or with ``--seconds``.
 
     python tools/mutation.py measures              # src/riskeval/measures/, in a temporary folder
     python tools/mutation.py core --workdir DIR    # keep (and resume) the run in DIR
@@ -316,6 +316,31 @@ def forget_changed_lines(workdir: Path, cache: Path) -> None:
             db.execute("UPDATE SourceFile SET hash = '' WHERE id = ?", (file_id,))
 
 
+def run_mutmut(command: list[str], workdir: Path, env: dict[str, str]) -> bool:
+    """Run mutmut until it ends; True if it stopped on ``Attribute Mutant.line is required``.
+
+    mutmut 2.5.1 sometimes fails to find a mutant's line in its cache when it records the mutant's
+    status, and then hangs instead of exiting (its worker's queues wait for a reader); the run is
+    stopped there, and resuming it goes on from the next mutant."""
+    log_file = workdir / "mutmut.log"
+    start = log_file.stat().st_size if log_file.exists() else 0
+    with log_file.open("a") as log:
+        mutmut = subprocess.Popen(
+            command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        while mutmut.poll() is None:
+            time.sleep(5)
+            with log_file.open() as text:
+                text.seek(start)
+                if "Attribute Mutant.line is required" in text.read():
+                    os.killpg(mutmut.pid, signal.SIGKILL)  # mutmut and its worker
+                    mutmut.wait()
+                    for backup in workdir.glob("src/**/*.py.bak"):  # the mutant on disk, if any
+                        backup.replace(backup.with_suffix(""))
+                    return True
+    return False
+
+
 def statuses(workdir: Path) -> list[tuple[int, str, int, str]]:
     """``(id, file, line number, status)`` of every mutant in the mutmut cache of ``workdir``."""
     cache = workdir / ".mutmut-cache"
@@ -390,12 +415,12 @@ def main() -> int:
             if server.poll() is not None:
                 sys.exit(f"the test runner stopped (exit status {server.returncode}) before it was ready")
             time.sleep(0.1)
-        # A resumed run tries the survivors again: the tests may have changed.
         cache = workdir / ".mutmut-cache"
         if cache.exists():
             forget_changed_lines(workdir, cache)
-            with sqlite3.connect(cache) as db:
-                db.execute("UPDATE Mutant SET status = 'untested' WHERE status = ?", (SURVIVED,))
+            if stale or args.seconds != SECONDS_PER_MUTANT:  # new tests, or more time for each mutant
+                with sqlite3.connect(cache) as db:
+                    db.execute("UPDATE Mutant SET status = 'untested' WHERE status = ?", (SURVIVED,))
         # mutmut runs this command once, unmutated, to check that it passes and for its timeout:
         # the longest selection.
         lines = [tests for source in selection.values() for tests in source.values()]
@@ -405,8 +430,11 @@ def main() -> int:
         command += ["--tests-dir", "tests", "--runner", baseline, "--no-progress"]
         print(f"mutating {package}/ in {workdir} (log: mutmut.log)", flush=True)
         try:
-            with (workdir / "mutmut.log").open("a") as log:
-                subprocess.run(command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
+            while run_mutmut(command, workdir, env) and any(
+                row[3] == "untested" for row in statuses(workdir)
+            ):
+                print("mutmut stopped on its cache; resuming", flush=True)
+                forget_changed_lines(workdir, cache)
         finally:
             server.kill()
     found = statuses(workdir)
