@@ -27,6 +27,17 @@ def test_negative_part_sums_equal_brute_force(X):
     np.testing.assert_allclose(N, ref, rtol=1e-12, atol=1e-12)
 
 
+def test_negative_part_sums_over_several_tiles_and_their_progress():
+    """130 systems: three tiles of baselines, the pairs below the diagonal from the identity."""
+    X = np.random.default_rng(4).random((130, 3))
+    X[7] = X[100]  # two equal systems
+    steps: list[int] = []
+    N = negative_part_sums(X, progress=steps.append)
+    ref = np.minimum(X[None, :, :] - X[:, None, :], 0.0).sum(axis=2)
+    np.testing.assert_allclose(N, ref, rtol=1e-12, atol=1e-12)
+    assert steps == [64, 64, 2]
+
+
 def test_bias_study_urisk_equals_the_paired_kernel_per_baseline():
     rng = np.random.default_rng(8)
     X = pd.DataFrame(rng.beta(2, 5, (133, 40)), index=[f"s{i}" for i in range(133)])

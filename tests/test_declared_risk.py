@@ -12,7 +12,17 @@ from scipy import stats
 
 import riskeval as rk
 from riskeval.errors import RiskevalError
-from riskeval.measures.declared import RISK_MEASURES, GeoRisk, TRisk, URisk, expand_risks, parse_risk
+from riskeval.measures.declared import (
+    RISK_MEASURES,
+    GeoRisk,
+    RiskMeasure,
+    TRisk,
+    URisk,
+    expand_risks,
+    measure_table,
+    parse_risk,
+    risk_measures,
+)
 from riskeval.settings import RiskSettings
 
 
@@ -111,3 +121,73 @@ def test_risk_table_alternative_equals_scipy_ttest_rel(alternative):
     assert ("alternative" in t.columns) == (alternative != "two-sided")
     crit = stats.t.ppf(0.975 if alternative == "two-sided" else 0.95, X.shape[1] - 1)
     assert np.allclose(t["critical"], crit)
+
+
+def test_each_measure_prints_its_name_and_describes_itself():
+    """The printed form, the risk_table column, the defining paper and equations (the help and the
+    docs' table of measures) and whether the measure is paired, for each registered measure."""
+    measures = (
+        URisk(),
+        TRisk(alpha=1, se="jackknife"),
+        rk.TStarRisk(alpha=2.5),
+        rk.ZRisk(alpha=0),
+        GeoRisk(5),
+    )
+    assert [str(m) for m in measures] == [
+        "URisk",
+        "TRisk(alpha=1, se='jackknife')",
+        "TStarRisk(alpha=2.5)",
+        "ZRisk(alpha=0)",
+        "GeoRisk(alpha=5)",
+    ]
+    assert URisk().alpha is None
+    assert measure_table() == [
+        ("URisk", "alpha=None", "urisk", "Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 1–4"),
+        (
+            "TRisk",
+            "alpha=None, se='parametric'",
+            "trisk",
+            "Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 7–12 and 17–18",
+        ),
+        ("TStarRisk", "alpha=None", "tstar", "Dinçer, Ounis & Macdonald, ECIR 2014, §3"),
+        ("ZRisk", "alpha=None", "zrisk", "Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6"),
+        ("GeoRisk", "alpha=None", "georisk", "Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 7–8"),
+    ]
+    assert [cls.paired for cls in RISK_MEASURES.values()] == [True, True, True, False, False]
+    with pytest.raises(
+        RiskevalError, match=r"^The 'alpha' parameter of URisk must be a finite number >= 0\."
+    ):
+        URisk(alpha=-1)
+    with pytest.raises(
+        RiskevalError, match=r"^The 'se' parameter of TRisk must be one of 'parametric', 'jackknife'\."
+    ):
+        TRisk(se="boot")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (3, "A risk measure is one of URisk, TRisk, TStarRisk, ZRisk, GeoRisk (an object such as "
+         "riskeval.URisk(alpha=5), or its text such as 'URisk@5'). Got 3."),
+        ("GeoRsk@5", "Unknown risk measure 'GeoRsk@5': use one of URisk, TRisk, TStarRisk, ZRisk, GeoRisk, "
+         "optionally with α as 'URisk@5' or 'URisk(alpha=5)'. Did you mean 'GeoRisk'?"),
+        ("Foo", "Unknown risk measure 'Foo': use one of URisk, TRisk, TStarRisk, ZRisk, GeoRisk, "
+         "optionally with α as 'URisk@5' or 'URisk(alpha=5)'."),
+        ("TRisk(1, 2)", "The risk measure 'TRisk(1, 2)': TRisk takes the parameters alpha, se (each once). "
+         "Got '2'."),
+    ],
+)  # fmt: skip
+def test_the_whole_message_for_a_measure_that_cannot_be_read(spec, message):
+    with pytest.raises(RiskevalError) as raised:
+        parse_risk(spec)
+    assert str(raised.value) == message
+
+
+def test_a_measure_class_is_the_measure_with_its_defaults_and_no_list_is_refused():
+    assert parse_risk(TRisk) == TRisk() and risk_measures(GeoRisk, "risk_table") == [GeoRisk()]
+    with pytest.raises(RiskevalError, match="^A risk measure is one of"):
+        parse_risk(RiskMeasure)
+    for empty in (None, []):
+        with pytest.raises(RiskevalError) as raised:
+            risk_measures(empty, "risk_table")
+        assert str(raised.value) == "The 'risk' parameter of risk_table must name at least one risk measure."

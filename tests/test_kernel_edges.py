@@ -46,6 +46,31 @@ def test_paired_sums_past_one_block_of_systems(r, c):
     np.testing.assert_allclose(at5["se"], x5.std(1, ddof=1) / np.sqrt(c), rtol=1e-9)
 
 
+@pytest.mark.parametrize("baseline", [None, np.zeros(4), np.zeros((2, 4))])
+def test_chi_square_sums_of_an_all_zero_matrix_are_zero(baseline):
+    """Every expected value is 0 (N = 0): every z is 0, not 0/0."""
+    got = chisq.zsums(np.zeros((3, 4)), baseline)
+    np.testing.assert_array_equal(np.r_[got.z_pos, got.z_neg], np.zeros(6))
+
+
+@pytest.mark.parametrize("shape", [(5, 40), (70, 513)])  # the numpy form; the kernel, two blocks
+def test_paired_sums_with_own_baselines_and_weights_equal_repeated_topics(shape):
+    """Topic weights count each topic that many times, and each system has its own baseline: the
+    sums equal those of the matrix with every topic repeated by its weight."""
+    rng = np.random.default_rng(3)
+    X, B = rng.beta(2, 5, shape), rng.beta(2, 5, shape)
+    B[:, 0] = 0.0  # no Loss>20% where the baseline scores 0, even against a negative score
+    X[2, 0] = -0.1
+    X[0] = B[0]  # ties only
+    X[1, 5] = 7.0  # the largest score, for the scale
+    w = rng.integers(0, 4, shape[1])
+    got = paired.paired_sums(X, B, w.astype(float))
+    assert got.n == w.sum()
+    for name, want in _reference_sums(np.repeat(X, w, axis=1), np.repeat(B, w, axis=1)).items():
+        np.testing.assert_allclose(getattr(got, name), want, rtol=1e-10, atol=1e-10, err_msg=name)
+    np.testing.assert_array_equal(got.scale, np.maximum(np.abs(X).max(1), np.abs(B).max(1)))
+
+
 @pytest.mark.parametrize("per_system", [False, True])
 def test_serial_and_parallel_compilations_agree(per_system):
     """Small inputs run the serial compilation of a kernel, large ones the parallel one: both give
@@ -67,6 +92,55 @@ def test_serial_and_parallel_compilations_agree(per_system):
     np.testing.assert_array_equal(
         z(Xt, a, np.zeros(0), T0, w), _numba.by_size(z, 1)(Xt, a, np.zeros(0), T0, w)
     )
+
+
+def test_without_numba_a_loaded_kernel_runs_as_it_is():
+    """Under NUMBA_DISABLE_JIT=1 numba leaves a kernel its Python function, which has no serial
+    twin to make: the function itself runs, whatever the size."""
+
+    def kernel(x):
+        return x
+
+    assert _numba.by_size(kernel, 1) is kernel
+    assert _numba.by_size(kernel, _numba.SERIAL_CELLS) is kernel
+
+
+def _chisq_sums_by_the_definition(X, B, w):
+    """Z⁺ and Z⁻ of every row of X, each row within X (B None) or within [x_i; B], from e_ij =
+    S_i T_j / N and z_ij = (x_ij − e_ij)/√e_ij cell by cell (SIGIR 2016, eq. 4–5), z = 0 where
+    e = 0; S weighted by w over topics."""
+    pos, neg = [], []
+    for i, x in enumerate(X):
+        rows = X if B is None else np.vstack([x, np.atleast_2d(B)])
+        row = i if B is None else 0
+        S, T = rows @ w, rows.sum(axis=0)
+        e = S[row] * T / (w @ T)
+        z = np.zeros_like(x)
+        z[e > 0] = (x[e > 0] - e[e > 0]) / np.sqrt(e[e > 0])
+        pos.append(w @ np.maximum(z, 0.0))
+        neg.append(w @ np.minimum(z, 0.0))
+    return np.array(pos), np.array(neg)
+
+
+# the numpy form (one topic; a total below 1), the kernel (one block of systems; two)
+@pytest.mark.parametrize("shape", [(6, 30), (5, 1), (3, 4), (40, 500), (300, 60)])
+@pytest.mark.parametrize("layout", ["every row", "one baseline", "baseline systems"])
+def test_chi_square_sums_equal_the_definition(shape, layout):
+    rng = np.random.default_rng(11)
+    r, c = shape
+    X = rng.beta(2, 5, shape) * (0.05 if shape == (3, 4) else 1.0)
+    if c > 3:
+        X[:, 3] = 0.0  # a topic every system scores 0: e = 0
+    X[1, : c // 2] = 0.0
+    B = {"every row": None, "one baseline": rng.beta(2, 5, c), "baseline systems": rng.beta(2, 5, (3, c))}
+    w = rng.integers(0, 3, c).astype(float)  # a bootstrap resample's topic counts
+    got = chisq.zsums(X, B[layout], w)
+    pos, neg = _chisq_sums_by_the_definition(X, B[layout], w)
+    assert (X.size >= _numba.NUMPY_CELLS) == (r >= 40)
+    np.testing.assert_allclose(got.z_pos, pos, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.z_neg, neg, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.S, X @ w, rtol=1e-12)
+    assert got.n == w.sum()
 
 
 @settings(max_examples=200, deadline=None)

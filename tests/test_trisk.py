@@ -182,6 +182,10 @@ def test_series_are_aligned_by_topic():
             r"'se' parameter of trisk must be one of 'parametric', 'jackknife'\. Got 'boot'",
         ),
         (
+            lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], alternative="lower"),
+            r"'alternative' parameter of trisk must be one of 'two-sided', 'less', 'greater'\. Got 'lower'",
+        ),
+        (
             lambda: rk.trisk([0.1, 0.2], [0.1, 0.2], level=1.5),
             r"'level' parameter of trisk must be a number strictly between 0 and 1\. Got 1.5",
         ),
@@ -208,3 +212,61 @@ def test_series_are_aligned_by_topic():
 def test_bad_parameters(call, message):
     with pytest.raises(rk.RiskevalError, match=message):
         call()
+
+
+def test_topic_risk_columns_and_decisions_against_scipy():
+    """Every column of topic_risk (SIGIR 2014, eq. 19–21) on a hand-made pair with one large loss,
+    two-sided and one-sided, the p-values and critical values from scipy.stats.t."""
+    topics = [f"q{j}" for j in range(12)]
+    b = pd.Series(0.5, index=topics, name="base")
+    d = np.array([0.05, -0.02, 0.03, 0.01, -0.4, 0.02, 0.04, -0.01, 0.03, 0.0, 0.02, 0.06])
+    s = (b + d).rename("run")
+    x = np.where(d >= 0, d, 3.0 * d)  # alpha = 2
+    tr = x / x.std(ddof=1)
+    two = rk.topic_risk(s, b, 2.0)
+    assert list(two.columns) == [
+        "system", "baseline", "alpha", "level", "critical", "score", "baseline_score", "delta", "x",
+        "tr", "tj", "pvalue", "significant",
+    ]  # fmt: skip
+    assert (two["system"] == "run").all() and (two["baseline"] == "base").all()
+    tj = (x - x.mean()) / x.std(ddof=1)
+    for column, want in (("score", s), ("baseline_score", b), ("delta", d), ("x", x), ("tr", tr), ("tj", tj)):
+        np.testing.assert_allclose(two[column], want, rtol=1e-12, atol=1e-15, err_msg=column)
+    np.testing.assert_allclose(two["pvalue"], 2 * stats.t.sf(np.abs(tr), 11), rtol=1e-10)
+    assert two["critical"].iloc[0] == pytest.approx(stats.t.ppf(0.975, 11), rel=1e-12)
+    assert two["significant"].tolist() == (np.abs(tr) > stats.t.ppf(0.975, 11)).tolist()
+    assert two["significant"].sum() == 1
+    for alternative, signed, p in (("less", -tr, stats.t.cdf(tr, 11)), ("greater", tr, stats.t.sf(tr, 11))):
+        one = rk.topic_risk(s, b, 2.0, alternative=alternative, level=0.2)
+        assert list(one.columns[3:7]) == ["level", "critical", "alternative", "score"]
+        assert (one["alternative"] == alternative).all()
+        assert one["critical"].iloc[0] == pytest.approx(stats.t.ppf(0.8, 11), rel=1e-12)
+        np.testing.assert_allclose(one["pvalue"], p, rtol=1e-10)
+        assert one["significant"].tolist() == (signed > stats.t.ppf(0.8, 11)).tolist()
+    flat = rk.topic_risk(s, s, 2.0)  # no spread: nothing to standardise by
+    assert flat[["tr", "tj", "pvalue"]].isna().all().all() and not flat["significant"].any()
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_trisk_decision_and_interval_at_alpha_zero_are_those_of_ttest_rel(alternative):
+    """At α = 0 TRisk is the paired t-test: its decision at level 0.3 and its intervals equal
+    scipy.stats.ttest_rel's, for a system better than its baseline and for the reverse."""
+    rng = np.random.default_rng(21)
+    b = rng.beta(2, 5, 30)
+    s = b + rng.normal(0.04, 0.08, 30)  # t = 1.09: significant at 0.3 two-sided and one way one-sided
+    for x, y in ((s, b), (b, s)):
+        r = rk.trisk(x, y, alpha=0.0, level=0.3, alternative=alternative)
+        ref = stats.ttest_rel(x, y, alternative=alternative)
+        assert r.alternative == alternative and r.reason is None and r.bias is None
+        assert r.significant == (ref.pvalue < 0.3)
+        for level in (0.9, 0.5):
+            np.testing.assert_allclose(
+                r.confidence_interval(level), ref.confidence_interval(level), rtol=1e-12
+            )
+    assert [
+        rk.trisk(x, y, 0.0, level=0.3, alternative=alternative).significant for x, y in ((s, b), (b, s))
+    ] == {
+        "two-sided": [True, True],
+        "less": [False, True],
+        "greater": [True, False],
+    }[alternative]

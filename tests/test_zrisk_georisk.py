@@ -1,6 +1,8 @@
 """ZRisk and GeoRisk against the golden values of Dinçer, Macdonald & Ounis, SIGIR 2016 (eq. 4–8,
 Tables 3–5)."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -61,6 +63,16 @@ def test_table5_multiple_baselines(alpha):
     assert list(z.index) == list(TABLE3.index)
 
 
+def test_table5_every_alpha_in_one_call():
+    """Several α give a systems × α frame whose columns are Table 5's columns."""
+    for measure, table in ((rk.zrisk, TABLE5_Z), (rk.georisk, TABLE5_GEO)):
+        got = measure(TABLE3, [0, 1, 5, 10])
+        assert got.columns.name == "alpha" and list(got.columns) == [0, 1, 5, 10]
+        assert list(got.index) == list(TABLE3.index)
+        for alpha, column in table.items():
+            np.testing.assert_array_equal(np.round(got[alpha].to_numpy(), 3), column)
+
+
 def test_table4_single_baseline():
     z = rk.zrisk(TABLE3, alpha=0, baseline="s1")
     for name, (s_vs_s1, s1_vs_s) in TABLE4.items():
@@ -99,8 +111,29 @@ def test_zero_cells_have_zero_z():
     np.testing.assert_allclose(rk.zrisk(X, 1.0), rk.zrisk(TABLE3, 1.0), atol=1e-12)
 
 
+def test_baseline_systems_with_missing_scores_are_named():
+    Y = TABLE3.iloc[4:].copy()
+    Y.loc["s6", "t2"] = np.nan
+    with pytest.raises(rk.RiskevalError, match=r"^baseline has 1 missing \(NaN\) cell"):
+        rk.zrisk(TABLE3.iloc[:4], baseline=Y)
+
+
 def test_negative_scores_refused():
     X = TABLE3.copy()
+    X.loc["s1", "t1"] = 0.0  # zero is allowed, and comes first
     X.loc["s3", "t2"] = -0.1
-    with pytest.raises(rk.RiskevalError, match=r"scores >= 0.*e.g. -0.1 for system 's3', topic 't2'"):
+    message = r"^zrisk needs scores >= 0 \(chi-square expected values\); found 1 negative score\(s\), "
+    with pytest.raises(rk.RiskevalError, match=message + r"e.g. -0.1 for system 's3', topic 't2'\.$"):
         rk.zrisk(X)
+    b = TABLE3.loc["s1"].copy()
+    b["t4"] = -0.2
+    with pytest.raises(rk.RiskevalError, match=message + r"e.g. -0.2 for system 'baseline', topic 't4'\.$"):
+        rk.zrisk(TABLE3, baseline=b)
+
+
+def test_baseline_systems_lacking_topics_are_named():
+    X = pd.DataFrame(np.full((2, 12), 0.5), index=["a", "b"], columns=[f"t{j:02d}" for j in range(12)])
+    Y = X[["t00"]].rename(index={"a": "y1", "b": "y2"})
+    names = [f"t{j:02d}" for j in range(1, 11)]  # the first 10 of the 11 missing
+    with pytest.raises(rk.RiskevalError, match=re.escape(f"lack 11 topic(s) of the matrix: {names}.")):
+        rk.zrisk(X, baseline=Y)

@@ -212,8 +212,9 @@ def serial_twin(kernel: Any) -> Callable[..., Any]:
 
 def by_size(kernel: Any, work: int, threshold: int = SERIAL_CELLS) -> Any:
     """``kernel`` for ``work`` ≥ ``threshold`` (cells, or whatever unit the caller counts), else
-    its serial compilation (made once, on first use, and cached on disk like the kernel)."""
-    if work >= threshold:
+    its serial compilation (made once, on first use, and cached on disk like the kernel).  Under
+    ``NUMBA_DISABLE_JIT=1`` a loaded kernel is its Python function, which is returned as it is."""
+    if work >= threshold or not hasattr(kernel, "py_func"):
         return kernel
     key = kernel.py_func
     twin = _TWINS.get(key)
