@@ -279,3 +279,35 @@ def test_a_loss_of_exactly_20_percent_of_the_exact_mean_is_not_counted(path: str
     want = brute_force(M, "mean", [1.0], False).set_index("system")
     np.testing.assert_array_equal(got["loss20"], want["loss20"])
     assert want.loc["s3", "loss20"] == 0
+
+
+def test_the_compiled_and_numpy_forms_flag_the_same_topics() -> None:
+    """Matrices of 16,384 cells or more find the topics whose MEAN is decided by rounding in one
+    compiled pass; it flags exactly the topics of the numpy form, here on P@10-like scores where
+    many cells sit at the exact mean or at 0.8 times it, and on continuous ones."""
+    from riskeval.core import baselines
+
+    rng = np.random.default_rng(3)
+    for X in (rng.integers(0, 11, (300, 60)) / 10, rng.random((200, 90)), rng.integers(0, 3, (5, 4000)) / 4):
+        top, low = X.max(axis=0), X.min(axis=0)
+        means = X.sum(axis=0) / X.shape[0]
+        bound = baselines.rounding_bound(X.shape[0], top, low)
+        want = baselines.decided_by_rounding(X, means, bound).any(axis=0)
+        np.testing.assert_array_equal(baselines.topics_decided_by_rounding(X, means, bound), want)
+    assert 0 < want.sum() < want.size
+
+
+def test_a_large_matrix_counts_ties_with_the_exact_mean() -> None:
+    """5 systems × 4,000 topics of P@10-like scores (above the size where the compiled form runs):
+    wins, losses, ties and Loss>20% against MEAN equal the brute force with exact means."""
+    X = np.random.default_rng(4).integers(0, 11, (5, 4000)) / 10
+    M = pd.DataFrame(X, index=[f"s{i}" for i in range(5)], columns=[f"t{j}" for j in range(4000)])
+    got = rk.risk_table(M, "mean", [1.0]).set_index("system")
+    b = exact_mean(X)
+    floating = X.sum(axis=0) / 5
+    assert ((X == b) != (X == floating)).sum() > 10  # ties the floating-point mean would miss
+    d = X - b
+    np.testing.assert_array_equal(got["wins"], (d > 0).sum(axis=1))
+    np.testing.assert_array_equal(got["losses"], (d < 0).sum(axis=1))
+    np.testing.assert_array_equal(got["ties"], (d == 0).sum(axis=1))
+    np.testing.assert_array_equal(got["loss20"], ((b > 0) & (-d > 0.2 * b)).sum(axis=1))

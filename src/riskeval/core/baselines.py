@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from riskeval.core._numba import NUMPY_CELLS, njit
+
 
 def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
     """Per-topic aggregate (c,) over all r systems."""
@@ -33,23 +35,46 @@ def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
     top, low = X.max(axis=0), X.min(axis=0)
     values = aggregate_from_totals(kind, X.shape[0], X.sum(axis=0), top, low)
     if kind == "mean":
-        for j in np.flatnonzero(decided_by_rounding(X, values, top, low).any(axis=0)):
+        bound = rounding_bound(X.shape[0], top, low)
+        if X.size < NUMPY_CELLS:
+            near = decided_by_rounding(X, values, bound).any(axis=0)
+        else:
+            near = topics_decided_by_rounding(X, values, bound)
+        for j in np.flatnonzero(near):
             values[j] = float(exact_sum(X[:, j]) / X.shape[0])
     return values
 
 
-def decided_by_rounding(X: np.ndarray, means: np.ndarray, top: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """The cells of ``X`` (r × c) whose comparison with their floating-point mean of r scores in
-    ``means`` (c,) or (r × c) may depend on that mean's rounding: a score within the mean's
-    rounding error of it (a win, a tie or a loss) or of 0.8 times it (a loss of more than 20%,
-    SIGIR 2016, Table 7).  The bound is r·ε times the topic's largest magnitude, which holds for
-    any order of summation (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §4.2);
-    ``top`` and ``low`` are each topic's largest and smallest score."""
-    bound = X.shape[0] * np.finfo(np.float64).eps * np.maximum(np.abs(top), np.abs(low))
-    gap = np.subtract(X, means)
-    near = np.abs(gap, out=gap) <= bound
-    np.subtract(X, 0.8 * means, out=gap)
-    return near | (np.abs(gap, out=gap) <= 2 * bound)
+def rounding_bound(r: int, top: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """How far a floating-point mean of r scores can be from their exact mean, per topic: r·ε
+    times the topic's largest magnitude (``top`` and ``low`` its largest and smallest score), which
+    holds for any order of summation (Higham, *Accuracy and Stability of Numerical Algorithms*,
+    2002, §4.2)."""
+    return r * np.finfo(np.float64).eps * np.maximum(np.abs(top), np.abs(low))
+
+
+def decided_by_rounding(X: np.ndarray, means: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """The cells of ``X`` (r × c) whose comparison with their floating-point mean in ``means``
+    (c,) or (r × c) may depend on that mean's rounding (:func:`rounding_bound`): a score within
+    ``bound`` of the mean (a win, a tie or a loss) or within twice it of 0.8 times the mean (a
+    loss of more than 20%, SIGIR 2016, Table 7)."""
+    gap = X - means
+    return (np.abs(gap) <= bound) | (np.abs(gap + 0.2 * means) <= 2 * bound)
+
+
+@njit(cache=True)
+def topics_decided_by_rounding(X, means, bound):
+    """The topics (c,) with a cell that :func:`decided_by_rounding` flags, in one pass over ``X``
+    (r × c) and without its r × c temporaries: the form for large matrices, equal to the numpy
+    one (same operations, in the same order, per cell)."""
+    r, c = X.shape
+    near = np.zeros(c, dtype=np.bool_)
+    for i in range(r):
+        for j in range(c):
+            gap = X[i, j] - means[j]
+            if abs(gap) <= bound[j] or abs(gap + 0.2 * means[j]) <= 2 * bound[j]:
+                near[j] = True
+    return near
 
 
 def exact_sum(values: np.ndarray) -> Fraction:
@@ -96,7 +121,7 @@ def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
     if kind == "mean":
         top, low = X.max(axis=0), X.min(axis=0)
         means = equal_scores_exact(loo_mean(X.sum(axis=0), X, r), low, top)
-        rows, columns = np.nonzero(decided_by_rounding(X, means, top, low))
+        rows, columns = np.nonzero(decided_by_rounding(X, means, rounding_bound(r, top, low)))
         totals = {j: exact_sum(X[:, j]) for j in np.unique(columns)}
         for i, j in zip(rows, columns, strict=True):
             means[i, j] = float((totals[j] - Fraction(X[i, j])) / (r - 1))
