@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -20,6 +21,8 @@ NUMBER = re.compile(r"[+-]?\d+\.\d+")
 
 
 def _load(path: Path, name: str) -> types.ModuleType:
+    if str(path.parent) not in sys.path:  # the tool imports its neighbours, as when run as a script
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -15,12 +15,12 @@ system,topic,score.  Run from the repository root:  python tools/bayes_docs.py [
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 import pandas as pd
+from campaign_data import campaign_data
 
 import riskeval
 from riskeval.bayes import ChampionComparison, champion_challengers
@@ -35,13 +35,6 @@ CHALLENGERS = ("Chal. 1", "Chal. 2", "Chal. 3", "Chal. 4")
 ALPHAS = (0.0, 1.0, 2.0, 5.0)
 SEED = 2020
 LEVEL = 0.95
-
-
-def campaign_data() -> Path:
-    """The folder of the campaign data sets: ``$RISKEVAL_DATA``, else ``../shared/data`` relative to
-    the repository root."""
-    env = os.environ.get("RISKEVAL_DATA")
-    return Path(env) if env else ROOT.parent / "shared" / "data"
 
 
 def compare(path: Path, alphas: tuple[float, ...] = ALPHAS) -> ChampionComparison:

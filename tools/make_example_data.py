@@ -12,21 +12,15 @@ Run from the repository root:  python tools/make_example_data.py [--data DIR]
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
+
+from campaign_data import campaign_data
 
 import riskeval
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "riskeval" / "data" / "dl19-passage-ndcg10.csv"
-
-
-def campaign_data() -> Path:
-    """The folder of the campaign data sets: ``$RISKEVAL_DATA``, else ``../shared/data`` relative to
-    the repository root."""
-    env = os.environ.get("RISKEVAL_DATA")
-    return Path(env) if env else ROOT.parent / "shared" / "data"
 
 
 def main() -> None:
