@@ -235,8 +235,8 @@ def test_letters_are_the_maximal_groups_of_a_brute_force(r, seed, density, tied)
 
 def test_letters_of_many_systems():
     """200 systems whose means differ significantly when more than 20 apart: each letter covers a
-    window of the ranking, letters beyond "Z" carry a number, and the enumeration is not recursive
-    (one group of 1,100 systems)."""
+    window of the ranking, letters beyond "Z" carry a number; 1,100 systems none of which differ
+    share one letter."""
     means = np.arange(200.0)[::-1]  # system i ranked i
     sig = np.abs(means[:, None] - means[None, :]) > 20
     letters = compact_letters(means, sig)

@@ -177,12 +177,15 @@ def compact_letters(means: np.ndarray, significant: np.ndarray) -> list[str]:
     order = np.argsort(-means, kind="stable")  # bit v of a group: the system ranked v
     close = ~significant[np.ix_(order, order)]
     np.fill_diagonal(close, False)
-    adjacent = [int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little") for row in close]
+    adjacent = [_mask(row) for row in close]
+    # A system that differs from no other is in every group: the groups are those of the others,
+    # each with all such systems added.
+    everywhere = _mask(close.sum(axis=1) == r - 1)
     # Bron–Kerbosch over bitmasks, with a stack instead of recursion: each entry is a clique
     # (members), the systems that may extend it (candidates) and those that would extend it but
     # whose cliques were listed already (excluded); a clique is maximal when neither remains.
     groups = []
-    stack = [(0, (1 << r) - 1, 0)]
+    stack = [(everywhere, ((1 << r) - 1) & ~everywhere, 0)]
     while stack:
         members, candidates, excluded = stack.pop()
         if not candidates:
@@ -200,6 +203,11 @@ def compact_letters(means: np.ndarray, significant: np.ndarray) -> list[str]:
         for v in group:
             out[order[v]] += _letter(n)
     return out
+
+
+def _mask(flags: np.ndarray) -> int:
+    """The boolean vector ``flags`` as a bitmask: bit v set where ``flags[v]``."""
+    return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")
 
 
 def _bits(mask: int) -> Iterator[int]:
