@@ -168,10 +168,9 @@ def compact_letters(means: np.ndarray, significant: np.ndarray) -> list[str]:
     systems in which no two differ significantly: the maximal cliques of the graph linking the pairs
     that do not differ, the display of Piepho's insert-and-absorb algorithm (J. Comput. Graph. Stat.
     13(2), 2004), found here by Bron & Kerbosch's enumeration (CACM 16(9), 1973) with Tomita,
-    Tanaka & Takahashi's pivot (Theor. Comput. Sci. 363(1), 2006), as Gramm et al. propose (Comput.
-    Stat. Data Anal. 52(2), 2007).  Systems are ranked by mean, best first (ties in matrix order),
-    and the groups are lettered in the order of their members' ranks, compared best first: the best
-    system gets "a".
+    Tanaka & Takahashi's pivot (Theor. Comput. Sci. 363(1), 2006).  Systems are ranked by mean,
+    best first (ties in matrix order), and the groups are lettered in the order of their members'
+    ranks, compared best first: the best system gets "a".
     """
     r = means.size
     order = np.argsort(-means, kind="stable")  # bit v of a group: the system ranked v
