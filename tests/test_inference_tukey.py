@@ -204,10 +204,14 @@ def test_risk_reward_scores_against_a_baseline():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 9), st.integers(0, 2**16), st.floats(0.0, 1.0))
-def test_letters_share_a_letter_iff_not_significant(r, seed, density):
+@given(st.integers(1, 9), st.integers(0, 2**16), st.floats(0.0, 1.0), st.booleans())
+def test_letters_are_the_maximal_groups_of_a_brute_force(r, seed, density, tied):
+    """Each letter is a maximal group of systems no two of which differ (all subsets enumerated),
+    each such group has one letter, and the letters follow the members' ranks, best first."""
     rng = np.random.default_rng(seed)
     means = rng.uniform(size=r)
+    if tied:
+        means = np.round(means, 1)  # equal means: ranked in matrix order
     sig = np.triu(rng.uniform(size=(r, r)) < density, 1)
     sig |= sig.T
     letters = compact_letters(means, sig)
@@ -215,6 +219,48 @@ def test_letters_share_a_letter_iff_not_significant(r, seed, density):
         assert bool(set(letters[i]) & set(letters[k])) == (not sig[i, k])
     assert all(letters)
     assert "a" in letters[int(np.argmax(means))]
+    cliques = [
+        set(s)
+        for n in range(1, r + 1)
+        for s in itertools.combinations(range(r), n)
+        if not any(sig[i, k] for i, k in itertools.combinations(s, 2))
+    ]
+    maximal = [g for g in cliques if not any(g < h for h in cliques)]
+    rank = {int(i): n for n, i in enumerate(sorted(range(r), key=lambda i: (-means[i], i)))}
+    want = sorted(sorted(rank[i] for i in g) for g in maximal)  # lettered a, b, … in this order
+    names = sorted(set("".join(letters)), key=lambda x: (x.isupper(), x))
+    got = [sorted(rank[i] for i in range(r) if name in letters[i]) for name in names]
+    assert got == want
+
+
+def test_letters_of_many_systems():
+    """200 systems whose means differ significantly when more than 20 apart: each letter covers a
+    window of the ranking, letters beyond "Z" carry a number; 1,100 systems none of which differ
+    share one letter."""
+    means = np.arange(200.0)[::-1]  # system i ranked i
+    sig = np.abs(means[:, None] - means[None, :]) > 20
+    letters = compact_letters(means, sig)
+    names = sorted(set().union(*(set(_split_letters(x)) for x in letters)), key=_letter_position)
+    assert len(names) == 180  # windows of 21 systems: 0–20, 1–21, …, 179–199
+    for n, name in enumerate(names):
+        assert [i for i in range(200) if name in _split_letters(letters[i])] == list(range(n, n + 21))
+    assert compact_letters(np.zeros(1100), np.zeros((1100, 1100), dtype=bool)) == ["a"] * 1100
+
+
+def _split_letters(text: str) -> list[str]:
+    """The letters of a display, a letter and the digits after it: "abZ3c" → a, b, Z3, c."""
+    out: list[str] = []
+    for ch in text:
+        if ch.isdigit():
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
+
+
+def _letter_position(name: str) -> int:
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return alphabet.index(name[0]) + 52 * int(name[1:] or 0)
 
 
 def test_letter_display_of_the_example():

@@ -37,6 +37,8 @@ def test_duplicate_topic_labels_are_refused_and_named():
     [
         pd.RangeIndex(3),
         pd.Index([10, -2, 7], dtype="int8"),
+        pd.Index([-(2**63), 2**63 - 1, 0], dtype="int64"),  # the extremes, digit for digit
+        pd.Index([2**64 - 1, 0, 9], dtype="uint64"),
         pd.Index([0.5, 1.0, 2.5]),
         pd.Index(["x", "y", "z"]),
     ],

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,37 +162,59 @@ def _letter(k: int) -> str:
 
 def compact_letters(means: np.ndarray, significant: np.ndarray) -> list[str]:
     """Letters per system such that two systems share a letter iff they are not significantly
-    different: Piepho's insert-and-absorb algorithm (J. Comput. Graph. Stat. 13(2), 2004).
+    different.
 
-    ``significant`` is an r × r boolean matrix (symmetric).  Letters are given in the order of each
-    group's best system (highest mean), so the best system gets "a".
+    ``significant`` is an r × r boolean matrix (symmetric).  The letters are the maximal groups of
+    systems in which no two differ significantly: the maximal cliques of the graph linking the pairs
+    that do not differ, the display of Piepho's insert-and-absorb algorithm (J. Comput. Graph. Stat.
+    13(2), 2004), found here by Bron & Kerbosch's enumeration (CACM 16(9), 1973) with Tomita,
+    Tanaka & Takahashi's pivot (Theor. Comput. Sci. 363(1), 2006).  Systems are ranked by mean,
+    best first (ties in matrix order), and the groups are lettered in the order of their members'
+    ranks, compared best first: the best system gets "a".
     """
     r = means.size
-    groups = [(1 << r) - 1]
-    for i, k in zip(*np.nonzero(np.triu(significant, 1)), strict=True):
-        bi, bk = 1 << int(i), 1 << int(k)
-        split: list[int] = []
-        for g in groups:
-            if g & bi and g & bk:
-                split.extend((g & ~bi, g & ~bk))
-            else:
-                split.append(g)
-        unique = sorted(set(split), key=lambda g: -bin(g).count("1"))
-        kept: list[int] = []
-        for g in unique:
-            if g and not any(g | h == h for h in kept):
-                kept.append(g)
-        groups = kept
-    order = np.argsort(-means, kind="stable")
-    rank = np.empty(r, dtype=np.int64)
-    rank[order] = np.arange(r)
-    groups.sort(key=lambda g: min(int(rank[i]) for i in range(r) if g >> i & 1))
+    order = np.argsort(-means, kind="stable")  # bit v of a group: the system ranked v
+    close = ~significant[np.ix_(order, order)]
+    np.fill_diagonal(close, False)
+    adjacent = [_mask(row) for row in close]
+    # A system that differs from no other is in every group: the groups are those of the others,
+    # each with all such systems added.
+    everywhere = _mask(close.sum(axis=1) == r - 1)
+    # Bron–Kerbosch over bitmasks, with a stack instead of recursion: each entry is a clique
+    # (members), the systems that may extend it (candidates) and those that would extend it but
+    # whose cliques were listed already (excluded); a clique is maximal when neither remains.
+    groups = []
+    stack = [(everywhere, ((1 << r) - 1) & ~everywhere, 0)]
+    while stack:
+        members, candidates, excluded = stack.pop()
+        if not candidates:
+            if not excluded:
+                groups.append(members)
+            continue
+        pivot = max(_bits(candidates | excluded), key=lambda u: (candidates & adjacent[u]).bit_count())
+        for v in list(_bits(candidates & ~adjacent[pivot])):
+            stack.append((members | 1 << v, candidates & adjacent[v], excluded & adjacent[v]))
+            candidates &= ~(1 << v)
+            excluded |= 1 << v
+    ranked = sorted(list(_bits(g)) for g in groups)
     out = [""] * r
-    for n, g in enumerate(groups):
-        for i in range(r):
-            if g >> i & 1:
-                out[i] += _letter(n)
+    for n, group in enumerate(ranked):
+        for v in group:
+            out[order[v]] += _letter(n)
     return out
+
+
+def _mask(flags: np.ndarray) -> int:
+    """The boolean vector ``flags`` as a bitmask: bit v set where ``flags[v]``."""
+    return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")
+
+
+def _bits(mask: int) -> Iterator[int]:
+    """Positions of the set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def tukey_hsd(
