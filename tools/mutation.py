@@ -72,6 +72,11 @@ TESTS = {
         "tests/test_matrix_labels.py",
         "tests/test_baseline_correlation.py",
         "tests/test_risk_invariants.py",
+        "tests/test_baseline_messages.py",
+        "tests/test_baseline_resolution.py",
+        "tests/test_declared_values.py",
+        "tests/test_result_objects.py",
+        "tests/test_topic_risk_decisions.py",
     ],
     "core": [
         "tests/test_trisk.py",
