@@ -5,6 +5,7 @@ SIGIR 2014, eq. 12, 14-18)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import typing
 
@@ -14,7 +15,7 @@ import pytest
 from scipy import stats
 
 import riskeval as rk
-from riskeval.measures.results import ConfidenceInterval, RiskReward, TestResult, TRiskResult
+from riskeval.measures.results import ConfidenceInterval, RiskReward, TRiskResult
 
 pytest_plugins = ["pytester"]
 
@@ -86,6 +87,7 @@ def test_the_per_topic_jackknife_fields_are_neither_shown_nor_compared():
     r = rk.trisk(S, B, ALPHA, se="jackknife")
     assert "leave_one_out" not in repr(r) and "pseudo_values" not in repr(r)
     assert "bias_corrected=" in repr(r)
+    assert "leave_one_out" not in r.to_frame().columns and "pseudo_values" not in r.to_frame().columns
     shifted = rk.trisk(pd.Series(S), pd.Series(B), ALPHA, se="jackknife")
     assert shifted == r
 
@@ -163,9 +165,29 @@ def test_results_have_resolvable_field_types():
     assert set(typing.get_type_hints(RiskReward)) == set(rk.analysis.risk_reward(S, B).to_frame().columns)
 
 
+def test_results_are_immutable_values():
+    r = rk.trisk(S, B, ALPHA)
+    rr = rk.analysis.risk_reward(S, B)
+    for obj, name in ((r, "statistic"), (rr, "wins")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, name, 0)
+    assert rr.to_frame().to_dict("records") == [dataclasses.asdict(rr)]
+
+
 def test_a_test_module_importing_the_result_base_collects_no_test_class(pytester):
     # TestResult is named like a test class; pytest must not try to collect it
-    pytester.makepyfile("from riskeval.measures.results import TestResult\n\ndef test_x():\n    pass\n")
-    outcome = pytester.runpytest_inprocess("-p", "no:xdist", "-p", "no:cacheprovider", "-W", "error")
+    pytester.makepyfile(
+        """
+        import riskeval as rk
+        from riskeval.measures.results import TestResult
+
+
+        def test_unpacking():
+            result = rk.trisk([0.1, 0.5, 0.3], [0.2, 0.2, 0.2])
+            assert isinstance(result, TestResult) and len(result) == 2
+        """
+    )
+    outcome = pytester.runpytest_inprocess(
+        "-p", "no:xdist", "-p", "no:cacheprovider", "-W", "error::pytest.PytestCollectionWarning"
+    )
     outcome.assert_outcomes(passed=1)
-    assert issubclass(TRiskResult, TestResult)

@@ -440,6 +440,11 @@ def main() -> int:
             ):
                 print("mutmut stopped on its cache; resuming", flush=True)
                 forget_changed_lines(workdir, cache)
+            # mutmut 2.5.1 looks up the status of a whole file's mutants by line text alone, so of
+            # two equal lines (two ``@dataclass(frozen=True)``) only the first one's mutants run;
+            # the others run one at a time, by id, which looks their own line up.
+            for mutant_id, *_ in [row for row in statuses(workdir) if row[3] == "untested"]:
+                run_mutmut([*command[:7], str(mutant_id), *command[7:]], workdir, env)
         finally:
             server.kill()
     found = statuses(workdir)
