@@ -68,7 +68,7 @@ def baseline_option(
     topics: pd.Index,
     func: str,
     *,
-    leave_one_out: bool = False,
+    leave_one_out: bool,
     partial_sums: bool = False,
 ) -> BaselineOption:
     """Read a ``baseline=`` option for a matrix with these ``systems`` and ``topics``: the one check
