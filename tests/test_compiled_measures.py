@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from shared_data import shared_data
 
 import riskeval as rk
+from riskeval.evaluation import kernels
 from riskeval.evaluation.engine import RunEvaluator, compiled_plan
 from riskeval.evaluation.inputs import qrels_dict
 from riskeval.evaluation.measures import parse_measures
@@ -97,6 +98,42 @@ def _run_and_qrels(draw):
 def test_equal_to_ir_measures_on_random_runs_with_ties(case):
     qrels, text = case
     assert _compiled(qrels, text, COMPILED) == _reference(qrels, text, COMPILED)
+
+
+def _ranked(rows, trec):
+    """Rows (document, score text) in rank order by Python's sort: score decreasing (in single
+    precision for trec_eval), then id bytes decreasing (trec_eval) or increasing (MS MARCO)."""
+    if trec:
+        return sorted(rows, key=lambda r: (float(np.float32(float(r[1]))), r[0].encode()), reverse=True)
+    by_id = sorted(rows, key=lambda r: r[0].encode())
+    return sorted(by_id, key=lambda r: float(r[1]), reverse=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(_DOCS), st.sampled_from(_SCORES)), max_size=12, unique_by=lambda r: r[0]
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+def test_rank_order_is_a_sort_by_score_then_id(topics, trec, in_order):
+    """``kernels.rank`` orders each topic's rows as :func:`_ranked` does, whether the topics are
+    listed already in rank order or not."""
+    listed = [_ranked(rows, trec) if in_order else rows for rows in topics]
+    rows = [r for t in listed for r in t]
+    ids = [d.encode() for d, _ in rows]
+    lengths = np.array([len(i) for i in ids], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    text = np.frombuffer(b"".join(ids) or b" ", dtype=np.uint8)
+    scores = np.array([float(s) for _, s in rows])
+    offsets = np.cumsum([0] + [len(t) for t in listed]).astype(np.int64)
+    order = kernels.rank(text, ends - lengths, ends, scores, offsets, trec)
+    assert [rows[i] for i in order.tolist()] == [r for t in listed for r in _ranked(t, trec)]
 
 
 def test_single_precision_ties_follow_pytrec_eval_and_double_ties_msmarco():
@@ -191,12 +228,16 @@ def test_grades_and_repeats_are_found_by_bytes_when_hashes_collide():
     hashes = np.zeros(4, dtype=np.uint64)
     grades = _grades(text, starts, ends, hashes, np.array([0]), np.array([0, 4]), *judgments[1:7])
     assert grades.tolist() == [3, 1, -1, 2]
-    assert not _repeats(data, hashes, starts, ends, np.array([0, 4]))
-    again = b"b a c b"
+    assert not _repeats(text, hashes, starts, ends, np.array([0, 4]))
+    again = np.frombuffer(b"b a c b", dtype=np.uint8)
     assert _repeats(again, hashes, starts, np.array([1, 3, 5, 7]), np.array([0, 4]))
     # the same document in two topics is no repeat
     assert not _repeats(
-        b"b a b", np.zeros(3, np.uint64), np.array([0, 2, 4]), np.array([1, 3, 5]), np.array([0, 2, 3])
+        np.frombuffer(b"b a b", dtype=np.uint8),
+        np.zeros(3, np.uint64),
+        np.array([0, 2, 4]),
+        np.array([1, 3, 5]),
+        np.array([0, 2, 3]),
     )
     assert _hash_spans(text, starts, ends).tolist()[0] != _hash_spans(text, starts, ends).tolist()[1]
 

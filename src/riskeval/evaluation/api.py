@@ -198,7 +198,8 @@ def _evaluate(
     kept = apply_missing(presence, policy, source="the runs (judged topics absent from a run)").columns
     matrices = []
     for m in parsed:
-        values = [[r.values.get((str(m), t), m.DEFAULT) for t in kept] for r in results]
+        name = str(m)
+        values = [[r.values.get((name, t), m.DEFAULT) for t in kept] for r in results]
         matrices.append(
             pd.DataFrame(
                 np.asarray(values, dtype=np.float64).reshape(len(systems), -1),

@@ -123,7 +123,7 @@ def read_judged_lines(data: bytes, judgments: JudgedDocuments) -> JudgedLines | 
         scores[unread] = values
     doc_starts, doc_ends = doc_starts[rows], doc_ends[rows]
     hashes = _hash_spans(text, doc_starts, doc_ends)
-    if _repeats(data, hashes, doc_starts, doc_ends, offsets):
+    if _repeats(text, hashes, doc_starts, doc_ends, offsets):
         return None
     grades = _grades(text, doc_starts, doc_ends, hashes, judged, offsets, *judgments[1:7])
     names = {t: i for i, t in zip(ids, block_topic.tolist(), strict=True)}
@@ -304,21 +304,18 @@ def _grades(
     return grades
 
 
-def _repeats(
-    data: bytes, hashes: np.ndarray, starts: np.ndarray, ends: np.ndarray, offsets: np.ndarray
-) -> bool:
+@njit(cache=True)
+def _repeats(text, hashes, starts, ends, offsets):
     """Whether a document occurs twice in a topic: rows of equal hash within a topic, compared by
     their bytes (rows ``offsets[g]:offsets[g + 1]`` are topic ``g``'s)."""
-    group = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
-    order = np.lexsort((hashes, group))
-    same = (hashes[order[1:]] == hashes[order[:-1]]) & (group[order[1:]] == group[order[:-1]])
-    if not same.any():
-        return False
-    for i in np.flatnonzero(same).tolist():  # equal hashes lie next to each other
-        j = i + 1
-        while j < order.size and hashes[order[j]] == hashes[order[i]] and group[order[j]] == group[order[i]]:
-            a, b = order[i], order[j]
-            if data[starts[a] : ends[a]] == data[starts[b] : ends[b]]:
-                return True
-            j += 1
+    for g in range(offsets.size - 1):
+        lo = offsets[g]
+        order = lo + np.argsort(hashes[lo : offsets[g + 1]])
+        for i in range(order.size - 1):
+            a = order[i]
+            j = i + 1
+            while j < order.size and hashes[order[j]] == hashes[a]:  # equal hashes lie side by side
+                if _same_bytes(text, starts[a], ends[a], text, starts[order[j]], ends[order[j]]):
+                    return True
+                j += 1
     return False
