@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from shared_data import shared_data
 
 import riskeval as rk
-from riskeval.evaluation import kernels
+from riskeval.evaluation import kernels, run_arrays
 from riskeval.evaluation.engine import RunEvaluator, compiled_plan
 from riskeval.evaluation.inputs import qrels_dict
 from riskeval.evaluation.measures import parse_measures
@@ -24,6 +24,7 @@ from riskeval.evaluation.run_arrays import (
     _grades,
     _hash_spans,
     _repeats,
+    _scores,
     read_judged_lines,
 )
 from riskeval.evaluation.run_pieces import RunPiece
@@ -196,6 +197,45 @@ def test_random_decimal_scores_are_what_float_reads(token):
         assert lines is not None and lines.scores[0] == value
 
 
+_LONG_DECIMALS = st.from_regex(r"\A[+-]?[0-9]{0,20}(\.[0-9]{0,20})?([eE][+-]?[0-9]{1,3})?\Z", fullmatch=True)
+
+
+@pytest.mark.parametrize("by_pandas", [True, False], ids=["pandas-reader", "float"])
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        _LONG_DECIMALS | st.sampled_from(["1_0", "nan", "-inf", "0x10", "1e", ".", '"1"', "1,5"]), min_size=1
+    )
+)
+def test_scores_read_together_are_what_float_reads(by_pandas, tokens):
+    """The scores the fast path leaves (many digits, large exponents, anything else) read together:
+    each the double ``float`` reads, or ``None`` when one is not a finite number ``float`` reads
+    (``1_0`` included: float's digit separator is no number in a run file) — by pandas' reader
+    (pandas >= 3.1) and by ``float`` alone."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(run_arrays, "_PANDAS_READS_EXACTLY", by_pandas and run_arrays._PANDAS_READS_EXACTLY)
+        got = run_arrays._read_scores("".join(t + "\n" for t in tokens).encode(), len(tokens))
+    try:
+        expected = [float(t) for t in tokens]
+    except ValueError:
+        expected = None
+    if expected is None or "_" in "".join(tokens) or not all(map(math.isfinite, expected)):
+        assert got is None
+    else:
+        assert got is not None and got.tolist() == expected
+        assert [math.copysign(1, v) for v in got.tolist()] == [math.copysign(1, v) for v in expected]
+
+
+def test_seventeen_to_twenty_digit_decimals_are_what_float_reads():
+    """Shortest representations of random doubles (up to 17 digits) and 19-digit decimals, which
+    pandas' reader before 3.1 missed by an ulp about half the time: bit for bit ``float``'s."""
+    rng = np.random.default_rng(7)
+    tokens = [repr(v) for v in rng.random(20_000).tolist()]
+    tokens += ["0." + "".join(map(str, rng.integers(0, 10, 19).tolist())) for _ in range(20_000)]
+    got = run_arrays._read_scores("".join(t + "\n" for t in tokens).encode(), len(tokens))
+    assert got is not None and got.tolist() == [float(t) for t in tokens]
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -335,3 +375,33 @@ def test_equal_to_ir_measures_on_campaign_runs(qrels, runs):
     reference = rk.io.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", engine="ir_measures")
     assert len(compiled) == len(reference) > 0
     assert compiled.equals(reference)
+
+
+@pytest.mark.slow
+def test_every_score_of_the_campaign_runs_is_what_float_reads():
+    """Every score of every run of the campaign data (TREC DL 2019 and 2020, Web 2012, CLEF eHealth
+    2015): read by the fast path or together (:func:`run_arrays._read_scores`), the double that
+    ``float`` reads."""
+    folders = ["trec-dl-2019-passage", "trec-dl-2020-passage", "trec-web-2012", "clef-ehealth-2015-task2"]
+    paths = [
+        p for f in folders for p in sorted(shared_data(f).rglob("*")) if p.is_file() and "qrels" not in p.name
+    ]
+    checked = 0
+    for path in paths:
+        data = path.read_bytes()
+        data = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        fields = [line.split() for line in data.splitlines()]
+        if not fields or any(len(f) != 6 for f in fields):
+            continue  # not a run file
+        tokens = [f[4] for f in fields]
+        text = np.frombuffer(b" ".join(tokens), dtype=np.uint8)
+        ends = np.cumsum([len(t) + 1 for t in tokens]) - 1
+        starts = ends - np.array([len(t) for t in tokens])
+        values, unread = _scores(text, starts, ends, run_arrays._POWERS)
+        together = run_arrays._read_scores(b"".join(t + b"\n" for t in tokens), len(tokens))
+        assert together is not None, path
+        expected = np.array([float(t) for t in tokens])
+        assert np.array_equal(values[~unread], expected[~unread]), path
+        assert np.array_equal(together, expected), path
+        checked += len(tokens)
+    assert checked > 7_000_000
