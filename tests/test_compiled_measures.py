@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from shared_data import shared_data
 
 import riskeval as rk
+from riskeval.evaluation import kernels, run_arrays
 from riskeval.evaluation.engine import RunEvaluator, compiled_plan
 from riskeval.evaluation.inputs import qrels_dict
 from riskeval.evaluation.measures import parse_measures
@@ -23,6 +24,7 @@ from riskeval.evaluation.run_arrays import (
     _grades,
     _hash_spans,
     _repeats,
+    _scores,
     read_judged_lines,
 )
 from riskeval.evaluation.run_pieces import RunPiece
@@ -99,6 +101,42 @@ def test_equal_to_ir_measures_on_random_runs_with_ties(case):
     assert _compiled(qrels, text, COMPILED) == _reference(qrels, text, COMPILED)
 
 
+def _ranked(rows, trec):
+    """Rows (document, score text) in rank order by Python's sort: score decreasing (in single
+    precision for trec_eval), then id bytes decreasing (trec_eval) or increasing (MS MARCO)."""
+    if trec:
+        return sorted(rows, key=lambda r: (float(np.float32(float(r[1]))), r[0].encode()), reverse=True)
+    by_id = sorted(rows, key=lambda r: r[0].encode())
+    return sorted(by_id, key=lambda r: float(r[1]), reverse=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(_DOCS), st.sampled_from(_SCORES)), max_size=12, unique_by=lambda r: r[0]
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+def test_rank_order_is_a_sort_by_score_then_id(topics, trec, in_order):
+    """``kernels.rank`` orders each topic's rows as :func:`_ranked` does, whether the topics are
+    listed already in rank order or not."""
+    listed = [_ranked(rows, trec) if in_order else rows for rows in topics]
+    rows = [r for t in listed for r in t]
+    ids = [d.encode() for d, _ in rows]
+    lengths = np.array([len(i) for i in ids], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    text = np.frombuffer(b"".join(ids) or b" ", dtype=np.uint8)
+    scores = np.array([float(s) for _, s in rows])
+    offsets = np.cumsum([0] + [len(t) for t in listed]).astype(np.int64)
+    order = kernels.rank(text, ends - lengths, ends, scores, offsets, trec)
+    assert [rows[i] for i in order.tolist()] == [r for t in listed for r in _ranked(t, trec)]
+
+
 def test_single_precision_ties_follow_pytrec_eval_and_double_ties_msmarco():
     # 0.5 and 0.5000000001 tie in single precision: trec_eval breaks the tie by decreasing id
     # ("b" first), the MS MARCO evaluator by score ("a" first)
@@ -159,6 +197,45 @@ def test_random_decimal_scores_are_what_float_reads(token):
         assert lines is not None and lines.scores[0] == value
 
 
+_LONG_DECIMALS = st.from_regex(r"\A[+-]?[0-9]{0,20}(\.[0-9]{0,20})?([eE][+-]?[0-9]{1,3})?\Z", fullmatch=True)
+
+
+@pytest.mark.parametrize("by_pandas", [True, False], ids=["pandas-reader", "float"])
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        _LONG_DECIMALS | st.sampled_from(["1_0", "nan", "-inf", "0x10", "1e", ".", '"1"', "1,5"]), min_size=1
+    )
+)
+def test_scores_read_together_are_what_float_reads(by_pandas, tokens):
+    """The scores the fast path leaves (many digits, large exponents, anything else) read together:
+    each the double ``float`` reads, or ``None`` when one is not a finite number ``float`` reads
+    (``1_0`` included: float's digit separator is no number in a run file) — by pandas' reader
+    (pandas >= 3.1) and by ``float`` alone."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(run_arrays, "_PANDAS_READS_EXACTLY", by_pandas and run_arrays._PANDAS_READS_EXACTLY)
+        got = run_arrays._read_scores("".join(t + "\n" for t in tokens).encode(), len(tokens))
+    try:
+        expected = [float(t) for t in tokens]
+    except ValueError:
+        expected = None
+    if expected is None or "_" in "".join(tokens) or not all(map(math.isfinite, expected)):
+        assert got is None
+    else:
+        assert got is not None and got.tolist() == expected
+        assert [math.copysign(1, v) for v in got.tolist()] == [math.copysign(1, v) for v in expected]
+
+
+def test_seventeen_to_twenty_digit_decimals_are_what_float_reads():
+    """Shortest representations of random doubles (up to 17 digits) and 19-digit decimals, which
+    pandas' reader before 3.1 missed by an ulp about half the time: bit for bit ``float``'s."""
+    rng = np.random.default_rng(7)
+    tokens = [repr(v) for v in rng.random(20_000).tolist()]
+    tokens += ["0." + "".join(map(str, rng.integers(0, 10, 19).tolist())) for _ in range(20_000)]
+    got = run_arrays._read_scores("".join(t + "\n" for t in tokens).encode(), len(tokens))
+    assert got is not None and got.tolist() == [float(t) for t in tokens]
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -191,12 +268,16 @@ def test_grades_and_repeats_are_found_by_bytes_when_hashes_collide():
     hashes = np.zeros(4, dtype=np.uint64)
     grades = _grades(text, starts, ends, hashes, np.array([0]), np.array([0, 4]), *judgments[1:7])
     assert grades.tolist() == [3, 1, -1, 2]
-    assert not _repeats(data, hashes, starts, ends, np.array([0, 4]))
-    again = b"b a c b"
+    assert not _repeats(text, hashes, starts, ends, np.array([0, 4]))
+    again = np.frombuffer(b"b a c b", dtype=np.uint8)
     assert _repeats(again, hashes, starts, np.array([1, 3, 5, 7]), np.array([0, 4]))
     # the same document in two topics is no repeat
     assert not _repeats(
-        b"b a b", np.zeros(3, np.uint64), np.array([0, 2, 4]), np.array([1, 3, 5]), np.array([0, 2, 3])
+        np.frombuffer(b"b a b", dtype=np.uint8),
+        np.zeros(3, np.uint64),
+        np.array([0, 2, 4]),
+        np.array([1, 3, 5]),
+        np.array([0, 2, 3]),
     )
     assert _hash_spans(text, starts, ends).tolist()[0] != _hash_spans(text, starts, ends).tolist()[1]
 
@@ -294,3 +375,33 @@ def test_equal_to_ir_measures_on_campaign_runs(qrels, runs):
     reference = rk.io.evaluate_runs_long(qrels_path, paths, COMPILED, names="file", engine="ir_measures")
     assert len(compiled) == len(reference) > 0
     assert compiled.equals(reference)
+
+
+@pytest.mark.slow
+def test_every_score_of_the_campaign_runs_is_what_float_reads():
+    """Every score of every run of the campaign data (TREC DL 2019 and 2020, Web 2012, CLEF eHealth
+    2015): read by the fast path or together (:func:`run_arrays._read_scores`), the double that
+    ``float`` reads."""
+    folders = ["trec-dl-2019-passage", "trec-dl-2020-passage", "trec-web-2012", "clef-ehealth-2015-task2"]
+    paths = [
+        p for f in folders for p in sorted(shared_data(f).rglob("*")) if p.is_file() and "qrels" not in p.name
+    ]
+    checked = 0
+    for path in paths:
+        data = path.read_bytes()
+        data = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        fields = [line.split() for line in data.splitlines()]
+        if not fields or any(len(f) != 6 for f in fields):
+            continue  # not a run file
+        tokens = [f[4] for f in fields]
+        text = np.frombuffer(b" ".join(tokens), dtype=np.uint8)
+        ends = np.cumsum([len(t) + 1 for t in tokens]) - 1
+        starts = ends - np.array([len(t) for t in tokens])
+        values, unread = _scores(text, starts, ends, run_arrays._POWERS)
+        together = run_arrays._read_scores(b"".join(t + b"\n" for t in tokens), len(tokens))
+        assert together is not None, path
+        expected = np.array([float(t) for t in tokens])
+        assert np.array_equal(values[~unread], expected[~unread]), path
+        assert np.array_equal(together, expected), path
+        checked += len(tokens)
+    assert checked > 7_000_000

@@ -197,8 +197,10 @@ def _evaluate(
     presence = present.astype(np.float64).where(present)  # NaN: a judged topic the run lacks
     kept = apply_missing(presence, policy, source="the runs (judged topics absent from a run)").columns
     matrices = []
+    labels_kept = kept.tolist()  # iterating the index itself costs more than the lookups
     for m in parsed:
-        values = [[r.values.get((str(m), t), m.DEFAULT) for t in kept] for r in results]
+        name = str(m)
+        values = [[r.values.get((name, t), m.DEFAULT) for t in labels_kept] for r in results]
         matrices.append(
             pd.DataFrame(
                 np.asarray(values, dtype=np.float64).reshape(len(systems), -1),

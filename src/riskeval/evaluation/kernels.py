@@ -29,11 +29,9 @@ NDCG, AP, PRECISION, RECALL, RR = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
-def _before(text, starts, ends, a, b, score, trec):
-    """Whether row ``a`` ranks above row ``b``: higher score, then document id (decreasing for
-    trec_eval, increasing for MS MARCO)."""
-    if score[a] != score[b]:
-        return score[a] > score[b]
+def _id_before(text, starts, ends, a, b, trec):
+    """Whether row ``a`` ranks above row ``b`` of the same score: by document id, decreasing for
+    trec_eval, increasing for MS MARCO."""
     la, lb = ends[a] - starts[a], ends[b] - starts[b]
     for j in range(min(la, lb)):
         ca, cb = text[starts[a] + j], text[starts[b] + j]
@@ -48,7 +46,10 @@ def rank(text, starts, ends, scores, offsets, trec):
 
     ``text[starts[r]:ends[r]]`` is row ``r``'s document id; ``trec``: rank as pytrec_eval (single
     precision scores, ties by decreasing id), else as the MS MARCO evaluator.  A merge sort of each
-    topic's rows (bottom-up, a block of rows of one topic at a time)."""
+    topic's rows (bottom-up, a block of rows of one topic at a time), after one pass that leaves a
+    topic already in rank order as it is.  Row ``b`` ranks above row ``a`` when its key is higher,
+    or equal and :func:`_id_before` says so; the comparison is written out where it is made, so that
+    the compiled call happens for ties alone (a call per comparison took most of the time)."""
     key = np.empty(scores.size)
     order = np.empty(scores.size, dtype=np.int64)
     spare = np.empty(scores.size, dtype=np.int64)
@@ -57,27 +58,32 @@ def rank(text, starts, ends, scores, offsets, trec):
         order[r] = r
     for g in range(offsets.size - 1):
         lo, hi = offsets[g], offsets[g + 1]
-        width = 1
+        width = hi - lo
+        for r in range(lo + 1, hi):  # already in rank order (runs list documents by rank): done
+            if key[r] > key[r - 1] or (
+                key[r] == key[r - 1] and _id_before(text, starts, ends, r, r - 1, trec)
+            ):
+                width = 1
+                break
         while width < hi - lo:
-            left = lo
-            while left < hi:
+            for left in range(lo, hi, 2 * width):  # merge blocks [left, mid) and [mid, right)
                 mid = min(left + width, hi)
                 right = min(mid + width, hi)
-                if mid == right or not _before(text, starts, ends, order[mid], order[mid - 1], key, trec):
-                    for k in range(left, right):  # already in order (runs list documents by rank)
-                        spare[k] = order[k]
-                else:
-                    i, j = left, mid
-                    for k in range(left, right):
-                        if j < right and (
-                            i >= mid or _before(text, starts, ends, order[j], order[i], key, trec)
-                        ):
-                            spare[k] = order[j]
-                            j += 1
-                        else:
-                            spare[k] = order[i]
-                            i += 1
-                left = right
+                i, j = left, mid
+                for k in range(left, right):
+                    if j < right and i < mid:
+                        a, b = order[i], order[j]
+                        above = key[b] > key[a] or (
+                            key[b] == key[a] and _id_before(text, starts, ends, b, a, trec)
+                        )
+                    else:
+                        above = j < right
+                    if above:
+                        spare[k] = order[j]
+                        j += 1
+                    else:
+                        spare[k] = order[i]
+                        i += 1
             for k in range(lo, hi):
                 order[k] = spare[k]
             width *= 2
