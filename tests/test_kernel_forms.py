@@ -79,6 +79,18 @@ def test_loading_a_kernel_loads_the_kernels_it_names_in_other_modules(monkeypatc
     assert isinstance(theirs.inc, _numba._Deferred)
 
 
+def _larger(x, y):
+    return x if x > y else y
+
+
+def test_a_vectorize_placeholder_loads_as_a_ufunc():
+    """Element by element with numpy's broadcasting, also where the function branches on its
+    arguments (a Python function would meet an array there)."""
+    larger = _numba.vectorize(["float64(float64, float64)"])(_larger)
+    got = larger(np.array([[1.0], [5.0]]), np.array([2.0, 3.0, 6.0]))
+    np.testing.assert_array_equal(got, [[2.0, 3.0, 6.0], [5.0, 5.0, 6.0]])
+
+
 # -- the paired sums (SIGIR 2014, §3; SIGIR 2016, Table 7)
 
 
@@ -133,6 +145,20 @@ def test_the_paired_sums_of_a_long_table_equal_those_of_the_matrix():
     for name, want in _paired_by_definition(X, B, np.ones(5)).items():
         np.testing.assert_allclose(getattr(got, name), want, rtol=1e-12, atol=1e-14, err_msg=name)
     np.testing.assert_array_equal(got.n, [5.0] * 4)
+
+
+def test_the_paired_sums_of_disjoint_topic_sets_merge_to_those_of_all_topics():
+    """Sums and counts add; the centred moments combine by Chan, Golub & LeVeque (1979, eq. 2.1);
+    a set with no topic of a system adds nothing to it."""
+    X, B, _ = _case(3, 6)
+    i, j = np.nonzero(np.ones_like(X))
+    cells = [(i < 3) & (j < 2), (j >= 2) & ((i > 0) | (j < 4)), (i == 0) & (j >= 4)]  # s0 in all
+    parts = [paired.grouped_paired_sums(i[k], X[i, j][k], B[j][k], 3) for k in cells]
+    assert parts[2].n.tolist() == [2.0, 0.0, 0.0]
+    got = paired.merge_paired(parts)
+    for name, want in _paired_by_definition(X, B, np.ones(6)).items():
+        np.testing.assert_allclose(getattr(got, name), want, rtol=1e-12, atol=1e-14, err_msg=name)
+    np.testing.assert_array_equal(got.n, [6.0] * 3)
 
 
 def test_the_form_follows_the_size(monkeypatch):

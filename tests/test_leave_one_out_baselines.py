@@ -95,6 +95,17 @@ def test_cells_within_the_bound_are_decided_exactly_and_no_others(form):
         assert got is flagged, x
 
 
+def test_the_mean_from_partial_sums_is_a_topics_score_where_all_are_equal():
+    """Three systems scoring 0.1 sum to 0.30000000000000004, whose third is not 0.1: from the
+    smallest and the largest score, equal, the MEAN is 0.1; elsewhere it is the total over r."""
+    total = np.array([0.1 + 0.1 + 0.1, 0.1 + 0.2 + 0.3])
+    top, low = np.array([0.1, 0.3]), np.array([0.1, 0.1])
+    assert total[0] / 3 != 0.1
+    got = baselines.aggregate_from_totals("mean", 3, total, top, low)
+    np.testing.assert_array_equal(got, [0.1, total[1] / 3])
+    np.testing.assert_array_equal(baselines.aggregate_from_totals("mean", 3, total, top), total / 3)
+
+
 def test_only_mean_and_max_come_from_partial_sums():
     total, top = np.array([3.0]), np.array([2.0])
     np.testing.assert_array_equal(baselines.aggregate_from_totals("max", 2, total, top), [2.0])
