@@ -50,6 +50,7 @@ def test_ddof_is_0_or_1_and_needs_more_observations():
     )
     assert _message(lambda: mve.general_moments(one_user, w)) == want
     assert _message(lambda: mve.topic_variance(one_user, w)) == want
+    assert _message(lambda: mve.topic_variance(np.ones((3, 2, 1)), w)) == want  # 3 systems
     assert _message(lambda: mve.intra_topic_moments(np.array([[1.0, np.nan], [2.0, 3.0]]))) == (
         "A variance with ddof=1 needs more than 1 variants in every topic; got 1. "
         "Use ddof=0 or provide more observations."
