@@ -78,3 +78,62 @@ def test_draws_are_independent_within_and_across_streams():
     first = np.array([draws(31337, s, 1, 7)[0] for s in range(24_500)])
     across = np.bincount(first[0::2] * 7 + first[1::2], minlength=49)
     assert stats.chisquare(across).pvalue > 1e-3
+
+
+# An independent splitmix64 and Lemire bounded draw on Python integers (Steele, Lea & Flood 2014;
+# Lemire 2019, Algorithm 5): every word and every bounded draw of the kernels equals it.
+_M64 = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+def _mix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _reference_draws(key: int, stream: int, n: int, bound: int) -> tuple[list[int], int]:
+    """The first n integers in [0, bound) of a stream, and how many words were rejected."""
+    state = _mix(key ^ _mix(((stream + 1) * _GAMMA) & _M64))
+    out, rejected = [], 0
+    for _ in range(n):
+        state = (state + _GAMMA) & _M64
+        m = (_mix(state) >> 32) * bound
+        low = m & 0xFFFFFFFF
+        if low < bound:
+            threshold = (1 << 32) % bound  # 2³² mod n, written as the paper writes it
+            while low < threshold:
+                rejected += 1
+                state = (state + _GAMMA) & _M64
+                m = (_mix(state) >> 32) * bound
+                low = m & 0xFFFFFFFF
+        out.append(m >> 32)
+    return out, rejected
+
+
+def test_stream_start_is_the_documented_mix():
+    """Stream s of key k starts at mix(k ⊕ mix((s + 1)·γ))."""
+    for key, stream in [(0, 0), (7, 3), (2**64 - 1, 12345), (2024, 2**40)]:
+        want = _mix(key ^ _mix(((stream + 1) * _GAMMA) & _M64))
+        assert int(stream_start(np.uint64(key), stream)) == want
+
+
+# 3·2²⁹ and 3·2³⁰: the low word w·n mod 2³² is a multiple of 2²⁹ (2³⁰), so draws fall exactly on
+# the rejection threshold 2³² mod n (kept) and below it (drawn again) about once in four.
+@pytest.mark.parametrize("bound", [1, 7, 1000, 3 * 2**29, 3 * 2**30, 2**31 + 12345, 2**32 - 1])
+def test_bounded_draws_equal_lemires_method(bound: int):
+    want, rejected = _reference_draws(4242, 5, 400, bound)
+    assert draws(4242, 5, 400, bound).tolist() == want
+    if (1 << 32) % bound > 2**28:  # about one word in eight or more is rejected
+        assert rejected > 50
+
+
+def test_the_key_is_the_seeded_generators_first_64_bit_word():
+    """With a seed, the key is the generator's first raw 64-bit output (numpy's integers over the
+    whole uint64 range return it unchanged), so a seed gives the same draws in every version."""
+    assert int(stream_key(np.random.default_rng(5))) == int(
+        np.random.default_rng(5).bit_generator.random_raw()
+    )
+    assert int(stream_key(np.random.default_rng(6))) == int(
+        np.random.default_rng(6).bit_generator.random_raw()
+    )

@@ -33,7 +33,7 @@ from typing import Any
 
 # Reassociation lets LLVM vectorise the reductions (sums in a different order, same value up to
 # rounding); no assumption about NaN or inf is made, the inputs are validated finite anyway.
-FAST = {"reassoc", "contract", "nsz"}
+FAST = {"reassoc", "contract", "nsz"}  # pragma: no mutate
 
 #: Below this many matrix cells a kernel runs on one thread: waking the thread pool costs more
 #: than the work (``benchmarks/bench_risk_table.py`` measures both compilations).

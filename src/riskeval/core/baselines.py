@@ -62,7 +62,7 @@ def decided_by_rounding(X: np.ndarray, means: np.ndarray, bound: np.ndarray) -> 
     return (np.abs(gap) <= bound) | (np.abs(gap + 0.2 * means) <= 2 * bound)
 
 
-@njit(cache=True)
+@njit(cache=True)  # pragma: no mutate
 def topics_decided_by_rounding(X, means, bound):
     """The topics (c,) with a cell that :func:`decided_by_rounding` flags, in one pass over ``X``
     (r × c) and without its r × c temporaries: the form for large matrices, equal to the numpy

@@ -47,7 +47,7 @@ def residual(x: float, a: float, q: float) -> float:
 _BLOCK = 256
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)
+@njit(parallel=True, cache=True, fastmath=FAST)  # pragma: no mutate
 def _z_kernel(Xt, a, q, T0, w):
     """Z⁺ and Σz per system over Xt (c × r, topic-major), ``z_ij = residual(x_ij, a_i, q_ij)``.
 

@@ -68,7 +68,7 @@ def _baselines(Bt, j, i0, shared, b):
         b[:] = Bt[j, i0 : i0 + b.size]
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)
+@njit(parallel=True, cache=True, fastmath=FAST)  # pragma: no mutate
 def _paired_kernel(Xt, Bt, w):
     """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared).
 

@@ -22,10 +22,10 @@ _TILE = 64  # systems per tile side
 
 
 # The scores are validated finite, so the minimum may assume no NaN or inf and vectorise.
-_FINITE = FAST | {"nnan", "ninf"}
+_FINITE = FAST | {"nnan", "ninf"}  # pragma: no mutate
 
 
-@njit(parallel=True, cache=True, fastmath=_FINITE)
+@njit(parallel=True, cache=True, fastmath=_FINITE)  # pragma: no mutate
 def _negative_sums_rows(Xt, k0, k1, out):
     """``out[k − k0, i] = Σ_j min(x_ij − x_kj, 0)`` for baselines k in [k0, k1) and systems
     i ≥ k0 (tiles right of the diagonal block; the rest is left untouched), each sum over the

@@ -61,7 +61,7 @@ def _strict_positions(groups: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
     return pos
 
 
-@njit(cache=True)
+@njit(cache=True)  # pragma: no mutate
 def _agreements_above(reference_positions: np.ndarray) -> np.ndarray:
     """``C[a, i]``: how many of the items before ``i`` in row ``a`` have a smaller value, for rows
     holding permutations of ``0..n−1`` (the reference position of the item at each evaluated
