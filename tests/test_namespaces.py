@@ -58,7 +58,11 @@ def test_the_top_level_has_at_most_35_names_and_exactly_these():
     assert len(riskeval.__all__) <= 35
     assert sorted(riskeval.__all__) == sorted(TOP_LEVEL)
     assert set(riskeval.__all__) <= set(dir(riskeval))
-    assert riskeval.__version__ == "1.1.1"
+
+
+def test_the_version_is_the_latest_changelog_entry():
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(r"^## \[([^\]]+)\]", changelog, re.M).group(1) == riskeval.__version__
 
 
 def test_the_namespaces_are_modules_of_their_own():
