@@ -439,8 +439,10 @@ def main() -> int:
         lines = [tests for source in selection.values() for tests in source.values()]
         longest = max(lines, key=lambda tests: sum(trace[test]["seconds"] for test in tests))
         baseline = run + " ".join(map(shlex.quote, longest))
-        command = ["nice", "-n", "19", sys.executable, "-m", "mutmut", "run", "--paths-to-mutate", package]
-        command += ["--tests-dir", "tests", "--runner", baseline, "--no-progress"]
+        mutmut_run = ["nice", "-n", "19", sys.executable, "-m", "mutmut", "run"]
+        options = ["--paths-to-mutate", package, "--tests-dir", "tests"]
+        options += ["--runner", baseline, "--no-progress"]
+        command = [*mutmut_run, *options]
         print(f"mutating {package}/ in {workdir} (log: mutmut.log)", flush=True)
         try:
             while run_mutmut(command, workdir, env) and any(
@@ -452,7 +454,7 @@ def main() -> int:
             # two equal lines (two ``@dataclass(frozen=True)``) only the first one's mutants run;
             # the others run one at a time, by id, which looks their own line up.
             for mutant_id, *_ in [row for row in statuses(workdir) if row[3] == "untested"]:
-                run_mutmut([*command[:7], str(mutant_id), *command[7:]], workdir, env)
+                run_mutmut([*mutmut_run, str(mutant_id), *options], workdir, env)
         finally:
             server.kill()
     found = statuses(workdir)
