@@ -61,3 +61,32 @@ def test_renaming_a_result_leaves_the_input_alone():
     z.index.name = "run"
     assert X.index.equals(index) and X.index.name == index.name == "system"
     assert X.columns.equals(columns) and X.columns.name == columns.name == "topic"
+
+
+@pytest.mark.parametrize(
+    "labels", [pd.RangeIndex(4), pd.RangeIndex(3, 11, 2), pd.RangeIndex(5, -3, -2), pd.RangeIndex(-2, 2)]
+)
+def test_range_labels_are_the_text_of_str_on_every_call(labels):
+    """A RangeIndex's text is made once per range and reused: every call still gets the labels of
+    its own range, named for its own axis."""
+    n = len(labels)
+    for _ in range(3):
+        M = rk.io.as_matrix(pd.DataFrame(np.ones((n, n)), index=labels, columns=labels))
+        assert M.index.tolist() == M.columns.tolist() == [str(v) for v in labels]
+        assert (M.index.name, M.columns.name) == ("system", "topic")
+        assert pd.api.types.is_string_dtype(M.index.dtype) and M.index.dtype != object
+
+
+def test_renaming_the_labels_of_one_result_leaves_the_next_alone():
+    """The kept text of a range is never handed out itself: renaming (or naming) the labels of one
+    result does not reach the labels of the next call with the same range."""
+    X = np.random.default_rng(0).uniform(size=(4, 6))
+    first = rk.zrisk(X)
+    first.index.name = "run"
+    M = rk.io.as_matrix(X)
+    M.columns.name = "query"
+    again = rk.io.as_matrix(pd.DataFrame(X))
+    assert (again.index.name, again.columns.name) == ("system", "topic")
+    assert rk.zrisk(X).index.name == "system"
+    assert again.index.tolist() == ["0", "1", "2", "3"]
+    assert again.columns.tolist() == [str(j) for j in range(6)]

@@ -8,6 +8,7 @@ the way the caller asked (``"raise"``, ``"zero"`` or ``"drop"``), warning with t
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
@@ -235,6 +236,8 @@ def _str_labels(labels: pd.Index, what: str, name: str) -> pd.Index:
     runs on the caller's index when the conversion cannot merge two labels (strings, integers):
     pandas computes it once per index, so passing the same frame again costs nothing.
     """
+    if isinstance(labels, pd.RangeIndex):  # distinct integers by construction
+        return _range_labels(labels.start, labels.stop, labels.step).rename(what)
     if labels.hasnans:  # cached by pandas, as has_duplicates
         position = int(np.flatnonzero(labels.isna())[0])
         where = "row" if what == "system" else "column"
@@ -252,6 +255,14 @@ def _str_labels(labels: pd.Index, what: str, name: str) -> pd.Index:
         dup = converted[converted.duplicated()].unique().tolist()[:5]
         raise RiskevalError(f"{name} has duplicate {what} labels: {dup}.")
     return converted.rename(what)  # a new index object: renaming the result leaves ``labels`` alone
+
+
+@functools.lru_cache(maxsize=4)
+def _range_labels(start: int, stop: int, step: int) -> pd.Index:
+    """The text of a ``RangeIndex``'s labels, converted once per range: the default labels of a
+    frame or array validated again (a matrix's two axes, call after call) are not converted again.
+    Callers rename the result, a new Index object, so the one kept here is never exposed."""
+    return pd.RangeIndex(start, stop, step).astype(str)
 
 
 _PACKAGE_DIR = str(Path(__file__).parents[1]) + os.sep
