@@ -28,7 +28,7 @@ from typing import Any
 
 from riskeval import _lazy
 
-__version__ = "1.1.2"  # the one place of the version (pyproject.toml reads it)
+__version__ = "1.1.3"  # the one place of the version (pyproject.toml reads it)
 
 #: the namespaces, modules of their own
 _NAMESPACES = ("analysis", "bayes", "errors", "inference", "io", "ltr", "variations")
