@@ -22,7 +22,7 @@ shared with other work the CPU times are the steadier figures.
 ``--cluster`` also times the command line on the DL 2019 runs: ``riskeval evaluate --workers 2``
 (a local Dask cluster started for the command) against ``riskeval evaluate -j 1``, whole commands.
 
-Run from the repository root:  python benchmarks/bench_evaluate.py [--repeat 3] [--cluster]
+Run from the repository root:  python benchmarks/bench_evaluate.py [--repeat 3] [--shape dl19|synthetic|all] [--cluster]
 """
 
 from __future__ import annotations
@@ -166,15 +166,20 @@ def main() -> int:
     parser.add_argument("--topics", type=int, default=2000)
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--cluster", action="store_true", help="also time --workers 2 against -j 1")
+    parser.add_argument("--shape", choices=("dl19", "synthetic", "all"), default="all")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # "157 topics of the runs have no judgments"
-    folder = data_dir("trec-dl-2019-passage")
-    dl19 = str(folder / "qrels.dl19-passage.txt"), sorted(map(str, (folder / "runs").glob("input.*.gz")))
     print(f"load before: {load()}")
-    ok = shape("dl19", *dl19, args.repeat)
-    with tempfile.TemporaryDirectory() as tmp:
-        qrels, runs = synthesise(Path(tmp), args.runs, args.topics, args.docs)
-        ok &= shape(f"synthetic {args.runs} x {args.topics} x {args.docs}", qrels, runs, args.repeat)
+    ok = True
+    if args.shape != "synthetic" or args.cluster:
+        folder = data_dir("trec-dl-2019-passage")
+        dl19 = str(folder / "qrels.dl19-passage.txt"), sorted(map(str, (folder / "runs").glob("input.*.gz")))
+    if args.shape != "synthetic":
+        ok &= shape("dl19", *dl19, args.repeat)
+    if args.shape != "dl19":
+        with tempfile.TemporaryDirectory() as tmp:
+            qrels, runs = synthesise(Path(tmp), args.runs, args.topics, args.docs)
+            ok &= shape(f"synthetic {args.runs} x {args.topics} x {args.docs}", qrels, runs, args.repeat)
     if args.cluster:
         print("dl19, command line, nDCG@10:")
         cluster(*dl19, args.repeat)

@@ -49,13 +49,15 @@ def bomb(tmp_path_factory):
 
 
 def refused_after(error: pytest.ExceptionInfo, size: int) -> None:
-    """The compressed and text bytes a refusal names, checked to be past the floor, short of the
-    end of the file, and more than 100 to 1."""
+    """The compressed and text bytes a refusal names, checked to be past the floor (one read of
+    text past it, a quarter of the file's text), within the file, and more than 100 to 1.  How much
+    of the file is read by then depends on the gzip reader's read-ahead (8 KiB in the standard
+    library of Python 3.11, 128 KiB in python-isal's): the bound that matters is the text's."""
     found = REFUSED.fullmatch(str(error.value))
     assert found, str(error.value)
     ratio, compressed, text = (int(group.replace(",", "")) for group in found.groups())
     assert decoding.INFLATE_FLOOR < text <= decoding.INFLATE_FLOOR + 2**20 < TEXT  # one read past it
-    assert compressed < size / 2
+    assert compressed <= size
     assert text > 100 * compressed and ratio == round(text / compressed)
 
 
@@ -83,7 +85,6 @@ def test_the_decompressed_bytes_are_counted_as_they_are_read(bomb):
             while chunk := stream.read(2**20):
                 given += len(chunk)
         assert given == decoding.INFLATE_FLOOR  # the read past it is refused
-        assert raw.tell() < 2**15  # of 65 KB
 
 
 def test_the_setting_raises_the_ratio(bomb, monkeypatch):
