@@ -22,7 +22,9 @@ shared with other work the CPU times are the steadier figures.
 ``--cluster`` also times the command line on the DL 2019 runs: ``riskeval evaluate --workers 2``
 (a local Dask cluster started for the command) against ``riskeval evaluate -j 1``, whole commands.
 
-Run from the repository root:  python benchmarks/bench_evaluate.py [--repeat 3] [--shape dl19|synthetic|all] [--cluster]
+Run from the repository root:
+
+    python benchmarks/bench_evaluate.py [--repeat 3] [--shape dl19|synthetic|all] [--cluster]
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ mappings, CLEF queries, topic weights) gets its bytes from :func:`read_utf8` or 
   file is also refused once its text passes :data:`INFLATE_FLOOR` bytes and :func:`inflate_ratio`
   times the compressed bytes read so far (:data:`MAX_INFLATE_RATIO`, 100, unless
   ``RISKEVAL_MAX_INFLATE_RATIO`` says otherwise), the minimum inflate ratio of Apache POI's
-  ``ZipSecureFile``: a decompression bomb is refused after a few megabytes of text, whatever size
+  ``ZipSecureFile``: a decompression bomb is refused after tens of megabytes of text, whatever size
   it declares.  A byte-order mark anywhere but at the start (what concatenating files saved with
   one leaves) is an error naming the line: read as text it would join the next
   topic's id and make a topic of its own, as it does in trec_eval.
