@@ -58,7 +58,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 import reference
-from data import data_dir
+from data import clef2015_p10
 
 import riskeval as rk
 
@@ -79,8 +79,7 @@ def shape_data(name: str) -> pd.DataFrame:
     elif name == "ties":
         v = np.round(rng.beta(2, 3, size=(30, 500)), 1) * (rng.uniform(size=(30, 500)) > 0.4)
     elif name == "clef":
-        outputs = data_dir("clef-ehealth-2015-task2", "pertopic-evals").glob("*.dat")
-        return rk.io.read_trec_eval(sorted(str(p) for p in outputs), "P_10", names="file")
+        return clef2015_p10()
     else:
         return rk.example_scores()
     return pd.DataFrame(

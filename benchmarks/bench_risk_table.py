@@ -45,7 +45,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import reference  # noqa: E402
-from data import data_dir  # noqa: E402
+from data import clef2015_p10  # noqa: E402
 
 import riskeval as rk  # noqa: E402
 
@@ -108,9 +108,8 @@ UNDER_TARGET_SHAPES = ("TREC DL 2019 example",)
 
 def small_shapes(repeat: int) -> bool:
     rng = np.random.default_rng(0)
-    clef = sorted(str(p) for p in data_dir("clef-ehealth-2015-task2", "pertopic-evals").glob("*.dat"))
     shapes = {
-        "CLEF eHealth 2015, P@10": rk.io.read_trec_eval(clef, "P_10", names="file"),
+        "CLEF eHealth 2015, P@10": clef2015_p10(),
         "TREC DL 2019 example": rk.example_scores(),
         **{f"{r} x {c}": pd.DataFrame(rng.beta(2, 5, (r, c))) for r, c in ((100, 50), (300, 200))},
     }
