@@ -192,7 +192,7 @@ def compact_letters(means: np.ndarray, significant: np.ndarray) -> list[str]:
                 groups.append(members)
             continue
         pivot = max(_bits(candidates | excluded), key=lambda u: (candidates & adjacent[u]).bit_count())
-        for v in list(_bits(candidates & ~adjacent[pivot])):
+        for v in _bits(candidates & ~adjacent[pivot]):  # the mask as it is here, not as the loop changes it
             stack.append((members | 1 << v, candidates & adjacent[v], excluded & adjacent[v]))
             candidates &= ~(1 << v)
             excluded |= 1 << v
