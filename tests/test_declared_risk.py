@@ -153,7 +153,13 @@ def test_each_measure_prints_its_name_and_describes_itself():
         ("ZRisk", "alpha=None", "zrisk", "Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6"),
         ("GeoRisk", "alpha=None", "georisk", "Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 7–8"),
     ]
-    assert [cls.paired for cls in RISK_MEASURES.values()] == [True, True, True, False, False]
+    assert [cls.needs for cls in RISK_MEASURES.values()] == [
+        "baseline",
+        "baseline",
+        "mean",
+        "matrix",
+        "matrix",
+    ]
     with pytest.raises(
         RiskevalError, match=r"^The 'alpha' parameter of URisk must be a finite number >= 0\."
     ):

@@ -220,6 +220,16 @@ def variance_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
         return np.maximum(m2, 0.0) / (s.n - 1.0)
 
 
+def trisk_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
+    """TRisk(α) = URisk(α)/(s_x/√c) (eq. 7–12), NaN where the risk-reward scores are constant up to
+    rounding (:func:`zero_spread`): the one rule that decides when TRisk is undefined."""
+    u = urisk_from(s, alpha)
+    sd = np.sqrt(variance_from(s, alpha))
+    constant = zero_spread(sd, s.scale, alpha)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where(constant, np.nan, u / np.where(constant, 1.0, sd / np.sqrt(s.n)))
+
+
 #: Relative tolerance below which the spread of the per-topic risk-reward scores is rounding noise.
 #: A difference s_j − b_j carries a rounding error up to eps·max(|s_j|, |b_j|), and x_j up to (1+α)
 #: times that; a standard deviation within 1024 times this bound is treated as 0, so that e.g. the
