@@ -49,11 +49,7 @@ def test_declared_measures_have_resolvable_field_types():
 
     measure = TRisk(alpha=1, se="jackknife")
     assert (measure.alpha, measure.se) == (1.0, "jackknife")
-    assert get_type_hints(TRisk) == {
-        "alpha": float | None,
-        "se": SEMethod,
-        "name": ClassVar[str],
-        "column": ClassVar[str],
-        "citation": ClassVar[str],
-        "paired": ClassVar[bool],
-    }
+    hints = get_type_hints(TRisk)
+    assert hints["alpha"] == float | None and hints["se"] == SEMethod
+    assert hints["name"] == hints["column"] == hints["needs"] == ClassVar[str]
+    assert hints["decimals"] == ClassVar[int] and hints["null_value"] == ClassVar[float | None]
