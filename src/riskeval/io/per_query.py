@@ -161,7 +161,10 @@ def _fields(line: str, location: str, problems: Problems) -> tuple[str, str, str
             problems.append((location, f"is not a JSON object: {exc}."))
             return None
         if not isinstance(obj, dict) or not all(k in obj for k in _JSON_FIELDS):
-            problems.append((location, f"expected a JSON object with {', '.join(_JSON_FIELDS)}."))
+            summary = isinstance(obj, dict) and "query_id" not in obj and {"measure", "value"} <= set(obj)
+            problems.append(
+                (location, f"expected a JSON object with {', '.join(_JSON_FIELDS)}{_summary(summary)}.")
+            )
             return None
         value = obj["value"]
         return str(obj["query_id"]), str(obj["measure"]), value if isinstance(value, str) else repr(value)
@@ -171,11 +174,20 @@ def _fields(line: str, location: str, problems: Problems) -> tuple[str, str, str
             (
                 location,
                 "expected 3 tab-separated fields (query_id, measure, value) as printed by "
-                f"ir_measures -q; got {len(fields)}: {text[:80]!r}.",
+                f"ir_measures -q; got {len(fields)}: {text[:80]!r}{_summary(len(fields) == 2)}.",
             )
         )
         return None
     return fields[0].strip(), fields[1].strip(), fields[2].strip()
+
+
+def _summary(summary: bool) -> str:
+    """The hint for a summary line (``measure value``), which ir_measures prints without ``-q``."""
+    return (
+        "; this is a summary line (measure, value): run ir_measures with -q for per-query values"
+        if summary
+        else ""
+    )
 
 
 def _file_names(files: list[str], names: Any) -> list[str]:
