@@ -162,6 +162,9 @@ def test_a_sniffer_claiming_another_formats_files_is_caught(samples, monkeypatch
     register_format(Format("jsonl_table", (".ndjson",), greedy.sniff, _read_toy, TABLE, "JSON lines"))
     path, _ = samples["ir_measures -q -o jsonl"]
     assert _claims(path)[1] == ["ir_measures", "jsonl_table"]  # what the sample test refuses
+    table = path.with_name("long.ndjson")
+    MATRIX.stack().rename("score").reset_index().to_json(table, orient="records", lines=True)
+    assert _claims(table) == (["jsonl_table"], ["jsonl_table"])  # a JSON line is no CSV header
 
 
 def test_registration_refuses_a_taken_name_and_bad_extensions(monkeypatch):

@@ -209,12 +209,14 @@ def per_query_tool(line: str) -> str | None:
 
 
 def _header(delimiter: str) -> Callable[[Head], bool]:
-    """A delimited table's sniffer: a first line holding the delimiter that is no evaluation
-    tool's output line."""
+    """A delimited table's sniffer: a first line holding the delimiter that is neither a JSON
+    value nor an evaluation tool's output line."""
 
     def sniff(head: Head) -> bool:
         line = head.line
-        return line is not None and delimiter in line and per_query_tool(line) is None
+        if line is None or delimiter not in line or line.lstrip().startswith(("{", "[")):
+            return False
+        return per_query_tool(line) is None
 
     return sniff
 
