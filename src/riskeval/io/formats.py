@@ -128,7 +128,8 @@ class Format:
         extension after them (``.csv.gz``) does not count.  No two formats share one.
     sniff
         Whether a file's :class:`Head` is of this format.  It must recognise this format's files
-        only: no two sniffers claim the same file.
+        only: no two sniffers claim the same file (but for content that is truly ambiguous, a
+        header holding commas and tabs, where the extension, else the registry order, decides).
     read
         ``read(paths, request) -> {measure: matrix}``: the score matrices of the files (several
         only for per-query formats), in the terms of :class:`Request`.
