@@ -47,5 +47,8 @@ def test_inputs_page_examples_run(tmp_path, monkeypatch):
         "\n27\n",
         "[0.25, 0.3333]",
         "nDCG@10 -0.7262\n     AP -0.9167",
+        "csv (.csv), tsv (.tsv, .tab), parquet (.parquet, .pq), trec_eval (.eval), ir_measures (.jsonl);",
+        "tsv ir_measures\n",
+        "True\n",
     ]:
         assert expected in printed

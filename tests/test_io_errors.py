@@ -395,7 +395,10 @@ MEMORY_CASES = [
         "scores.csv",
         {"format": "excel"},
         RiskevalError,
-        ["The 'format' parameter of read_scores must be one of 'csv', 'tsv', 'parquet'. Got 'excel'."],
+        [
+            "The 'format' parameter of score_matrix must be one of 'csv', 'tsv', 'parquet', "
+            "'trec_eval', 'ir_measures'. Got 'excel'."
+        ],
     ),
     (
         "measure= of the wrong type",

@@ -386,9 +386,10 @@ def load_scores(
     missing: MissingPolicy | None,
     client: Any = None,
 ) -> Scores:
-    """The score matrices from a table, from trec_eval/ir_measures ``-q`` files, from runs
-    (``qrels``, all measures in one pass over each run, on ``client``'s Dask cluster when given) or
-    from the shipped example."""
+    """The score matrices from a table, from trec_eval/ir_measures ``-q`` files (each file's format
+    told by :mod:`riskeval.io.formats`, :func:`~riskeval.io.formats.format_help` lists them), from
+    runs (``qrels``, all measures in one pass over each run, on ``client``'s Dask cluster when
+    given) or from the shipped example."""
     measures = [measure] if isinstance(measure, str) else list(measure or ())
     folders = [p for p in inputs if os.path.isdir(p)]
     if folders:
@@ -430,9 +431,10 @@ def load_scores(
         )
     if inputs == ("-",):
         return _from_stdin(measures, name_from, missing)
-    from riskeval.io.matrices import UNNAMED, looks_per_query, score_matrices
+    from riskeval.io.formats import PER_QUERY, UNNAMED, format_of
+    from riskeval.io.matrices import score_matrices
 
-    if not inputs or (len(inputs) > 1 and not all(looks_per_query(p) for p in inputs)):
+    if not inputs or (len(inputs) > 1 and any(format_of(p).kind != PER_QUERY for p in inputs)):
         raise click.UsageError(
             "Give one score table file, trec_eval or ir_measures -q files, run files with --qrels, "
             "or --example."
@@ -450,17 +452,15 @@ def load_scores(
 
 
 def _from_stdin(measures: list[str], name_from: str, missing: MissingPolicy | None) -> Scores:
-    """The scores of ``-``: a score table (CSV, or TSV when its first line has tabs and no comma)
-    or trec_eval/ir_measures ``-q`` output read from standard input, as ``riskeval evaluate
-    --per-topic --format csv | riskeval risk -`` writes it."""
+    """The scores of ``-``: a score table or trec_eval/ir_measures ``-q`` output read from standard
+    input, as ``riskeval evaluate --per-topic --format csv | riskeval risk -`` writes it; its format
+    is told by its content (:func:`riskeval.io.formats.format_of`)."""
     import sys
     import tempfile
 
     data = sys.stdin.buffer.read()
-    first = data.split(b"\n", 1)[0]
-    extension = ".tsv" if b"\t" in first and b"," not in first else ".csv"
     with tempfile.TemporaryDirectory(prefix="riskeval-stdin-") as folder:
-        path = os.path.join(folder, "stdin" + extension)
+        path = os.path.join(folder, "stdin")
         with open(path, "wb") as file:
             file.write(data)
         scores = load_scores((path,), False, None, tuple(measures), name_from, missing)

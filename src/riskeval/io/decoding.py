@@ -285,6 +285,21 @@ def read_opened(handle: IO[bytes], location: str, limit: int) -> bytes:
     return _read_limited(b"", open_compressed(handle, kind, location, first), location, limit, kind)
 
 
+def read_head(path: str | os.PathLike) -> tuple[bytes, bytes, bool]:
+    """The start of a file, to tell its format: up to one chunk (1 MiB) of its bytes as stored, up
+    to one chunk of its content (decompressed when it is gzip, bzip2 or xz), and whether that
+    content is the whole file's.  A FIFO is consumed by reading: give only regular files."""
+    location = os.fspath(path)
+    with open_input(location) as handle:
+        raw = _read_chunk(handle)
+        kind = compression_of(raw)
+        if kind is None:
+            return raw, raw, len(raw) < _CHUNK
+        with open_compressed(handle, kind, location, raw) as stream:
+            content = _read_chunk(stream)
+            return raw, content, len(content) < _CHUNK
+
+
 def open_compressed(raw: IO[bytes], kind: str, location: str, first: bytes = b"") -> IO[bytes]:
     """The text of the compressed file ``raw`` (``kind``: ``"gzip"``, ``"bzip2"`` or ``"xz"``;
     ``first``: its bytes already read from ``raw``), decompressed as it is read.

@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import RiskevalError
+from riskeval.io.formats import DEFAULT_COLUMNS, Request, read_files, refuse_columns
 from riskeval.io.ir_measures_results import from_ir_measures, looks_like_metric
 from riskeval.io.measures import check_measure
 from riskeval.io.ranx_scores import from_ranx, looks_like_ranx_scores
-from riskeval.io.score_files import read_scores
 from riskeval.io.tables import (
     frame_to_matrix,
     index_to_columns,
@@ -22,11 +22,8 @@ from riskeval.io.tables import (
     row_labels,
     wide_to_matrix,
 )
-from riskeval.io.trec_eval import read_trec_eval
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
-TREC_EVAL_FORMAT = "trec_eval"
-_DEFAULT_COLUMNS = {"system": "system", "topic": "topic", "score": "score"}
 #: the columns of PyTerrier's pt.Experiment(..., perquery=True): name, qid, measure, value
 _PYTERRIER_COLUMNS = {"system": "name", "topic": "qid", "score": "value"}
 
@@ -56,9 +53,11 @@ def score_matrix(
           else the index, names the systems, and every other column is a topic.
         - a Series with a two-level (system, topic) index;
         - a 2-D numpy array (systems ``"0".."r-1"`` × topics ``"0".."c-1"``);
-        - a path to a CSV, TSV or Parquet file (long or wide, same rule; see
-          :func:`read_scores`), or to a trec_eval ``-q`` output with ``format="trec_eval"``;
-        - a list of paths to trec_eval ``-q`` output files (see :func:`read_trec_eval`);
+        - a path to a score file: a CSV, TSV or Parquet table (long or wide, same rule; see
+          :func:`read_scores`), or trec_eval or ir_measures ``-q`` output (see
+          :func:`read_trec_eval`, :func:`riskeval.io.read_ir_measures`); its format is told by
+          ``format``, else its extension and content (:mod:`riskeval.io.formats`);
+        - a list of paths to trec_eval or ir_measures ``-q`` output files, one tool's;
         - ir_measures per-query results: an iterable of ``Metric`` (name the system with
           ``names="name"``) or a dict of system name -> iterable of ``Metric``;
         - PyTerrier's ``pt.Experiment(..., perquery=True)`` output (columns ``name, qid, measure,
@@ -81,8 +80,9 @@ def score_matrix(
     names : None, "file", list of str, or str
         System names of trec_eval outputs (see :func:`read_trec_eval`), or the system name of a
         single iterable of ir_measures results.
-    format : {"csv", "tsv", "parquet", "trec_eval"}, optional
-        The format of a file, overriding its extension.
+    format : {"csv", "tsv", "parquet", "trec_eval", "ir_measures"}, optional
+        The format of a file, overriding its extension and content: a name of
+        :func:`riskeval.io.formats.format_names`.
 
     Returns
     -------
@@ -105,7 +105,7 @@ def score_matrix(
     columns = {"system": system, "topic": topic, "score": score}
     if isinstance(data, pd.DataFrame):
         _refuse(names=names, format=format, what="a DataFrame")
-        if columns == _DEFAULT_COLUMNS and _is_pyterrier_perquery(data):
+        if columns == DEFAULT_COLUMNS and _is_pyterrier_perquery(data):
             columns = dict(_PYTERRIER_COLUMNS)
         return frame_to_matrix(
             index_to_columns(data, tuple(columns.values())),
@@ -129,19 +129,15 @@ def score_matrix(
             frame, system=None, missing=missing, locate=row_labels(frame), source="the array"
         )
     if isinstance(data, (str, os.PathLike)):
-        if format == TREC_EVAL_FORMAT:
-            _refuse_columns(columns, "trec_eval output")
-            return read_trec_eval([data], measure, names=names, missing=missing)
-        _refuse(names=names, what="a score table file")
-        return read_scores(data, format=format, measure=measure, missing=missing, **columns)
+        return _from_files([data], format, measure, names, missing, columns)
     if looks_like_ranx_scores(data):
         _refuse(format=format, what="ranx scores")
-        _refuse_columns(columns, "ranx scores")
+        refuse_columns(columns, "ranx scores")
         system = None if names is None else _single_name(names, "ranx scores")
         return from_ranx(data, measure, system=system, missing=missing)
     if isinstance(data, Mapping):
         _refuse(names=names, format=format, what="a dict of ir_measures results")
-        _refuse_columns(columns, "ir_measures results")
+        refuse_columns(columns, "ir_measures results")
         return from_ir_measures(data, measure, missing=missing)
     if isinstance(data, Iterable):
         items = iter(data)
@@ -150,16 +146,10 @@ def score_matrix(
             raise RiskevalError("score_matrix got an empty list: nothing to read.")
         data = itertools.chain([first], items)
         if isinstance(first, (str, os.PathLike)):
-            if format not in (None, TREC_EVAL_FORMAT):
-                raise RiskevalError(
-                    "A list of files is read as trec_eval -q output; read score tables one at a "
-                    f"time (score_matrix(path)) and combine them; got format={format!r}."
-                )
-            _refuse_columns(columns, "trec_eval output")
-            return read_trec_eval(list(data), measure, names=names, missing=missing)
+            return _from_files(list(data), format, measure, names, missing, columns)
         if looks_like_metric(first):
             _refuse(format=format, what="ir_measures results")
-            _refuse_columns(columns, "ir_measures results")
+            refuse_columns(columns, "ir_measures results")
             return from_ir_measures(data, measure, system=_single_name(names), missing=missing)
     raise RiskevalError(
         f"score_matrix cannot read a {type(data).__name__}: pass a DataFrame (long or wide), a "
@@ -168,10 +158,24 @@ def score_matrix(
     )
 
 
+def _from_files(
+    paths: list[Any],
+    format: str | None,
+    measure: Any,
+    names: Any,
+    missing: MissingPolicy,
+    columns: dict[str, Hashable],
+) -> pd.DataFrame:
+    """The one matrix of score files, in their format (:mod:`riskeval.io.formats`)."""
+    request = Request(None if measure is None else [measure], True, names, missing, columns)
+    [matrix] = read_files(paths, format, request, "score_matrix").values()
+    return matrix
+
+
 def _is_pyterrier_perquery(frame: pd.DataFrame) -> bool:
     """PyTerrier's per-query results: its four columns, and none of riskeval's default ones."""
     present = set(frame.columns) | set(frame.index.names)
-    return {"name", "qid", "measure", "value"} <= present and not present & set(_DEFAULT_COLUMNS)
+    return {"name", "qid", "measure", "value"} <= present and not present & set(DEFAULT_COLUMNS)
 
 
 def _from_series(
@@ -218,12 +222,3 @@ def _refuse(*, what: str, **given: Any) -> None:
             raise RiskevalError(
                 f"The '{param}' parameter of score_matrix does not apply to {what}; got {value!r}."
             )
-
-
-def _refuse_columns(columns: dict[str, Hashable], what: str) -> None:
-    changed = {k: v for k, v in columns.items() if v != _DEFAULT_COLUMNS[k]}
-    if changed:
-        raise RiskevalError(
-            f"Column names ({', '.join(f'{k}={v!r}' for k, v in changed.items())}) apply to "
-            f"tables only, not to {what}."
-        )

@@ -9,16 +9,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.inputs import TREC_EVAL_FORMAT, score_matrix
+from riskeval.errors import RiskevalError
+from riskeval.io.formats import UNNAMED, Request, read_files, unnamed_key
+from riskeval.io.inputs import score_matrix
 from riskeval.io.measures import describe_available, resolve_measure
-from riskeval.io.per_query import IR_MEASURES, per_query_format, read_per_query
-from riskeval.io.score_files import TABLE_FORMATS, table_columns, table_format
-from riskeval.io.tables import MEASURE_COLUMN
+from riskeval.io.tables import MEASURE_COLUMN, distinct_text
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
-
-#: The key of the one matrix of an input that names no measure.
-UNNAMED = "score"
 
 
 def score_matrices(
@@ -37,15 +33,15 @@ def score_matrices(
         Any input of :func:`riskeval.score_matrix`; a long table (DataFrame or file) with a
         ``measure`` column, or PyTerrier's ``pt.Experiment(..., perquery=True)`` output, gives one
         matrix per measure; trec_eval or ir_measures ``-q`` output files (a path or a list of
-        paths, told apart by content, see :mod:`riskeval.io.per_query`) are read once for all
-        measures; a mapping of measure name -> matrix (DataFrame or 2-D array) is checked matrix
-        by matrix.
+        paths, each file's format told by its extension and content, see
+        :mod:`riskeval.io.formats`) are read once for all measures; a mapping of measure name ->
+        matrix (DataFrame or 2-D array) is checked matrix by matrix.
     measures : sequence of measure names, optional
         The measures to read, in any spelling :func:`riskeval.io.measures.canonical_measure` knows.
         ``None``: every measure of the input, in order of first appearance.  An input that names no
         measure (a wide table) gives one matrix, keyed by the one name given or else ``"score"``.
     missing, names, format
-        As in :func:`riskeval.score_matrix`; ``format`` may also be ``"ir_measures"``.
+        As in :func:`riskeval.score_matrix`.
 
     Returns
     -------
@@ -58,19 +54,13 @@ def score_matrices(
         raise RiskevalError("score_matrices: 'measures' lists no measure; pass None for every one.")
     if isinstance(data, Mapping) and data and all(_is_matrix(v) for v in data.values()):
         return _from_mapping(data, wanted, missing)
-    if _is_paths(data) and format not in TABLE_FORMATS:
+    if _is_paths(data):
         paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
-        if format in (TREC_EVAL_FORMAT, IR_MEASURES) or len(paths) > 1 or looks_per_query(paths[0]):
-            return read_per_query(paths, wanted, names=names, missing=missing)
-    present = _measures_in(data, format)
-    if present is None and isinstance(data, (pd.DataFrame, str, os.PathLike)):
-        if wanted is not None and len(wanted) > 1:
-            raise RiskevalError(
-                f"score_matrices: {len(wanted)} measures were asked for ({', '.join(map(str, wanted))}) "
-                f"but the table has no {MEASURE_COLUMN!r} column: it holds one measure."
-            )
-        key = UNNAMED if wanted is None else str(wanted[0])  # the measure of a wide table, by name
-        return {key: score_matrix(data, missing=missing, names=names, format=format)}
+        request = Request(wanted, names=names, missing=missing)
+        return read_files(paths, format, request, "score_matrices")
+    present = _measures_in(data)
+    if present is None and isinstance(data, pd.DataFrame):
+        return {unnamed_key(wanted): score_matrix(data, missing=missing, names=names, format=format)}
     if wanted is None and present is None:
         return {UNNAMED: score_matrix(data, missing=missing, names=names, format=format)}
     return {
@@ -112,60 +102,10 @@ def _is_paths(data: Any) -> bool:
     )
 
 
-def looks_per_query(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is read as trec_eval or ir_measures ``-q`` output: a file without a score
-    table's extension, or a CSV/TSV file whose first line is a per-query line (ir_measures' output
-    saved as ``.tsv``) rather than a header (:func:`riskeval.io.per_query.per_query_format`)."""
-    if not is_score_table(path):
-        return True
-    if table_format(path, None) == "parquet":
-        return False
-    try:
-        per_query_format(path)
-    except InputFormatError:
-        return False
-    return True
-
-
-def is_score_table(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a score table (CSV/TSV/Parquet) by its extension."""
-    try:
-        table_format(path, None)
-    except RiskevalError:
-        return False
-    return True
-
-
-def _measures_in(data: Any, format: str | None) -> list[Any] | None:
-    """The measures of a long table's ``measure`` column (file or DataFrame), in order, or ``None``."""
+def _measures_in(data: Any) -> list[Any] | None:
+    """The measures of a DataFrame's ``measure`` column, in order, or ``None``."""
     if isinstance(data, pd.DataFrame):
         frame = data.reset_index() if MEASURE_COLUMN in data.index.names else data
         if MEASURE_COLUMN in frame.columns:
-            return _distinct_text(frame[MEASURE_COLUMN])
-        return None
-    if isinstance(data, (str, os.PathLike)) and MEASURE_COLUMN in table_columns(data, format):
-        return score_table_measures(data, format)
+            return distinct_text(frame[MEASURE_COLUMN])
     return None
-
-
-def score_table_measures(path: str | os.PathLike, format: str | None = None) -> list[Any]:
-    """The measures named in the ``measure`` column of a score table file, in order."""
-    from riskeval.io.score_files import _DELIMITER, read_delimited
-
-    fmt = table_format(path, format)
-    if fmt == "parquet":
-        column = pd.read_parquet(path, columns=[MEASURE_COLUMN], read_dictionary=[MEASURE_COLUMN])[
-            MEASURE_COLUMN
-        ]
-    else:
-        frame, _, _ = read_delimited(
-            path, _DELIMITER[fmt], lambda header: {j for j, n in enumerate(header) if n == MEASURE_COLUMN}
-        )
-        column = frame[MEASURE_COLUMN]
-    return _distinct_text(column.dropna())
-
-
-def _distinct_text(column: pd.Series) -> list[str]:
-    """The distinct values of ``column`` as text, in order of first appearance (one conversion per
-    distinct value, not per row)."""
-    return [str(value) for value in dict.fromkeys(pd.unique(column).astype(str))]

@@ -1,6 +1,7 @@
 """Per-query output files of the evaluation tools, several measures at once: trec_eval ``-q``
 (``measure topic value``) and ir_measures ``-q`` (``query_id measure value`` as tab-separated text,
-or JSON lines with ``--output_format jsonl``), told apart by their content.
+or JSON lines with ``--output_format jsonl``), told apart by their content
+(:mod:`riskeval.io.formats`).
 
 ``ir_measures -q`` prints one line per (query, measure) and then, unless ``-n`` is given, summary
 lines whose query is ``all``; they are skipped here, as trec_eval's ``all`` lines are by
@@ -18,60 +19,28 @@ import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.decoding import lines, read_text
-from riskeval.io.measures import canonical_measure, check_measure
+from riskeval.io.formats import PER_QUERY, Format, Request, format_of, format_of_files
+from riskeval.io.measures import check_measure
 from riskeval.io.numbers import parse_decimal
 from riskeval.io.problems import Problems
 from riskeval.io.system_names import system_name_from_file
 from riskeval.io.tables import MEASURE_COLUMN, long_to_matrix
-from riskeval.io.trec_eval import SUMMARY_TOPIC, input_files, read_trec_eval_measures
+from riskeval.io.trec_eval import SUMMARY_TOPIC, input_files
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
-TREC_EVAL = "trec_eval"
-IR_MEASURES = "ir_measures"
 _JSON_FIELDS = ("query_id", "measure", "value")
 
 
 def per_query_format(path: str | os.PathLike) -> str:
-    """``"trec_eval"`` or ``"ir_measures"``: which tool's ``-q`` output ``path`` holds.
-
-    The first line that tells decides: a JSON object (ir_measures ``jsonl``), a summary line (topic
-    ``all`` second for trec_eval, first for ir_measures), or a line of three fields whose first
-    (trec_eval) or second (ir_measures) field, and only that one, is a measure name.
+    """``"trec_eval"`` or ``"ir_measures"``: which tool's ``-q`` output ``path`` holds, by its
+    extension and content (:func:`riskeval.io.formats.format_of`).
 
     Raises
     ------
     InputFormatError
-        The file is neither (naming the file and the first line).
+        The file is neither (naming the file and its first line, or the format it is in).
     """
-    first: tuple[int, str] | None = None
-    for number, line in enumerate(lines(read_text(path)), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        first = first or (number, line.strip())
-        if line.lstrip().startswith("{"):
-            return IR_MEASURES
-        if len(fields) >= 3 and fields[1] == SUMMARY_TOPIC:
-            return TREC_EVAL
-        if len(fields) == 3 and fields[0] == SUMMARY_TOPIC:
-            return IR_MEASURES
-        if len(fields) == 3:
-            measure_first, measure_second = _is_measure(fields[0]), _is_measure(fields[1])
-            if measure_first != measure_second:
-                return TREC_EVAL if measure_first else IR_MEASURES
-        break
-    where = f"{path}:{first[0]}" if first else str(path)
-    seen = f"; its first line is {first[1][:80]!r}" if first else "; it is empty"
-    raise InputFormatError(
-        [
-            (
-                where,
-                "is not a score table (.csv, .tsv, .parquet, by extension), trec_eval -q output "
-                "('measure topic value' lines) or ir_measures -q output ('query_id measure value' "
-                f"lines or JSON lines){seen}.",
-            )
-        ]
-    )
+    return _per_query(path, format_of(path, caller="per_query_format")).name
 
 
 def read_per_query(
@@ -81,15 +50,18 @@ def read_per_query(
     names: str | Sequence[str] | None = None,
     missing: MissingPolicy = "raise",
 ) -> dict[str, pd.DataFrame]:
-    """Score matrices from trec_eval or ir_measures ``-q`` output files (all of one kind, found by
+    """Score matrices from trec_eval or ir_measures ``-q`` output files, all of one tool (found by
     :func:`per_query_format`): :func:`riskeval.io.trec_eval.read_trec_eval_measures` or
     :func:`read_ir_measures`."""
-    kinds = {str(p): per_query_format(p) for p in paths}
-    if len(set(kinds.values())) > 1:
-        shown = ", ".join(f"{p} ({k})" for p, k in kinds.items())
-        raise RiskevalError(f"Give per-query files of one tool at a time; got {shown}.")
-    reader = read_trec_eval_measures if set(kinds.values()) == {TREC_EVAL} else read_ir_measures
-    return reader(list(paths), measures, names=names, missing=missing)
+    fmt = _per_query(paths[0], format_of_files(paths, None, "read_per_query"))
+    request = Request(None if measures is None else list(measures), names=names, missing=missing)
+    return fmt.read([os.fspath(p) for p in paths], request)
+
+
+def _per_query(path: str | os.PathLike, fmt: Format) -> Format:
+    if fmt.kind != PER_QUERY:
+        raise InputFormatError([(os.fspath(path), f"is {fmt.description}, not per-query output.")])
+    return fmt
 
 
 def read_ir_measures(
@@ -189,7 +161,10 @@ def _fields(line: str, location: str, problems: Problems) -> tuple[str, str, str
             problems.append((location, f"is not a JSON object: {exc}."))
             return None
         if not isinstance(obj, dict) or not all(k in obj for k in _JSON_FIELDS):
-            problems.append((location, f"expected a JSON object with {', '.join(_JSON_FIELDS)}."))
+            summary = isinstance(obj, dict) and "query_id" not in obj and {"measure", "value"} <= set(obj)
+            problems.append(
+                (location, f"expected a JSON object with {', '.join(_JSON_FIELDS)}{_summary(summary)}.")
+            )
             return None
         value = obj["value"]
         return str(obj["query_id"]), str(obj["measure"]), value if isinstance(value, str) else repr(value)
@@ -199,11 +174,20 @@ def _fields(line: str, location: str, problems: Problems) -> tuple[str, str, str
             (
                 location,
                 "expected 3 tab-separated fields (query_id, measure, value) as printed by "
-                f"ir_measures -q; got {len(fields)}: {text[:80]!r}.",
+                f"ir_measures -q; got {len(fields)}: {text[:80]!r}{_summary(len(fields) == 2)}.",
             )
         )
         return None
     return fields[0].strip(), fields[1].strip(), fields[2].strip()
+
+
+def _summary(summary: bool) -> str:
+    """The hint for a summary line (``measure value``), which ir_measures prints without ``-q``."""
+    return (
+        "; this is a summary line (measure, value): run ir_measures with -q for per-query values"
+        if summary
+        else ""
+    )
 
 
 def _file_names(files: list[str], names: Any) -> list[str]:
@@ -219,11 +203,3 @@ def _file_names(files: list[str], names: Any) -> list[str]:
     if repeated:
         raise RiskevalError(f"System names must be unique; {repeated} name several files: pass names=[...].")
     return chosen
-
-
-def _is_measure(name: str) -> bool:
-    try:
-        canonical_measure(name)
-    except RiskevalError:
-        return False
-    return True

@@ -8,25 +8,29 @@ import functools
 import os
 import warnings
 from collections.abc import Hashable, Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from riskeval.errors import InputFormatError, MissingTopicsWarning, RiskevalError
-from riskeval.io.decoding import COMPRESSION, lines, read_text
+from riskeval.io.decoding import lines, read_text
 from riskeval.io.delimited import read_delimited
+from riskeval.io.formats import FORMATS, UNNAMED, Request, extension_of, unnamed_key
 from riskeval.io.measures import check_measure
 from riskeval.io.problems import Problems
-from riskeval.io.tables import MEASURE_COLUMN, Locate, frame_to_matrix, index_to_columns, is_long
+from riskeval.io.tables import (
+    MEASURE_COLUMN,
+    Locate,
+    distinct_text,
+    frame_to_matrix,
+    index_to_columns,
+    is_long,
+)
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
-#: Table formats and the file extensions that select them (after a compression extension).
-TABLE_FORMATS: dict[str, tuple[str, ...]] = {
-    "csv": (".csv",),
-    "tsv": (".tsv", ".tab"),
-    "parquet": (".parquet", ".pq"),
-}
+#: The formats of :func:`read_scores`; their extensions are those of the registry,
+#: :data:`riskeval.io.formats.FORMATS`.
+TABLE_FORMATS = ("csv", "tsv", "parquet")
 _DELIMITER = {"csv": ",", "tsv": "\t"}
 
 
@@ -108,20 +112,48 @@ def read_scores(
 def table_format(path: str | os.PathLike, format: str | None) -> str:
     """The table format of ``path``: ``format`` if given, else from the file extension."""
     if format is not None:
-        return check_option(format, tuple(TABLE_FORMATS), "read_scores", "format")
-    suffixes = [s.lower() for s in Path(path).suffixes]
-    if suffixes and suffixes[-1] in COMPRESSION:
-        suffixes = suffixes[:-1]
-    ext = suffixes[-1] if suffixes else ""
-    for fmt, extensions in TABLE_FORMATS.items():
-        if ext in extensions:
-            return fmt
-    known = ", ".join(e for exts in TABLE_FORMATS.values() for e in exts)
+        return check_option(format, TABLE_FORMATS, "read_scores", "format")
+    tables = [f for f in FORMATS if f.name in TABLE_FORMATS]
+    found = next((f.name for f in tables if f.claims_extension(path)), None)
+    if found is not None:
+        return found
+    known = ", ".join(e for f in tables for e in f.extensions)
+    extension = extension_of(path) or "(none)"
     raise RiskevalError(
-        f"{path}: unknown score file extension {ext or '(none)'!r}; known extensions: {known}. "
-        "Pass format='csv', 'tsv' or 'parquet' for a score table, or format='trec_eval' (to "
-        "riskeval.score_matrix) for trec_eval -q output."
+        f"{path}: unknown score file extension {extension!r}; known extensions: {known}. "
+        "Pass format='csv', 'tsv' or 'parquet' for a score table, or read the file with "
+        "riskeval.score_matrix, which also reads trec_eval and ir_measures output."
     )
+
+
+def read_table(path: str | os.PathLike, format: str, request: Request) -> dict[str, pd.DataFrame]:
+    """The score matrices of a score table file, as :class:`riskeval.io.formats.Request` asks:
+    one per measure of its ``measure`` column (those requested, or all in order), or the one matrix
+    of a table without one, keyed by the measure requested or else ``"score"``."""
+    read = functools.partial(read_scores, path, format=format, missing=request.missing, **request.columns)
+    wanted = request.measures
+    if request.one:
+        measure = wanted[0] if wanted else None
+        return {UNNAMED if measure is None else str(measure): read(measure=measure)}
+    present = score_table_measures(path, format) if MEASURE_COLUMN in table_columns(path, format) else None
+    if present is None:
+        return {unnamed_key(wanted): read()}
+    return {str(m): read(measure=m) for m in dict.fromkeys(wanted or present)}
+
+
+def score_table_measures(path: str | os.PathLike, format: str | None = None) -> list[str]:
+    """The measures named in the ``measure`` column of a score table file, in order."""
+    fmt = table_format(path, format)
+    if fmt == "parquet":
+        column = pd.read_parquet(path, columns=[MEASURE_COLUMN], read_dictionary=[MEASURE_COLUMN])[
+            MEASURE_COLUMN
+        ]
+    else:
+        frame, _, _ = read_delimited(
+            path, _DELIMITER[fmt], lambda header: {j for j, n in enumerate(header) if n == MEASURE_COLUMN}
+        )
+        column = frame[MEASURE_COLUMN]
+    return distinct_text(column.dropna())
 
 
 def table_columns(path: str | os.PathLike, format: str | None = None) -> list[str]:

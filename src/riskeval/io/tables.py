@@ -335,6 +335,12 @@ def _wide_hint(cells: pd.DataFrame, bad: np.ndarray) -> str:
     )
 
 
+def distinct_text(column: pd.Series) -> list[str]:
+    """The distinct values of ``column`` as text, in order of first appearance (one conversion per
+    distinct value, not per row)."""
+    return [str(value) for value in dict.fromkeys(pd.unique(column).astype(str))]
+
+
 def show(value: Any) -> str:
     """``repr`` of a cell or label as the user wrote it (``0.5``, not ``np.float64(0.5)``)."""
     return repr(_plain(value))
