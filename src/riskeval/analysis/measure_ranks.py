@@ -49,7 +49,7 @@ def measure_rankings(
     chosen = expand_risks(risk, grid, "measure_rankings")
     s, _ = restrict_to_risks(RiskSettings(alphas=grid), chosen, "measure_rankings")
     t = risk_table(X, baseline=baseline, alphas=s.alphas, se=s.se, leave_one_out=leave_one_out)
-    ranks = {m.column: _ranks(t, type(m)) for m in chosen}
+    ranks = {m.column: rank_by(t, type(m)) for m in chosen}
     per_system = t.drop_duplicates("system")
     rank_mean = pd.Series(
         per_system["mean"].rank(ascending=False, method="average").to_numpy(),
@@ -77,7 +77,7 @@ def measure_rankings(
     return out.iloc[order].reset_index(drop=True)
 
 
-def _ranks(t: pd.DataFrame, measure: type[RiskMeasure]) -> pd.Series:
+def rank_by(t: pd.DataFrame, measure: type[RiskMeasure]) -> pd.Series:
     """The rank of each system by ``measure`` at each α: the risk table's ``rank_<column>`` where
     the measure is ranked there (NaN for the baseline of URisk and TRisk), else 1 = its best value
     (the highest, or the lowest for a measure where lower is better), ties sharing their mean rank,
