@@ -168,14 +168,19 @@ def test_a_risk_table_shows_the_compact_columns_by_default_and_all_on_request():
     expected = [c for c in COMPACT if c in table.columns and c != "significant"]
     # the measures' columns headed by their declared headers
     headers = {"urisk": "URisk", "trisk": "TRisk", "tstar": "T*Risk", "zrisk": "ZRisk", "georisk": "GeoRisk"}
-    assert shown == [{"alpha": r"$\alpha$", "pvalue_adj": r"pvalue\_adj", **headers}.get(c, c) for c in expected]
+    assert shown == [
+        {"alpha": r"$\alpha$", "pvalue_adj": r"pvalue\_adj", **headers}.get(c, c) for c in expected
+    ]
     assert len(shown) == 13 < len(table.columns)
     every = next(line for line in rk.to_latex(table, columns="all").splitlines() if line.startswith("system"))
     assert every.count("&") == len(table.columns) - 2  # every column but significant (the marks)
     markdown = rk.to_markdown(table).splitlines()
-    assert markdown[0] == "| " + " | ".join(headers.get(c, c) for c in expected).replace("_", r"\_").replace(
-        "*", r"\*"
-    ) + " |"
+    assert (
+        markdown[0]
+        == "| "
+        + " | ".join(headers.get(c, c) for c in expected).replace("_", r"\_").replace("*", r"\*")
+        + " |"
+    )
 
 
 def test_columns_choose_and_order_and_keep_the_marks():

@@ -167,7 +167,9 @@ def test_summary_table_shows_every_system_and_the_risk_table_values(example, X):
     page = Page(summary)
     losses = at10[at10["significant"] & (at10["trisk"] < 0)]
     assert sum(cls == "sig-loss" for _, cls in page.cells) == 2 * len(losses)  # URisk and TRisk shaded
-    assert sum(cls == "sig-win" for _, cls in page.cells) == 2 * (int(at10["significant"].sum()) - len(losses))
+    assert sum(cls == "sig-win" for _, cls in page.cells) == 2 * (
+        int(at10["significant"].sum()) - len(losses)
+    )
     d = page_data(example.html)
     assert d["alphas"] == [0, 1, 5, 10] and d["alpha"] == 3
     for k, a in enumerate(d["alphas"]):

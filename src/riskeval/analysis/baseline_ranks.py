@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval.analysis.measure_ranks import rank_by
 from riskeval.analysis.table import risk_table
 from riskeval.core.rank_correlation import rank_correlations
 from riskeval.errors import RiskevalError
-from riskeval.analysis.measure_ranks import rank_by
 from riskeval.measures.declared import RISK_MEASURES, TRisk, parse_risk
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alphas
@@ -68,7 +68,11 @@ def baseline_rankings(
             "The 'risk' parameter of baseline_rankings must be a measure against the baseline, which "
             f"the rankings vary: {', '.join(against)} (URisk: Table 3 of Dinçer, Ounis & Macdonald, "
             f"ECIR 2014). Got {str(ranking)!r}, computed "
-            + ("against the per-topic MEAN." if ranking.needs == "mean" else "with every system as a baseline.")
+            + (
+                "against the per-topic MEAN."
+                if ranking.needs == "mean"
+                else "with every system as a baseline."
+            )
         )
     A = check_alphas(alphas if ranking.alpha is None else ranking.alpha, "baseline_rankings")
     se = ranking.se if isinstance(ranking, TRisk) else None

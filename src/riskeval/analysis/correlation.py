@@ -22,9 +22,9 @@ from scipy import stats
 
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.declared import URisk
 from riskeval.measures.results import TestResult
 from riskeval.model.matrix import as_matrix
-from riskeval.measures.declared import URisk
 from riskeval.options import check_alpha
 
 #: Columns of :attr:`BaselineCorrelation.table`.

@@ -267,7 +267,9 @@ def alpha_curves_section(ctx: ReportContext) -> Section | None:
         else ""
     )
     against = [
-        f"{m['header']} is against {m['against']}" if m["against"] else f"{m['header']} has every system as a baseline"
+        f"{m['header']} is against {m['against']}"
+        if m["against"]
+        else f"{m['header']} has every system as a baseline"
         for m in series
     ]
     body = [
@@ -281,7 +283,9 @@ def alpha_curves_section(ctx: ReportContext) -> Section | None:
     ]
     for m in series:
         if m["values"] is not None:
-            body.append(h.Markup(f'<figure class="rk-chart" data-chart="{m["key"]}" data-key="{ctx.key}"></figure>'))
+            body.append(
+                h.Markup(f'<figure class="rk-chart" data-chart="{m["key"]}" data-key="{ctx.key}"></figure>')
+            )
         else:
             body.append(
                 h.paragraph(
