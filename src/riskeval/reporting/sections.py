@@ -435,8 +435,10 @@ def _full_table(t: pd.DataFrame, columns: tuple[str, ...] | None) -> h.Markup:
             f"The tidy table of riskeval.risk_table has {len(shown):,} rows here; riskeval risk "
             "--format csv writes every row and column."
         )
-    ranks = {c: rank for c in ("rank_urisk", "rank_trisk", "rank_georisk")}
-    inner = h.table(shown, formats={**counts, **p, **ranks}, css_class="data full")
+    measures = RISK_MEASURES.values()
+    values = {cls.column: h.number(cls.decimals) for cls in measures}
+    ranks = {f"rank_{cls.column}": rank for cls in measures if cls.ranked}
+    inner = h.table(shown, formats={**counts, **p, **values, **ranks}, css_class="data full")
     return h.Markup(
         "<details><summary>Every measure at every α (the tidy table of riskeval.risk_table)"
         f"</summary>{inner}</details>"
