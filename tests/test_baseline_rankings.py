@@ -66,8 +66,11 @@ def test_baseline_rankings_match_risk_table(X):
     at_own = baseline_rankings(X, "median", [5, 10], risk=rk.TRisk(alpha=1, se="jackknife"))
     np.testing.assert_array_equal(at_own["value"].to_numpy(), trisk["value"].to_numpy())
     assert set(at_own["alpha"]) == {1.0} and set(at_own["risk"]) == {"TRisk"}
-    with pytest.raises(rk.RiskevalError, match="'risk' parameter of baseline_rankings must be URisk"):
+    with pytest.raises(rk.RiskevalError, match="must be a measure against the baseline.*URisk, TRisk") as err:
         baseline_rankings(X, risk="ZRisk")
+    assert "Got 'ZRisk', computed with every system as a baseline." in str(err.value)
+    with pytest.raises(rk.RiskevalError, match="Got 'TStarRisk', computed against the per-topic MEAN"):
+        baseline_rankings(X, risk="T*Risk")
 
 
 def test_max_baseline_ranks_by_mean(X):

@@ -166,21 +166,30 @@ def test_a_risk_table_shows_the_compact_columns_by_default_and_all_on_request():
     header = next(line for line in rk.to_latex(table).splitlines() if line.startswith("system"))
     shown = [c.strip() for c in header.rstrip("\\ ").split("&")]
     expected = [c for c in COMPACT if c in table.columns and c != "significant"]
-    assert shown == [{"alpha": r"$\alpha$", "pvalue_adj": r"pvalue\_adj"}.get(c, c) for c in expected]
+    # the measures' columns headed by their declared headers
+    headers = {"urisk": "URisk", "trisk": "TRisk", "tstar": "T*Risk", "zrisk": "ZRisk", "georisk": "GeoRisk"}
+    assert shown == [
+        {"alpha": r"$\alpha$", "pvalue_adj": r"pvalue\_adj", **headers}.get(c, c) for c in expected
+    ]
     assert len(shown) == 13 < len(table.columns)
     every = next(line for line in rk.to_latex(table, columns="all").splitlines() if line.startswith("system"))
     assert every.count("&") == len(table.columns) - 2  # every column but significant (the marks)
     markdown = rk.to_markdown(table).splitlines()
-    assert markdown[0] == "| " + " | ".join(expected).replace("_", r"\_") + " |"
+    assert (
+        markdown[0]
+        == "| "
+        + " | ".join(headers.get(c, c) for c in expected).replace("_", r"\_").replace("*", r"\*")
+        + " |"
+    )
 
 
 def test_columns_choose_and_order_and_keep_the_marks():
     text = rk.to_latex(_table(), columns=["urisk", "system"])
     rows = [line for line in text.splitlines() if line.endswith("\\\\")]
-    assert rows[0] == "urisk & system \\\\"
+    assert rows[0] == "URisk & system \\\\"  # chosen by column, headed by the measure's header
     assert rows[1].startswith("0.1000$^\\dagger$ & ")  # marks without choosing `significant`
     markdown = rk.to_markdown(_table(), columns="system, urisk")
-    assert markdown.splitlines()[0] == "| system | urisk |"
+    assert markdown.splitlines()[0] == "| system | URisk |"
     assert re.search(r"system +urisk\n", to_text(_table(), columns="system,urisk"))
 
 

@@ -1,4 +1,4 @@
-"""The public surface: at most 35 names at the top level, the rest in namespaces whose every name
+"""The public surface: at most 37 names at the top level, the rest in namespaces whose every name
 resolves, a fast ``import riskeval``, and a migration table in the CHANGELOG that takes every
 top-level name of 0.x to where it is now."""
 
@@ -22,6 +22,7 @@ NAMESPACES = ["io", "inference", "variations", "ltr", "analysis", "bayes", "erro
 
 TOP_LEVEL = [
     *["URisk", "TRisk", "TStarRisk", "ZRisk", "GeoRisk", "parse_risk", "RiskSettings"],
+    *["RiskMeasure", "register_risk"],  # one's own risk measure
     *["urisk", "trisk", "zrisk", "georisk", "risk_table", "topic_risk", "riskiest_topics"],
     *["score_matrix", "evaluate_runs", "example_scores"],
     *["bootstrap_ci", "permutation_test", "risk_permutation_table", "tukey_hsd"],
@@ -53,9 +54,9 @@ OLD_TOP_LEVEL = [
 ]
 
 
-def test_the_top_level_has_at_most_35_names_and_exactly_these():
+def test_the_top_level_has_at_most_37_names_and_exactly_these():
     assert len(OLD_TOP_LEVEL) == len(set(OLD_TOP_LEVEL)) == 87
-    assert len(riskeval.__all__) <= 35
+    assert len(riskeval.__all__) <= 37
     assert sorted(riskeval.__all__) == sorted(TOP_LEVEL)
     assert set(riskeval.__all__) <= set(dir(riskeval))
 

@@ -94,7 +94,7 @@ def test_written_file_is_the_returned_page(example):
     assert example.sections == (
         "Risk per α",
         "Per-topic analysis",
-        "GeoRisk and TRisk as α grows",
+        "URisk, TRisk and GeoRisk as α grows",
         "Baseline bias",
         "Risk rankings under unbiased baselines",
         "Where ZRisk comes from",
@@ -145,12 +145,13 @@ def test_settings_are_recorded(example):
 
 def test_plots_are_inline_svg_or_drawn_from_the_data_with_unique_ids(example):
     page = Page(example.html)
-    # matplotlib: the PCA and the ZRisk residuals; the script: per-topic bars, TRisk and GeoRisk curves
+    # matplotlib: the PCA and the ZRisk residuals; the script: per-topic bars, the curves of the
+    # measures that rank systems (URisk, TRisk, GeoRisk)
     svgs = re.findall(r"<svg\b.*?</svg>", example.html, flags=re.S)
     assert len(svgs) == 2
     assert all(svg.count("<path") + svg.count("<use") > 40 and svg.count("<text") > 10 for svg in svgs)
     charts = re.findall(r'<figure class="rk-chart" data-chart="(\w+)" data-key="m0">', example.html)
-    assert charts == ["topics", "trisk", "georisk"]
+    assert charts == ["topics", "urisk", "trisk", "georisk"]
     assert len(page.ids) == len(set(page.ids))
 
 
@@ -165,8 +166,10 @@ def test_summary_table_shows_every_system_and_the_risk_table_values(example, X):
     assert f'<td class="sig-win">{row["trisk"]:.3f}</td>' in summary
     page = Page(summary)
     losses = at10[at10["significant"] & (at10["trisk"] < 0)]
-    assert sum(cls == "sig-loss" for _, cls in page.cells) == len(losses)
-    assert sum(cls == "sig-win" for _, cls in page.cells) == int(at10["significant"].sum()) - len(losses)
+    assert sum(cls == "sig-loss" for _, cls in page.cells) == 2 * len(losses)  # URisk and TRisk shaded
+    assert sum(cls == "sig-win" for _, cls in page.cells) == 2 * (
+        int(at10["significant"].sum()) - len(losses)
+    )
     d = page_data(example.html)
     assert d["alphas"] == [0, 1, 5, 10] and d["alpha"] == 3
     for k, a in enumerate(d["alphas"]):
@@ -277,7 +280,9 @@ def test_negative_scores_give_a_report_without_the_georisk_plot():
     with pytest.warns(rk.errors.RiskevalWarning, match="GeoRisk"):
         r = rk.report(X, sections=[alpha_curves_section])
     assert "No GeoRisk plot" in r.html and 'data-chart="trisk"' in r.html
-    assert 'data-chart="georisk"' not in r.html and page_data(r.html)["curves"]["georisk"] is None
+    series = {m["key"]: m for m in page_data(r.html)["curves"]["series"]}
+    assert 'data-chart="georisk"' not in r.html and series["georisk"]["values"] is None
+    assert series["trisk"]["values"] is not None and series["trisk"]["band"]
 
 
 def test_too_small_a_matrix_is_refused():
@@ -365,7 +370,9 @@ def test_risk_restricts_the_tables_to_its_measures_at_their_alphas(small):
     every = rk.report(small, sections=[summary_section])
     assert every.settings["risk"] == list(rk.measures.declared.RISK_MEASURES)
     assert "<th>trisk</th>" in every.html.split("<details>")[1]
-    assert "TRisk is shaded" in every.html and "TRisk is shaded" not in r.html
+    # the measures that declare `marked` are shaded, those of risk= only
+    assert "URisk and TRisk are shaded" in every.html
+    assert "URisk is shaded" in r.html and "TRisk are shaded" not in r.html
 
 
 def test_rng_a_seed_or_a_generator_gives_the_recorded_seed(small):

@@ -41,7 +41,7 @@ def test_one_run_against_its_baseline_is_a_full_report():
     assert r.sections[:4] == (
         "Risk per α",
         "Per-topic analysis",
-        "GeoRisk and TRisk as α grows",
+        "URisk, TRisk and GeoRisk as α grows",
         "Baseline bias",
     )
     bias = r.html.split('id="bias"')[1]

@@ -42,6 +42,8 @@ _EXPORTS = {
     "ZRisk": "riskeval.measures.declared",
     "GeoRisk": "riskeval.measures.declared",
     "parse_risk": "riskeval.measures.declared",
+    "RiskMeasure": "riskeval.measures.declared",
+    "register_risk": "riskeval.measures.declared",
     "RiskSettings": "riskeval.settings",
     # the measures as functions, and tables of them
     "urisk": "riskeval.measures.paired",

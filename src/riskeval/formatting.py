@@ -3,16 +3,23 @@
 The same rules in the three: p-values with three significant digits, in scientific notation below
 10⁻³ (``2.1e-11``, as scipy prints them) and never ``0`` (a p-value that underflows to 0, below
 the smallest double, prints as ``<1e-300``); α without
-trailing zeros (``5``); counts and untied ranks as integers; other numbers with ``digits`` decimals.
+trailing zeros (``5``); counts and untied ranks as integers; a risk measure's column with the
+decimals its measure declares (:attr:`riskeval.RiskMeasure.decimals`); other numbers with ``digits``
+decimals.
 A system's row against itself (the baseline's own row, all zeros and NaN) is left out and said once.
 LaTeX and Markdown also mark significant values with † (from the ``significant`` column) and set
-the best value of each column in bold, within each measure and α.  Text from the data (run names,
+the best value of each column in bold, within each measure and α; a risk measure's column is
+headed by its measure's header (``tstar`` -> ``T*Risk``).  Text from the data (run names,
 topic ids, captions) is escaped for the target: LaTeX's special characters, Markdown's ``|``,
 ``*``, ``_``, backticks, brackets and angle brackets.
 
 The three choose and order their columns (``columns=``).  A risk table (the columns of
-:func:`riskeval.risk_table`) shows :data:`COMPACT` by default, the columns the command line's
+:func:`riskeval.risk_table`) shows :func:`compact` by default, the columns the command line's
 ``riskeval risk`` shows too; ``columns="all"`` shows every column.  Other tables show every column.
+
+What a risk measure's column shows (header, decimals, direction, mark) is read from the registry of
+risk measures (:data:`riskeval.measures.declared.RISK_MEASURES`) at each call, so a measure declared
+with :func:`riskeval.register_risk` is shown as the built-in ones are.
 
 CSV and JSON output is not made here: it keeps every digit.
 """
@@ -28,12 +35,14 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import RiskevalError
+from riskeval.measures.declared import RISK_MEASURES, RiskMeasure
 
-#: Columns where a larger value is better, and where a smaller one is (for bold best values).
+#: Columns other than the risk measures' where a larger value is better, and where a smaller one is
+#: (for bold best values); a declared risk measure says it itself
+#: (:attr:`riskeval.RiskMeasure.higher_is_better`), by its column and by its header.
 HIGHER_IS_BETTER = frozenset(
-    {"mean", "score", "urisk", "trisk", "tstar", "zrisk", "georisk", "ugain", "freward", "wins"}
-    | {"reward_risk", "win_loss", "delta", "x"}
-    | {"Reward", "Reward/Risk", "Wins", "W/L", "URisk", "TRisk"}  # learning to rank (Table 7)
+    {"mean", "score", "ugain", "freward", "wins", "reward_risk", "win_loss", "delta", "x"}
+    | {"Reward", "Reward/Risk", "Wins", "W/L"}  # learning to rank (Table 7)
 )
 LOWER_IS_BETTER = frozenset({"frisk", "losses", "loss20", "variance", "risk", "Risk", "Losses", "Loss>20%"})
 #: Columns holding counts (printed as integers when every value is whole).
@@ -43,38 +52,64 @@ GROUPS = ("measure", "alpha")
 #: The mark of a significant value, and the column that says which are.
 MARK = "†"
 SIGNIFICANT = "significant"
-#: Columns whose value carries the significance mark (the first of them that the table has).
-MARKED = ("urisk", "trisk", "x", "tr", "delta")
+#: Columns of per-topic and paired tables whose value carries the significance mark, after the
+#: columns of the risk measures that declare :attr:`riskeval.RiskMeasure.marked` (see :func:`marked`).
+MARKED_OTHERS = ("x", "tr", "delta")
 #: How a p-value that underflowed to 0 is printed: a true bound (a double of 0 is below 1e-323),
 #: written as people write a bound rather than as the smallest double (``2.2e-308``).
 UNDERFLOW = "<1e-300"
 _BASELINE_REASON = "the system is the baseline"
-#: The columns of a risk table shown by default, in this order (those the table has): by
-#: :func:`to_text`, :func:`to_latex`, :func:`to_markdown` and ``riskeval risk``.  ``low`` and
+#: The columns of a risk table shown by default before the risk measures' (see :func:`compact`).
+COMPACT_FIRST = ("measure", "system", "alpha", "mean")
+#: The columns of a test shown by default, after the marked measures' columns: ``low`` and
 #: ``high`` are a bootstrap interval, ``pvalue_maxt`` a max-T p-value, where a test gave them.
-COMPACT = (
-    "measure",
-    "system",
-    "alpha",
-    "mean",
-    "urisk",
-    "trisk",
-    "pvalue",
-    "pvalue_maxt",
-    "pvalue_adj",
-    "low",
-    "high",
-    "significant",
-    "tstar",
-    "zrisk",
-    "georisk",
-    "wins",
-    "losses",
-    "loss20",
-)
+COMPACT_TEST = ("pvalue", "pvalue_maxt", "pvalue_adj", "low", "high", "significant")
+#: The columns of a risk table shown by default after the risk measures'.
+COMPACT_LAST = ("wins", "losses", "loss20")
 #: The columns that every risk table has (:func:`riskeval.risk_table`, with or without ``risk=``):
-#: a table holding them gets :data:`COMPACT` by default.
+#: a table holding them gets :func:`compact` by default.
 RISK_TABLE = frozenset({"system", "alpha", "baseline", "baseline_mean"})
+
+
+def measure_columns() -> dict[str, type[RiskMeasure]]:
+    """Each declared risk measure (:data:`riskeval.measures.declared.RISK_MEASURES`, built-in or
+    :func:`riskeval.register_risk`) by its column, in table order."""
+    return {cls.column: cls for cls in RISK_MEASURES.values()}
+
+
+def marked() -> tuple[str, ...]:
+    """The columns whose value carries the significance mark, in order of preference: the risk
+    measures that declare :attr:`~riskeval.RiskMeasure.marked` (URisk, TRisk), then
+    :data:`MARKED_OTHERS`.  A table marks the first of them that it has."""
+    return (*(c for c, cls in measure_columns().items() if cls.marked), *MARKED_OTHERS)
+
+
+def compact() -> tuple[str, ...]:
+    """The columns of a risk table shown by default, in this order (those the table has): by
+    :func:`to_text`, :func:`to_latex`, :func:`to_markdown` and ``riskeval risk``.
+
+    :data:`COMPACT_FIRST`, the marked risk measures (their own column), :data:`COMPACT_TEST`, the
+    other risk measures (their own column), then :data:`COMPACT_LAST`; the measures in the order
+    of the registry, so a measure declared with :func:`riskeval.register_risk` shows too.
+    """
+    measures = measure_columns()
+    first = [c for c, cls in measures.items() if cls.marked]
+    rest = [c for c, cls in measures.items() if not cls.marked]
+    return (*COMPACT_FIRST, *first, *COMPACT_TEST, *rest, *COMPACT_LAST)
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``COMPACT``: the default columns of a risk table now (:func:`compact`)."""
+    if name == "COMPACT":
+        return compact()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def header(column: Hashable) -> str:
+    """A column's header in LaTeX and Markdown: a risk measure's declared header (``tstar`` ->
+    ``T*Risk``), else the column's name."""
+    cls = measure_columns().get(str(column))
+    return cls.header if cls is not None else str(column)
 
 
 @dataclass(frozen=True)
@@ -118,7 +153,7 @@ def select_columns(
 ) -> pd.DataFrame:
     """The columns of ``table`` (its named index as columns) chosen by ``columns``, in its order.
 
-    ``None``: :data:`COMPACT` for a risk table (one with the columns :data:`RISK_TABLE`), every
+    ``None``: :func:`compact` for a risk table (one with the columns :data:`RISK_TABLE`), every
     column otherwise; ``"all"``: every column; a list or a comma list of names: those columns, in
     that order.  A name the table lacks is an error naming ``parameter`` of ``func`` and the
     table's columns.
@@ -128,7 +163,8 @@ def select_columns(
     if columns is None:
         if not RISK_TABLE <= set(names):
             return frame
-        return frame[[c for c in frame.columns if str(c) in COMPACT]].pipe(_ordered, COMPACT)
+        order = compact()
+        return frame[[c for c in frame.columns if str(c) in order]].pipe(_ordered, order)
     if isinstance(columns, str) and columns.strip() == "all":
         return frame
     wanted = (
@@ -159,10 +195,20 @@ def to_text(
     digits: int = 4,
     baseline: str | None = None,
     columns: str | Sequence[str] | None = None,
+    decimals: Mapping[str, int] | None = None,
 ) -> str:
-    """Aligned text: the caption's lines, the table, then its notes.  ``columns``: as for
-    :func:`to_latex`."""
-    cells = _cells(table, digits=digits, baseline=baseline, nan="", columns=columns, func="to_text")
+    """Aligned text: the caption's lines, the table, then its notes.  ``digits``, ``columns``,
+    ``decimals``: as for :func:`to_latex`; the headers are the columns' names (those
+    ``columns`` takes)."""
+    cells = _cells(
+        table,
+        digits=digits,
+        baseline=baseline,
+        nan="",
+        columns=columns,
+        decimals=decimals,
+        func="to_text",
+    )
     frame = cells.text
     body = frame.to_string(index=False) if len(frame) else "(no rows)"
     return "\n".join([*([caption] if caption else []), body, *cells.notes]) + "\n"
@@ -180,6 +226,7 @@ def to_latex(
     groups: Sequence[str] = GROUPS,
     columns: str | Sequence[str] | None = None,
     superscripts: Mapping[str, Sequence[str]] | None = None,
+    decimals: Mapping[str, int] | None = None,
 ) -> str:
     """A LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``).
 
@@ -187,29 +234,35 @@ def to_latex(
     ----------
     table : DataFrame
         Any table of riskeval (or yours); a ``significant`` column marks the values of the first
-        of ``urisk``, ``trisk``, ``x``, ``tr``, ``delta`` with † and is not shown itself.
+        column of :func:`marked` (a risk measure declaring ``marked``: URisk, TRisk; then ``x``,
+        ``tr``, ``delta``) with † and is not shown itself.  A risk measure's column is headed by
+        its measure's ``header``.
     caption, label : str, optional
         ``\\caption`` (escaped; α, ×, ≥, ², † become math) and ``\\label`` (used as given).
     digits : int
-        Decimals of the numbers other than p-values, α and counts.
+        Decimals of the numbers other than p-values, α, counts and risk measures (each of which
+        shows the ``decimals`` its measure declares).
     baseline : str, optional
         The system whose rows against itself are left out (the caption says so).
     bold_best : bool
         Set the best value of each column in bold, per measure and α.
     best : mapping column -> "max" or "min", optional
         Which columns have a best value, and whether it is the largest or the smallest;
-        default: :data:`HIGHER_IS_BETTER` and :data:`LOWER_IS_BETTER` (ranks: smallest).
+        default: each risk measure's ``higher_is_better`` (by its column or header),
+        :data:`HIGHER_IS_BETTER` and :data:`LOWER_IS_BETTER` (ranks: smallest).
     groups : column names
         The best value is per group of rows sharing these columns' values (those the table has);
         default: per measure and α, the risk tables' evaluation settings.
     columns : "all", a list of column names or a comma list, optional
         The columns shown, in that order (the table's named index counts as columns); a name the
-        table lacks is an error listing its columns.  Default: :data:`COMPACT` for a risk table
+        table lacks is an error listing its columns.  Default: :func:`compact` for a risk table
         (the 30 columns of :func:`riskeval.risk_table` are many for a page), every column of other
         tables.  The ``significant`` column marks values whether or not it is chosen.
     superscripts : mapping column -> one text per row, optional
         Text set as a superscript after the value of each row (``\\textsuperscript``), e.g. the
         letters of the systems a row is significantly better than (:func:`riskeval.compare`).
+    decimals : mapping column -> int, optional
+        Decimals of these columns, before a risk measure's declared ones and ``digits``.
     """
     cells = _marked_cells(
         table,
@@ -221,6 +274,7 @@ def to_latex(
         groups,
         columns=columns,
         superscripts=superscripts,
+        decimals=decimals,
         func="to_latex",
     )
     text, marks, notes = cells.text, cells.marks, cells.notes
@@ -261,6 +315,7 @@ def to_markdown(
     groups: Sequence[str] = GROUPS,
     columns: str | Sequence[str] | None = None,
     superscripts: Mapping[str, Sequence[str]] | None = None,
+    decimals: Mapping[str, int] | None = None,
 ) -> str:
     """A Markdown pipe table (GitHub, pandoc), with the caption above and the notes below.
 
@@ -277,10 +332,11 @@ def to_markdown(
         groups,
         columns=columns,
         superscripts=superscripts,
+        decimals=decimals,
         func="to_markdown",
     )
     text, marks, notes = cells.text, cells.marks, cells.notes
-    header = "| " + " | ".join(markdown_escape(str(c)) for c in text.columns) + " |"
+    head = "| " + " | ".join(markdown_escape(header(c)) for c in text.columns) + " |"
     rule = "| " + " | ".join("---:" if num else ":---" for num in cells.numeric) + " |"
     rows = []
     for i in range(len(text)):
@@ -296,7 +352,7 @@ def to_markdown(
             row.append(f"**{cell}**" if cells.bold[i, j] and cell else cell)
         rows.append("| " + " | ".join(row) + " |")
     parts = [line for part in (caption or "").split("\n") if part for line in (markdown_escape(part), "")]
-    parts += [header, rule, *rows]
+    parts += [head, rule, *rows]
     if notes:
         parts += ["", *(markdown_escape(n) for n in notes)]
     return "\n".join(parts) + "\n"
@@ -350,7 +406,7 @@ def _sentence(text: str) -> str:
 
 
 def _latex_header(column: Hashable) -> str:
-    return r"$\alpha$" if str(column) == "alpha" else latex_escape(str(column))
+    return r"$\alpha$" if str(column) == "alpha" else latex_escape(header(column))
 
 
 def _latex_number(value: str) -> str:
@@ -378,6 +434,7 @@ def _marked_cells(
     *,
     columns: str | Sequence[str] | None,
     superscripts: Mapping[str, Sequence[str]] | None,
+    decimals: Mapping[str, int] | None,
     func: str,
 ) -> _Cells:
     """The cells of a paper table (:func:`to_latex`, :func:`to_markdown`): significance marks,
@@ -392,6 +449,7 @@ def _marked_cells(
         groups=groups,
         columns=columns,
         superscripts=superscripts,
+        decimals=decimals,
         func=func,
     )
     if cells.marks and MARK not in (caption or ""):
@@ -410,10 +468,12 @@ def _cells(
     groups: Sequence[str] = GROUPS,
     columns: str | Sequence[str] | None = None,
     superscripts: Mapping[str, Sequence[str]] | None = None,
+    decimals: Mapping[str, int] | None = None,
     func: str = "to_text",
 ) -> _Cells:
     """The cells of ``table`` as strings, with the ``columns`` chosen (:func:`select_columns`);
-    with ``marks``, the ``significant`` column becomes marks on the first :data:`MARKED` column."""
+    with ``marks``, the ``significant`` column becomes marks on the first :func:`marked` column.
+    A number has the decimals of ``decimals``, else of its risk measure, else ``digits``."""
     frame = table.reset_index() if any(n is not None for n in table.index.names) else table
     own = _own_rows(frame, baseline)
     sups = {str(name): np.asarray(list(texts), dtype=object) for name, texts in (superscripts or {}).items()}
@@ -438,21 +498,24 @@ def _cells(
         frame = frame.loc[~own]
         sups = {name: texts[~own] for name, texts in sups.items()}
     frame = frame.reset_index(drop=True)
-    marked: frozenset[tuple[int, int]] = frozenset()
+    marked_cells: frozenset[tuple[int, int]] = frozenset()
     if marks and SIGNIFICANT in frame.columns:
         flags = frame[SIGNIFICANT].fillna(False).astype(bool).to_numpy()
         frame = frame.drop(columns=SIGNIFICANT)
-        target = next((c for c in MARKED if c in frame.columns), None)
+        target = next((c for c in marked() if c in frame.columns), None)
         if target is not None:
             j = list(frame.columns).index(target)
-            marked = frozenset((int(i), j) for i in np.flatnonzero(flags))
+            marked_cells = frozenset((int(i), j) for i in np.flatnonzero(flags))
     strings = {}
     numeric = []
+    measures = measure_columns()
     for name in frame.columns:
         column = frame[name]
         is_number = _is_number(column)
         numeric.append(is_number)
-        strings[name] = _format_column(name, column, digits, nan) if is_number else _text(column, nan)
+        cls = measures.get(str(name))
+        places = (decimals or {}).get(str(name), cls.decimals if cls is not None else digits)
+        strings[name] = _format_column(name, column, places, nan) if is_number else _text(column, nan)
     text = pd.DataFrame(strings, index=frame.index, columns=frame.columns)
     bold = np.zeros(text.shape, dtype=bool)
     for j, name in enumerate(frame.columns):
@@ -467,7 +530,7 @@ def _cells(
         for i, t in enumerate(texts)
         if t
     }
-    return _Cells(text, numeric, bold, notes, marked, placed)
+    return _Cells(text, numeric, bold, notes, marked_cells, placed)
 
 
 def _own_rows(frame: pd.DataFrame, baseline: str | None) -> np.ndarray:
@@ -525,6 +588,9 @@ def _missing(value: object) -> bool:
 def _direction(name: str, best: Mapping[str, str] | None) -> str | None:
     if best is not None:
         return best.get(name)
+    for cls in RISK_MEASURES.values():
+        if name in (cls.column, cls.header):
+            return "max" if cls.higher_is_better else "min"
     if name in HIGHER_IS_BETTER or name.startswith("NDCG@"):
         return "max"
     if name in LOWER_IS_BETTER or name.startswith("rank"):

@@ -269,3 +269,12 @@ def test_one_pass_kernel_equals_the_two_pass_kernels(objective):
     )
     np.testing.assert_array_equal(grad, g2)
     np.testing.assert_array_equal(hess, h2)
+
+
+def test_the_options_name_the_declared_objectives():
+    # the light list of the command line is the registry of objectives, GeoRisk's named by its column
+    from riskeval.ltr.objectives import OBJECTIVES as DECLARED
+    from riskeval.ltr.options import OBJECTIVE_NAMES
+    from riskeval.measures.declared import GeoRisk
+
+    assert OBJECTIVE_NAMES == tuple(DECLARED) and GeoRisk.column in DECLARED

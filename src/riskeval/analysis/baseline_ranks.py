@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval.analysis.measure_ranks import rank_by
 from riskeval.analysis.table import risk_table
 from riskeval.core.rank_correlation import rank_correlations
 from riskeval.errors import RiskevalError
-from riskeval.measures.declared import TRisk, URisk, parse_risk
+from riskeval.measures.declared import RISK_MEASURES, TRisk, parse_risk
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alphas
 
@@ -45,8 +46,9 @@ def baseline_rankings(
     baselines : the baselines, each as ``baseline=`` of :func:`riskeval.risk_table` (``"mean"``,
         ``"median"``, ``"max"``, a system name); default the three unbiased ones of §3.
     alphas : risk aversion values (default 5 and 10, as in Table 3).
-    risk : :class:`riskeval.URisk` (Table 3) or :class:`riskeval.TRisk`, as an object or its
-        text; one with its own α (``"URisk@5"``) ranks at that α only.
+    risk : a risk measure against the baseline (``needs="baseline"``): :class:`riskeval.URisk`
+        (Table 3), :class:`riskeval.TRisk` or one declared with :func:`riskeval.register_risk`,
+        as an object or its text; one with its own α (``"URisk@5"``) ranks at that α only.
     leave_one_out : aggregate baselines exclude the evaluated system.
 
     Returns
@@ -60,10 +62,17 @@ def baseline_rankings(
     """
     M = as_matrix(X)
     ranking = parse_risk(risk)
-    if type(ranking) not in (URisk, TRisk):
+    if ranking.needs != "baseline":
+        against = [cls.name for cls in RISK_MEASURES.values() if cls.needs == "baseline"]
         raise RiskevalError(
-            "The 'risk' parameter of baseline_rankings must be URisk (Table 3 of Dinçer, Ounis & "
-            f"Macdonald, ECIR 2014) or TRisk. Got {str(ranking)!r}."
+            "The 'risk' parameter of baseline_rankings must be a measure against the baseline, which "
+            f"the rankings vary: {', '.join(against)} (URisk: Table 3 of Dinçer, Ounis & Macdonald, "
+            f"ECIR 2014). Got {str(ranking)!r}, computed "
+            + (
+                "against the per-topic MEAN."
+                if ranking.needs == "mean"
+                else "with every system as a baseline."
+            )
         )
     A = check_alphas(alphas if ranking.alpha is None else ranking.alpha, "baseline_rankings")
     se = ranking.se if isinstance(ranking, TRisk) else None
@@ -85,7 +94,7 @@ def baseline_rankings(
                     "alpha": t["alpha"],
                     "risk": ranking.name,
                     "value": t[measure],
-                    "rank": t[f"rank_{measure}"],
+                    "rank": rank_by(t, type(ranking)),
                     "mean": mean.loc[system].to_numpy(),
                     "rank_mean": rank_mean.loc[system].to_numpy(),
                 }

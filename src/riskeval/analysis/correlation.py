@@ -22,6 +22,7 @@ from scipy import stats
 
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.declared import URisk
 from riskeval.measures.results import TestResult
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha
@@ -36,7 +37,7 @@ COLUMNS = (
     "baseline_mean",
     "ugain",
     "frisk",
-    "urisk",
+    URisk.column,
     "is_baseline",
 )
 
@@ -141,14 +142,14 @@ def baseline_correlation(
             "baseline_mean": B.mean(axis=1),
             "ugain": ugain,
             "frisk": frisk,
-            "urisk": ugain - alpha * frisk,
+            URisk.column: ugain - alpha * frisk,
             "is_baseline": is_self,
         },
         columns=list(COLUMNS),
     )
     use = ~is_self & np.isfinite(table["pearson"].to_numpy())
     rho = table["pearson"].to_numpy()[use]
-    r_u, p_u = _pearson(rho, table["urisk"].to_numpy()[use])
+    r_u, p_u = _pearson(rho, table[URisk.column].to_numpy()[use])
     r_f, p_f = _pearson(rho, frisk[use])
     return BaselineCorrelation(r_u, p_u, r_f, p_f, int(use.sum()), alpha, label, table)
 

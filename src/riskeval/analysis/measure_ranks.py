@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval.analysis.table import restrict_to_risks, risk_table
-from riskeval.measures.declared import RISK_MEASURES, expand_risks
+from riskeval.measures.declared import RISK_MEASURES, RiskMeasure, expand_risks
 from riskeval.options import check_alphas
 from riskeval.settings import RiskSettings
 
@@ -41,20 +41,15 @@ def measure_rankings(
 
     One row per (system, α, measure), systems in matrix order: ``system, alpha, baseline,
     risk`` (the measure's name), ``value, rank, mean, rank_mean``.  ``rank``: 1 = highest value
-    among the systems at that α, ties share their mean rank; a system that is the URisk/TRisk
-    baseline has no rank there (NaN).  ``mean``/``rank_mean``: the mean score and its rank.
+    among the systems at that α (the lowest for a measure declaring ``higher_is_better=False``),
+    ties share their mean rank; a system that is the baseline of a measure against the baseline
+    (URisk, TRisk) has no rank there (NaN).  ``mean``/``rank_mean``: the mean score and its rank.
     """
     grid = tuple(float(a) for a in check_alphas(alphas, "measure_rankings"))
     chosen = expand_risks(risk, grid, "measure_rankings")
     s, _ = restrict_to_risks(RiskSettings(alphas=grid), chosen, "measure_rankings")
     t = risk_table(X, baseline=baseline, alphas=s.alphas, se=s.se, leave_one_out=leave_one_out)
-    ranks = {
-        "urisk": t["rank_urisk"],
-        "trisk": t["rank_trisk"],
-        "georisk": t["rank_georisk"],
-        "tstar": t.groupby("alpha")["tstar"].rank(ascending=False, method="average"),
-        "zrisk": t.groupby("alpha")["zrisk"].rank(ascending=False, method="average"),
-    }
+    ranks = {m.column: rank_by(t, type(m)) for m in chosen}
     per_system = t.drop_duplicates("system")
     rank_mean = pd.Series(
         per_system["mean"].rank(ascending=False, method="average").to_numpy(),
@@ -80,6 +75,20 @@ def measure_rankings(
     out = pd.concat(parts, ignore_index=True)
     order = np.lexsort((out["risk"].map(names.index).to_numpy(), out["alpha"].to_numpy()))
     return out.iloc[order].reset_index(drop=True)
+
+
+def rank_by(t: pd.DataFrame, measure: type[RiskMeasure]) -> pd.Series:
+    """The rank of each system by ``measure`` at each α: the risk table's ``rank_<column>`` where
+    the measure is ranked there (NaN for the baseline of URisk and TRisk), else 1 = its best value
+    (the highest, or the lowest for a measure where lower is better), ties sharing their mean rank,
+    the baseline of a measure against it unranked."""
+    ranked = f"rank_{measure.column}"
+    if measure.ranked and ranked in t:
+        return t[ranked]
+    values = t[measure.column]
+    if measure.needs == "baseline":  # the baseline against itself is not ranked
+        values = values.where(t["system"].astype(str) != t["baseline"].astype(str))
+    return values.groupby(t["alpha"]).rank(ascending=not measure.higher_is_better, method="average")
 
 
 def measure_rankings_wide(rankings: pd.DataFrame) -> pd.DataFrame:

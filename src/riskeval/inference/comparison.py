@@ -27,7 +27,7 @@ from riskeval.inference._common import check_n_resamples, resolve_rng
 from riskeval.inference.bootstrap import bootstrap_ci
 from riskeval.inference.maxt import risk_permutation_table
 from riskeval.inference.tables import with_test
-from riskeval.measures.declared import RiskMeasure, TRisk, URisk, expand_risks
+from riskeval.measures.declared import RISK_MEASURES, RiskMeasure, TRisk, URisk, expand_risks
 from riskeval.model.by_measure import measure_matrices
 from riskeval.model.matrix import as_matrix
 from riskeval.options import RISK_TESTS, check_option
@@ -149,12 +149,13 @@ class Comparison:
         (``#``, ``system``, the measures, the risk columns)."""
         from riskeval.formatting import to_latex
 
-        frame, sups, best = self._display()
+        frame, sups, best, decimals = self._display()
         return to_latex(
             frame,
             caption=self.caption() if caption is None else caption,
             label=label,
             digits=digits,
+            decimals=decimals,
             best=best,
             groups=(),
             columns=columns,
@@ -168,11 +169,12 @@ class Comparison:
         same parameters as :meth:`to_latex`."""
         from riskeval.formatting import to_markdown
 
-        frame, sups, best = self._display()
+        frame, sups, best, decimals = self._display()
         return to_markdown(
             frame,
             caption=self.caption() if caption is None else caption,
             digits=digits,
+            decimals=decimals,
             best=best,
             groups=(),
             columns=columns,
@@ -199,24 +201,28 @@ class Comparison:
         flags = rows.set_index("system")["significant"].reindex(self.means.index)
         return flags.fillna(False).astype(bool).to_numpy()
 
-    def _display(self) -> tuple[pd.DataFrame, dict[str, list[str]], dict[str, str]]:
-        """The table for people, the superscript of each cell and the columns' best direction."""
+    def _display(self) -> tuple[pd.DataFrame, dict[str, list[str]], dict[str, str], dict[str, int]]:
+        """The table for people, the superscript of each cell, the columns' best direction and the
+        risk columns' decimals (each measure's declared ones).  † goes on the first measure, in the
+        order of the registry, that declares ``marked`` (URisk, else TRisk)."""
         frame = pd.DataFrame({"#": self.labels.to_numpy(), "system": self.means.index.astype(str)})
         better = self.better_than()
         names = self.risk_columns()
         sups: dict[str, list[str]] = {}
-        marked = next((r for r in self.risks if isinstance(r, URisk)), None) or next(
-            (r for r in self.risks if isinstance(r, TRisk)), None
-        )
+        kinds = {type(r) for r in self.risks}
+        marked = next((cls for cls in RISK_MEASURES.values() if cls.marked and cls in kinds), None)
+        best = dict.fromkeys(self.means.columns, "max")
+        decimals = {}
         for m in self.means.columns:
             frame[m] = self.means[m].to_numpy()
             sups[m] = better[m].tolist()
             for r in self.risks:
                 frame[names[m, r]] = self._risk_values(m, r)
-                if marked is not None and type(r) is type(marked) and r.alpha is not None:
+                best[names[m, r]] = "max" if r.higher_is_better else "min"
+                decimals[names[m, r]] = r.decimals
+                if type(r) is marked and r.alpha is not None:
                     sups[names[m, r]] = ["†" if f else "" for f in self._significant(m, r.alpha)]
-        best = dict.fromkeys([*self.means.columns, *names.values()], "max")
-        return frame, sups, best
+        return frame, sups, best, decimals
 
 
 def compare(
@@ -407,7 +413,8 @@ def _risk_rows(
 
 
 def _risk_name(r: RiskMeasure) -> str:
-    return f"{r.name}@{r.alpha:g}" if r.alpha is not None else r.name
+    """A risk column's header: the measure's declared header (``T*Risk``) at its α."""
+    return f"{r.header}@{r.alpha:g}" if r.alpha is not None else r.header
 
 
 def pair_summary(

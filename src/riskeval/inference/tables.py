@@ -128,5 +128,5 @@ def tukey_tables(
         pairs.append(res.table)
         letters.append(res.letters.assign(alpha=res.alpha, baseline=res.baseline, seed=seed))
     display = pd.concat(letters, ignore_index=True)
-    display = display[["system", "alpha", "baseline", "urisk", "letters", "seed"]]
+    display = display[["system", "alpha", "baseline", URisk.column, "letters", "seed"]]
     return pd.concat(pairs, ignore_index=True), display

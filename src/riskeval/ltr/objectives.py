@@ -40,6 +40,7 @@ from scipy.special import ndtr
 
 from riskeval.errors import RiskevalError
 from riskeval.ltr.options import GEORISK_UPDATES, SX_UPDATES, VARIANTS, check_ltr_options
+from riskeval.measures.declared import GeoRisk
 from riskeval.options import check_alpha
 
 __all__ = [
@@ -75,7 +76,8 @@ OBJECTIVES: dict[str, ObjectiveInfo] = {
         ObjectiveInfo("tsaro", "T-SARO", "Dinçer et al., SIGIR 2014, §6.3, eq. 24-25", "single"),
         ObjectiveInfo("tfaro", "T-FARO", "Dinçer et al., SIGIR 2014, §6.3, eq. 26", "single"),
         ObjectiveInfo("tstar_faro", "T*-FARO", "Dinçer et al., SIGIR 2016, §6", "mean"),
-        ObjectiveInfo("georisk", "GeoRisk", "Dinçer et al., SIGIR 2016, §6", "systems"),
+        # the objective of GeoRisk is named as GeoRisk's column of the risk table
+        ObjectiveInfo(GeoRisk.column, GeoRisk.header, "Dinçer et al., SIGIR 2016, §6", "systems"),
     )
 }
 
@@ -416,7 +418,7 @@ class RiskObjective:
         from riskeval.ltr import kernels
 
         name = self.objective
-        if name == "lambdarank" or self.alpha == 0.0 and name == "georisk":
+        if name == "lambdarank" or self.alpha == 0.0 and name == GeoRisk.column:
             # α = 0 is LambdaMART for every objective (SIGIR 2014, footnote 6; SIGIR 2016, footnote 5)
             return kernels.PLAIN
         if self.jforests:
@@ -426,7 +428,7 @@ class RiskObjective:
             return kernels.UCRO if name == "ucro" else kernels.TFARO if name in _FARO else kernels.TSARO
         if name == "ucro":
             return kernels.UCRO
-        if name == "georisk" or self._estimate_sd():
+        if name == GeoRisk.column or self._estimate_sd():
             return None
         return kernels.TSARO if name == "tsaro" else kernels.TFARO
 
@@ -438,7 +440,7 @@ class RiskObjective:
     def _ratio_parameters(self, m: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
         from riskeval.ltr import kernels
 
-        if self.objective == "georisk":
+        if self.objective == GeoRisk.column:
             assert self.baselines is not None  # GeoRisk is built with its baselines
             params = georisk_parameters(m, self.baselines, self.alpha, self.georisk_update)
             if params is None:

@@ -14,7 +14,8 @@ from typing import Any, Literal, get_args
 from riskeval.options import check_option
 
 #: The objectives: LightGBM's LambdaMART and its risk-sensitive variants (see
-#: :mod:`riskeval.ltr.objectives`).
+#: :mod:`riskeval.ltr.objectives`, whose ``OBJECTIVES`` declares them, GeoRisk's by
+#: ``GeoRisk.column``; written out here so that ``riskeval ltr --help`` imports no numpy).
 Objective = Literal["lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk"]
 OBJECTIVE_NAMES: tuple[str, ...] = get_args(Objective)
 

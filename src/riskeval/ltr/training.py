@@ -162,8 +162,9 @@ def train(
     group, qid
         The queries: LightGBM group sizes (documents per query, in order) or one query id per
         document.  Give exactly one.
-    objective : {"lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk"}
-        See :mod:`riskeval.ltr.objectives`.  At ``alpha = 0`` every objective trains
+    objective : str
+        One of :data:`riskeval.ltr.options.OBJECTIVE_NAMES` (LambdaMART, U-CRO, T-SARO, T-FARO,
+        T*-FARO, GeoRisk), see :mod:`riskeval.ltr.objectives`.  At ``alpha = 0`` every objective trains
         the same model as LightGBM's ``lambdarank``.
     alpha : float
         Risk aversion α ≥ 0.

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import RiskevalError
+from riskeval.measures.declared import URisk
 from riskeval.plots._base import axes_for, plain_text
 
 
@@ -44,7 +45,7 @@ class BaselineCorrelationDisplay:
         self.figure_, self.ax_ = axes_for(ax, (7.0, 5.0))
         ax = self.ax_
         shown = self.table[~self.table["is_baseline"] & self.table["pearson"].notna()]
-        x, y = shown["pearson"].to_numpy(), shown["urisk"].to_numpy()
+        x, y = shown["pearson"].to_numpy(), shown[URisk.column].to_numpy()
         self.points_ = ax.scatter(x, y, s=14 if len(shown) > 60 else 22, color="tab:blue", alpha=0.7)
         self.fit_line_ = None
         if len(shown) >= 3 and np.ptp(x) > 0:

@@ -18,6 +18,7 @@ from riskeval.core import chisq, paired
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import zsums_for
+from riskeval.measures.declared import TRisk
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_alphas
 from riskeval.plots._base import GAIN_COLOUR, LOSS_COLOUR, axes_for, legend_outside, line_styles, plain_text
@@ -295,7 +296,7 @@ def plot_trisk(
         level=level,
         leave_one_out=leave_one_out,
     )
-    wide = table.pivot(index="alpha", columns="system", values="trisk")
+    wide = table.pivot(index="alpha", columns="system", values=TRisk.column)
     wide = wide[_systems(M, systems, "plot_trisk")]
     first = table.iloc[0]
     display = TRiskDisplay(wide, float(first["critical"]), str(first["baseline"]), level)

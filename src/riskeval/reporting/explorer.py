@@ -8,6 +8,11 @@ Size is bounded whatever the campaign: the per-topic analysis travels for at mos
 :data:`TOPIC_VALUES` values (the focus systems or the run of best mean first, then the riskiest and
 the safest), the α
 curves for at most :data:`CURVE_SYSTEMS` systems.
+
+The risk measures' columns, headers and decimals, in the tables and the curves, are those of the
+registry of risk measures (:data:`riskeval.measures.declared.RISK_MEASURES`), which the page script
+reads from this data: a measure declared with :func:`riskeval.register_risk` shows as the built-in
+ones do.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from riskeval.measures.declared import RISK_MEASURES, RiskMeasure, TRisk
 from riskeval.plots._base import FOCUS_COLOURS, GAIN_COLOUR, LOSS_COLOUR
 
 if TYPE_CHECKING:
@@ -25,31 +31,42 @@ if TYPE_CHECKING:
 #: Most numbers embedded for the per-topic analysis: each system takes topics × (2 + 3 × α values)
 #: (score, baseline; TR, TJ, p per α), about 4 bytes each.
 TOPIC_VALUES = 900_000
-#: Most systems whose TRisk and GeoRisk curves are embedded (the focus, the best and the worst).
+#: Most systems whose α curves are embedded (the focus, the best and the worst).
 CURVE_SYSTEMS = 120
 #: The α grid of the curves runs from 0 to at least this (Dinçer, Macdonald & Ounis, SIGIR 2014, Figure 1).
 CURVE_ALPHA_MAX = 15.0
 
-#: The risk-table columns of the interactive table: (column of risk_table, header, decimals or kind).
-TABLE_COLUMNS = (
-    ("mean", "mean", 4),
-    ("urisk", "URisk", 4),
-    ("trisk", "TRisk", 3),
-    ("pvalue", "p", "p"),
-    ("pvalue_adj", "p (adj.)", "p"),
-    ("tstar", "T*Risk", 3),
-    ("georisk", "GeoRisk", 4),
-    ("zrisk", "ZRisk", 3),
-    ("wins", "wins", 0),
-    ("losses", "losses", 0),
-    ("loss20", "loss>20%", 0),
-)
+#: The columns of the interactive table besides the risk measures': (column of risk_table, header,
+#: decimals or ``"p"``), the first before the measures, the tests' after the marked measures, the
+#: counts last (see :func:`table_columns`).
+MEAN_COLUMN = ("mean", "mean", 4)
+TEST_COLUMNS = (("pvalue", "p", "p"), ("pvalue_adj", "p (adj.)", "p"))
+COUNT_COLUMNS = (("wins", "wins", 0), ("losses", "losses", 0), ("loss20", "loss>20%", 0))
 
 TEST_NAMES = {
     "t": "Student's t test of TRisk",
     "permutation": "sign-flip randomisation test of URisk",
     "bootstrap": "BCa bootstrap of URisk over topics",
 }
+
+
+def table_columns() -> list[tuple[str, str, int | str, bool]]:
+    """The columns of the interactive table, in order: (column of :func:`riskeval.risk_table`,
+    header, decimals or ``"p"``, marked).  The mean, the risk measures that declare ``marked``
+    (URisk, TRisk: shaded by the system's significance), the p-values, the other measures, the
+    counts; each measure with its declared header and decimals, in the registry's order."""
+    measures = list(RISK_MEASURES.values())
+    shaded = [(cls.column, cls.header, cls.decimals, True) for cls in measures if cls.marked]
+    rest = [(cls.column, cls.header, cls.decimals, False) for cls in measures if not cls.marked]
+    plain = [(key, label, d, False) for key, label, d in TEST_COLUMNS]
+    counts = [(key, label, d, False) for key, label, d in COUNT_COLUMNS]
+    return [(*MEAN_COLUMN, False), *shaded, *plain, *rest, *counts]
+
+
+def curve_measures(shown: tuple[str, ...] | None) -> list[type[RiskMeasure]]:
+    """The measures whose α curves the report draws: those that rank systems (``ranked``: URisk,
+    TRisk, GeoRisk) among the columns ``shown`` (``None``: every column)."""
+    return [cls for cls in RISK_MEASURES.values() if cls.ranked and (shown is None or cls.column in shown)]
 
 
 def numbers(values: Any, digits: int | str) -> list[Any]:
@@ -95,17 +112,20 @@ def page_data(ctx: ReportContext) -> dict[str, Any]:
     )
     position = {name: i for i, name in enumerate(order)}
     focus = [position[n] for n in ctx.focus]
+    columns = table_columns()
+    # the sign of a significant difference: that of the first marked measure (URisk, TRisk)
+    signed = next(key for key, _, _, shaded in columns if shaded and key in t)
     tables, signs = [], []
     for a in alphas:
         at = t[t["alpha"] == a].set_index("system").loc[order]
-        cols = {key: numbers(at[key], d) if key in at else None for key, _, d in TABLE_COLUMNS}
+        cols = {key: numbers(at[key], d) if key in at else None for key, _, d, _ in columns}
         tables.append(cols)
-        sign = np.where(at["significant"].to_numpy(dtype=bool), np.sign(at["urisk"].to_numpy(dtype=float)), 0)
+        sign = np.where(at["significant"].to_numpy(dtype=bool), np.sign(at[signed].to_numpy(dtype=float)), 0)
         signs.append(sign.astype(int).tolist())
     first = t.iloc[0]
     baseline = str(first["baseline"])
     default_alpha = alphas.index(s["topic_alpha"])
-    at_default = t[t["alpha"] == s["topic_alpha"]].set_index("system")["trisk"]
+    at_default = t[t["alpha"] == s["topic_alpha"]].set_index("system")[TRisk.column]
     by_risk = [position[n] for n in at_default.loc[order].sort_values(kind="stable").dropna().index]
     opening = opening_systems(focus, by_risk)
     data: dict[str, Any] = {
@@ -121,15 +141,17 @@ def page_data(ctx: ReportContext) -> dict[str, Any]:
         "critical": float(first["critical"]) if np.isfinite(first["critical"]) else None,
         "systems": order,
         "focus": focus,
-        # T*Risk equals TRisk against the MEAN of all systems (Dinçer, Macdonald & Ounis, SIGIR 2014, §4)
-        # risk= shows the columns of its measures only
+        # a measure against the MEAN (T*Risk) equals its kin against the baseline when the baseline
+        # is the MEAN (Dinçer, Macdonald & Ounis, SIGIR 2014, §4); risk= shows its measures only
         "columns": [
-            [key, label, d]
-            for key, label, d in TABLE_COLUMNS
+            [key, label, d, shaded]
+            for key, label, d, shaded in columns
             if key in t
-            and not (key == "tstar" and baseline == "MEAN")
+            and not (baseline == "MEAN" and key in _against_mean())
             and (ctx.columns is None or key in ctx.columns)
         ],
+        # the systems are ordered from the riskiest by this column (the coloured curves)
+        "riskiest": TRisk.column,
         "table": tables,
         "sig": signs,
         "byRisk": by_risk,
@@ -138,6 +160,11 @@ def page_data(ctx: ReportContext) -> dict[str, Any]:
     data["curves"] = _curves(ctx, order, focus, by_risk)
     data.update(_per_topic(ctx, order, opening, by_risk))
     return data
+
+
+def _against_mean() -> set[str]:
+    """The columns of the measures computed against the per-topic MEAN (T*Risk)."""
+    return {cls.column for cls in RISK_MEASURES.values() if cls.needs == "mean"}
 
 
 def opening_systems(focus: list[int], by_risk: list[int]) -> list[int]:
@@ -161,7 +188,11 @@ def _shown_systems(order: list[str], first: list[int], by_risk: list[int], limit
 
 
 def _curves(ctx: ReportContext, order: list[str], focus: list[int], by_risk: list[int]) -> dict[str, Any]:
-    """TRisk and GeoRisk on an α grid for at most CURVE_SYSTEMS systems (GeoRisk with every system)."""
+    """The measures of :func:`curve_measures` on an α grid for at most CURVE_SYSTEMS systems: for
+    each, its column, header, decimals, what it is against, whether Student's t critical value
+    bands it (TRisk) and whether the table's decisions mark it; its values per system, or ``None``
+    for a measure of the whole matrix (GeoRisk) when a score is negative; a measure the table
+    lacks is left out."""
     from riskeval.analysis.table import risk_table
 
     s = ctx.settings
@@ -178,14 +209,31 @@ def _curves(ctx: ReportContext, order: list[str], focus: list[int], by_risk: lis
     )
     shown = sorted(_shown_systems(order, focus, by_risk, CURVE_SYSTEMS))
     names = [order[i] for i in shown]
-    tr = t.pivot(index="system", columns="alpha", values="trisk").loc[names, grid]
-    geo = t.pivot(index="system", columns="alpha", values="georisk").loc[names, grid]
-    has_geo = bool((ctx.matrix.to_numpy() >= 0).all())
+    nonnegative = bool((ctx.matrix.to_numpy() >= 0).all())
+    against = {"baseline": str(t["baseline"].iloc[0]), "mean": "MEAN", "matrix": None}
+    series = []
+    for cls in curve_measures(ctx.columns):
+        if cls.column not in t:
+            continue
+        values = None
+        if cls.needs != "matrix" or nonnegative:
+            wide = t.pivot(index="system", columns="alpha", values=cls.column).loc[names, grid]
+            values = [numbers(row, cls.decimals) for row in wide.to_numpy()]
+        series.append(
+            {
+                "key": cls.column,
+                "header": cls.header,
+                "decimals": cls.decimals,
+                "against": against[cls.needs],
+                "band": cls is TRisk,
+                "marked": cls.marked,
+                "values": values,
+            }
+        )
     return {
         "alphas": numbers(grid, 3),
         "systems": shown,
-        "trisk": [numbers(row, 3) for row in tr.to_numpy()],
-        "georisk": [numbers(row, 4) for row in geo.to_numpy()] if has_geo else None,
+        "series": series,
         "critical": float(t["critical"].iloc[0]) if np.isfinite(t["critical"].iloc[0]) else None,
     }
 

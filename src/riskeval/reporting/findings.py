@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup, escape
 
+from riskeval.measures.declared import RiskMeasure, TRisk, URisk
 from riskeval.reporting import html as h
 
 if TYPE_CHECKING:
@@ -51,15 +52,15 @@ def findings(ctx: ReportContext) -> Markup:
                 f"{runs.loc[by_mean.index[0], 'baseline_mean']:.4f}).",
             )
         )
-    risky = runs["trisk"].dropna().sort_values(kind="stable")
+    risky = runs[TRisk.column].dropna().sort_values(kind="stable")
     if len(runs) > 1 and len(risky):
         name = risky.index[0]
         row = runs.loc[name]
         lines.append(
             _sentence(
-                "The riskiest run (lowest TRisk): ",
+                f"The riskiest run (lowest {TRisk.header}): ",
                 _b(name),
-                f" (URisk {row['urisk']:.4f}, TRisk {row['trisk']:.3f}; losses on {int(row['losses'])} "
+                f" ({_shown(row, URisk)}, {_shown(row, TRisk)}; losses on {int(row['losses'])} "
                 f"of {ctx.matrix.shape[1]} topics).",
             )
         )
@@ -72,6 +73,11 @@ def findings(ctx: ReportContext) -> Markup:
         + h.join(Markup("<li>") + x + Markup("</li>") for x in lines)
         + Markup("</ul>")
     )
+
+
+def _shown(row: pd.Series, measure: type[RiskMeasure]) -> str:
+    """``URisk 0.0123``: a measure's header and its value in ``row`` as the tables show it."""
+    return f"{measure.header} {row[measure.column]:.{measure.decimals}f}"
 
 
 def _b(text: Any) -> Markup:
@@ -96,8 +102,9 @@ def _test_words(s: dict[str, Any]) -> str:
 
 def _significance(runs: pd.DataFrame, baseline: str, alpha: float, s: dict[str, Any]) -> Markup:
     sig = runs["significant"].to_numpy(dtype=bool)
-    better = int((sig & (runs["urisk"].to_numpy() > 0)).sum())
-    worse = int((sig & (runs["urisk"].to_numpy() < 0)).sum())
+    gain = runs[URisk.column].to_numpy()
+    better = int((sig & (gain > 0)).sum())
+    worse = int((sig & (gain < 0)).sum())
     n = len(runs)
     return _sentence(
         _b(f"{better} of {n}"),
@@ -175,7 +182,7 @@ def _focus_line(
         "not significantly different from the baseline"
         if not row["significant"]
         else "significantly better than the baseline"
-        if row["urisk"] > 0
+        if row[URisk.column] > 0
         else "significantly worse than the baseline"
     )
     p = f", p {h.pvalue(row['pvalue'])}"
@@ -187,7 +194,7 @@ def _focus_line(
     which = f": {', '.join(ids)}{', …' if len(lost) > 5 else ''}" if len(lost) else ""
     return _sentence(
         _b(name),
-        f": mean {row['mean']:.4f} (rank {rank} of {len(at)} by mean); URisk {row['urisk']:.4f}, "
-        f"TRisk {row['trisk']:.3f}{p}: {verdict}; below it on {int(row['losses'])} of "
+        f": mean {row['mean']:.4f} (rank {rank} of {len(at)} by mean); {_shown(row, URisk)}, "
+        f"{_shown(row, TRisk)}{p}: {verdict}; below it on {int(row['losses'])} of "
         f"{ctx.matrix.shape[1]} topics, {len(lost)} of them a significant loss{which}.",
     )

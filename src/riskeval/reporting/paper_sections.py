@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from riskeval.measures.declared import URisk
 from riskeval.reporting import html as h
 from riskeval.reporting.build import LEFT_OUT, ReportContext, Section
 
@@ -71,7 +72,7 @@ def baseline_rankings_section(ctx: ReportContext) -> Section:
         ),
         h.table(
             wide,
-            formats={"rank": rank, "URisk": h.number(4)},
+            formats={"rank": rank, URisk.name: h.number(URisk.decimals)},
             caption="Risk rankings under the unbiased baselines, systems by mean score",
         ),
         h.table(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from riskeval.measures.declared import RISK_MEASURES, TRisk
 from riskeval.reporting import html as h
 from riskeval.reporting.bayes import bayes_section
 from riskeval.reporting.build import ReportContext, Section
@@ -23,9 +24,11 @@ BIAS_VISITS = 2e10
 
 
 def summary_section(ctx: ReportContext) -> Section:
-    """Risk per α: one row per system (by mean score) with URisk, TRisk, its p-values, T*Risk,
-    GeoRisk, ZRisk and the win/loss counts at the chosen α (Dinçer, Macdonald & Ounis, SIGIR 2014,
-    eq. 6–12; SIGIR 2016, eq. 7–10)."""
+    """Risk per α: one row per system (by mean score) with every declared risk measure (URisk,
+    TRisk, T*Risk, ZRisk, GeoRisk and any :func:`riskeval.register_risk` declares), the p-values
+    and the win/loss counts at the chosen α (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 6–12;
+    SIGIR 2016, eq. 7–10); the measures that declare ``marked`` shaded by the system's
+    significance."""
     d = ctx.page_data
     s = ctx.settings
     a = d["alpha"]
@@ -33,15 +36,16 @@ def summary_section(ctx: ReportContext) -> Section:
     order = d["systems"]
     cols = d["columns"]
     frame = pd.DataFrame(
-        {label: d["table"][a][key] for key, label, _ in cols}, index=pd.Index(order, name="system")
+        {label: d["table"][a][key] for key, label, _, _ in cols}, index=pd.Index(order, name="system")
     )
     formats: dict[str, h.Formatter] = {}
-    for _, label, digits in cols:
+    for _, label, digits, _ in cols:
         formats[label] = h.pvalue if digits == "p" else h.integer if digits == 0 else h.number(int(digits))
     classes = pd.DataFrame(None, index=frame.index, columns=frame.columns, dtype=object)
     sign = np.array(d["sig"][a])
-    if "TRisk" in classes:
-        classes["TRisk"] = [_sig_class(v) for v in sign]
+    shaded = [label for _, label, _, marked in cols if marked]
+    for label in shaded:
+        classes[label] = [_sig_class(v) for v in sign]
     shown = frame.iloc[:TABLE_ROWS]
     note = (
         f" Without scripts the table holds the first {TABLE_ROWS:,} of {len(frame):,} systems by mean; "
@@ -50,25 +54,26 @@ def summary_section(ctx: ReportContext) -> Section:
         else ""
     )
     rule = (
-        f"|TRisk| > {d['critical']:.3f}"
+        f"|{TRisk.header}| > {d['critical']:.3f}"
         if s["test"] == "t" and not s["correction"] and d["critical"] is not None
         else "p (adj.) ≤ level"
         if s["correction"]
         else "p ≤ level"
     )
     shading = (
-        " TRisk is shaded where the system's risk-reward trade-off is significant "
-        f"({test_caption(s, d['baseline'])}; {rule}): red a significant loss, green a significant gain."
-        if "TRisk" in frame
+        f" {_and(shaded)} {'is' if len(shaded) == 1 else 'are'} shaded where the system's risk-reward "
+        f"trade-off is significant ({test_caption(s, d['baseline'])}; {rule}): red a significant "
+        "loss, green a significant gain."
+        if shaded
         else ""
     )
     body = [
         ctx.data_script(),
         _alpha_picker(ctx),
         h.paragraph(
-            f"URisk and TRisk against {d['baseline']} (SE {s['se']}); GeoRisk and ZRisk with every "
-            f"system.{shading} Loss>20%: topics where the system loses more than 20% of the "
-            f"baseline's score. Click a column to sort, type in the box to filter.{note}"
+            f"{_against(cols, d['baseline'], s['se'])}{shading} Loss>20%: topics where the system "
+            "loses more than 20% of the baseline's score. Click a column to sort, type in the box to "
+            f"filter.{note}"
         ),
         _filter_box(ctx, "risk-table", "filter systems"),
         h.table(
@@ -82,6 +87,27 @@ def summary_section(ctx: ReportContext) -> Section:
         _full_table(ctx.risk_table, ctx.columns),
     ]
     return Section("Risk per α", h.join(body), "summary")
+
+
+def _and(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+
+
+def _against(cols: list[list], baseline: str, se: str) -> str:
+    """What the measures of the table's columns ``cols`` are computed against, in words."""
+    shown = {key for key, *_ in cols}
+    measures = [cls for cls in RISK_MEASURES.values() if cls.column in shown]
+    parts = []
+    for needs, words in (
+        ("baseline", f"against {baseline} (SE {se})"),
+        ("mean", "against the per-topic MEAN of every system"),
+        ("matrix", "with every system as a baseline"),
+    ):
+        headers = [cls.header for cls in measures if cls.needs == needs]
+        if headers:
+            parts.append(f"{_and(headers)} {words}")
+    return (_and(parts) + ".") if parts else ""
 
 
 def risky_topics_section(ctx: ReportContext) -> Section | None:
@@ -185,7 +211,7 @@ def _riskiest(ctx: ReportContext) -> h.Markup:
         rows.append(
             {
                 "system": d["systems"][i],
-                "TRisk": d["table"][a]["trisk"][i],
+                TRisk.header: d["table"][a][TRisk.column][i],
                 "significant losses": len(losses),
                 "significant gains": sum(j > 0 for j in sig),
                 "topics lost": ", ".join(losses[:12]) + (" …" if len(losses) > 12 else ""),
@@ -196,50 +222,79 @@ def _riskiest(ctx: ReportContext) -> h.Markup:
     frame = pd.DataFrame(rows).set_index("system")
     return h.table(
         frame,
-        formats={"TRisk": h.number(3), "significant losses": h.integer, "significant gains": h.integer},
+        formats={
+            TRisk.header: h.number(TRisk.decimals),
+            "significant losses": h.integer,
+            "significant gains": h.integer,
+        },
         caption=(f"The {len(rows)} systems" if len(rows) > 1 else "The system")
-        + f" with the lowest TRisk at α = {d['alphas'][a]:g}",
+        + f" with the lowest {TRisk.header} at α = {d['alphas'][a]:g}",
     )
 
 
-def alpha_curves_section(ctx: ReportContext) -> Section:
-    """GeoRisk and TRisk of the systems as α grows (Dinçer, Macdonald & Ounis, SIGIR 2016, Figure 2;
-    SIGIR 2014, Figure 1), drawn by the page script: the focus systems (or the safest and riskiest)
-    in colour, the others grey, values on hover."""
+def alpha_curves_section(ctx: ReportContext) -> Section | None:
+    """The risk measures that rank systems (URisk, TRisk, GeoRisk, and any declared ``ranked``) as
+    α grows (Dinçer, Macdonald & Ounis, SIGIR 2016, Figure 2; SIGIR 2014, Figure 1), drawn by the
+    page script: the focus systems (or the safest and riskiest) in colour, the others grey, values
+    on hover.  ``None`` when the report shows none of them."""
     d = ctx.page_data
     s = ctx.settings
     c = d["curves"]
+    series = c["series"]
+    if not series:
+        return None
     n = len(c["systems"])
     subset = (
         ""
         if n == len(d["systems"])
         else f" {n} of the {len(d['systems'])} systems are drawn: the focus, the riskiest and the safest."
     )
+    banded = [m["header"] for m in series if m["band"]]
     band = (
-        f" The grey band is ±{c['critical']:.3f}, Student's t critical value at level {s['level']:g}: "
-        "TRisk inside it is a trade-off chance can explain."
+        ""
+        if not banded
+        else f" The grey band is ±{c['critical']:.3f}, Student's t critical value at level {s['level']:g}: "
+        f"{_and(banded)} inside it is a trade-off chance can explain."
         if s["test"] == "t" and not s["correction"] and c["critical"] is not None
-        else " No band is drawn: with this test and correction a fixed critical value of TRisk is "
-        "not the rule."
+        else f" No band is drawn: with this test and correction a fixed critical value of {_and(banded)} "
+        "is not the rule."
     )
+    dotted = [m["header"] for m in series if m["marked"] and m["values"] is not None]
+    dots = (
+        f" Dots on the coloured {_and(dotted)} curves mark a significant loss (red) or gain (green) "
+        f"at the α values of the table, as the table decides them ({test_caption(s, d['baseline'])})."
+        if dotted
+        else ""
+    )
+    against = [
+        f"{m['header']} is against {m['against']}"
+        if m["against"]
+        else f"{m['header']} has every system as a baseline"
+        for m in series
+    ]
     body = [
         ctx.data_script(),
         _alpha_picker(ctx),
         h.paragraph(
-            "GeoRisk (every system a baseline) falls as α grows; a steep fall marks a system that "
-            f"fails badly on some topics. TRisk is against {d['baseline']}.{band} Dots on the coloured "
-            "TRisk curves mark a significant loss (red) or gain (green) at the α values of the table, "
-            f"as the table decides them ({test_caption(s, d['baseline'])}). The vertical line "
-            f"is the chosen α; click a line to open its system in the per-topic analysis.{subset}"
+            f"{_and(against)}; a steep fall as α grows marks a system that fails badly on some topics."
+            f"{band}{dots} The vertical line is the chosen α; click a line to open its system in the "
+            f"per-topic analysis.{subset}"
         ),
-        h.Markup(f'<figure class="rk-chart" data-chart="trisk" data-key="{ctx.key}"></figure>'),
     ]
-    if c["georisk"] is not None:
-        body.append(h.Markup(f'<figure class="rk-chart" data-chart="georisk" data-key="{ctx.key}"></figure>'))
-    else:
-        body.append(h.paragraph("No GeoRisk plot: GeoRisk needs scores ≥ 0 and some are negative."))
+    for m in series:
+        if m["values"] is not None:
+            body.append(
+                h.Markup(f'<figure class="rk-chart" data-chart="{m["key"]}" data-key="{ctx.key}"></figure>')
+            )
+        else:
+            body.append(
+                h.paragraph(
+                    f"No {m['header']} plot: {m['header']} has every system as a baseline, which needs "
+                    "scores ≥ 0, and some are negative."
+                )
+            )
     body.append(h.Markup("<noscript><p>These plots are drawn by the page script.</p></noscript>"))
-    return Section("GeoRisk and TRisk as α grows", h.join(body), "alpha")
+    return Section(f"{_and([m['header'] for m in series])} as α grows", h.join(body), "alpha")
 
 
 def _apart(xy: pd.DataFrame, names: list[str]) -> set[str]:
@@ -380,8 +435,10 @@ def _full_table(t: pd.DataFrame, columns: tuple[str, ...] | None) -> h.Markup:
             f"The tidy table of riskeval.risk_table has {len(shown):,} rows here; riskeval risk "
             "--format csv writes every row and column."
         )
-    ranks = {c: rank for c in ("rank_urisk", "rank_trisk", "rank_georisk")}
-    inner = h.table(shown, formats={**counts, **p, **ranks}, css_class="data full")
+    measures = RISK_MEASURES.values()
+    values = {cls.column: h.number(cls.decimals) for cls in measures}
+    ranks = {f"rank_{cls.column}": rank for cls in measures if cls.ranked}
+    inner = h.table(shown, formats={**counts, **p, **values, **ranks}, css_class="data full")
     return h.Markup(
         "<details><summary>Every measure at every α (the tidy table of riskeval.risk_table)"
         f"</summary>{inner}</details>"

@@ -118,7 +118,8 @@
     var cols = d.columns, t = d.table[a], rows = [];
     d.systems.forEach(function (name, i) {
       var cells = cols.map(function (c) {
-        return [fmt(t[c[0]][i], c[2]), c[0] === "trisk" ? sysClass(d.sig[a][i]) : null];
+        /* c: [column, header, decimals, marked by the system's significance] */
+        return [fmt(t[c[0]][i], c[2]), c[3] ? sysClass(d.sig[a][i]) : null];
       });
       rows.push(row(name, cells, st.focus[i] ? "focus" : null));
     });
@@ -226,27 +227,30 @@
     var focus = d.focus.filter(function (i) { return c.systems.indexOf(i) >= 0; });
     if (focus.length) { focus.forEach(function (i) { out[i] = true; }); return out; }
     if (c.systems.length <= 8) { c.systems.forEach(function (i) { out[i] = true; }); return out; }
-    var t = d.table[st.alpha].trisk;
+    var t = d.table[st.alpha][d.riskiest];
     var ranked = c.systems.filter(function (i) { return t[i] !== null; }).sort(function (a, b) { return t[a] - t[b]; });
     ranked.slice(0, 3).concat(ranked.slice(-3)).forEach(function (i) { out[i] = true; });
     return out;
   }
 
-  function drawCurves(st, kind) {
-    var d = st.d, c = d.curves, fig = document.querySelector('figure[data-chart="' + kind + '"][data-key="' + d.key + '"]');
-    if (!fig || !c[kind]) { return; }
+  /* m: a measure of d.curves.series: its column (key), header, decimals, what it is against,
+     whether the t critical value bands it, whether the table's decisions mark it, its values */
+  function drawCurves(st, m) {
+    var d = st.d, c = d.curves;
+    var fig = document.querySelector('figure[data-chart="' + m.key + '"][data-key="' + d.key + '"]');
+    if (!fig || !m.values) { return; }
     var W = 1100, H = 380, L = 60, R = 190, T = 14, B = 40;
-    var svg = frame(fig, W, H), series = c[kind], xs = c.alphas;
+    var svg = frame(fig, W, H), series = m.values, xs = c.alphas;
     var vals = [];
     series.forEach(function (s) { s.forEach(function (v) { if (v !== null) { vals.push(v); } }); });
-    var band = kind === "trisk" && d.test === "t" && !d.correction && c.critical !== null;
+    var band = m.band && d.test === "t" && !d.correction && c.critical !== null;
     if (band) { vals.push(c.critical, -c.critical); }
     var lo = Math.min.apply(null, vals), hi = Math.max.apply(null, vals);
     var x = scale(xs[0], xs[xs.length - 1], L, W - R), y = scale(lo, hi, H - B, T);
     if (band) {
       svg.appendChild(sv("rect", { x: L, width: W - L - R, y: y(c.critical), height: y(-c.critical) - y(c.critical), fill: "#efefef" }));
     }
-    yAxis(svg, y, lo, hi, L, W - R, kind === "trisk" ? "TRisk against " + d.baseline : "GeoRisk");
+    yAxis(svg, y, lo, hi, L, W - R, m.header + (m.against ? " against " + m.against : ""));
     ticks(xs[0], xs[xs.length - 1], 10).forEach(function (v) {
       svg.appendChild(sv("text", { x: x(v), y: H - B + 16, "text-anchor": "middle" }, g(v)));
     });
@@ -271,10 +275,10 @@
       if (last !== null) { labels.push({ y: y(last), name: d.systems[sys], col: col }); }
     });
     paths.forEach(function (p) { p[0].setAttribute("data-system", d.systems[p[1]]); svg.appendChild(p[0]); });
-    if (kind === "trisk") {  /* the decisions of the table (its test and correction) at its α values */
+    if (m.marked) {  /* the decisions of the table (its test and correction) at its α values */
       d.alphas.forEach(function (alpha, a) {
         c.systems.forEach(function (sys) {
-          var v = d.table[a].trisk[sys], sign = d.sig[a][sys];
+          var v = d.table[a][m.key][sys], sign = d.sig[a][sys];
           if (!colour[sys] || sign === 0 || v === null) { return; }
           svg.appendChild(sv("circle", { cx: x(alpha), cy: y(v), r: 4, fill: sign < 0 ? LOSS : GAIN,
                                          stroke: "#fff", "class": "rk-sig" }));
@@ -309,7 +313,7 @@
       if (!h) { hideTip(); return; }
       near = paths.filter(function (p) { return p[2] === h.k; })[0][0];
       near.style.strokeWidth = "3.5";
-      showTip(e, d.systems[c.systems[h.k]] + "\n" + (kind === "trisk" ? "TRisk " : "GeoRisk ") + fmt(series[h.k][h.j], kind === "trisk" ? 3 : 4) + " at α = " + g(xs[h.j]));
+      showTip(e, d.systems[c.systems[h.k]] + "\n" + m.header + " " + fmt(series[h.k][h.j], m.decimals) + " at α = " + g(xs[h.j]));
     });
     hit.addEventListener("mouseleave", function () { hideTip(); if (near) { near.style.strokeWidth = ""; } });
     hit.addEventListener("click", function (e) {
@@ -325,8 +329,7 @@
   function redraw(st) {
     renderRisk(st);
     renderTopics(st);
-    drawCurves(st, "trisk");
-    drawCurves(st, "georisk");
+    st.d.curves.series.forEach(function (m) { drawCurves(st, m); });
   }
   function setAlpha(st, a) {
     st.alpha = a;
