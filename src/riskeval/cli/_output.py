@@ -38,18 +38,6 @@ FORMATS = ("table", "latex", "markdown", "csv", "csv-spreadsheet", "json")
 #: The formats for people: the columns people read, numbers rounded, the caption.
 HUMAN_FORMATS = ("table", "latex", "markdown")
 
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="table: aligned text for people; latex: a booktabs table (significant values marked †, "
-    "the best of each column bold, a caption); markdown: a pipe table; csv and json: every column "
-    "at full precision for programs (csv: every cell verbatim; json: NaN and infinity as null); "
-    "csv-spreadsheet: csv for a spreadsheet, text cells it would run as formulas get a leading '.",
-)
-
 #: The first characters of a text cell that spreadsheets treat as a formula (OWASP, CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
