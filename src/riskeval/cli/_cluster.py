@@ -22,7 +22,6 @@ _OPTIONS = [
     click.option(
         "--scheduler",
         metavar="ADDRESS",
-        default=None,
         help="Evaluate runs on the Dask cluster whose scheduler is at ADDRESS (e.g. "
         "tcp://10.0.0.5:8786); its workers must see the run files at the same paths. risk also "
         "computes the risk table of a long Parquet score table there. Needs "
@@ -31,7 +30,6 @@ _OPTIONS = [
     click.option(
         "--workers",
         type=WholeNumber(1),
-        default=None,
         metavar="N",
         help="Evaluate runs on a local Dask cluster of N worker processes, started for this "
         "command (risk: and the risk table of a long Parquet score table). Needs "

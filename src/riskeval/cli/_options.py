@@ -20,6 +20,7 @@ declared once in :data:`OPTIONS` and taken with :func:`option`.
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import typing
 from collections.abc import Callable, Sequence
@@ -57,6 +58,8 @@ def group(options: Sequence[Callable], into: str, build: Callable[..., Any]) -> 
     names = [param.name for param in probe.__click_params__]  # type: ignore[attr-defined]
 
     def decorate(func: Callable) -> Callable:
+        """Add the group's options to ``func`` (its parameters are in ``decorate.names``)."""
+
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             values = {name: kwargs.pop(name) for name in names}
@@ -64,6 +67,7 @@ def group(options: Sequence[Callable], into: str, build: Callable[..., Any]) -> 
 
         return functools.reduce(lambda f, add: add(f), reversed(options), wrapper)
 
+    decorate.names = names  # type: ignore[attr-defined]
     return decorate
 
 
@@ -170,7 +174,7 @@ def option(name: str, *decls: str, **changes: Any) -> Callable:
     declarations (``decls``) or keywords (``changes``) where a command needs them; a ``help`` with
     ``{}`` is filled with ``changes["fill"]``."""
     default_decls, keywords = OPTIONS[name]
-    keywords = {"show_default": True, **keywords, **changes}
+    keywords = {**keywords, **changes}
     if "fill" in keywords:
         keywords["help"] = keywords["help"].format(keywords.pop("fill"))
     return click.option(*(decls or default_decls), **keywords)
@@ -257,7 +261,6 @@ def command(name: str | None = None) -> Callable:
 FIELD_OPTIONS: dict[str, dict[str, Any]] = {
     "baseline": dict(
         decls=("--baseline", "-b"),
-        default=None,
         metavar="NAME",
         help="A run name, or mean, median or max (per-topic aggregate of all systems). [default: with "
         "2 systems the first given, as pt.Experiment; with more, mean]",
@@ -279,8 +282,8 @@ FIELD_OPTIONS: dict[str, dict[str, Any]] = {
 def field_help(settings: type = RiskSettings) -> dict[str, str]:
     """The help of each field, from the ``Attributes`` section of the class's docstring, reST
     markup removed."""
-    doc = (settings.__doc__ or "").split("Attributes\n", 1)[-1]
-    found = re.findall(r"^    (\w+) :[^\n]*\n((?:        [^\n]*\n?)+)", doc, flags=re.M)
+    doc = inspect.cleandoc(settings.__doc__ or "").split("Attributes\n", 1)[-1]
+    found = re.findall(r"^(\w+) :[^\n]*\n((?:    [^\n]*\n?)+)", doc, flags=re.M)
     clean = [(r":\w+:`~?([^`]+)`", r"\1"), (r"``([^`]+)``", r"\1")]
     out = {}
     for name, text in found:
@@ -310,7 +313,7 @@ def setting_option(name: str, settings: type = RiskSettings, **changes: Any) -> 
         keywords["default"] = "none" if default is None and optional else default
     elif hint in (float, int):
         keywords["type"] = DECIMAL if hint is float else WholeNumber()
-    keywords = {"show_default": True, **keywords, **FIELD_OPTIONS.get(name, {}), **changes}
+    keywords = {**keywords, **FIELD_OPTIONS.get(name, {}), **changes}
     decls = keywords.pop("decls", ("--" + name.replace("_", "-"),))
     return click.option(*decls, **keywords)
 
@@ -354,6 +357,19 @@ def risk_help() -> str:
     return "; ".join(f"{name}({params}): {citation}" for name, params, _, citation in measure_table())
 
 
+class RiskMeasuresOption(click.Option):
+    """``--risk``: its help ends with the measures registered when the help is shown
+    (:func:`risk_help`), so that a measure declared with :func:`riskeval.register_risk` is listed."""
+
+    @property
+    def help(self) -> str:
+        return f"{self._help} Repeat the option or give a comma list. The measures: {risk_help()}."
+
+    @help.setter
+    def help(self, text: str) -> None:
+        self._help = text
+
+
 def risk_option(*, help: str) -> Callable:
     """``--risk MEASURE`` (repeat, or a comma list): the command gets the measures as ``risks``, a
     list, or ``None`` when the option is not given."""
@@ -364,11 +380,12 @@ def risk_option(*, help: str) -> Callable:
     return click.option(
         "--risk",
         "risks",
+        cls=RiskMeasuresOption,
         type=RiskType(),
         multiple=True,
         callback=flatten,
         metavar="MEASURE",
-        help=f"{help} Repeat the option or give a comma list. The measures: {risk_help()}.",
+        help=help,
     )
 
 
@@ -390,7 +407,6 @@ def inference_options(*, alternative: bool = False, **helps: str) -> Callable:
             "--test",
             type=OptionChoice(RISK_TESTS),
             default="t",
-            show_default=True,
             help=helps.get(
                 "test",
                 "p-values of URisk: Student's t (TRisk), the sign-flip randomisation test (adds the "
@@ -401,7 +417,6 @@ def inference_options(*, alternative: bool = False, **helps: str) -> Callable:
             "--n-resamples",
             type=ResampleCount(),
             default=10_000,
-            show_default=True,
             metavar="N",
             help=helps.get("n_resamples", "Resamples of --test (at most 10,000,000)."),
         ),
@@ -413,7 +428,6 @@ def inference_options(*, alternative: bool = False, **helps: str) -> Callable:
                 "--alternative",
                 type=click.Choice(ALTERNATIVES),
                 default="two-sided",
-                show_default=True,
                 help="Alternative hypothesis of the TRisk p-values (--test t): less, the system loses "
                 "to the baseline (URisk < 0); greater, it wins.",
             )

@@ -60,15 +60,12 @@ sampler_options = group(
             help="The systems that could replace the champion (comma list). [default: every other "
             "system; all of them inform the model either way]",
         ),
-        click.option("--chains", type=WholeNumber(1), default=4, show_default=True, help="Markov chains."),
-        click.option(
-            "--draws", type=WholeNumber(10), default=4_000, show_default=True, help="Draws kept per chain."
-        ),
+        click.option("--chains", type=WholeNumber(1), default=4, help="Markov chains."),
+        click.option("--draws", type=WholeNumber(10), default=4_000, help="Draws kept per chain."),
         click.option(
             "--warmup",
             type=WholeNumber(10),
             default=1_000,
-            show_default=True,
             help="Warm-up iterations per chain (step size and mass matrix adaptation).",
         ),
     ],
@@ -94,14 +91,12 @@ PROBABILITY = DecimalRange(0, 1, min_open=True, max_open=True)
     "--level",
     type=PROBABILITY,
     default=0.95,
-    show_default=True,
     help="Level of the equal-tailed credible intervals.",
 )
 @click.option(
     "--margin",
     type=DECIMAL,
     default=0.0,
-    show_default=True,
     help="The smallest difference that matters: p_better_margin is the probability of beating the "
     "champion by more.",
 )
@@ -109,7 +104,6 @@ PROBABILITY = DecimalRange(0, 1, min_open=True, max_open=True)
     "--target-accept",
     type=PROBABILITY,
     default=0.9,
-    show_default=True,
     help="Target acceptance of the sampler's step size; raise it (0.99) after divergent transitions.",
 )
 @option("seed", help="Seed of the sampler (recorded in the output); the same seed gives the same draws.")

@@ -65,7 +65,6 @@ from riskeval.cli._output import echo_warning
     "--engine",
     type=click.Choice(["compiled", "ir_measures"]),
     default="compiled",
-    show_default=True,
     help="compiled: trec_eval's measures by compiled kernels equal to ir_measures, the others by "
     "ir_measures; ir_measures: every measure by ir_measures (same values, slower).",
 )

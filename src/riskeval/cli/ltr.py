@@ -30,9 +30,7 @@ _query_file = click.option(
     type=click.Path(exists=True, dir_okay=False),
     help="LightGBM group sizes when the data lines have no qid (default: DATA.query).",
 )
-_k = click.option(
-    "-k", "k", type=WholeNumber(1), default=10, show_default=True, help="The cut-off of NDCG@k."
-)
+_k = click.option("-k", "k", type=WholeNumber(1), default=10, help="The cut-off of NDCG@k.")
 
 
 class Baselines(NamedTuple):
@@ -71,14 +69,12 @@ _lambdamart = group(
             "--sx-update",
             type=click.Choice(SX_UPDATES),
             default="first_tree",
-            show_default=True,
             help="T-SARO/T-FARO/T*-FARO: s_x estimated during the first tree and kept, or at every tree.",
         ),
         click.option(
             "--georisk-update",
             type=click.Choice(GEORISK_UPDATES),
             default="first_order",
-            show_default=True,
             help="GeoRisk: every other query's z moved to first order, or the paper's shortcut.",
         ),
         option(
@@ -119,9 +115,7 @@ _boosting_options = group(
             metavar="KEY=VALUE",
             help="A LightGBM parameter (repeatable), e.g. num_leaves=50.",
         ),
-        click.option(
-            "--rounds", type=WholeNumber(1), default=100, show_default=True, help="Boosting rounds (trees)."
-        ),
+        click.option("--rounds", type=WholeNumber(1), default=100, help="Boosting rounds (trees)."),
         click.option(
             "--early-stopping",
             type=WholeNumber(1),
@@ -291,10 +285,8 @@ def ltr() -> None:
 @ltr.command()
 @_data
 @_query_file
-@click.option("--objective", type=click.Choice(OBJECTIVE_NAMES), default="lambdarank", show_default=True)
-@click.option(
-    "--alpha", type=DecimalRange(min=0), default=0.0, show_default=True, help="Risk aversion α ≥ 0."
-)
+@click.option("--objective", type=click.Choice(OBJECTIVE_NAMES), default="lambdarank")
+@click.option("--alpha", type=DecimalRange(min=0), default=0.0, help="Risk aversion α ≥ 0.")
 @_baselines_options
 @_lambdamart
 @_boosting_options
@@ -306,7 +298,6 @@ def ltr() -> None:
 @option(
     "output",
     required=True,
-    default=None,
     help="Where to save the LightGBM model: a new path or a regular file, replaced atomically.",
 )
 @option("progress", fill="Progress bar on stderr.")
@@ -469,9 +460,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     type=click.Path(exists=True, file_okay=False),
     help="A folder with Fold1..FoldK/{train,vali,test}.txt rotating as MSLR-Web10K's (instead of DATA).",
 )
-@click.option(
-    "--objectives", default=",".join(OBJECTIVE_NAMES), show_default=True, help="Comma-separated objectives."
-)
+@click.option("--objectives", default=",".join(OBJECTIVE_NAMES), help="Comma-separated objectives.")
 @risk_options(
     "alphas",
     "correction",
@@ -491,17 +480,15 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 @click.option(
     "--learned-baselines",
     default="",
-    show_default=True,
     help=f"Comma-separated learners trained on held-out queries ({', '.join(LEARNERS)}).",
 )
 @click.option(
     "--holdout",
     type=DecimalRange(0, 1, min_open=True, max_open=True),
     default=0.2,
-    show_default=True,
     help="Share of the queries for the learned baselines.",
 )
-@click.option("--folds", type=WholeNumber(3), default=5, show_default=True)
+@click.option("--folds", type=WholeNumber(3), default=5)
 @click.option(
     "--folds-by-file",
     is_flag=True,
@@ -521,14 +508,12 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     "--test-alpha",
     type=DecimalRange(min=0),
     default=1.0,
-    show_default=True,
     help="α of the TRisk and randomisation tests.",
 )
 @click.option(
     "--resamples",
     type=ResampleCount(0),
     default=10000,
-    show_default=True,
     help="Sign flips of the randomisation test (0: TRisk only).",
 )
 @click.option(

@@ -102,7 +102,6 @@ def baseline_correlation(source: ScoreSource, settings: RiskSettings, out: Outpu
 @click.option(
     "--baselines",
     default="mean,median,max",
-    show_default=True,
     help="Comma list of baselines: mean, median, max or system names.",
 )
 @risk_options("alphas", "leave_one_out", grid=(5.0, 10.0))
@@ -110,7 +109,6 @@ def baseline_correlation(source: ScoreSource, settings: RiskSettings, out: Outpu
     "--risk",
     type=RiskType(),
     default="URisk",
-    show_default=True,
     metavar="MEASURE",
     help="The risk measure that ranks the systems, with its own α (URisk@5) or at every --alpha: "
     + " or ".join(
@@ -322,9 +320,7 @@ def risk_reward(source: ScoreSource, settings: RiskSettings, out: Output) -> Non
 
 @command("pca-topics")
 @input_options
-@click.option(
-    "--topics", "n_topics", default=10, show_default=True, type=WholeNumber(1), help="How many topics."
-)
+@click.option("--topics", "n_topics", default=10, type=WholeNumber(1), help="How many topics.")
 @output_options()
 def pca_topics(source: ScoreSource, n_topics: int, out: Output) -> None:
     """The topics that load most on the second principal axis of the runs (ECIR 2014, §2.4), and

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     "output",
     type=click.Path(dir_okay=False, writable=True),
     default="riskeval-report.html",
-    show_default=True,
     help="The HTML file to write: a new path or a regular file, replaced atomically; '-' or "
     "/dev/stdout for standard output.",
 )
@@ -48,7 +47,6 @@ if TYPE_CHECKING:
     "--n-risky",
     type=WholeNumber(0),
     default=3,
-    show_default=True,
     help="How many of the riskiest systems get a per-topic analysis.",
 )
 @option(

@@ -446,14 +446,12 @@ def topic_table(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.Data
 @click.option(
     "--virtual",
     default="mean,median,max",
-    show_default=True,
     help="Virtual runs to add as baselines and to the PCA (comma list; 'none' for none).",
 )
 @click.option(
     "--show",
     type=click.Choice(("summary", "ranks", "pca", "overview")),
     default="summary",
-    show_default=True,
     help="summary: one row per run; ranks: URisk and rank of each system under each "
     "baseline; pca: run coordinates; overview: Friedman test and PCA variance.",
 )

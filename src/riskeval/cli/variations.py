@@ -104,13 +104,12 @@ def _grid(text: str):
 #: :func:`riskeval.analysis.variations.mean_variance`, given to the command as ``options``.
 mean_variance_options = group(
     [
-        click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general", show_default=True),
+        click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general"),
         option("variant", help="With --form inter: the variant that is each topic's query (e.g. pivot)."),
         click.option(
             "--ddof",
             type=WholeNumber(0, 1),
             default=1,
-            show_default=True,
             help="Variance: 1 sample, 0 population.",
         ),
         click.option(
@@ -120,7 +119,6 @@ mean_variance_options = group(
             "--unequal",
             type=click.Choice(UNEQUAL),
             default="raise",
-            show_default=True,
             help="Topics with different numbers of variants: stop, drop them, or downsample (--seed).",
         ),
         option("seed", "--seed", "rng", type=WholeNumber(), help="Seed of --unequal downsample."),
@@ -238,7 +236,6 @@ def mean_variance(
     "--form",
     type=click.Choice(BIAS_VARIANCE_FORMS),
     default="ap",
-    show_default=True,
     help="ap: bias and variance of the scores; delta: of target − score per topic.",
 )
 @click.option("--reference", help="Add the robustness index and <Init against this system.")
