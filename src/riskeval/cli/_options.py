@@ -261,6 +261,7 @@ def command(name: str | None = None) -> Callable:
 FIELD_OPTIONS: dict[str, dict[str, Any]] = {
     "baseline": dict(
         decls=("--baseline", "-b"),
+        default=None,
         metavar="NAME",
         help="A run name, or mean, median or max (per-topic aggregate of all systems). [default: with "
         "2 systems the first given, as pt.Experiment; with more, mean]",

@@ -298,6 +298,7 @@ def ltr() -> None:
 @option(
     "output",
     required=True,
+    default=None,
     help="Where to save the LightGBM model: a new path or a regular file, replaced atomically.",
 )
 @option("progress", fill="Progress bar on stderr.")
