@@ -129,8 +129,7 @@ def bayes(
     weighting each loss against the champion by (1 + α).  For each system the table gives its
     effect (deviation from the grand mean) with its credible interval; for each challenger the
     difference from the champion and p_better, the posterior probability that it is above 0.
-    SCORES is read as riskeval risk reads it: a score table, trec_eval -q files, run files with
-    --qrels, or - for standard input.  Needs the bayes extra (pip install "riskeval[bayes]").
+    Needs the bayes extra (pip install "riskeval[bayes]").
 
     \b
     Examples:

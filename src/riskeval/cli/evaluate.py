@@ -15,9 +15,8 @@ from typing import Any
 
 import click
 
-from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import DEFAULT_MEASURE, WholeNumber
-from riskeval.cli._options import Output, option, output_options
+from riskeval.cli._options import Output, cluster_options, option, output_options
 from riskeval.cli._output import echo_warning
 
 

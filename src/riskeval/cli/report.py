@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import WholeNumber, cli_baseline
 from riskeval.cli._options import (
     Resampling,
     ScoreSource,
+    cluster_options,
     command,
     inference_options,
     input_options,
@@ -106,9 +106,7 @@ def report(
     """Write the risk report: one HTML file with the tables, the plots and the inputs and settings,
     readable in any browser without a server or network.  Prints the path written.
 
-    The scores come from one per-topic score table (CSV, TSV or Parquet; long or wide), from TREC
-    run files evaluated against --qrels, or from the shipped example (--example).  Several
-    measures (--measure repeated) give one tab each.  The page is interactive (sortable tables, α
+    Several measures (--measure repeated) give one tab each.  The page is interactive (sortable tables, α
     and system pickers, plots with values on hover) and works offline; without scripts it shows
     the tables at the largest α.
 

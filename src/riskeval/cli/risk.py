@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from riskeval.cli._cluster import cluster_options
 from riskeval.cli._input import Scores, WholeNumber, cli_baseline, per_measure
 from riskeval.cli._options import (
     Output,
     Resampling,
     ScoreSource,
+    cluster_options,
     command,
     inference_options,
     input_options,
@@ -95,12 +95,10 @@ def risk(
 ) -> None:
     """Risk of every system against a baseline, for each α.
 
-    SCORES is a per-topic score table: CSV, TSV or Parquet, long (columns system, topic, score) or
-    wide (one row per system, one column per topic); with --scheduler or --workers, a long Parquet
-    table: a file, a folder of Parquet files or a glob.  With --qrels, RUNS are TREC run files,
-    evaluated per topic first.  URisk and TRisk are against --baseline; T*Risk
-    (tstar) against the per-topic MEAN; ZRisk and GeoRisk use every system as a baseline.
-    --topics and --tukey give other analyses instead of the table.
+    URisk and TRisk are against --baseline; T*Risk (tstar) against the per-topic MEAN; ZRisk and
+    GeoRisk use every system as a baseline.  --topics and --tukey give other analyses instead of
+    the table.  With --scheduler or --workers, SCORES may be a long Parquet table: a file, a folder
+    of Parquet files or a glob.
 
     \b
     Examples:

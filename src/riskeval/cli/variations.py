@@ -252,9 +252,8 @@ def bias_variance(
 ) -> None:
     """Bias-variance decomposition of each system's per-topic scores, with GMAP.
 
-    The scores come from one per-topic score table (CSV, TSV or Parquet; long or wide), from TREC
-    run files evaluated against --qrels, from the shipped example (--example), or from the CLEF
-    eHealth 2015 folder (--clef2015, --measure read from its evaluations, default P_10).
+    The scores may also come from the CLEF eHealth 2015 folder (--clef2015, --measure read from
+    its evaluations, default P_10).
     Total = bias² + variance; smaller is better (Zhang et al. 2013).
 
     \b
