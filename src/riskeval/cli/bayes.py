@@ -13,17 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
+from riskeval.cli import _options as opts
 from riskeval.cli._input import DECIMAL, DecimalRange, WholeNumber
-from riskeval.cli._options import (
-    Output,
-    ScoreSource,
-    command,
-    group,
-    input_options,
-    option,
-    output_options,
-    risk_options,
-)
 from riskeval.cli._output import echo_warning
 
 if TYPE_CHECKING:
@@ -49,7 +40,7 @@ class Sampler(NamedTuple):
 
 #: ``--champion``, ``--challengers`` and the sampler's settings, shared with ``riskeval report
 #: --bayes``; the command gets them as a :class:`Sampler`, ``sampler``.
-sampler_options = group(
+sampler_options = opts.group(
     [
         click.option(
             "--champion", metavar="NAME", help="The system in production, which the challengers must beat."
@@ -76,10 +67,10 @@ sampler_options = group(
 PROBABILITY = DecimalRange(0, 1, min_open=True, max_open=True)
 
 
-@command()
-@input_options
+@opts.command()
+@opts.input_options
 @sampler_options
-@risk_options(
+@opts.risk_options(
     "alphas",
     grid=(0.0,),
     alphas=dict(
@@ -106,13 +97,13 @@ PROBABILITY = DecimalRange(0, 1, min_open=True, max_open=True)
     default=0.9,
     help="Target acceptance of the sampler's step size; raise it (0.99) after divergent transitions.",
 )
-@option("seed", help="Seed of the sampler (recorded in the output); the same seed gives the same draws.")
-@option("progress", fill="A progress bar on stderr counting the sampler's iterations.")
-@output_options(
+@opts.option("seed", help="Seed of the sampler (recorded in the output); the same seed gives the same draws.")
+@opts.option("progress", fill="A progress bar on stderr counting the sampler's iterations.")
+@opts.output_options(
     columns=f"table, latex, markdown: {', '.join(SHOWN)}, and p_better_margin with --margin", output=True
 )
 def bayes(
-    source: ScoreSource,
+    source: opts.ScoreSource,
     sampler: Sampler,
     settings: RiskSettings,
     level: float,
@@ -120,7 +111,7 @@ def bayes(
     target_accept: float,
     seed: int | None,
     progress: bool | None,
-    out: Output,
+    out: opts.Output,
 ) -> None:
     """Which challengers beat the champion, and with what probability, at each risk weight α.
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
+from riskeval.cli import _options as opts
 from riskeval.cli._input import DEFAULT_MEASURE, WholeNumber
-from riskeval.cli._options import Output, cluster_options, option, output_options
 from riskeval.cli._output import echo_warning
 
 
@@ -27,7 +27,7 @@ from riskeval.cli._output import echo_warning
     type=click.Path(dir_okay=False),
     help="TREC qrels file 'qid iteration docno grade' (plain or gzip).",
 )
-@option(
+@opts.option(
     "measure",
     "--measure",
     "-m",
@@ -44,11 +44,11 @@ from riskeval.cli._output import echo_warning
     help="System name of each run, in the order of the run files (repeat once per run). "
     "Default: the run tag, 6th field of the first line.",
 )
-@option(
+@opts.option(
     "name-from",
     help="Without --name: name systems by run tag or by file name (without .gz, .txt, .run, ...).",
 )
-@option(
+@opts.option(
     "missing",
     default="zero",
     help="Topics judged in the qrels but absent from a run: score 0 (as trec_eval -c), drop the "
@@ -73,9 +73,9 @@ from riskeval.cli._output import echo_warning
     help="Each topic's score (system, topic, measure, score), as trec_eval -q, instead of each "
     "system's mean over the topics.",
 )
-@option("progress", fill="Progress bar over runs on stderr.")
-@cluster_options
-@output_options()
+@opts.option("progress", fill="Progress bar over runs on stderr.")
+@opts.cluster_options
+@opts.output_options()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def evaluate(
     qrels: str,
@@ -87,7 +87,7 @@ def evaluate(
     engine: str,
     per_topic: bool,
     progress: bool | None,
-    out: Output,
+    out: opts.Output,
     runs: tuple[str, ...],
     client: Any,
 ) -> None:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
+from riskeval.cli import _options as opts
 from riskeval.cli._input import DecimalRange, ResampleCount, WholeNumber
-from riskeval.cli._options import given_command, group, option, risk_options
 from riskeval.cli._output import emit
 from riskeval.io.terminal import escape_controls
 from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SX_UPDATES, VARIANTS
@@ -40,7 +40,7 @@ class Baselines(NamedTuple):
     models: tuple[str, ...]
 
 
-_baselines_options = group(
+_baselines_options = opts.group(
     [
         click.option(
             "--baseline-feature",
@@ -62,7 +62,7 @@ _baselines_options = group(
 )
 #: -k and how the risk-sensitive objectives are computed: keywords of :func:`riskeval.ltr.train`
 #: and :class:`riskeval.ltr.Experiment`, given to ``train`` and ``experiment`` as ``lambdamart``.
-_lambdamart = group(
+_lambdamart = opts.group(
     [
         _k,
         click.option(
@@ -77,7 +77,7 @@ _lambdamart = group(
             default="first_order",
             help="GeoRisk: every other query's z moved to first order, or the paper's shortcut.",
         ),
-        option(
+        opts.option(
             "variant",
             type=click.Choice(VARIANTS),
             default="paper",
@@ -102,11 +102,11 @@ def _boosting(params: tuple[str, ...], rounds: int, early_stopping: int | None) 
     from riskeval.ltr.lightgbm_params import check_lightgbm_params
 
     checked = _parse_params(params)
-    check_lightgbm_params(checked, given_command())
+    check_lightgbm_params(checked, opts.given_command())
     return Boosting(checked, rounds, early_stopping)
 
 
-_boosting_options = group(
+_boosting_options = opts.group(
     [
         click.option(
             "--param",
@@ -295,14 +295,14 @@ def ltr() -> None:
     type=click.Path(exists=True, dir_okay=False),
     help="Validation data (LETOR) for early stopping and the report.",
 )
-@option(
+@opts.option(
     "output",
     required=True,
     default=None,
     help="Where to save the LightGBM model: a new path or a regular file, replaced atomically.",
 )
-@option("progress", fill="Progress bar on stderr.")
-@option("format")
+@opts.option("progress", fill="Progress bar on stderr.")
+@opts.option("format")
 def train(
     data: str,
     query_file: str | None,
@@ -416,7 +416,7 @@ def _validation(train_set, valid, early_stopping, k, lgb_params):
 )
 @_baselines_options
 @_k
-@option("format")
+@opts.option("format")
 def evaluate(
     data: str, query_file: str | None, models: tuple[str, ...], baselines: Baselines, k: int, fmt: str
 ) -> None:
@@ -462,7 +462,7 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     help="A folder with Fold1..FoldK/{train,vali,test}.txt rotating as MSLR-Web10K's (instead of DATA).",
 )
 @click.option("--objectives", default=",".join(OBJECTIVE_NAMES), help="Comma-separated objectives.")
-@risk_options(
+@opts.risk_options(
     "alphas",
     "correction",
     grid=(1.0, 5.0),
@@ -523,9 +523,9 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     is_flag=True,
     help="Print the significance tests instead of Table 7 (the text format prints both).",
 )
-@option("seed", type=WholeNumber(), default=0, help="Seed of the experiment's random draws.")
-@option("progress", fill="Progress bar on stderr.")
-@option("format")
+@opts.option("seed", type=WholeNumber(), default=0, help="Seed of the experiment's random draws.")
+@opts.option("progress", fill="Progress bar on stderr.")
+@opts.option("format")
 def experiment(
     data: tuple[str, ...],
     folds_dir: str | None,

@@ -14,19 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from riskeval.cli import _options as opts
 from riskeval.cli._input import RiskType, WholeNumber, per_measure
-from riskeval.cli._options import (
-    Output,
-    Resampling,
-    ScoreSource,
-    command,
-    given,
-    inference_options,
-    input_options,
-    option,
-    output_options,
-    risk_options,
-)
 from riskeval.errors import RiskevalError
 from riskeval.measures.declared import RISK_MEASURES
 from riskeval.options import RANK_MEASURES
@@ -43,17 +32,17 @@ BASELINE_HELP = "A system name, or mean, median or max."
 RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES]
 
 
-@command("baseline-correlation")
-@input_options
-@risk_options(
+@opts.command("baseline-correlation")
+@opts.input_options
+@opts.risk_options(
     "baseline",
     "alphas",
     "leave_one_out",
     grid=(5.0,),
     baseline=dict(help="A system name, or mean, median or max. [default: every system in turn]"),
 )
-@output_options(systems=True)
-def baseline_correlation(source: ScoreSource, settings: RiskSettings, out: Output) -> None:
+@opts.output_options(systems=True)
+def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: opts.Output) -> None:
     """How each system's correlation with the baseline drives its URisk.
 
     One row per (baseline, system): the Pearson correlation of the system with the baseline across
@@ -72,7 +61,7 @@ def baseline_correlation(source: ScoreSource, settings: RiskSettings, out: Outpu
     from riskeval.formatting import format_pvalue
 
     scores = source.load()
-    X, A, baseline = scores.one(), settings.alphas, given("baseline")
+    X, A, baseline = scores.one(), settings.alphas, opts.given("baseline")
     results = [analyse(X, baseline, alpha, leave_one_out=settings.leave_one_out) for alpha in A]
     table = pd.concat([r.table for r in results], ignore_index=True)
     against = "each system in turn" if baseline is None else results[0].baseline
@@ -97,14 +86,14 @@ def baseline_correlation(source: ScoreSource, settings: RiskSettings, out: Outpu
     out.emit(table, caption=caption)
 
 
-@command("baseline-rankings")
-@input_options
+@opts.command("baseline-rankings")
+@opts.input_options
 @click.option(
     "--baselines",
     default="mean,median,max",
     help="Comma list of baselines: mean, median, max or system names.",
 )
-@risk_options("alphas", "leave_one_out", grid=(5.0, 10.0))
+@opts.risk_options("alphas", "leave_one_out", grid=(5.0, 10.0))
 @click.option(
     "--risk",
     type=RiskType(),
@@ -116,21 +105,21 @@ def baseline_correlation(source: ScoreSource, settings: RiskSettings, out: Outpu
     )
     + ".",
 )
-@option(
+@opts.option(
     "show",
     type=click.Choice(("table", "tidy", "agreement")),
     default="table",
     help="table: one row per system, each baseline and α side by side (ECIR 2014, Table 3); tidy: "
     "one row per (system, baseline, α); agreement: Kendall's τ and τ_AP between the rankings.",
 )
-@output_options(systems=True)
+@opts.output_options(systems=True)
 def baseline_rankings(
-    source: ScoreSource,
+    source: opts.ScoreSource,
     baselines: str,
     settings: RiskSettings,
     risk: list[RiskMeasure],
     show: str,
-    out: Output,
+    out: opts.Output,
 ) -> None:
     """Risk rankings against several baselines side by side, and their agreement.
 
@@ -196,33 +185,38 @@ def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
     return risk[0]
 
 
-@command("compare-runs")
-@input_options
+@opts.command("compare-runs")
+@opts.input_options
 @click.option(
     "--runs", "pair", required=True, metavar="A,B", help="The two systems to compare, comma separated."
 )
-@risk_options(
+@opts.risk_options(
     "alphas",
     "level",
     grid=(5.0,),
     level=dict(help="Significance level: the intervals are at confidence 1 − LEVEL."),
 )
-@inference_options(
+@opts.inference_options(
     test="Test of the difference (mean of A − B, URisk of A against B): Student's paired t test "
     "with its t interval, the sign-flip randomisation test (no interval) or the BCa bootstrap over "
     "topics with its interval.",
     n_resamples="Resamples of --test permutation and bootstrap (at most 10,000,000).",
 )
-@option(
+@opts.option(
     "show",
     type=click.Choice(("topics", "summary")),
     default="topics",
     help="topics: one row per topic (the difference and its test above the table, for people); "
     "summary: the difference, its p-value and interval, one row per statistic.",
 )
-@output_options()
+@opts.output_options()
 def compare_runs(
-    source: ScoreSource, pair: str, settings: RiskSettings, resampling: Resampling, show: str, out: Output
+    source: opts.ScoreSource,
+    pair: str,
+    settings: RiskSettings,
+    resampling: opts.Resampling,
+    show: str,
+    out: opts.Output,
 ) -> None:
     """Two runs topic by topic, each as the other's baseline (ECIR 2014, Figure 3), and the test of
     their difference.
@@ -289,11 +283,11 @@ def _test_note(summary: pd.DataFrame) -> str:
     return f"p-values and {confidence} intervals: BCa bootstrap over topics, {resamples}"
 
 
-@command("risk-reward")
-@input_options
-@risk_options("baseline", "leave_one_out", baseline=dict(default="mean", help=BASELINE_HELP))
-@output_options(systems=True)
-def risk_reward(source: ScoreSource, settings: RiskSettings, out: Output) -> None:
+@opts.command("risk-reward")
+@opts.input_options
+@opts.risk_options("baseline", "leave_one_out", baseline=dict(default="mean", help=BASELINE_HELP))
+@opts.output_options(systems=True)
+def risk_reward(source: opts.ScoreSource, settings: RiskSettings, out: opts.Output) -> None:
     """Mean score beside FRisk and FReward of every system, with the Pareto front (ECIR 2014, §5).
 
     \b
@@ -318,11 +312,11 @@ def risk_reward(source: ScoreSource, settings: RiskSettings, out: Output) -> Non
     out.emit(table, caption=caption, baseline=own)
 
 
-@command("pca-topics")
-@input_options
+@opts.command("pca-topics")
+@opts.input_options
 @click.option("--topics", "n_topics", default=10, type=WholeNumber(1), help="How many topics.")
-@output_options()
-def pca_topics(source: ScoreSource, n_topics: int, out: Output) -> None:
+@opts.output_options()
+def pca_topics(source: opts.ScoreSource, n_topics: int, out: opts.Output) -> None:
     """The topics that load most on the second principal axis of the runs (ECIR 2014, §2.4), and
     the virtual MEAN, MEDIAN and MAX projected onto the axes.
 
@@ -345,9 +339,9 @@ def pca_topics(source: ScoreSource, n_topics: int, out: Output) -> None:
     out.emit(res.pc2_topics, caption=caption)
 
 
-@command("chisq")
-@input_options
-@risk_options(
+@opts.command("chisq")
+@opts.input_options
+@opts.risk_options(
     "baseline",
     "alphas",
     grid=(0.0,),
@@ -357,7 +351,7 @@ def pca_topics(source: ScoreSource, n_topics: int, out: Output) -> None:
     ),
     alphas=dict(help="Risk aversion α of the zrisk_term column; repeat or give a comma list."),
 )
-@option(
+@opts.option(
     "systems",
     "--systems",
     "--system",
@@ -366,9 +360,9 @@ def pca_topics(source: ScoreSource, n_topics: int, out: Output) -> None:
     help="Only the rows of these systems (comma list, or repeat); the expected values use every system.",
 )
 @click.option("--below", is_flag=True, help="Only the topics where a system falls below expectation.")
-@output_options()
+@opts.output_options()
 def chisq(
-    source: ScoreSource, settings: RiskSettings, systems: tuple[str, ...], below: bool, out: Output
+    source: opts.ScoreSource, settings: RiskSettings, systems: tuple[str, ...], below: bool, out: opts.Output
 ) -> None:
     """Expected values e_ij and standardised residuals z_ij behind ZRisk, per system and topic, and
     Pearson's chi-square test of the matrix (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6).
@@ -384,7 +378,7 @@ def chisq(
     from riskeval.formatting import format_pvalue
 
     scores = source.load()
-    X, A, baseline = scores.one(), settings.alphas, given("baseline")
+    X, A, baseline = scores.one(), settings.alphas, opts.given("baseline")
     parts = [chisq_residuals(X, baseline, alpha) for alpha in A]
     if len(A) > 1:
         parts = [part.assign(alpha=alpha) for part, alpha in zip(parts, A, strict=True)]
@@ -404,9 +398,9 @@ def chisq(
     out.emit(table, caption=caption)
 
 
-@command("risk-ranks")
-@input_options
-@risk_options(
+@opts.command("risk-ranks")
+@opts.input_options
+@opts.risk_options(
     "baseline",
     "alphas",
     "leave_one_out",
@@ -414,8 +408,8 @@ def chisq(
     baseline=dict(default="mean", help=f"{BASELINE_HELP} The baseline of URisk and TRisk."),
 )
 @click.option("--tidy", is_flag=True, help="One row per (system, α, measure) instead of the paper's layout.")
-@output_options(systems=True)
-def risk_ranks(source: ScoreSource, settings: RiskSettings, tidy: bool, out: Output) -> None:
+@opts.output_options(systems=True)
+def risk_ranks(source: opts.ScoreSource, settings: RiskSettings, tidy: bool, out: opts.Output) -> None:
     """URisk, TRisk, T*Risk, ZRisk and GeoRisk with their ranks at each α (Dinçer, Macdonald &
     Ounis, SIGIR 2016, Table 6): URisk and TRisk against --baseline, T*Risk against the per-topic
     MEAN, ZRisk and GeoRisk with every system as a baseline.
@@ -449,8 +443,8 @@ def risk_ranks(source: ScoreSource, settings: RiskSettings, tidy: bool, out: Out
     out.emit(integral_ranks(wide), caption=caption)
 
 
-@command("bias-variance-families")
-@input_options
+@opts.command("bias-variance-families")
+@opts.input_options
 @click.option(
     "--families",
     "families_path",
@@ -459,15 +453,15 @@ def risk_ranks(source: ScoreSource, settings: RiskSettings, tidy: bool, out: Out
     metavar="FILE",
     help="CSV/TSV with columns system, family and optionally parameter (one row per system).",
 )
-@option("target")
+@opts.option("target")
 @click.option(
     "--decomposition",
     is_flag=True,
     help="Instead: E(AP − 1)² in the three terms of eq. 8 beside (1 − MAP)² + Var(AP) (eq. 9).",
 )
-@output_options()
+@opts.output_options()
 def bias_variance_families(
-    source: ScoreSource, families_path: str, target: str, decomposition: bool, out: Output
+    source: opts.ScoreSource, families_path: str, target: str, decomposition: bool, out: opts.Output
 ) -> None:
     """Bias–variance of model families from a parameter sweep (Zhang, Song, Wang & Hou, SIGIR 2013,
     §3 and Figures 1–2), or the decomposition of the error to a perfect system (eq. 8–9).

@@ -7,18 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from riskeval.cli import _options as opts
 from riskeval.cli._input import WholeNumber, cli_baseline
-from riskeval.cli._options import (
-    Resampling,
-    ScoreSource,
-    cluster_options,
-    command,
-    inference_options,
-    input_options,
-    option,
-    risk_option,
-    risk_options,
-)
 from riskeval.cli.bayes import Sampler, sampler_options
 from riskeval.cli.variations import variation_data
 
@@ -27,15 +17,15 @@ if TYPE_CHECKING:
     from riskeval.settings import RiskSettings
 
 
-@command()
-@input_options
-@risk_options()
-@risk_option(
+@opts.command()
+@opts.input_options
+@opts.risk_options()
+@opts.risk_option(
     help="The risk measures whose columns the risk tables show, each at its own α (a measure "
     "without α: at every --alpha) [default: every measure]."
 )
-@cluster_options
-@option(
+@opts.cluster_options
+@opts.option(
     "output",
     type=click.Path(dir_okay=False, writable=True),
     default="riskeval-report.html",
@@ -49,7 +39,7 @@ if TYPE_CHECKING:
     default=3,
     help="How many of the riskiest systems get a per-topic analysis.",
 )
-@option(
+@opts.option(
     "systems",
     help="Systems to focus on (comma list): drawn in colour in the plots, always among the systems "
     "whose per-topic values and curves the page holds, and first in its system picker; every "
@@ -61,12 +51,12 @@ if TYPE_CHECKING:
     help="Topic texts shown beside the ids: TREC DL .tsv (id<TAB>text), id:text lines, TREC <top> or "
     "<topic number=...> XML.",
 )
-@inference_options(
+@opts.inference_options(
     test="p-values of the risk table: Student's t (TRisk), the sign-flip randomisation test or the "
     "BCa bootstrap of URisk (as in riskeval risk).",
     seed="Seed of the resamples and, with --bayes, of the sampler (recorded).",
 )
-@option("progress", fill="Each step with its elapsed time on stderr.")
+@opts.option("progress", fill="Each step with its elapsed time on stderr.")
 @click.option(
     "--variations",
     type=click.Path(dir_okay=False),
@@ -87,7 +77,7 @@ if TYPE_CHECKING:
 )
 @sampler_options
 def report(
-    source: ScoreSource,
+    source: opts.ScoreSource,
     settings: RiskSettings,
     risks: list[RiskMeasure] | None,
     client: object,
@@ -96,7 +86,7 @@ def report(
     n_risky: int,
     systems: str | None,
     topics_file: str | None,
-    resampling: Resampling,
+    resampling: opts.Resampling,
     progress: bool | None,
     variations: str | None,
     bias_target: str | None,

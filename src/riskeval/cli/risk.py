@@ -11,19 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from riskeval.cli import _options as opts
 from riskeval.cli._input import Scores, WholeNumber, cli_baseline, per_measure
-from riskeval.cli._options import (
-    Output,
-    Resampling,
-    ScoreSource,
-    cluster_options,
-    command,
-    inference_options,
-    input_options,
-    output_options,
-    risk_option,
-    risk_options,
-)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,14 +27,14 @@ TEST_NAMES = {
 }
 
 
-@command()
-@input_options
-@risk_options()
-@risk_option(
+@opts.command()
+@opts.input_options
+@opts.risk_options()
+@opts.risk_option(
     help="The risk measures whose columns the table shows, each at its own α (a measure without α: "
     "at every --alpha), e.g. --risk URisk@5 --risk GeoRisk."
 )
-@inference_options(alternative=True, n_resamples="Resamples of --test and --tukey (at most 10,000,000).")
+@opts.inference_options(alternative=True, n_resamples="Resamples of --test and --tukey (at most 10,000,000).")
 @click.option(
     "--topics",
     "topics_of",
@@ -74,24 +63,24 @@ TEST_NAMES = {
     help="Each system against its own baseline run: FILE has two columns, system and baseline "
     "(a system of the table), comma, tab or space separated (ECIR 2014, §5). Replaces --baseline.",
 )
-@cluster_options
-@output_options(
+@opts.cluster_options
+@opts.output_options(
     systems=True,
     columns="table, latex, markdown: system, alpha, mean, urisk, trisk, the p-values, the bootstrap "
     "interval low, high, significant, tstar, zrisk, georisk, wins, losses, loss20",
 )
 def risk(
-    source: ScoreSource,
+    source: opts.ScoreSource,
     settings: RiskSettings,
     risks: list[RiskMeasure] | None,
-    resampling: Resampling,
+    resampling: opts.Resampling,
     topics_of: str | None,
     losses_only: bool,
     top: int | None,
     tukey: bool,
     baseline_map: str | None,
     client: object,
-    out: Output,
+    out: opts.Output,
 ) -> None:
     """Risk of every system against a baseline, for each α.
 
@@ -181,11 +170,11 @@ def _show_table(
     scores: Scores,
     settings: RiskSettings,
     risks: list[RiskMeasure] | None,
-    resampling: Resampling,
+    resampling: opts.Resampling,
     *,
     baseline_map: str | None,
     own: dict[str, str] | None,
-    out: Output,
+    out: opts.Output,
 ) -> None:
     """The table of systems: :func:`riskeval.risk_table` of each measure's matrix, with the p-values
     of ``resampling`` (and a bootstrap's interval, ``low`` and ``high``, shown on screen too);
@@ -272,7 +261,7 @@ def _topics(
     *,
     losses_only: bool,
     top: int | None,
-    out: Output,
+    out: opts.Output,
 ) -> None:
     """The per-topic analysis of ``system`` (``--topics``), worst topics first."""
     from riskeval.analysis.topics import riskiest_topics
@@ -299,8 +288,8 @@ def _tukey(
     scores: Scores,
     settings: RiskSettings,
     mapping: dict[str, str] | None,
-    resampling: Resampling,
-    out: Output,
+    resampling: opts.Resampling,
+    out: opts.Output,
 ) -> None:
     """The randomised Tukey HSD of URisk (``--tukey``): letters for people, every pair for programs."""
     from riskeval.inference.tables import tukey_tables
@@ -327,11 +316,11 @@ def _tukey(
 
 
 def _cluster_table(
-    source: ScoreSource,
+    source: opts.ScoreSource,
     settings: RiskSettings,
     risks: list[RiskMeasure] | None,
     alternative: str,
-    out: Output,
+    out: opts.Output,
 ) -> None:
     """The risk table of a long Parquet score table, computed on the cluster (``--scheduler``,
     ``--workers``), of the ``--risk`` measures and with the ``--alternative`` of the p-values."""
@@ -438,9 +427,9 @@ def topic_table(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.Data
     return pd.concat(parts, ignore_index=True)
 
 
-@command("bias-study")
-@input_options
-@risk_options("alphas", grid=(1.0,))
+@opts.command("bias-study")
+@opts.input_options
+@opts.risk_options("alphas", grid=(1.0,))
 @click.option(
     "--virtual",
     default="mean,median,max",
@@ -453,8 +442,10 @@ def topic_table(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.Data
     help="summary: one row per run; ranks: URisk and rank of each system under each "
     "baseline; pca: run coordinates; overview: Friedman test and PCA variance.",
 )
-@output_options(systems=True)
-def bias_study(source: ScoreSource, settings: RiskSettings, virtual: str, show: str, out: Output) -> None:
+@opts.output_options(systems=True)
+def bias_study(
+    source: opts.ScoreSource, settings: RiskSettings, virtual: str, show: str, out: opts.Output
+) -> None:
     """Each system in turn as the baseline: how the choice of baseline changes the ranking.
 
     URisk ranks of the systems under every baseline (real systems and the virtual MEAN, MEDIAN,

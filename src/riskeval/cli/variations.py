@@ -10,16 +10,8 @@ from contextlib import contextmanager
 
 import click
 
+from riskeval.cli import _options as opts
 from riskeval.cli._input import DECIMAL, WholeNumber, parse_alphas
-from riskeval.cli._options import (
-    Output,
-    ScoreSource,
-    command,
-    group,
-    input_options,
-    option,
-    output_options,
-)
 from riskeval.cli._output import echo_warning
 from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, UNEQUAL_POLICIES
 
@@ -102,10 +94,12 @@ def _grid(text: str):
 
 #: The options of the mean-variance evaluation (``--form`` to ``--missing``): the keywords of
 #: :func:`riskeval.analysis.variations.mean_variance`, given to the command as ``options``.
-mean_variance_options = group(
+mean_variance_options = opts.group(
     [
         click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general"),
-        option("variant", help="With --form inter: the variant that is each topic's query (e.g. pivot)."),
+        opts.option(
+            "variant", help="With --form inter: the variant that is each topic's query (e.g. pivot)."
+        ),
         click.option(
             "--ddof",
             type=WholeNumber(0, 1),
@@ -121,8 +115,8 @@ mean_variance_options = group(
             default="raise",
             help="Topics with different numbers of variants: stop, drop them, or downsample (--seed).",
         ),
-        option("seed", "--seed", "rng", type=WholeNumber(), help="Seed of --unequal downsample."),
-        option(
+        opts.option("seed", "--seed", "rng", type=WholeNumber(), help="Seed of --unequal downsample."),
+        opts.option(
             "missing",
             default="raise",
             help="Cells some systems lack: stop, score 0, or drop the cell for every system.",
@@ -141,13 +135,13 @@ mean_variance_options = group(
     help="'query topic variant' per line; the arguments are then trec_eval or ir_measures -q files, one "
     "per system.",
 )
-@option(
+@opts.option(
     "measure",
     default="P_10",
     help="trec_eval measure name read from trec_eval -q files and the CLEF folder (P_10, map, ...).",
 )
-@option("clef2015")
-@option("alpha", help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
+@opts.option("clef2015")
+@opts.option("alpha", help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
 @mean_variance_options
 @click.option(
     "--decompose",
@@ -166,7 +160,7 @@ mean_variance_options = group(
     metavar="FROM TO",
     help="Instead of the table: each system's rank at α = FROM and α = TO, largest changes first.",
 )
-@output_options()
+@opts.output_options()
 def mean_variance(
     inputs: tuple[str, ...],
     mapping: str | None,
@@ -177,7 +171,7 @@ def mean_variance(
     decompose: bool,
     sweep: str | None,
     rank_change: tuple[float, float] | None,
-    out: Output,
+    out: opts.Output,
 ) -> None:
     """Mean-variance evaluation over query variations: O = mean − α·variance per system.
 
@@ -219,14 +213,14 @@ def mean_variance(
     out.emit(table)
 
 
-@command("bias-variance")
-@input_options
-@option("clef2015")
-@option(
+@opts.command("bias-variance")
+@opts.input_options
+@opts.option("clef2015")
+@opts.option(
     "variant",
     help="With --clef2015: only this variant's queries (e.g. pivot), needs as topics; default: all queries.",
 )
-@option(
+@opts.option(
     "target",
     help="perfect, best (per-topic best of all or of --best-of systems), a system name, or a number "
     "(target mean only).",
@@ -239,16 +233,16 @@ def mean_variance(
     help="ap: bias and variance of the scores; delta: of target − score per topic.",
 )
 @click.option("--reference", help="Add the robustness index and <Init against this system.")
-@output_options(systems=True)
+@opts.output_options(systems=True)
 def bias_variance(
-    source: ScoreSource,
+    source: opts.ScoreSource,
     clef_root: str | None,
     variant: str | None,
     target: str,
     best_of: tuple[str, ...],
     form: str,
     reference: str | None,
-    out: Output,
+    out: opts.Output,
 ) -> None:
     """Bias-variance decomposition of each system's per-topic scores, with GMAP.
 
