@@ -132,11 +132,6 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
             help="The columns shown, in that order (comma list), or all. [default: {}; csv, json: all]",
         ),
     ),
-    "measure": (("--measure", "-m"), dict(help="The measure.")),
-    "alpha": (
-        ("--alpha", "-a", "alphas"),
-        dict(multiple=True, metavar="A[,A...]", help="Risk aversion α; repeat or give a comma list."),
-    ),
     "missing": (
         ("--missing",),
         dict(
@@ -155,8 +150,6 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
             "runid line or by file name.",
         ),
     ),
-    "variant": (("--variant",), dict(help="The variant.")),
-    "show": (("--show",), dict(help="What the table shows.")),
     "target": (
         ("--target",),
         dict(default="perfect", help="perfect, best (per-topic best of the systems) or a system name."),
@@ -226,8 +219,7 @@ input_options = group(
             type=click.Path(dir_okay=False),
             help="Evaluate the inputs as TREC run files (plain or .gz) against these qrels.",
         ),
-        option(
-            "measure",
+        click.option(
             "--measure",
             "-m",
             "measure",

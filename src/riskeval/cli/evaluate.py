@@ -27,8 +27,7 @@ from riskeval.cli._output import echo_warning
     type=click.Path(dir_okay=False),
     help="TREC qrels file 'qid iteration docno grade' (plain or gzip).",
 )
-@opts.option(
-    "measure",
+@click.option(
     "--measure",
     "-m",
     "measures",

@@ -77,8 +77,8 @@ _lambdamart = opts.group(
             default="first_order",
             help="GeoRisk: every other query's z moved to first order, or the paper's shortcut.",
         ),
-        opts.option(
-            "variant",
+        click.option(
+            "--variant",
             type=click.Choice(VARIANTS),
             default="paper",
             help="U-CRO/T-SARO/T-FARO/T*-FARO by the papers' equations, or as the Jforests code computes "

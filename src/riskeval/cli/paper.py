@@ -39,7 +39,8 @@ RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_
     "alphas",
     "leave_one_out",
     grid=(5.0,),
-    baseline=dict(help="A system name, or mean, median or max. [default: every system in turn]"),
+    baseline=dict(help=f"{BASELINE_HELP} [default: every system in turn]"),
+    alphas=dict(help="Risk aversion α of URisk; repeat or give a comma list."),
 )
 @opts.output_options(systems=True)
 def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: opts.Output) -> None:
@@ -105,8 +106,8 @@ def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: 
     )
     + ".",
 )
-@opts.option(
-    "show",
+@click.option(
+    "--show",
     type=click.Choice(("table", "tidy", "agreement")),
     default="table",
     help="table: one row per system, each baseline and α side by side (ECIR 2014, Table 3); tidy: "
@@ -194,6 +195,7 @@ def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
     "alphas",
     "level",
     grid=(5.0,),
+    alphas=dict(help="Risk aversion α of the per-topic URisk scores; repeat or give a comma list."),
     level=dict(help="Significance level: the intervals are at confidence 1 − LEVEL."),
 )
 @opts.inference_options(
@@ -202,8 +204,8 @@ def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
     "topics with its interval.",
     n_resamples="Resamples of --test permutation and bootstrap (at most 10,000,000).",
 )
-@opts.option(
-    "show",
+@click.option(
+    "--show",
     type=click.Choice(("topics", "summary")),
     default="topics",
     help="topics: one row per topic (the difference and its test above the table, for people); "

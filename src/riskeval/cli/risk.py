@@ -429,7 +429,11 @@ def topic_table(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.Data
 
 @opts.command("bias-study")
 @opts.input_options
-@opts.risk_options("alphas", grid=(1.0,))
+@opts.risk_options(
+    "alphas",
+    grid=(1.0,),
+    alphas=dict(help="Risk aversion α of the URisk rankings; repeat or give a comma list."),
+)
 @click.option(
     "--virtual",
     default="mean,median,max",

@@ -97,8 +97,8 @@ def _grid(text: str):
 mean_variance_options = opts.group(
     [
         click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general"),
-        opts.option(
-            "variant", help="With --form inter: the variant that is each topic's query (e.g. pivot)."
+        click.option(
+            "--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot)."
         ),
         click.option(
             "--ddof",
@@ -135,13 +135,14 @@ mean_variance_options = opts.group(
     help="'query topic variant' per line; the arguments are then trec_eval or ir_measures -q files, one "
     "per system.",
 )
-@opts.option(
-    "measure",
+@click.option(
+    "--measure",
+    "-m",
     default="P_10",
     help="trec_eval measure name read from trec_eval -q files and the CLEF folder (P_10, map, ...).",
 )
 @opts.option("clef2015")
-@opts.option("alpha", help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
+@opts.setting_option("alphas", help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
 @mean_variance_options
 @click.option(
     "--decompose",
@@ -216,8 +217,8 @@ def mean_variance(
 @opts.command("bias-variance")
 @opts.input_options
 @opts.option("clef2015")
-@opts.option(
-    "variant",
+@click.option(
+    "--variant",
     help="With --clef2015: only this variant's queries (e.g. pivot), needs as topics; default: all queries.",
 )
 @opts.option(
