@@ -238,10 +238,7 @@ def _table_caption(
         + (str(table["baseline"].iloc[0]) if baseline_map is None else "of each system: " + baseline_map)
     )
     if "critical" in table.columns:
-        caption += f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(settings.level)}"
-        caption += f", {settings.correction}-adjusted" if settings.correction else ""
-        if alternative != "two-sided":
-            caption += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
+        caption += _critical_note(table, settings, alternative)
     if "test" in table.columns:
         test = str(table["test"].iloc[0])
         caption += (
@@ -271,8 +268,7 @@ def _topics(
     X = scores.matrix
     caption = (
         f"{system} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {scores.source}"
-        f"{_measures_note(scores)}; critical |t| = {frame['critical'].iloc[0]:.3f} at level "
-        f"{_g(s.level)}" + (f", {s.correction}-adjusted across topics" if s.correction else "")
+        f"{_measures_note(scores)}{_critical_note(frame, s, across=' across topics')}"
     )
     # p-values are computed (and adjusted) over every topic; the rows shown are chosen after
     frame = riskiest_topics(frame, losses_only=losses_only, top=top)
@@ -294,9 +290,7 @@ def _tukey(
     """The randomised Tukey HSD of URisk (``--tukey``): letters for people, every pair for programs."""
     from riskeval.inference.tables import tukey_tables
 
-    n_resamples = resampling.n_resamples
-
-    X = scores.one()
+    n_resamples, X = resampling.n_resamples, scores.one()
     pairs, letters = tukey_tables(
         X,
         _baseline_of(X, settings.baseline, mapping),
@@ -328,11 +322,8 @@ def _cluster_table(
     table = out.select(table, list(table["system"].unique()))
     caption = (
         f"{table['system'].nunique()} systems from {source.inputs[0]} on the Dask cluster; baseline "
-        f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at level "
-        f"{_g(settings.level)}" + (f", {settings.correction}-adjusted" if settings.correction else "")
+        f"{table['baseline'].iloc[0]}{_critical_note(table, settings, alternative)}"
     )
-    if alternative != "two-sided":
-        caption += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
     own = str(table["baseline"].iloc[0])
     out.emit(table, caption=caption + _mark_note(table, out.fmt), baseline=own)
 
@@ -393,6 +384,17 @@ def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None)
 
 def _measures_note(scores: Scores) -> str:
     return f", {', '.join(scores.matrices)}" if scores.measure is not None else ""
+
+
+def _critical_note(
+    table: pd.DataFrame, settings: RiskSettings, alternative: str = "two-sided", across: str = ""
+) -> str:
+    """The critical |t| of the table's TRisk tests, their level, correction and alternative."""
+    note = f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(settings.level)}"
+    note += f", {settings.correction}-adjusted{across}" if settings.correction else ""
+    if alternative != "two-sided":
+        note += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
+    return note
 
 
 def _mark_note(table: pd.DataFrame, fmt: str) -> str:
