@@ -101,9 +101,7 @@ def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: 
     default="URisk",
     metavar="MEASURE",
     help="The risk measure that ranks the systems, with its own α (URisk@5) or at every --alpha: "
-    + " or ".join(
-        f"{cls.name} ({cls.citation})" for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES
-    )
+    + " or ".join(f"{cls.name} ({cls.citation})" for cls in RANKING_MEASURES)
     + ".",
 )
 @click.option(

@@ -120,9 +120,11 @@ def risk(
     if on_cluster:
         _cluster_table(source, settings, risks, alternative, out)
         return
+    from riskeval.io.baseline_map import read_baseline_map
+
     scores = source.load(client)
     settings = cli_baseline(settings, scores)
-    mapping = _read_baseline_map(baseline_map)
+    mapping = None if baseline_map is None else read_baseline_map(baseline_map)
     if tukey:
         _tukey(scores, settings, mapping, resampling, out)
     elif topics_of is not None:
@@ -362,15 +364,6 @@ def _on_cluster(
             table.insert(0, "measure", name)
         tables.append(table)
     return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
-
-
-def _read_baseline_map(path: str | None) -> dict[str, str] | None:
-    """The --baseline-map file: system -> its own baseline run."""
-    if path is None:
-        return None
-    from riskeval.io.baseline_map import read_baseline_map
-
-    return read_baseline_map(path)
 
 
 def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None) -> object:
