@@ -223,5 +223,6 @@ def test_compare_runs_shows_the_difference_above_the_topics(X, tmp_path, capsys)
         main(["compare-runs", str(path), "--runs", "r1,r4", "--test", "wilcoxon"])
     assert (
         exit_.value.code == 2
-        and "'wilcoxon' is not one of 't', 'permutation', 'bootstrap'" in capsys.readouterr().err
+        and "'--test' parameter of riskeval compare-runs must be one of 't', 'permutation', 'bootstrap'. Got 'wilcoxon'."
+        in capsys.readouterr().err
     )

@@ -1,10 +1,10 @@
-"""Options shared by the subcommands that analyse scores: where the scores come from (a score table,
-TREC runs with their qrels, or the shipped example) and the risk settings (baseline, α list, level,
-correction)."""
+"""What the commands read: the score matrices of the input group (a score table, trec_eval or
+ir_measures ``-q`` files, TREC runs with their qrels, or the shipped example), and the types of the
+option values (whole and decimal numbers, α lists, risk measures), each refused in one line naming
+the option."""
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -12,15 +12,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import click
 
 from riskeval import options
-from riskeval.options import MISSING_POLICIES, MissingPolicy
+from riskeval.options import MAX_RESAMPLES, RESAMPLES_REASON, MissingPolicy
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from riskeval.settings import RiskSettings
 
-DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
-CORRECTIONS = ("none", *options.CORRECTIONS)
 #: The measure of the shipped example, and the one evaluated from runs when --measure is not given.
 DEFAULT_MEASURE = "nDCG@10"
 
@@ -54,6 +52,28 @@ class WholeNumber(click.ParamType):
         return number
 
 
+class ResampleCount(WholeNumber):
+    """``--n-resamples N``: the number of resamples of a test or interval, a whole number from 1 (or
+    ``minimum``) to :data:`riskeval.options.MAX_RESAMPLES`, refused beyond it with the reason and
+    what to choose instead, before any input is read."""
+
+    def __init__(self, minimum: int = 1) -> None:
+        super().__init__(minimum, MAX_RESAMPLES)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        import re
+
+        from riskeval.errors import RiskevalError
+
+        try:
+            return super().convert(value, param, ctx)
+        except RiskevalError as exc:
+            text = str(value).strip()
+            if re.fullmatch(r"\+?[0-9]+", text) and int(text) > MAX_RESAMPLES:
+                raise RiskevalError(f"{exc} {RESAMPLES_REASON}") from None
+            raise
+
+
 class Scores(NamedTuple):
     """The score matrices and what they came from: a one-line description, the input files, the
     measures.
@@ -79,124 +99,10 @@ class Scores(NamedTuple):
             )
         return self.matrix
 
-
-def _stack(options: list[Callable]) -> Callable:
-    return lambda func: functools.reduce(lambda f, option: option(f), reversed(options), func)
-
-
-scores_options = _stack(
-    [
-        click.argument("inputs", nargs=-1, type=click.Path(allow_dash=True), metavar="[SCORES | RUNS...]"),
-        click.option(
-            "--example",
-            is_flag=True,
-            help="Use the shipped example: TREC DL 2019 passage, nDCG@10, 37 runs × 43 topics.",
-        ),
-        click.option(
-            "--qrels",
-            type=click.Path(dir_okay=False),
-            help="Evaluate the inputs as TREC run files (plain or .gz) against these qrels.",
-        ),
-        click.option(
-            "--measure",
-            "-m",
-            "measure",
-            multiple=True,
-            help="Repeat for several measures. With --qrels: the measures to evaluate, in one pass "
-            "over each run, named as in ir_measures or trec_eval [default: nDCG@10]. With a table "
-            "that has a 'measure' column, or trec_eval/ir_measures -q files: which to read "
-            "[default: every one]. Otherwise: the measure's name, for the record.",
-        ),
-        click.option(
-            "--name-from",
-            type=click.Choice(("tag", "file")),
-            default="tag",
-            show_default=True,
-            help="With --qrels: name systems by run tag or by file name; with trec_eval -q files: "
-            "by runid line or by file name.",
-        ),
-        click.option(
-            "--missing",
-            type=click.Choice(MISSING_POLICIES),
-            default=None,
-            help="Topics scored for some systems only (a table), or judged but absent from a "
-            "run (--qrels): refuse, score them 0, or drop them. [default: raise for a "
-            "table, zero for runs, as trec_eval -c]",
-        ),
-    ]
-)
-
-
-def risk_options(func: Callable) -> Callable:
-    """``--baseline``, ``--alpha``, ``--level``, ``--correction``, ``--se`` and ``--leave-one-out``,
-    given to the command as one :class:`riskeval.RiskSettings`, ``settings``."""
-
-    @functools.wraps(func)
-    def wrapper(
-        *args: Any,
-        baseline: str,
-        alphas: tuple[str, ...],
-        level: float,
-        correction: str,
-        se: str,
-        leave_one_out: bool,
-        **kwargs: Any,
-    ) -> Any:
-        from riskeval.settings import resolve_settings
-
-        ctx = click.get_current_context(silent=True)
-        settings = resolve_settings(
-            None,
-            ctx.command_path if ctx is not None else "riskeval",
-            baseline=baseline,
-            alphas=tuple(parse_alphas(alphas)),
-            level=level,
-            correction=correction,
-            se=se,
-            leave_one_out=leave_one_out,
-        )
-        return func(*args, settings=settings, **kwargs)
-
-    return _stack(
-        [
-            click.option(
-                "--baseline",
-                "-b",
-                default=None,
-                metavar="NAME",
-                help="A run name, or mean, median or max (per-topic aggregate of all systems). "
-                "[default: with 2 systems the first given, as pt.Experiment; with more, mean]",
-            ),
-            alpha_option(
-                help="Risk aversion α ≥ 0; repeat the option or give a comma list. [default: 0,1,5,10]",
-            ),
-            click.option(
-                "--level",
-                type=DECIMAL,
-                default=0.05,
-                show_default=True,
-                help="Significance level of the tests.",
-            ),
-            click.option(
-                "--correction",
-                type=click.Choice(CORRECTIONS),
-                default="none",
-                show_default=True,
-                help="Multiple-testing correction of the p-values across systems (per α) "
-                "or, with --topics, across topics.",
-            ),
-            click.option(
-                "--se",
-                type=click.Choice(options.SE_METHODS),
-                default="parametric",
-                show_default=True,
-                help="Standard error of URisk (equal for a mean).",
-            ),
-            click.option(
-                "--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system."
-            ),
-        ]
-    )(wrapper)
+    def about(self, rows: str = "systems") -> str:
+        """``37 systems × 43 topics from <source>``: the first line of a caption."""
+        r, c = self.matrix.shape
+        return f"{r} {rows} × {c} topics from {self.source}"
 
 
 class RiskType(click.ParamType):
@@ -271,47 +177,7 @@ def split_top_level(text: str) -> list[str]:
     return parts
 
 
-def risk_help() -> str:
-    """The risk measures of the registry, for the help of ``--risk``: each with its parameters and
-    the paper and equation that define it."""
-    from riskeval.measures.declared import measure_table
-
-    return "; ".join(f"{name}({params}): {citation}" for name, params, _, citation in measure_table())
-
-
-def risk_option(*, help: str) -> Callable:
-    """``--risk MEASURE`` (repeat, or a comma list): the command gets the measures as ``risks``, a
-    list, or ``None`` when the option is not given."""
-
-    def flatten(ctx: click.Context, param: click.Parameter, value: tuple[list[Any], ...]) -> list[Any] | None:
-        return [measure for measures in value for measure in measures] or None
-
-    return click.option(
-        "--risk",
-        "risks",
-        type=RiskType(),
-        multiple=True,
-        callback=flatten,
-        metavar="MEASURE",
-        help=f"{help} Repeat the option or give a comma list. The measures: {risk_help()}.",
-    )
-
-
-systems_option = click.option(
-    "--systems",
-    metavar="A,B,...",
-    default=None,
-    help="Show the rows of these systems only (comma list); MEAN/MEDIAN/MAX baselines, ZRisk, "
-    "GeoRisk, ranks and corrections still use every system given.",
-)
-
-
-def alpha_option(*, help: str) -> Callable:
-    """``--alpha``/``-a``: a list of α in every command, repeated or comma-separated."""
-    return click.option("--alpha", "-a", "alphas", multiple=True, help=help, metavar="A[,A...]")
-
-
-def parse_alphas(values: tuple[str, ...], default: Sequence[float] = DEFAULT_ALPHAS) -> list[float]:
+def parse_alphas(values: tuple[str, ...], default: Sequence[float]) -> list[float]:
     """``("0,1", "5")`` -> ``[0.0, 1.0, 5.0]``; nothing given -> ``default`` (the command's grid)."""
     if not values:
         return list(default)
@@ -371,10 +237,6 @@ class DecimalRange(DecimalType):
         if not (low_ok and high_ok):
             self.fail(f"{value!r} is not in the range {self.name}.", param, ctx)
         return number
-
-
-def correction_arg(correction: str) -> str | None:
-    return None if correction == "none" else correction
 
 
 def load_scores(

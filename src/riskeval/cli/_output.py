@@ -25,7 +25,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -38,35 +38,38 @@ FORMATS = ("table", "latex", "markdown", "csv", "csv-spreadsheet", "json")
 #: The formats for people: the columns people read, numbers rounded, the caption.
 HUMAN_FORMATS = ("table", "latex", "markdown")
 
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="table: aligned text for people; latex: a booktabs table (significant values marked †, "
-    "the best of each column bold, a caption); markdown: a pipe table; csv and json: every column "
-    "at full precision for programs (csv: every cell verbatim; json: NaN and infinity as null); "
-    "csv-spreadsheet: csv for a spreadsheet, text cells it would run as formulas get a leading '.",
-)
-
 #: The first characters of a text cell that spreadsheets treat as a formula (OWASP, CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
-def emit(
+def emit(frame: pd.DataFrame, fmt: str, *, out: IO | None = None, **keywords: Any) -> None:
+    """Write ``frame`` to ``out`` (stdout) in ``fmt``, as :func:`write` does; a failed write to
+    standard output (a full disk) is an :class:`~riskeval.errors.OutputError`, a closed pipe
+    (``BrokenPipeError``) is left to the caller."""
+    stream = out or sys.stdout
+    try:
+        write(frame, fmt, stream, **keywords)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        if stream is not sys.stdout:
+            raise
+        raise stdout_error(exc) from exc
+
+
+def write(
     frame: pd.DataFrame,
     fmt: str,
+    out: IO,
     *,
-    out: TextIO | None = None,
     digits: int = 4,
     caption: str | None = None,
     baseline: str | None = None,
     groups: Sequence[str] | None = None,
     columns: str | None = None,
 ) -> None:
-    """Write ``frame`` to ``out`` (stdout) in ``fmt``.
+    """Write ``frame`` to ``out`` in ``fmt``.
 
     ``table``, ``latex`` and ``markdown`` are for people (:mod:`riskeval.formatting`): ``caption``
     (the lines above a text table, a LaTeX ``\\caption``) says what the table shows, and the rows of
@@ -80,41 +83,7 @@ def emit(
     ``--columns`` of ``riskeval risk``): ``"all"`` or a comma list of the columns shown, in that
     order, in every format; by default the formats for people show the compact columns of a risk
     table (:data:`riskeval.formatting.COMPACT`) and CSV and JSON every column.
-
-    Raises :class:`~riskeval.errors.OutputError` when standard output cannot be written (a full
-    disk); a closed pipe (``BrokenPipeError``) is left to the caller.
     """
-    stream = out or sys.stdout
-    try:
-        _write(
-            frame,
-            fmt,
-            stream,
-            digits=digits,
-            caption=caption,
-            baseline=baseline,
-            groups=groups,
-            columns=columns,
-        )
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        if stream is not sys.stdout:
-            raise
-        raise stdout_error(exc) from exc
-
-
-def _write(
-    frame: pd.DataFrame,
-    fmt: str,
-    out: TextIO,
-    *,
-    digits: int,
-    caption: str | None,
-    baseline: str | None,
-    groups: Sequence[str] | None,
-    columns: str | None,
-) -> None:
     flat = frame.reset_index() if _has_named_index(frame) else frame
     if columns is not None and fmt not in HUMAN_FORMATS:
         from riskeval.formatting import select_columns

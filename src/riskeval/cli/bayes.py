@@ -9,145 +9,110 @@ posterior fails (R-hat, effective sample size, divergences) is a warning line on
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
-from riskeval.cli._input import (
-    DECIMAL,
-    DecimalRange,
-    WholeNumber,
-    _stack,
-    alpha_option,
-    load_scores,
-    parse_alphas,
-    scores_options,
-)
-from riskeval.cli._output import HUMAN_FORMATS, echo_warning, emit, format_option
+from riskeval.cli import _options as opts
+from riskeval.cli._input import DECIMAL, DecimalRange, WholeNumber
+from riskeval.cli._output import echo_warning
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from riskeval.bayes import ChampionComparison
+    from riskeval.settings import RiskSettings
 
 #: The columns the formats for people show by default (``--columns all``: every one).
 SHOWN = ("system", "alpha", "effect_mean", "effect_low", "effect_high", "diff_mean", "diff_low",
          "diff_high", "p_better")  # fmt: skip
 
-#: ``--champion``, ``--challengers`` and the sampler's settings, shared with ``riskeval report --bayes``.
-sampler_options = _stack(
+
+class Sampler(NamedTuple):
+    """``--champion``, ``--challengers`` and the sampler's settings (:data:`sampler_options`)."""
+
+    champion: str | None
+    challengers: str | None
+    chains: int
+    draws: int
+    warmup: int
+
+
+#: ``--champion``, ``--challengers`` and the sampler's settings, shared with ``riskeval report
+#: --bayes``; the command gets them as a :class:`Sampler`, ``sampler``.
+sampler_options = opts.group(
     [
         click.option(
-            "--champion",
-            metavar="NAME",
-            default=None,
-            help="The system in production, which the challengers must beat.",
+            "--champion", metavar="NAME", help="The system in production, which the challengers must beat."
         ),
         click.option(
             "--challengers",
             metavar="A,B,...",
-            default=None,
             help="The systems that could replace the champion (comma list). [default: every other "
             "system; all of them inform the model either way]",
         ),
-        click.option("--chains", type=WholeNumber(1), default=4, show_default=True, help="Markov chains."),
-        click.option(
-            "--draws",
-            type=WholeNumber(10),
-            default=4_000,
-            show_default=True,
-            help="Draws kept per chain.",
-        ),
+        click.option("--chains", type=WholeNumber(1), default=4, help="Markov chains."),
+        click.option("--draws", type=WholeNumber(10), default=4_000, help="Draws kept per chain."),
         click.option(
             "--warmup",
             type=WholeNumber(10),
             default=1_000,
-            show_default=True,
             help="Warm-up iterations per chain (step size and mass matrix adaptation).",
         ),
-    ]
+    ],
+    "sampler",
+    Sampler,
 )
+#: A probability strictly between 0 and 1.
+PROBABILITY = DecimalRange(0, 1, min_open=True, max_open=True)
 
 
-@click.command()
-@scores_options
+@opts.command()
+@opts.input_options
 @sampler_options
-@alpha_option(
-    help="Risk weights α ≥ 0: each loss against the champion counts (1 + α) times; one fit per α. "
-    "Repeat the option or give a comma list. [default: 0]"
+@opts.risk_options(
+    "alphas",
+    grid=(0.0,),
+    alphas=dict(
+        help="Risk weights α ≥ 0: each loss against the champion counts (1 + α) times; one fit per α. "
+        "Repeat the option or give a comma list."
+    ),
 )
 @click.option(
     "--level",
-    type=DecimalRange(0, 1, min_open=True, max_open=True),
+    type=PROBABILITY,
     default=0.95,
-    show_default=True,
     help="Level of the equal-tailed credible intervals.",
 )
 @click.option(
     "--margin",
     type=DECIMAL,
     default=0.0,
-    show_default=True,
     help="The smallest difference that matters: p_better_margin is the probability of beating the "
     "champion by more.",
 )
 @click.option(
     "--target-accept",
-    type=DecimalRange(0, 1, min_open=True, max_open=True),
+    type=PROBABILITY,
     default=0.9,
-    show_default=True,
     help="Target acceptance of the sampler's step size; raise it (0.99) after divergent transitions.",
 )
-@click.option(
-    "--seed",
-    type=WholeNumber(0),
-    default=None,
-    metavar="S",
-    help="Seed of the sampler (recorded in the output); the same seed gives the same draws.",
+@opts.option("seed", help="Seed of the sampler (recorded in the output); the same seed gives the same draws.")
+@opts.option("progress", fill="A progress bar on stderr counting the sampler's iterations.")
+@opts.output_options(
+    columns=f"table, latex, markdown: {', '.join(SHOWN)}, and p_better_margin with --margin", output=True
 )
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="A progress bar on stderr counting the sampler's iterations. [default: when stderr is a terminal]",
-)
-@click.option(
-    "--columns",
-    default=None,
-    metavar="A,B,...|all",
-    help="The columns shown, in that order (comma list), or all. [default: table, latex, markdown: "
-    + ", ".join(SHOWN)
-    + ", and p_better_margin with --margin; csv, json: all]",
-)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False),
-    default="-",
-    help="The file to write: a new path or a regular file, replaced atomically. [default: standard output]",
-)
-@format_option
 def bayes(
-    inputs,
-    example,
-    qrels,
-    measure,
-    name_from,
-    missing,
-    champion,
-    challengers,
-    chains,
-    draws,
-    warmup,
-    alphas,
-    level,
-    margin,
-    target_accept,
-    seed,
-    progress,
-    columns,
-    output,
-    fmt,
-):
+    source: opts.ScoreSource,
+    sampler: Sampler,
+    settings: RiskSettings,
+    level: float,
+    margin: float,
+    target_accept: float,
+    seed: int | None,
+    progress: bool | None,
+    out: opts.Output,
+) -> None:
     """Which challengers beat the champion, and with what probability, at each risk weight α.
 
     Fits the crossed random-effects model score ~ (1 | topic) + (1 | system) of Benham,
@@ -155,8 +120,7 @@ def bayes(
     weighting each loss against the champion by (1 + α).  For each system the table gives its
     effect (deviation from the grand mean) with its credible interval; for each challenger the
     difference from the champion and p_better, the posterior probability that it is above 0.
-    SCORES is read as riskeval risk reads it: a score table, trec_eval -q files, run files with
-    --qrels, or - for standard input.  Needs the bayes extra (pip install "riskeval[bayes]").
+    Needs the bayes extra (pip install "riskeval[bayes]").
 
     \b
     Examples:
@@ -166,50 +130,45 @@ def bayes(
     """
     from riskeval._optional import require
     from riskeval.bayes.model import FEATURE
-    from riskeval.io.atomic import atomic_open, check_target, is_stdout, refuse_inputs
+    from riskeval.io.atomic import check_target, is_stdout, refuse_inputs
 
     for module in ("numpyro", "jax", "arviz"):  # a missing extra before the scores are read
         require(module, FEATURE)
-    if not is_stdout(output):
-        check_target(output)
-        refuse_inputs(output, [*inputs, qrels])
-    grid = parse_alphas(alphas, [0.0])
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
+    if not is_stdout(out.output):
+        check_target(out.output)
+        refuse_inputs(out.output, source.files)
+    scores = source.load()
     matrix = scores.one()
-    named = check_names(matrix, champion, challengers, "riskeval bayes")
     show = sys.stderr.isatty() if progress is None else progress
     comparison, problems = compare(
         matrix,
-        champion,
-        named,
-        alphas=grid,
+        sampler,
+        alphas=list(settings.alphas),
         level=level,
         margin=margin,
-        chains=chains,
-        draws=draws,
-        warmup=warmup,
         target_accept=target_accept,
         seed=seed,
         progress=show,
+        command="riskeval bayes",
     )
     seed = comparison.seed
     table = comparison.table.assign(seed=seed)
-    if fmt in HUMAN_FORMATS:
+    if out.human:
         table = probabilities_as_text(table)
-        if columns is None:
-            columns = ",".join([*SHOWN, *(["p_better_margin"] if margin else [])])
+        if out.columns is None:
+            out = out._replace(columns=",".join([*SHOWN, *(["p_better_margin"] if margin else [])]))
     caption = (
-        f"{matrix.shape[0]} systems × {matrix.shape[1]} topics from {scores.source}"
+        f"{scores.about()}"
         + (f", {scores.measure}" if scores.measure else "")
-        + f"; champion {champion}; {chains} chains × {draws} draws ({warmup} warm-up), seed {seed}; "
+        + f"; champion {sampler.champion}; {sampler.chains} chains × {sampler.draws} draws "
+        f"({sampler.warmup} warm-up), seed {seed}; "
         f"{level * 100:g}% credible intervals; p_better: posterior probability that the challenger's "
         f"effect is above the champion's (each loss counted 1 + α times)"
         + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
         + "\n"
         + verdict(problems)
     )
-    with atomic_open(output, "w", inputs=[*scores.files]) as out:
-        emit(table, fmt, out=out, caption=caption, columns=columns)
+    out.emit(table, inputs=scores.files, caption=caption)
 
 
 def check_names(
@@ -226,13 +185,13 @@ def check_names(
     if champion is None:
         raise click.UsageError(f"{command} needs --champion NAME, one of the systems: {_listing(systems)}.")
     named = None if challengers is None else [s.strip() for s in challengers.split(",") if s.strip()]
-    for option, names in (("--champion", [champion]), ("--challengers", named or [])):
+    for flag, names in (("--champion", [champion]), ("--challengers", named or [])):
         unknown = [n for n in names if n not in systems]
         if unknown:
             close = difflib.get_close_matches(unknown[0], systems, n=3, cutoff=0.6)
             hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
             raise RiskevalError(
-                f"The '{option}' option of {command} names {', '.join(map(repr, unknown))}, not a "
+                f"The '{flag}' option of {command} names {', '.join(map(repr, unknown))}, not a "
                 f"system of the scores.{hint} The systems are: {_listing(systems)}."
             )
     if named is not None and not named:
@@ -246,17 +205,21 @@ def check_names(
 
 
 def compare(
-    matrix: pd.DataFrame, champion: str, challengers: list[str] | None, *, seed: int | None, **options: Any
+    matrix: pd.DataFrame, sampler: Sampler, *, seed: int | None, command: str, **options: Any
 ) -> tuple[ChampionComparison, list[str]]:
-    """:func:`riskeval.bayes.champion_challengers` and the sampling checks its fits fail, each a
-    warning line on stderr that names its α (instead of the library's one warning for all)."""
+    """:func:`riskeval.bayes.champion_challengers` of the ``sampler`` options (the names checked
+    by :func:`check_names`) and the sampling checks its fits fail, each a warning line on stderr
+    that names its α (instead of the library's one warning for all)."""
     import warnings
 
     from riskeval.bayes import BayesDiagnosticWarning, champion_challengers
 
+    champion, challengers = sampler.champion, sampler.challengers
+    named = check_names(matrix, champion, challengers, command)
+    chain = {"chains": sampler.chains, "draws": sampler.draws, "warmup": sampler.warmup}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BayesDiagnosticWarning)
-        comparison = champion_challengers(matrix, champion, challengers, rng=seed, **options)
+        comparison = champion_challengers(matrix, champion, named, rng=seed, **chain, **options)
     problems = comparison.problems()
     for problem in problems:
         echo_warning(f"the posterior fails a sampling check of Benham et al. (SIGIR 2020) at {problem}")

@@ -15,10 +15,9 @@ from typing import Any
 
 import click
 
-from riskeval.cli._cluster import cluster_options
-from riskeval.cli._input import WholeNumber
-from riskeval.cli._output import HUMAN_FORMATS, echo_warning, emit, format_option
-from riskeval.options import MISSING_POLICIES
+from riskeval.cli import _options as opts
+from riskeval.cli._input import DEFAULT_MEASURE, WholeNumber
+from riskeval.cli._output import echo_warning
 
 
 @click.command("evaluate")
@@ -33,8 +32,7 @@ from riskeval.options import MISSING_POLICIES
     "-m",
     "measures",
     multiple=True,
-    default=("nDCG@10",),
-    show_default=True,
+    default=(DEFAULT_MEASURE,),
     help="ir_measures measure name, e.g. nDCG@10, ERR@20, 'AP(rel=2)', \"nDCG(dcg='exp-log2')@20\". "
     "Repeat for several measures.",
 )
@@ -45,18 +43,13 @@ from riskeval.options import MISSING_POLICIES
     help="System name of each run, in the order of the run files (repeat once per run). "
     "Default: the run tag, 6th field of the first line.",
 )
-@click.option(
-    "--name-from",
-    type=click.Choice(["tag", "file"]),
-    default="tag",
-    show_default=True,
+@opts.option(
+    "name-from",
     help="Without --name: name systems by run tag or by file name (without .gz, .txt, .run, ...).",
 )
-@click.option(
-    "--missing",
-    type=click.Choice(MISSING_POLICIES),
+@opts.option(
+    "missing",
     default="zero",
-    show_default=True,
     help="Topics judged in the qrels but absent from a run: score 0 (as trec_eval -c), drop the "
     "topic for every system, or stop with an error.",
 )
@@ -64,14 +57,12 @@ from riskeval.options import MISSING_POLICIES
     "--jobs",
     "-j",
     type=WholeNumber(1),
-    default=None,
     help="Worker processes (default: the CPUs this process may use, or one for runs under 256 MB).",
 )
 @click.option(
     "--engine",
     type=click.Choice(["compiled", "ir_measures"]),
     default="compiled",
-    show_default=True,
     help="compiled: trec_eval's measures by compiled kernels equal to ir_measures, the others by "
     "ir_measures; ir_measures: every measure by ir_measures (same values, slower).",
 )
@@ -81,13 +72,9 @@ from riskeval.options import MISSING_POLICIES
     help="Each topic's score (system, topic, measure, score), as trec_eval -q, instead of each "
     "system's mean over the topics.",
 )
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Progress bar over runs on stderr (default: when stderr is a terminal).",
-)
-@cluster_options
-@format_option
+@opts.option("progress", fill="Progress bar over runs on stderr.")
+@opts.cluster_options
+@opts.output_options()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def evaluate(
     qrels: str,
@@ -99,7 +86,7 @@ def evaluate(
     engine: str,
     per_topic: bool,
     progress: bool | None,
-    fmt: str,
+    out: opts.Output,
     runs: tuple[str, ...],
     client: Any,
 ) -> None:
@@ -139,14 +126,14 @@ def evaluate(
         if issubclass(warning.category, UserWarning):
             echo_warning(warning.message)
     if per_topic:
-        emit(table, fmt)
+        out.emit(table)
         return
     means = table.groupby(["system", "measure"], sort=False)["score"].mean().reset_index()
-    if fmt not in HUMAN_FORMATS:
-        emit(means, fmt)
+    if not out.human:
+        out.emit(means)
         return
     wide = means.pivot(index="system", columns="measure", values="score")
     wide = wide.reindex(index=means["system"].unique(), columns=means["measure"].unique())
     topics = table["topic"].nunique()
     caption = f"Mean over {topics} topic(s) of {qrels}; --per-topic for each topic's score"
-    emit(wide.rename_axis(columns=None).reset_index(), fmt, caption=caption)
+    out.emit(wide.rename_axis(columns=None).reset_index(), caption=caption)

@@ -11,15 +11,18 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
-from riskeval.cli._input import CORRECTIONS, DecimalRange, WholeNumber, correction_arg, parse_alphas
-from riskeval.cli._output import emit, format_option
-from riskeval.cli._resamples import ResampleCount
+from riskeval.cli import _options as opts
+from riskeval.cli._input import DecimalRange, ResampleCount, WholeNumber
+from riskeval.cli._output import emit
 from riskeval.io.terminal import escape_controls
 from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SX_UPDATES, VARIANTS
+
+if TYPE_CHECKING:
+    from riskeval.settings import RiskSettings
 
 _data = click.argument("data", type=click.Path(exists=True, dir_okay=False))
 _query_file = click.option(
@@ -27,50 +30,101 @@ _query_file = click.option(
     type=click.Path(exists=True, dir_okay=False),
     help="LightGBM group sizes when the data lines have no qid (default: DATA.query).",
 )
-_k = click.option(
-    "-k", "k", type=WholeNumber(1), default=10, show_default=True, help="The cut-off of NDCG@k."
+_k = click.option("-k", "k", type=WholeNumber(1), default=10, help="The cut-off of NDCG@k.")
+
+
+class Baselines(NamedTuple):
+    """The baselines of ``train`` and ``evaluate``: feature rankings and LightGBM model files."""
+
+    features: tuple[int, ...]
+    models: tuple[str, ...]
+
+
+_baselines_options = opts.group(
+    [
+        click.option(
+            "--baseline-feature",
+            "features",
+            multiple=True,
+            type=WholeNumber(0),
+            help="A feature whose ranking is a baseline (repeatable), e.g. 110 for MSLR's BM25.",
+        ),
+        click.option(
+            "--baseline-model",
+            "baseline_models",
+            multiple=True,
+            type=click.Path(exists=True, dir_okay=False),
+            help="A LightGBM model file used as a baseline system (repeatable).",
+        ),
+    ],
+    "baselines",
+    lambda features, baseline_models: Baselines(features, baseline_models),
 )
-_features = click.option(
-    "--baseline-feature",
-    "features",
-    multiple=True,
-    type=WholeNumber(0),
-    help="A feature whose ranking is a baseline (repeatable), e.g. 110 for MSLR's BM25.",
+#: -k and how the risk-sensitive objectives are computed: keywords of :func:`riskeval.ltr.train`
+#: and :class:`riskeval.ltr.Experiment`, given to ``train`` and ``experiment`` as ``lambdamart``.
+_lambdamart = opts.group(
+    [
+        _k,
+        click.option(
+            "--sx-update",
+            type=click.Choice(SX_UPDATES),
+            default="first_tree",
+            help="T-SARO/T-FARO/T*-FARO: s_x estimated during the first tree and kept, or at every tree.",
+        ),
+        click.option(
+            "--georisk-update",
+            type=click.Choice(GEORISK_UPDATES),
+            default="first_order",
+            help="GeoRisk: every other query's z moved to first order, or the paper's shortcut.",
+        ),
+        click.option(
+            "--variant",
+            type=click.Choice(VARIANTS),
+            default="paper",
+            help="U-CRO/T-SARO/T-FARO/T*-FARO by the papers' equations, or as the Jforests code computes "
+            "them.",
+        ),
+    ],
+    "lambdamart",
+    dict,
 )
-_baseline_models = click.option(
-    "--baseline-model",
-    "baseline_models",
-    multiple=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="A LightGBM model file used as a baseline system (repeatable).",
-)
-_variant = click.option(
-    "--variant",
-    type=click.Choice(VARIANTS),
-    default="paper",
-    show_default=True,
-    help="U-CRO/T-SARO/T-FARO/T*-FARO by the papers' equations, or as the Jforests code computes them.",
-)
-_sx_update = click.option(
-    "--sx-update",
-    type=click.Choice(SX_UPDATES),
-    default="first_tree",
-    show_default=True,
-    help="T-SARO/T-FARO/T*-FARO: s_x estimated during the first tree and kept, or at every tree.",
-)
-_georisk_update = click.option(
-    "--georisk-update",
-    type=click.Choice(GEORISK_UPDATES),
-    default="first_order",
-    show_default=True,
-    help="GeoRisk: every other query's z moved to first order, or the paper's shortcut.",
-)
-_params = click.option(
-    "--param",
-    "params",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="A LightGBM parameter (repeatable), e.g. num_leaves=50.",
+
+
+class Boosting(NamedTuple):
+    """The LightGBM parameters (checked), the boosting rounds and the early stopping."""
+
+    params: dict[str, Any]
+    rounds: int
+    early_stopping: int | None
+
+
+def _boosting(params: tuple[str, ...], rounds: int, early_stopping: int | None) -> Boosting:
+    from riskeval.ltr.lightgbm_params import check_lightgbm_params
+
+    checked = _parse_params(params)
+    check_lightgbm_params(checked, opts.given_command())
+    return Boosting(checked, rounds, early_stopping)
+
+
+_boosting_options = opts.group(
+    [
+        click.option(
+            "--param",
+            "params",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="A LightGBM parameter (repeatable), e.g. num_leaves=50.",
+        ),
+        click.option("--rounds", type=WholeNumber(1), default=100, help="Boosting rounds (trees)."),
+        click.option(
+            "--early-stopping",
+            type=WholeNumber(1),
+            help="Stop when NDCG@k on the validation data (train: --valid; experiment: each fold's "
+            "validation part) has not improved for this many rounds.",
+        ),
+    ],
+    "boosting",
+    _boosting,
 )
 
 
@@ -165,17 +219,15 @@ def _lightgbm_errors(command: str) -> Iterator[None]:
         raise RiskevalError(f"riskeval ltr {command}: LightGBM refused the training: {reason}") from None
 
 
-def _baselines(data, features, model_files, k):
+def _baselines(data, baselines: Baselines, k: int):
     """Per-query NDCG@k of every baseline on ``data``: name → vector."""
-
+    from riskeval.ltr.baselines import feature_column
     from riskeval.ltr.model_evaluation import ndcg_per_query
 
     out = {}
-    for j in features:
-        from riskeval.ltr.baselines import feature_column
-
+    for j in baselines.features:
         out[f"feature {j}"] = ndcg_per_query(feature_column(data.X, j), data.y, data.group, k=k)
-    for path in model_files:
+    for path in baselines.models:
         booster = _booster(path)
         out[Path(path).stem] = ndcg_per_query(booster.predict(data.X), data.y, data.group, k=k)
     return out
@@ -206,13 +258,6 @@ def _emit_table7(frame, fmt: str) -> None:
         click.echo(f"{MACRO}: each measure averaged over the baselines; {', '.join(counts)} are mean counts.")
 
 
-_progress = click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Progress bar on stderr (default: when stderr is a terminal, not in a pipe or a log).",
-)
-
-
 def _progress_callback(total: int, progress: bool | None):
     """A progress bar on stderr (by default when it is a terminal), shown from the first tree (not
     for input that fails before)."""
@@ -240,73 +285,50 @@ def ltr() -> None:
 @ltr.command()
 @_data
 @_query_file
-@click.option("--objective", type=click.Choice(OBJECTIVE_NAMES), default="lambdarank", show_default=True)
-@click.option(
-    "--alpha", type=DecimalRange(min=0), default=0.0, show_default=True, help="Risk aversion α ≥ 0."
-)
-@_features
-@_baseline_models
-@_k
-@_sx_update
-@_georisk_update
-@_variant
-@_params
-@click.option(
-    "--rounds", type=WholeNumber(1), default=100, show_default=True, help="Boosting rounds (trees)."
-)
+@click.option("--objective", type=click.Choice(OBJECTIVE_NAMES), default="lambdarank")
+@click.option("--alpha", type=DecimalRange(min=0), default=0.0, help="Risk aversion α ≥ 0.")
+@_baselines_options
+@_lambdamart
+@_boosting_options
 @click.option(
     "--valid",
     type=click.Path(exists=True, dir_okay=False),
     help="Validation data (LETOR) for early stopping and the report.",
 )
-@click.option(
-    "--early-stopping",
-    type=WholeNumber(1),
-    help="Stop when NDCG@k on --valid has not improved for this many rounds.",
-)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False),
+@opts.option(
+    "output",
     required=True,
+    default=None,
     help="Where to save the LightGBM model: a new path or a regular file, replaced atomically.",
 )
-@_progress
-@format_option
+@opts.option("progress", fill="Progress bar on stderr.")
+@opts.option("format")
 def train(
-    data,
-    query_file,
-    objective,
-    alpha,
-    features,
-    baseline_models,
-    k,
-    sx_update,
-    georisk_update,
-    variant,
-    params,
-    rounds,
-    valid,
-    early_stopping,
-    output,
-    progress,
-    fmt,
-):
+    data: str,
+    query_file: str | None,
+    objective: str,
+    alpha: float,
+    baselines: Baselines,
+    lambdamart: dict[str, Any],
+    boosting: Boosting,
+    valid: str | None,
+    output: str,
+    progress: bool | None,
+    fmt: str,
+) -> None:
     """Train a model on DATA and save it; print its Table 7 on --valid (else on DATA)."""
     from riskeval.ltr import train as fit
-    from riskeval.ltr.lightgbm_params import check_lightgbm_params
     from riskeval.ltr.models import write_model
 
-    lgb_params = _parse_params(params)
-    check_lightgbm_params(lgb_params, "riskeval ltr train")
-    inputs = [data, query_file, valid, *baseline_models]
+    lgb_params, k = boosting.params, lambdamart["k"]
+    inputs = [data, query_file, valid, *baselines.models]
     _check_output(output, [p for p in inputs if p])
-    for path in baseline_models:
+    for path in baselines.models:
         _booster(path)  # a bad model file fails before the data is read and the model trained
     train_set, _ = _read([data], query_file)
-    baseline = _training_baseline(objective, train_set, features, baseline_models, k)
-    train_set, report, kwargs = _validation(train_set, valid, early_stopping, k, lgb_params)
-    kwargs["callbacks"].insert(0, _progress_callback(rounds, progress))
+    baseline = _training_baseline(objective, train_set, baselines, k)
+    train_set, report, kwargs = _validation(train_set, valid, boosting.early_stopping, k, lgb_params)
+    kwargs["callbacks"].insert(0, _progress_callback(boosting.rounds, progress))
     with _lightgbm_errors("train"):
         booster = fit(
             lgb_params,
@@ -316,19 +338,16 @@ def train(
             objective=objective,
             alpha=alpha,
             baseline=baseline,
-            k=k,
-            sx_update=sx_update,
-            georisk_update=georisk_update,
-            variant=variant,
-            num_boost_round=rounds,
+            num_boost_round=boosting.rounds,
+            **lambdamart,
             **kwargs,
         )
     write_model(booster, output, inputs=tuple(p for p in inputs if p))
     click.echo(f"saved {escape_controls(output)} ({booster.current_iteration()} trees)", err=True)
-    _emit_trained(Path(output).stem, booster, report, features, baseline_models, k, fmt)
+    _emit_trained(Path(output).stem, booster, report, baselines, k, fmt)
 
 
-def _emit_trained(name, booster, report, features, model_files, k, fmt):
+def _emit_trained(name, booster, report, baselines: Baselines, k: int, fmt: str) -> None:
     """The Table 7 of a trained model on ``report`` against the baselines; without baselines,
     its mean NDCG@k."""
     import pandas as pd
@@ -336,14 +355,14 @@ def _emit_trained(name, booster, report, features, model_files, k, fmt):
     from riskeval.ltr.model_evaluation import ndcg_per_query, risk_profile
 
     model = {name: ndcg_per_query(booster.predict(report.X), report.y, report.group, k=k)}
-    if features or model_files:
-        _emit_table7(risk_profile(model, _baselines(report, features, model_files, k)).to_frame(), fmt)
+    if baselines.features or baselines.models:
+        _emit_table7(risk_profile(model, _baselines(report, baselines, k)).to_frame(), fmt)
     else:
         means = {"NDCG": [v.mean() for v in model.values()]}
         emit(pd.DataFrame(means, index=pd.Index(list(model), name="model")), fmt)
 
 
-def _training_baseline(objective, data, features, model_files, k):
+def _training_baseline(objective, data, baselines: Baselines, k: int):
     """What ``train`` learns against: nothing (lambdarank), the one feature, or the per-query
     NDCG@k of every baseline (systems × queries)."""
     import numpy as np
@@ -352,11 +371,11 @@ def _training_baseline(objective, data, features, model_files, k):
 
     if objective == "lambdarank":
         return None
-    if not features and not model_files:
+    if not baselines.features and not baselines.models:
         raise RiskevalError(f"--objective {objective} needs --baseline-feature or --baseline-model.")
-    if len(set(features)) == 1 and not model_files:
-        return features[0]
-    return np.vstack(list(_baselines(data, features, model_files, k).values()))
+    if len(set(baselines.features)) == 1 and not baselines.models:
+        return baselines.features[0]
+    return np.vstack(list(_baselines(data, baselines, k).values()))
 
 
 def _validation(train_set, valid, early_stopping, k, lgb_params):
@@ -395,17 +414,18 @@ def _validation(train_set, valid, early_stopping, k, lgb_params):
     type=click.Path(exists=True, dir_okay=False),
     help="A LightGBM model file to evaluate (repeatable).",
 )
-@_features
-@_baseline_models
+@_baselines_options
 @_k
-@format_option
-def evaluate(data, query_file, models, features, baseline_models, k, fmt):
+@opts.option("format")
+def evaluate(
+    data: str, query_file: str | None, models: tuple[str, ...], baselines: Baselines, k: int, fmt: str
+) -> None:
     """Table 7 of models on DATA against baselines (Dinçer et al., SIGIR 2016): NDCG@k, Risk..."""
 
     from riskeval.errors import RiskevalError
     from riskeval.ltr.model_evaluation import ndcg_per_query, risk_profile
 
-    if not features and not baseline_models:
+    if not baselines.features and not baselines.models:
         raise RiskevalError("Give at least one --baseline-feature or --baseline-model.")
     boosters = {Path(p).stem: _booster(p) for p in models}
     width = max(b.num_feature() for b in boosters.values())
@@ -413,7 +433,7 @@ def evaluate(data, query_file, models, features, baseline_models, k, fmt):
     scored = {
         name: ndcg_per_query(b.predict(test.X), test.y, test.group, k=k) for name, b in boosters.items()
     }
-    _emit_table7(risk_profile(scored, _baselines(test, features, baseline_models, k)).to_frame(), fmt)
+    _emit_table7(risk_profile(scored, _baselines(test, baselines, k)).to_frame(), fmt)
 
 
 def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
@@ -441,17 +461,16 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     type=click.Path(exists=True, file_okay=False),
     help="A folder with Fold1..FoldK/{train,vali,test}.txt rotating as MSLR-Web10K's (instead of DATA).",
 )
-@click.option(
-    "--objectives", default=",".join(OBJECTIVE_NAMES), show_default=True, help="Comma-separated objectives."
-)
-@click.option(
-    "--alpha",
-    "-a",
-    "--alphas",
+@click.option("--objectives", default=",".join(OBJECTIVE_NAMES), help="Comma-separated objectives.")
+@opts.risk_options(
     "alphas",
-    multiple=True,
-    metavar="A[,A...]",
-    help="Risk aversion α of the risk-sensitive objectives; repeat or give a comma list. [default: 1,5]",
+    "correction",
+    grid=(1.0, 5.0),
+    alphas=dict(
+        decls=("--alpha", "-a", "--alphas", "alphas"),
+        help="Risk aversion α of the risk-sensitive objectives; repeat or give a comma list.",
+    ),
+    correction=dict(default="holm", help="Multiple-testing correction over all the tests."),
 )
 @click.option(
     "--baseline-feature",
@@ -462,23 +481,21 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
 @click.option(
     "--learned-baselines",
     default="",
-    show_default=True,
     help=f"Comma-separated learners trained on held-out queries ({', '.join(LEARNERS)}).",
 )
 @click.option(
     "--holdout",
     type=DecimalRange(0, 1, min_open=True, max_open=True),
     default=0.2,
-    show_default=True,
     help="Share of the queries for the learned baselines.",
 )
-@click.option("--folds", type=WholeNumber(3), default=5, show_default=True)
+@click.option("--folds", type=WholeNumber(3), default=5)
 @click.option(
     "--folds-by-file",
     is_flag=True,
     help="Each DATA file is one part (e.g. MSLR's S1..S5), instead of random parts.",
 )
-@_params
+@_boosting_options
 @click.option(
     "--grid",
     "grid",
@@ -487,35 +504,17 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     help="LightGBM parameter values tried per fold and model, the best on validation kept "
     "(repeatable); 'default': learning_rate=0.05,0.1 and num_leaves=15,50.",
 )
-@click.option("--rounds", type=WholeNumber(1), default=100, show_default=True)
-@click.option(
-    "--early-stopping",
-    type=WholeNumber(1),
-    help="Early stopping on each fold's validation part (NDCG@k).",
-)
-@_k
-@_sx_update
-@_georisk_update
-@_variant
+@_lambdamart
 @click.option(
     "--test-alpha",
     type=DecimalRange(min=0),
     default=1.0,
-    show_default=True,
     help="α of the TRisk and randomisation tests.",
-)
-@click.option(
-    "--correction",
-    type=click.Choice(CORRECTIONS),
-    default="holm",
-    show_default=True,
-    help="Multiple-testing correction over all the tests.",
 )
 @click.option(
     "--resamples",
     type=ResampleCount(0),
     default=10000,
-    show_default=True,
     help="Sign flips of the randomisation test (0: TRisk only).",
 )
 @click.option(
@@ -524,61 +523,49 @@ def _parse_grid(items: tuple[str, ...]) -> dict[str, list[Any]] | None:
     is_flag=True,
     help="Print the significance tests instead of Table 7 (the text format prints both).",
 )
-@click.option("--seed", type=WholeNumber(), default=0, show_default=True)
-@_progress
-@format_option
+@opts.option("seed", type=WholeNumber(), default=0, help="Seed of the experiment's random draws.")
+@opts.option("progress", fill="Progress bar on stderr.")
+@opts.option("format")
 def experiment(
-    data,
-    folds_dir,
-    objectives,
-    alphas,
-    feature,
-    learned_baselines,
-    holdout,
-    folds,
-    folds_by_file,
-    params,
-    grid,
-    rounds,
-    early_stopping,
-    k,
-    sx_update,
-    georisk_update,
-    variant,
-    test_alpha,
-    correction,
-    resamples,
-    show_tests,
-    seed,
-    progress,
-    fmt,
-):
+    data: tuple[str, ...],
+    folds_dir: str | None,
+    objectives: str,
+    settings: RiskSettings,
+    feature: int | None,
+    learned_baselines: str,
+    holdout: float,
+    folds: int,
+    folds_by_file: bool,
+    boosting: Boosting,
+    grid: tuple[str, ...],
+    lambdamart: dict[str, Any],
+    test_alpha: float,
+    resamples: int,
+    show_tests: bool,
+    seed: int,
+    progress: bool | None,
+    fmt: str,
+) -> None:
     """k-fold train/validate/test of several objectives and α values; prints Table 7 and the tests
     of every model against LambdaMART and the baselines."""
     from riskeval.ltr import Experiment
-    from riskeval.ltr.lightgbm_params import check_lightgbm_params
 
-    lgb_params = _parse_params(params)
-    check_lightgbm_params(lgb_params, "riskeval ltr experiment")
-    alpha_values, grid_values = parse_alphas(alphas, [1.0, 5.0]), _parse_grid(grid)
+    grid_values = _parse_grid(grid)
     dataset, parts = _experiment_data(data, folds_dir, folds_by_file, folds)
     setup = Experiment(
         objectives=_names(objectives),
-        alphas=alpha_values,
+        alphas=list(settings.alphas),
         baseline_feature=feature,
         learned_baselines=_names(learned_baselines),
         holdout=holdout,
         folds=parts,
-        params=lgb_params,
-        rounds=rounds,
-        early_stopping=early_stopping,
+        params=boosting.params,
+        rounds=boosting.rounds,
+        early_stopping=boosting.early_stopping,
         grid=grid_values,
-        k=k,
-        sx_update=sx_update,
-        georisk_update=georisk_update,
-        variant=variant,
+        **lambdamart,
         test_alpha=test_alpha,
-        correction=correction_arg(correction),
+        correction=settings.correction,
         n_resamples=resamples,
         rng=seed,
         progress=sys.stderr.isatty() if progress is None else progress,

@@ -18,53 +18,25 @@ from typing import Any
 
 import click
 
-# name -> ("module", "attribute", "one-line help").  Help is repeated here so that listing the
-# commands does not import them.
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "risk": ("riskeval.cli.risk", "risk", "Risk table of systems against a baseline."),
-    "bias-study": ("riskeval.cli.risk", "bias_study", "Each system as the baseline: the bias study."),
-    "evaluate": ("riskeval.cli.evaluate", "evaluate", "Mean or per-topic scores of TREC runs."),
-    "bayes": (
-        "riskeval.cli.bayes",
-        "bayes",
-        "Champion against challengers: Bayesian risk inference (SIGIR 2020).",
-    ),
-    "report": ("riskeval.cli.report", "report", "Self-contained HTML risk report (tables and plots)."),
-    "mean-variance": ("riskeval.cli.variations", "mean_variance", "Mean-variance over query variations."),
-    "bias-variance": ("riskeval.cli.variations", "bias_variance", "Bias-variance decomposition of scores."),
-    "ltr": ("riskeval.cli.ltr", "ltr", "Risk-sensitive LambdaMART: train, evaluate, experiment."),
-    "baseline-correlation": (
-        "riskeval.cli.paper",
-        "baseline_correlation",
-        "Correlation with the baseline beside URisk (ECIR 2014).",
-    ),
-    "baseline-rankings": (
-        "riskeval.cli.paper",
-        "baseline_rankings",
-        "Risk rankings against MEAN, MEDIAN, MAX side by side (ECIR 2014).",
-    ),
-    "compare-runs": (
-        "riskeval.cli.paper",
-        "compare_runs",
-        "Two runs topic by topic, each the other's baseline.",
-    ),
-    "risk-reward": ("riskeval.cli.paper", "risk_reward", "Mean score beside FRisk, with the Pareto front."),
-    "pca-topics": (
-        "riskeval.cli.paper",
-        "pca_topics",
-        "Topics loading on PC2; baselines projected (ECIR 2014).",
-    ),
-    "chisq": ("riskeval.cli.paper", "chisq", "Residuals z_ij behind ZRisk; chi-square test (SIGIR 2016)."),
-    "bias-variance-families": (
-        "riskeval.cli.paper",
-        "bias_variance_families",
-        "Bias-variance of model families; eq. 8 terms (SIGIR 2013).",
-    ),
-    "risk-ranks": (
-        "riskeval.cli.paper",
-        "risk_ranks",
-        "Every risk measure with its rank per α (SIGIR 2016).",
-    ),
+# name -> (module in riskeval.cli, one-line help); the function is the name with _ for -.  Help is
+# repeated here so that listing the commands does not import them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "risk": ("risk", "Risk table of systems against a baseline."),
+    "bias-study": ("risk", "Each system as the baseline: the bias study."),
+    "evaluate": ("evaluate", "Mean or per-topic scores of TREC runs."),
+    "bayes": ("bayes", "Champion against challengers: Bayesian risk inference (SIGIR 2020)."),
+    "report": ("report", "Self-contained HTML risk report (tables and plots)."),
+    "mean-variance": ("variations", "Mean-variance over query variations."),
+    "bias-variance": ("variations", "Bias-variance decomposition of scores."),
+    "ltr": ("ltr", "Risk-sensitive LambdaMART: train, evaluate, experiment."),
+    "baseline-correlation": ("paper", "Correlation with the baseline beside URisk (ECIR 2014)."),
+    "baseline-rankings": ("paper", "Risk rankings against MEAN, MEDIAN, MAX side by side (ECIR 2014)."),
+    "compare-runs": ("paper", "Two runs topic by topic, each the other's baseline."),
+    "risk-reward": ("paper", "Mean score beside FRisk, with the Pareto front."),
+    "pca-topics": ("paper", "Topics loading on PC2; baselines projected (ECIR 2014)."),
+    "chisq": ("paper", "Residuals z_ij behind ZRisk; chi-square test (SIGIR 2016)."),
+    "bias-variance-families": ("paper", "Bias-variance of model families; eq. 8 terms (SIGIR 2013)."),
+    "risk-ranks": ("paper", "Every risk measure with its rank per α (SIGIR 2016)."),
 }
 
 
@@ -77,16 +49,16 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
             return None
-        module, attr, _ = COMMANDS[cmd_name]
-        return getattr(importlib.import_module(module), attr)
+        module = importlib.import_module(f"riskeval.cli.{COMMANDS[cmd_name][0]}")
+        return getattr(module, cmd_name.replace("-", "_"))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
 @click.version_option(package_name="riskeval")
 def cli() -> None:
     """Risk-sensitive evaluation of search and ranking systems."""

@@ -14,45 +14,36 @@ from typing import TYPE_CHECKING
 
 import click
 
-from riskeval.cli._input import (
-    RiskType,
-    WholeNumber,
-    alpha_option,
-    load_scores,
-    parse_alphas,
-    per_measure,
-    scores_options,
-    systems_option,
-)
-from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
+from riskeval.cli import _options as opts
+from riskeval.cli._input import RiskType, WholeNumber, per_measure
 from riskeval.errors import RiskevalError
 from riskeval.measures.declared import RISK_MEASURES
-from riskeval.options import RANK_MEASURES, RISK_TESTS
+from riskeval.options import RANK_MEASURES
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from riskeval.measures.declared import RiskMeasure
+    from riskeval.settings import RiskSettings
 
+#: The help of a --baseline that is one system or aggregate (mean by default).
+BASELINE_HELP = "A system name, or mean, median or max."
 #: The risk measures that rank the systems of ``baseline-rankings``.
 RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES]
 
 
-@click.command("baseline-correlation")
-@scores_options
-@click.option(
-    "--baseline",
-    "-b",
-    default=None,
-    help="A system name, or mean, median or max. [default: every system in turn]",
+@opts.command("baseline-correlation")
+@opts.input_options
+@opts.risk_options(
+    "baseline",
+    "alphas",
+    "leave_one_out",
+    grid=(5.0,),
+    baseline=dict(help=f"{BASELINE_HELP} [default: every system in turn]"),
+    alphas=dict(help="Risk aversion α of URisk; repeat or give a comma list."),
 )
-@alpha_option(help="Risk aversion α of URisk; repeat or give a comma list. [default: 5]")
-@click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
-@systems_option
-@format_option
-def baseline_correlation(
-    inputs, example, qrels, measure, name_from, missing, baseline, alphas, leave_one_out, systems, fmt
-):
+@opts.output_options(systems=True)
+def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: opts.Output) -> None:
     """How each system's correlation with the baseline drives its URisk.
 
     One row per (baseline, system): the Pearson correlation of the system with the baseline across
@@ -70,15 +61,14 @@ def baseline_correlation(
     from riskeval.analysis.correlation import baseline_correlation as analyse
     from riskeval.formatting import format_pvalue
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
-    A = parse_alphas(alphas, [5.0])
-    results = [analyse(X, baseline, alpha, leave_one_out=leave_one_out) for alpha in A]
+    scores = source.load()
+    X, A, baseline = scores.one(), settings.alphas, opts.given("baseline")
+    results = [analyse(X, baseline, alpha, leave_one_out=settings.leave_one_out) for alpha in A]
     table = pd.concat([r.table for r in results], ignore_index=True)
     against = "each system in turn" if baseline is None else results[0].baseline
     caption = "\n".join(
         [
-            f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk against {against}; "
+            f"{scores.about()}; URisk against {against}; "
             f"{results[0].n_pairs} pairs (a system against itself left out)",
             *(
                 f"α = {r.alpha:g}: Pearson r of the correlation with the baseline and URisk: "
@@ -88,65 +78,48 @@ def baseline_correlation(
             ),
         ]
     )
-    if systems is not None:  # the rows shown; the correlations above use every pair
-        from riskeval.analysis.by_measure import select_systems
-
-        table = select_systems(table, systems, X.index, "--systems")
-    if fmt in HUMAN_FORMATS:
+    table = out.select(table, X.index)  # the rows shown; the correlations above use every pair
+    if out.human:
         table = table[~table["is_baseline"]].drop(columns=["is_baseline"])
         table = table.drop(
             columns=[c for c in ("alpha",) if len(A) == 1] + (["baseline"] if baseline else [])
         )
-    emit(table, fmt, caption=caption)
+    out.emit(table, caption=caption)
 
 
-@click.command("baseline-rankings")
-@scores_options
+@opts.command("baseline-rankings")
+@opts.input_options
 @click.option(
     "--baselines",
     default="mean,median,max",
-    show_default=True,
     help="Comma list of baselines: mean, median, max or system names.",
 )
-@alpha_option(help="Risk aversion α; repeat or give a comma list. [default: 5,10]")
+@opts.risk_options("alphas", "leave_one_out", grid=(5.0, 10.0))
 @click.option(
     "--risk",
     type=RiskType(),
     default="URisk",
-    show_default=True,
     metavar="MEASURE",
     help="The risk measure that ranks the systems, with its own α (URisk@5) or at every --alpha: "
-    + " or ".join(
-        f"{cls.name} ({cls.citation})" for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES
-    )
+    + " or ".join(f"{cls.name} ({cls.citation})" for cls in RANKING_MEASURES)
     + ".",
 )
-@click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
 @click.option(
     "--show",
     type=click.Choice(("table", "tidy", "agreement")),
     default="table",
-    show_default=True,
     help="table: one row per system, each baseline and α side by side (ECIR 2014, Table 3); tidy: "
     "one row per (system, baseline, α); agreement: Kendall's τ and τ_AP between the rankings.",
 )
-@systems_option
-@format_option
+@opts.output_options(systems=True)
 def baseline_rankings(
-    inputs,
-    example,
-    qrels,
-    measure,
-    name_from,
-    missing,
-    baselines,
-    alphas,
-    risk,
-    leave_one_out,
-    show,
-    systems,
-    fmt,
-):
+    source: opts.ScoreSource,
+    baselines: str,
+    settings: RiskSettings,
+    risk: list[RiskMeasure],
+    show: str,
+    out: opts.Output,
+) -> None:
     """Risk rankings against several baselines side by side, and their agreement.
 
     URisk (or TRisk) of each system against each baseline at each α, with its rank, beside the
@@ -163,32 +136,30 @@ def baseline_rankings(
     import pandas as pd
 
     from riskeval.analysis import baseline_ranks as br
-    from riskeval.analysis.by_measure import select_systems
     from riskeval.cli.risk import integral_ranks
     from riskeval.formatting import format_alpha
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.matrix, scores.source
+    scores = source.load()
     ranking = _ranking_measure(risk)
-    A = [ranking.alpha] if ranking.alpha is not None else parse_alphas(alphas, [5.0, 10.0])
+    A = [ranking.alpha] if ranking.alpha is not None else list(settings.alphas)
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
 
     names: list[str] = []  # the baselines as the tables name them (MEAN, a system...)
 
     def rankings(M: pd.DataFrame) -> pd.DataFrame:
-        tidy = br.baseline_rankings(M, specs, A, risk=ranking, leave_one_out=leave_one_out)
+        tidy = br.baseline_rankings(M, specs, A, risk=ranking, leave_one_out=settings.leave_one_out)
         names.extend(str(b) for b in pd.unique(tidy["baseline"]))
-        return select_systems(tidy, systems, M.index, "--systems")
+        return out.select(tidy, M.index)
 
     def layout(tidy: pd.DataFrame) -> pd.DataFrame:
         if show == "agreement":
             agreement = br.ranking_agreement(tidy)
-            if fmt in HUMAN_FORMATS:  # α as written (5, not 5.0000); blank beside the mean score
+            if out.human:  # α as written (5, not 5.0000); blank beside the mean score
                 agreement["reference_alpha"] = [
                     "" if pd.isna(a) else format_alpha(a) for a in agreement["reference_alpha"]
                 ]
             return agreement
-        if show == "tidy" or fmt not in HUMAN_FORMATS:
+        if show == "tidy" or not out.human:
             return tidy
         wide = br.rankings_wide(tidy)
         wide.columns = [" ".join(p for p in (b, a.replace("α = ", "α="), f) if p) for b, a, f in wide.columns]
@@ -196,10 +167,10 @@ def baseline_rankings(
 
     table = per_measure(scores, lambda M: layout(rankings(M)))
     caption = (
-        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; {ranking.name} against "
+        f"{scores.about()}; {ranking.name} against "
         f"{', '.join(dict.fromkeys(names))} at α = {', '.join(f'{a:g}' for a in A)}; rank 1 = best"
     )
-    emit(integral_ranks(table), fmt, caption=caption)
+    out.emit(integral_ranks(table), caption=caption)
 
 
 def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
@@ -213,64 +184,40 @@ def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
     return risk[0]
 
 
-@click.command("compare-runs")
-@scores_options
+@opts.command("compare-runs")
+@opts.input_options
 @click.option(
     "--runs", "pair", required=True, metavar="A,B", help="The two systems to compare, comma separated."
 )
-@alpha_option(
-    help="Risk aversion α of the per-topic URisk scores; repeat or give a comma list. [default: 5]",
+@opts.risk_options(
+    "alphas",
+    "level",
+    grid=(5.0,),
+    alphas=dict(help="Risk aversion α of the per-topic URisk scores; repeat or give a comma list."),
+    level=dict(help="Significance level: the intervals are at confidence 1 − LEVEL."),
 )
-@click.option(
-    "--test",
-    type=click.Choice(RISK_TESTS),
-    default="t",
-    show_default=True,
-    help="Test of the difference (mean of A − B, URisk of A against B): Student's paired t test "
+@opts.inference_options(
+    test="Test of the difference (mean of A − B, URisk of A against B): Student's paired t test "
     "with its t interval, the sign-flip randomisation test (no interval) or the BCa bootstrap over "
     "topics with its interval.",
+    n_resamples="Resamples of --test permutation and bootstrap (at most 10,000,000).",
 )
-@click.option(
-    "--level",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-    help="Significance level: the intervals are at confidence 1 − LEVEL.",
-)
-@click.option(
-    "--n-resamples",
-    type=WholeNumber(1),
-    default=10_000,
-    show_default=True,
-    metavar="N",
-    help="Resamples of --test permutation and bootstrap.",
-)
-@click.option("--seed", type=WholeNumber(0), default=None, metavar="S", help="Seed of the resamples.")
 @click.option(
     "--show",
     type=click.Choice(("topics", "summary")),
     default="topics",
-    show_default=True,
     help="topics: one row per topic (the difference and its test above the table, for people); "
     "summary: the difference, its p-value and interval, one row per statistic.",
 )
-@format_option
+@opts.output_options()
 def compare_runs(
-    inputs,
-    example,
-    qrels,
-    measure,
-    name_from,
-    missing,
-    pair,
-    alphas,
-    test,
-    level,
-    n_resamples,
-    seed,
-    show,
-    fmt,
-):
+    source: opts.ScoreSource,
+    pair: str,
+    settings: RiskSettings,
+    resampling: opts.Resampling,
+    show: str,
+    out: opts.Output,
+) -> None:
     """Two runs topic by topic, each as the other's baseline (ECIR 2014, Figure 3), and the test of
     their difference.
 
@@ -290,18 +237,18 @@ def compare_runs(
     from riskeval.formatting import format_pvalue
     from riskeval.inference.comparison import pair_summary
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
+    scores = source.load()
+    X = scores.one()
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
-    A = parse_alphas(alphas, [5.0])
-    a, b = names
+    A, (a, b) = list(settings.alphas), names
     tables = [compare(X, a, b, alpha) for alpha in A]
-    summary = pair_summary(X, a, b, A, test=test, level=level, n_resamples=n_resamples, rng=seed)
-    head = f"{a} and {b} on {X.shape[1]} topics of {source}; {_test_note(summary)}"
+    test, n_resamples, seed, _ = resampling
+    summary = pair_summary(X, a, b, A, test=test, level=settings.level, n_resamples=n_resamples, rng=seed)
+    head = f"{a} and {b} on {X.shape[1]} topics of {scores.source}; {_test_note(summary)}"
     if show == "summary":
-        emit(summary.drop(columns=["test", "level"]) if fmt in HUMAN_FORMATS else summary, fmt, caption=head)
+        out.emit(summary.drop(columns=["test", "level"]) if out.human else summary, caption=head)
         return
     lines = [head]
     for (_, row), t in zip(summary.iterrows(), [None, *tables], strict=True):
@@ -319,9 +266,9 @@ def compare_runs(
             line += f"; of {b} against {a}: {xb.mean():.4f} ({int((xb < 0).sum())} losses)"
         lines.append(line)
     table = pd.concat(tables, ignore_index=True)
-    if fmt in HUMAN_FORMATS:
+    if out.human:
         table = table.drop(columns=["system_a", "system_b", *(["alpha"] if len(A) == 1 else [])])
-    emit(table, fmt, caption="\n".join(lines))
+    out.emit(table, caption="\n".join(lines))
 
 
 def _test_note(summary: pd.DataFrame) -> str:
@@ -336,52 +283,40 @@ def _test_note(summary: pd.DataFrame) -> str:
     return f"p-values and {confidence} intervals: BCa bootstrap over topics, {resamples}"
 
 
-@click.command("risk-reward")
-@scores_options
-@click.option(
-    "--baseline", "-b", default="mean", show_default=True, help="A system name, or mean, median or max."
-)
-@click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
-@systems_option
-@format_option
-def risk_reward(inputs, example, qrels, measure, name_from, missing, baseline, leave_one_out, systems, fmt):
+@opts.command("risk-reward")
+@opts.input_options
+@opts.risk_options("baseline", "leave_one_out", baseline=dict(default="mean", help=BASELINE_HELP))
+@opts.output_options(systems=True)
+def risk_reward(source: opts.ScoreSource, settings: RiskSettings, out: opts.Output) -> None:
     """Mean score beside FRisk and FReward of every system, with the Pareto front (ECIR 2014, §5).
 
     \b
     Examples:
       riskeval risk-reward --example --baseline bm25base_p
     """
-    from riskeval.analysis.by_measure import select_systems
     from riskeval.analysis.run_comparison import risk_reward_tradeoff
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.matrix, scores.source
+    scores = source.load()
+    s = settings
     table = per_measure(
         scores,
-        lambda M: select_systems(
-            risk_reward_tradeoff(M, baseline, leave_one_out=leave_one_out),
-            systems,
-            M.index,
-            "--systems",
-        ),
+        lambda M: out.select(risk_reward_tradeoff(M, s.baseline, leave_one_out=s.leave_one_out), M.index),
     )
     caption = (
-        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; FRisk against "
+        f"{scores.about()}; FRisk against "
         f"{table['baseline'].iloc[0]}; pareto: no system has a higher mean and a lower FRisk"
     )
     own = str(table["baseline"].iloc[0])
-    if fmt in HUMAN_FORMATS:
+    if out.human:
         table = table.drop(columns=["baseline"])
-    emit(table, fmt, caption=caption, baseline=own)
+    out.emit(table, caption=caption, baseline=own)
 
 
-@click.command("pca-topics")
-@scores_options
-@click.option(
-    "--topics", "n_topics", default=10, show_default=True, type=WholeNumber(1), help="How many topics."
-)
-@format_option
-def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fmt):
+@opts.command("pca-topics")
+@opts.input_options
+@click.option("--topics", "n_topics", default=10, type=WholeNumber(1), help="How many topics.")
+@opts.output_options()
+def pca_topics(source: opts.ScoreSource, n_topics: int, out: opts.Output) -> None:
     """The topics that load most on the second principal axis of the runs (ECIR 2014, §2.4), and
     the virtual MEAN, MEDIAN and MAX projected onto the axes.
 
@@ -391,41 +326,44 @@ def pca_topics(inputs, example, qrels, measure, name_from, missing, n_topics, fm
     """
     from riskeval.analysis.pca import pca_biplot
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
-    res = pca_biplot(X, n_topics=n_topics)
+    scores = source.load()
+    res = pca_biplot(scores.one(), n_topics=n_topics)
     supp = ", ".join(
         f"{k} ({round(v['PC1'], 3) + 0.0:.3f}, {round(v['PC2'], 3) + 0.0:.3f})"
         for k, v in res.supplementary.iterrows()
     )
     caption = (
-        f"{X.shape[0]} runs × {X.shape[1]} topics from {source}; PC1 {res.explained['PC1']:.1f}%, "
+        f"{scores.about('runs')}; PC1 {res.explained['PC1']:.1f}%, "
         f"PC2 {res.explained['PC2']:.1f}% of the variance\nprojected baselines (PC1, PC2): {supp}"
     )
-    emit(res.pc2_topics, fmt, caption=caption)
+    out.emit(res.pc2_topics, caption=caption)
 
 
-@click.command("chisq")
-@scores_options
-@click.option(
-    "--baseline",
-    "-b",
-    default=None,
-    help="A system name, or mean, median or max: each system within [system; baseline]. "
-    "[default: every system a baseline of every other]",
+@opts.command("chisq")
+@opts.input_options
+@opts.risk_options(
+    "baseline",
+    "alphas",
+    grid=(0.0,),
+    baseline=dict(
+        help="A system name, or mean, median or max: each system within [system; baseline]. "
+        "[default: every system a baseline of every other]"
+    ),
+    alphas=dict(help="Risk aversion α of the zrisk_term column; repeat or give a comma list."),
 )
-@alpha_option(help="Risk aversion α of the zrisk_term column; repeat or give a comma list. [default: 0]")
-@click.option(
+@opts.option(
+    "systems",
     "--systems",
     "--system",
     "systems",
     multiple=True,
-    metavar="A,B,...",
     help="Only the rows of these systems (comma list, or repeat); the expected values use every system.",
 )
 @click.option("--below", is_flag=True, help="Only the topics where a system falls below expectation.")
-@format_option
-def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas, systems, below, fmt):
+@opts.output_options()
+def chisq(
+    source: opts.ScoreSource, settings: RiskSettings, systems: tuple[str, ...], below: bool, out: opts.Output
+) -> None:
     """Expected values e_ij and standardised residuals z_ij behind ZRisk, per system and topic, and
     Pearson's chi-square test of the matrix (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6).
 
@@ -436,50 +374,42 @@ def chisq(inputs, example, qrels, measure, name_from, missing, baseline, alphas,
     """
     import pandas as pd
 
-    from riskeval.analysis.by_measure import select_systems
     from riskeval.analysis.chisq import chisq_residuals, chisq_test
     from riskeval.formatting import format_pvalue
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
-    A = parse_alphas(alphas, [0.0])
+    scores = source.load()
+    X, A, baseline = scores.one(), settings.alphas, opts.given("baseline")
     parts = [chisq_residuals(X, baseline, alpha) for alpha in A]
     if len(A) > 1:
         parts = [part.assign(alpha=alpha) for part, alpha in zip(parts, A, strict=True)]
     table = pd.concat(parts, ignore_index=True)
-    if systems:
-        table = select_systems(table, ",".join(systems), X.index, "--systems")
+    table = out._replace(systems=",".join(systems) or None).select(table, X.index)
     if below:
         table = table[table["below"]]
     test = chisq_test(X)
     caption = (
-        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; expected values against "
+        f"{scores.about()}; expected values against "
         f"{table['baseline'].iloc[0] if len(table) else baseline}\n"
         f"Chi-square test of the matrix: G² = {test.statistic:.4f}, df = {test.df}, "
         f"p = {format_pvalue(test.pvalue)}"
     )
-    if fmt in HUMAN_FORMATS:
+    if out.human:
         table = table.drop(columns=["baseline"])
-    emit(table, fmt, caption=caption)
+    out.emit(table, caption=caption)
 
 
-@click.command("risk-ranks")
-@scores_options
-@click.option(
-    "--baseline",
-    "-b",
-    default="mean",
-    show_default=True,
-    help="Baseline of URisk and TRisk: a system, mean, ...",
+@opts.command("risk-ranks")
+@opts.input_options
+@opts.risk_options(
+    "baseline",
+    "alphas",
+    "leave_one_out",
+    grid=(0.0, 1.0, 5.0, 10.0, 20.0),
+    baseline=dict(default="mean", help=f"{BASELINE_HELP} The baseline of URisk and TRisk."),
 )
-@alpha_option(help="Risk aversion α; repeat or give a comma list. [default: 0,1,5,10,20]")
-@click.option("--leave-one-out", is_flag=True, help="Aggregate baselines exclude the evaluated system.")
 @click.option("--tidy", is_flag=True, help="One row per (system, α, measure) instead of the paper's layout.")
-@systems_option
-@format_option
-def risk_ranks(
-    inputs, example, qrels, measure, name_from, missing, baseline, alphas, leave_one_out, tidy, systems, fmt
-):
+@opts.output_options(systems=True)
+def risk_ranks(source: opts.ScoreSource, settings: RiskSettings, tidy: bool, out: opts.Output) -> None:
     """URisk, TRisk, T*Risk, ZRisk and GeoRisk with their ranks at each α (Dinçer, Macdonald &
     Ounis, SIGIR 2016, Table 6): URisk and TRisk against --baseline, T*Risk against the per-topic
     MEAN, ZRisk and GeoRisk with every system as a baseline.
@@ -489,34 +419,32 @@ def risk_ranks(
       riskeval risk-ranks --example --baseline bm25base_p
       riskeval risk-ranks --example --alpha 5 --tidy --format csv
     """
-    from riskeval.analysis.by_measure import select_systems
     from riskeval.analysis.measure_ranks import measure_rankings, measure_rankings_wide
     from riskeval.cli.risk import integral_ranks
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
-    A = parse_alphas(alphas, [0.0, 1.0, 5.0, 10.0, 20.0])
-    table = select_systems(
-        measure_rankings(X, baseline, A, leave_one_out=leave_one_out), systems, X.index, "--systems"
+    scores = source.load()
+    X, s = scores.one(), settings
+    table = out.select(
+        measure_rankings(X, s.baseline, list(s.alphas), leave_one_out=s.leave_one_out), X.index
     )
     caption = (
-        f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; URisk and TRisk against "
+        f"{scores.about()}; URisk and TRisk against "
         f"{table['baseline'].iloc[0]}, T*Risk against MEAN, ZRisk and GeoRisk against every system; "
         "rank 1 = best"
     )
-    if tidy or fmt not in HUMAN_FORMATS:
-        emit(integral_ranks(table), fmt, caption=caption)
+    if tidy or not out.human:
+        out.emit(integral_ranks(table), caption=caption)
         return
     wide = measure_rankings_wide(table)
     wide.columns = [
         " ".join(p for p in (a.replace("α = ", "α="), m, "" if f == "value" else f) if p)
         for a, m, f in wide.columns
     ]
-    emit(integral_ranks(wide), fmt, caption=caption)
+    out.emit(integral_ranks(wide), caption=caption)
 
 
-@click.command("bias-variance-families")
-@scores_options
+@opts.command("bias-variance-families")
+@opts.input_options
 @click.option(
     "--families",
     "families_path",
@@ -525,21 +453,16 @@ def risk_ranks(
     metavar="FILE",
     help="CSV/TSV with columns system, family and optionally parameter (one row per system).",
 )
-@click.option(
-    "--target",
-    default="perfect",
-    show_default=True,
-    help="perfect, best (per-topic best of the systems) or a system name.",
-)
+@opts.option("target")
 @click.option(
     "--decomposition",
     is_flag=True,
     help="Instead: E(AP − 1)² in the three terms of eq. 8 beside (1 − MAP)² + Var(AP) (eq. 9).",
 )
-@format_option
+@opts.output_options()
 def bias_variance_families(
-    inputs, example, qrels, measure, name_from, missing, families_path, target, decomposition, fmt
-):
+    source: opts.ScoreSource, families_path: str, target: str, decomposition: bool, out: opts.Output
+) -> None:
     """Bias–variance of model families from a parameter sweep (Zhang, Song, Wang & Hou, SIGIR 2013,
     §3 and Figures 1–2), or the decomposition of the error to a perfect system (eq. 8–9).
 
@@ -551,8 +474,8 @@ def bias_variance_families(
     from riskeval.analysis import bias_variance_families as bvf
     from riskeval.io.families import read_families
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    X, source = scores.one(), scores.source
+    scores = source.load()
+    X = scores.one()
     families = read_families(families_path)
     table = (
         bvf.error_decomposition(X, target)
@@ -560,8 +483,4 @@ def bias_variance_families(
         else bvf.bias_variance_families(X, families, target)
     )
     what = "E(AP − 1)², eq. 8 and eq. 9" if decomposition else "bias–variance by model family"
-    emit(
-        table,
-        fmt,
-        caption=f"{X.shape[0]} systems × {X.shape[1]} topics from {source}; target {target}; {what}",
-    )
+    out.emit(table, caption=f"{scores.about()}; target {target}; {what}")

@@ -3,51 +3,44 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from riskeval.cli._cluster import cluster_options
-from riskeval.cli._input import (
-    WholeNumber,
-    cli_baseline,
-    load_scores,
-    risk_option,
-    risk_options,
-    scores_options,
-)
-from riskeval.cli._resamples import ResampleCount
-from riskeval.cli.bayes import sampler_options
+from riskeval.cli import _options as opts
+from riskeval.cli._input import WholeNumber, cli_baseline
+from riskeval.cli.bayes import Sampler, sampler_options
 from riskeval.cli.variations import variation_data
 
+if TYPE_CHECKING:
+    from riskeval.measures.declared import RiskMeasure
+    from riskeval.settings import RiskSettings
 
-@click.command()
-@scores_options
-@risk_options
-@risk_option(
+
+@opts.command()
+@opts.input_options
+@opts.risk_options()
+@opts.risk_option(
     help="The risk measures whose columns the risk tables show, each at its own α (a measure "
     "without α: at every --alpha) [default: every measure]."
 )
-@cluster_options
-@click.option(
-    "--output",
-    "-o",
+@opts.cluster_options
+@opts.option(
+    "output",
     type=click.Path(dir_okay=False, writable=True),
     default="riskeval-report.html",
-    show_default=True,
     help="The HTML file to write: a new path or a regular file, replaced atomically; '-' or "
     "/dev/stdout for standard output.",
 )
-@click.option("--title", default=None, help="Page title. [default: Risk report]")
+@click.option("--title", help="Page title. [default: Risk report]")
 @click.option(
     "--n-risky",
     type=WholeNumber(0),
     default=3,
-    show_default=True,
     help="How many of the riskiest systems get a per-topic analysis.",
 )
-@click.option(
-    "--systems",
-    metavar="A,B,...",
+@opts.option(
+    "systems",
     help="Systems to focus on (comma list): drawn in colour in the plots, always among the systems "
     "whose per-topic values and curves the page holds, and first in its system picker; every "
     "table keeps every system, and baselines, ZRisk and GeoRisk still use them all.",
@@ -58,32 +51,12 @@ from riskeval.cli.variations import variation_data
     help="Topic texts shown beside the ids: TREC DL .tsv (id<TAB>text), id:text lines, TREC <top> or "
     "<topic number=...> XML.",
 )
-@click.option(
-    "--test",
-    type=click.Choice(["t", "permutation", "bootstrap"]),
-    default="t",
-    show_default=True,
-    help="p-values of the risk table: Student's t (TRisk), the sign-flip randomisation test or the "
+@opts.inference_options(
+    test="p-values of the risk table: Student's t (TRisk), the sign-flip randomisation test or the "
     "BCa bootstrap of URisk (as in riskeval risk).",
+    seed="Seed of the resamples and, with --bayes, of the sampler (recorded).",
 )
-@click.option(
-    "--n-resamples",
-    type=ResampleCount(),
-    default=10_000,
-    show_default=True,
-    help="Resamples of --test (at most 10,000,000).",
-)
-@click.option(
-    "--seed",
-    type=WholeNumber(0),
-    default=None,
-    help="Seed of the resamples and, with --bayes, of the sampler (recorded).",
-)
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Each step with its elapsed time on stderr. [default: when stderr is a terminal]",
-)
+@opts.option("progress", fill="Each step with its elapsed time on stderr.")
 @click.option(
     "--variations",
     type=click.Path(dir_okay=False),
@@ -104,39 +77,26 @@ from riskeval.cli.variations import variation_data
 )
 @sampler_options
 def report(
-    inputs,
-    example,
-    qrels,
-    measure,
-    name_from,
-    missing,
-    settings,
-    risks,
-    output,
-    title,
-    n_risky,
-    systems,
-    topics_file,
-    test,
-    n_resamples,
-    seed,
-    progress,
-    variations,
-    bias_target,
-    bayes,
-    champion,
-    challengers,
-    chains,
-    draws,
-    warmup,
-    client,
-):
+    source: opts.ScoreSource,
+    settings: RiskSettings,
+    risks: list[RiskMeasure] | None,
+    client: object,
+    output: str,
+    title: str | None,
+    n_risky: int,
+    systems: str | None,
+    topics_file: str | None,
+    resampling: opts.Resampling,
+    progress: bool | None,
+    variations: str | None,
+    bias_target: str | None,
+    bayes: bool,
+    sampler: Sampler,
+) -> None:
     """Write the risk report: one HTML file with the tables, the plots and the inputs and settings,
     readable in any browser without a server or network.  Prints the path written.
 
-    The scores come from one per-topic score table (CSV, TSV or Parquet; long or wide), from TREC
-    run files evaluated against --qrels, or from the shipped example (--example).  Several
-    measures (--measure repeated) give one tab each.  The page is interactive (sortable tables, α
+    Several measures (--measure repeated) give one tab each.  The page is interactive (sortable tables, α
     and system pickers, plots with values on hover) and works offline; without scripts it shows
     the tables at the largest α.
 
@@ -156,7 +116,7 @@ def report(
 
     for module in ("matplotlib", "jinja2", "markupsafe"):  # a missing extra before any other output
         require(module, "riskeval.report")
-    if not bayes and (champion is not None or challengers is not None):
+    if not bayes and (sampler.champion is not None or sampler.challengers is not None):
         raise click.UsageError("--champion and --challengers go with --bayes.")
     if bayes:
         from riskeval.bayes.model import FEATURE
@@ -170,14 +130,14 @@ def report(
         check_target(output)  # a device, a FIFO, a link or a folder fails before the work
     import sys
 
-    refuse_inputs(output, [*inputs, qrels, variations, topics_file])  # never write over an input
+    refuse_inputs(output, [*source.files, variations, topics_file])  # never write over an input
     texts = None
     if topics_file is not None:
         from riskeval.io.topic_texts import read_topic_texts
 
         texts = read_topic_texts(topics_file)
     show = sys.stderr.isatty() if progress is None else progress
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
+    scores = source.load(client)
     settings = cli_baseline(settings, scores)
     matrices = scores.matrices
     if show:
@@ -186,21 +146,16 @@ def report(
     data, files = variation_data(variations, bias_target)
     comparison = None
     if bayes:
-        from riskeval.cli.bayes import check_names, compare
+        from riskeval.cli.bayes import compare
 
-        matrix = scores.one()
-        named = check_names(matrix, champion, challengers, "riskeval report --bayes")
         comparison, _ = compare(
-            matrix,
-            champion,
-            named,
+            scores.one(),
+            sampler,
             alphas=list(settings.alphas),
             level=1 - settings.level,
-            chains=chains,
-            draws=draws,
-            warmup=warmup,
-            seed=seed,
+            seed=resampling.seed,
             progress=show,
+            command="riskeval report --bayes",
         )
     result = rk.report(
         matrices if len(matrices) > 1 else scores.matrix,
@@ -212,9 +167,9 @@ def report(
         n_risky=n_risky,
         systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
         topics=texts,
-        test=test,
-        n_resamples=n_resamples,
-        rng=seed,
+        test=resampling.test,
+        n_resamples=resampling.n_resamples,
+        rng=resampling.seed,
         progress=show,
         data=data,
         bayes=comparison,

@@ -7,42 +7,18 @@ The human table shows the columns people read (:data:`riskeval.formatting.COMPAC
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import click
 
-from riskeval.cli._cluster import cluster_options
-from riskeval.cli._input import (
-    Scores,
-    WholeNumber,
-    alpha_option,
-    cli_baseline,
-    load_scores,
-    parse_alphas,
-    per_measure,
-    risk_option,
-    risk_options,
-    scores_options,
-    systems_option,
-)
-from riskeval.cli._output import HUMAN_FORMATS, emit, format_option
-from riskeval.cli._resamples import ResampleCount
-from riskeval.options import ALTERNATIVES, RISK_TESTS, check_option
+from riskeval.cli import _options as opts
+from riskeval.cli._input import Scores, WholeNumber, cli_baseline, per_measure
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from riskeval.measures.declared import RiskMeasure
     from riskeval.settings import RiskSettings
-
-
-class Resampling(NamedTuple):
-    """The test of the table's p-values (--test), its resamples and their seed."""
-
-    test: str
-    n_resamples: int
-    seed: int | None
-
 
 #: How the human table names the test behind its p-values (--test).
 TEST_NAMES = {
@@ -51,21 +27,14 @@ TEST_NAMES = {
 }
 
 
-@click.command()
-@scores_options
-@risk_options
-@risk_option(
+@opts.command()
+@opts.input_options
+@opts.risk_options()
+@opts.risk_option(
     help="The risk measures whose columns the table shows, each at its own α (a measure without α: "
     "at every --alpha), e.g. --risk URisk@5 --risk GeoRisk."
 )
-@click.option(
-    "--alternative",
-    type=click.Choice(ALTERNATIVES),
-    default="two-sided",
-    show_default=True,
-    help="Alternative hypothesis of the TRisk p-values (--test t): less, the system loses to the "
-    "baseline (URisk < 0); greater, it wins.",
-)
+@opts.inference_options(alternative=True, n_resamples="Resamples of --test and --tukey (at most 10,000,000).")
 @click.option(
     "--topics",
     "topics_of",
@@ -81,32 +50,8 @@ TEST_NAMES = {
 @click.option(
     "--top",
     type=WholeNumber(1),
-    default=None,
     metavar="K",
     help="With --topics: the K riskiest topics of each measure and α (the table is worst first).",
-)
-@click.option(
-    "--test",
-    default="t",
-    show_default=True,
-    metavar="t|permutation|bootstrap",
-    help="p-values of URisk: Student's t (TRisk), the sign-flip randomisation test (adds the "
-    "max-T p-value over all systems and α, pvalue_maxt) or the BCa bootstrap over topics.",
-)
-@click.option(
-    "--n-resamples",
-    type=ResampleCount(),
-    default=10_000,
-    show_default=True,
-    metavar="N",
-    help="Resamples of --test and --tukey (at most 10,000,000).",
-)
-@click.option(
-    "--seed",
-    type=WholeNumber(0),
-    default=None,
-    metavar="S",
-    help="Seed of the resamples (recorded in the output).",
 )
 @click.option(
     "--tukey", is_flag=True, help="Instead: randomised Tukey HSD of all pairs of systems' URisk, per α."
@@ -114,53 +59,35 @@ TEST_NAMES = {
 @click.option(
     "--baseline-map",
     type=click.Path(dir_okay=False),
-    default=None,
     metavar="FILE",
     help="Each system against its own baseline run: FILE has two columns, system and baseline "
     "(a system of the table), comma, tab or space separated (ECIR 2014, §5). Replaces --baseline.",
 )
-@systems_option
-@click.option(
-    "--columns",
-    default=None,
-    metavar="A,B,...|all",
-    help="The columns shown, in that order (comma list), or all. [default: table, latex, markdown: "
-    "system, alpha, mean, urisk, trisk, the p-values, the bootstrap interval low, high, significant, "
-    "tstar, zrisk, georisk, wins, losses, loss20; csv, json: all]",
+@opts.cluster_options
+@opts.output_options(
+    systems=True,
+    columns="table, latex, markdown: system, alpha, mean, urisk, trisk, the p-values, the bootstrap "
+    "interval low, high, significant, tstar, zrisk, georisk, wins, losses, loss20",
 )
-@cluster_options
-@format_option
 def risk(
-    inputs,
-    example,
-    qrels,
-    measure,
-    name_from,
-    missing,
-    settings,
-    risks,
-    alternative,
-    topics_of,
-    losses_only,
-    top,
-    test,
-    n_resamples,
-    seed,
-    tukey,
-    baseline_map,
-    systems,
-    columns,
-    fmt,
-    client,
-):
+    source: opts.ScoreSource,
+    settings: RiskSettings,
+    risks: list[RiskMeasure] | None,
+    resampling: opts.Resampling,
+    topics_of: str | None,
+    losses_only: bool,
+    top: int | None,
+    tukey: bool,
+    baseline_map: str | None,
+    client: object,
+    out: opts.Output,
+) -> None:
     """Risk of every system against a baseline, for each α.
 
-    SCORES is a per-topic score table: CSV, TSV or Parquet, long (columns system, topic, score) or
-    wide (one row per system, one column per topic); with --scheduler or --workers, a long Parquet
-    table: a file, a folder of Parquet files or a glob.  With --qrels, RUNS are TREC run files,
-    evaluated per topic first.  URisk and TRisk are against --baseline; T*Risk
-    (tstar) against the per-topic MEAN; ZRisk and GeoRisk use every system as a baseline.
-    --topics and --tukey give other analyses instead of the table.
+    URisk and TRisk are against --baseline; T*Risk (tstar) against the per-topic MEAN; ZRisk and
+    GeoRisk use every system as a baseline.  --topics and --tukey give other analyses instead of
+    the table.  With --scheduler or --workers, SCORES may be a long Parquet table: a file, a folder
+    of Parquet files or a glob.
 
     \b
     Examples:
@@ -174,8 +101,8 @@ def risk(
       riskeval risk --qrels qrels.txt --measure ERR@20 --baseline bm25 bm25.run bert.run.gz
       riskeval risk scores.csv --baseline-map own-baselines.csv --alpha 5
     """
-    test = check_option(test, RISK_TESTS, "riskeval risk", "--test")
-    on_cluster = client is not None and not example and qrels is None
+    test, alternative = resampling.test, resampling.alternative
+    on_cluster = client is not None and not source.example and source.qrels is None
     _check_modes(
         on_cluster=on_cluster,
         topics=topics_of is not None,
@@ -183,7 +110,7 @@ def risk(
         table_only={"--risk": risks is not None, "--alternative": alternative != "two-sided"},
         topics_only={"--losses-only": losses_only, "--top": top is not None},
         in_memory_only={"--test": test != "t", "--baseline-map": baseline_map is not None},
-        systems=systems is not None,
+        systems=out.systems is not None,
     )
     if alternative != "two-sided" and test != "t":
         raise click.UsageError(
@@ -191,39 +118,19 @@ def risk(
             f"{test} test gives two-sided p-values."
         )
     if on_cluster:
-        _cluster_table(inputs, measure, settings, risks, alternative, systems, columns, fmt)
+        _cluster_table(source, settings, risks, alternative, out)
         return
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing, client)
+    from riskeval.io.baseline_map import read_baseline_map
+
+    scores = source.load(client)
     settings = cli_baseline(settings, scores)
-    mapping = _read_baseline_map(baseline_map)
+    mapping = None if baseline_map is None else read_baseline_map(baseline_map)
     if tukey:
-        _tukey(
-            scores,
-            settings,
-            mapping,
-            n_resamples=n_resamples,
-            seed=seed,
-            systems=systems,
-            columns=columns,
-            fmt=fmt,
-        )
+        _tukey(scores, settings, mapping, resampling, out)
     elif topics_of is not None:
-        _topics(
-            scores, topics_of, settings, mapping, losses_only=losses_only, top=top, columns=columns, fmt=fmt
-        )
+        _topics(scores, topics_of, settings, mapping, losses_only=losses_only, top=top, out=out)
     else:
-        _show_table(
-            scores,
-            settings,
-            risks,
-            alternative=alternative,
-            resampling=Resampling(test, n_resamples, seed),
-            baseline_map=baseline_map,
-            own=mapping,
-            systems=systems,
-            columns=columns,
-            fmt=fmt,
-        )
+        _show_table(scores, settings, risks, resampling, baseline_map=baseline_map, own=mapping, out=out)
 
 
 def _check_modes(
@@ -265,22 +172,18 @@ def _show_table(
     scores: Scores,
     settings: RiskSettings,
     risks: list[RiskMeasure] | None,
+    resampling: opts.Resampling,
     *,
-    alternative: str,
-    resampling: Resampling,
     baseline_map: str | None,
     own: dict[str, str] | None,
-    systems: str | None,
-    columns: str | None,
-    fmt: str,
+    out: opts.Output,
 ) -> None:
     """The table of systems: :func:`riskeval.risk_table` of each measure's matrix, with the p-values
     of ``resampling`` (and a bootstrap's interval, ``low`` and ``high``, shown on screen too);
     ``own``: each system's own baseline, read from the ``baseline_map`` file."""
     import riskeval as rk
-    from riskeval.analysis.by_measure import select_systems
 
-    test, n_resamples, seed = resampling
+    test, n_resamples, seed, alternative = resampling
     if risks is not None and test != "t":
         risks = _with_pvalues(risks, settings)
 
@@ -301,12 +204,12 @@ def _show_table(
                 rng=seed,
                 leave_one_out=settings.leave_one_out,
             )
-        return select_systems(table, systems, M.index, "--systems")
+        return out.select(table, M.index)
 
     table = per_measure(scores, table_of)
-    caption = _table_caption(scores, table, settings, alternative, systems, baseline_map)
+    caption = _table_caption(scores, table, settings, alternative, out.systems, baseline_map)
     baseline = None if own is not None else str(table["baseline"].iloc[0])
-    emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=baseline, columns=columns)
+    out.emit(table, caption=caption + _mark_note(table, out.fmt), baseline=baseline)
 
 
 def _with_pvalues(risks: list[RiskMeasure], settings: RiskSettings) -> list[RiskMeasure]:
@@ -329,19 +232,15 @@ def _table_caption(
     baseline_map: str | None,
 ) -> str:
     """What the table of systems shows: its size and source, the baseline, the test."""
-    X = scores.matrix
     shown = table["system"].nunique()
     caption = (
-        f"{X.shape[0]} systems × {X.shape[1]} topics from {scores.source}{_measures_note(scores)}"
+        f"{scores.about()}{_measures_note(scores)}"
         + (f" ({shown} shown)" if systems is not None else "")
         + "; baseline "
         + (str(table["baseline"].iloc[0]) if baseline_map is None else "of each system: " + baseline_map)
     )
     if "critical" in table.columns:
-        caption += f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(settings.level)}"
-        caption += f", {settings.correction}-adjusted" if settings.correction else ""
-        if alternative != "two-sided":
-            caption += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
+        caption += _critical_note(table, settings, alternative)
     if "test" in table.columns:
         test = str(table["test"].iloc[0])
         caption += (
@@ -361,8 +260,7 @@ def _topics(
     *,
     losses_only: bool,
     top: int | None,
-    columns: str | None,
-    fmt: str,
+    out: opts.Output,
 ) -> None:
     """The per-topic analysis of ``system`` (``--topics``), worst topics first."""
     from riskeval.analysis.topics import riskiest_topics
@@ -372,78 +270,64 @@ def _topics(
     X = scores.matrix
     caption = (
         f"{system} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {scores.source}"
-        f"{_measures_note(scores)}; critical |t| = {frame['critical'].iloc[0]:.3f} at level "
-        f"{_g(s.level)}" + (f", {s.correction}-adjusted across topics" if s.correction else "")
+        f"{_measures_note(scores)}{_critical_note(frame, s, across=' across topics')}"
     )
     # p-values are computed (and adjusted) over every topic; the rows shown are chosen after
     frame = riskiest_topics(frame, losses_only=losses_only, top=top)
     shown = " where it loses" if losses_only else ""
     shown += f", the {top} riskiest per α" if top is not None else ""
     caption += f"; topics{shown}, worst first"
-    if fmt in HUMAN_FORMATS and columns is None:
+    if out.human and out.columns is None:
         frame = frame.drop(columns=["system", "baseline", "level", "critical"])
-    emit(frame, fmt, caption=caption + _mark_note(frame, fmt), columns=columns)
+    out.emit(frame, caption=caption + _mark_note(frame, out.fmt))
 
 
 def _tukey(
     scores: Scores,
     settings: RiskSettings,
     mapping: dict[str, str] | None,
-    *,
-    n_resamples: int,
-    seed: int | None,
-    systems: str | None,
-    columns: str | None,
-    fmt: str,
+    resampling: opts.Resampling,
+    out: opts.Output,
 ) -> None:
     """The randomised Tukey HSD of URisk (``--tukey``): letters for people, every pair for programs."""
-    from riskeval.analysis.by_measure import select_systems
     from riskeval.inference.tables import tukey_tables
 
-    X = scores.one()
+    n_resamples, X = resampling.n_resamples, scores.one()
     pairs, letters = tukey_tables(
         X,
         _baseline_of(X, settings.baseline, mapping),
         list(settings.alphas),
         n_resamples=n_resamples,
-        rng=seed,
+        rng=resampling.seed,
         level=settings.level,
         leave_one_out=settings.leave_one_out,
     )
-    letters = select_systems(letters, systems, X.index, "--systems")
+    letters = out.select(letters, X.index)
     caption = (
         f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
         f"systems × {X.shape[1]} topics, {n_resamples} resamples, seed {letters['seed'].iloc[0]}; "
         f"systems sharing a letter do not differ at level {_g(settings.level)}"
-    ) + (" (--format csv: every pair)" if fmt == "table" else "")
-    emit(letters if fmt in HUMAN_FORMATS else pairs, fmt, caption=caption, columns=columns)
+    ) + (" (--format csv: every pair)" if out.fmt == "table" else "")
+    out.emit(letters if out.human else pairs, caption=caption)
 
 
 def _cluster_table(
-    inputs: tuple[str, ...],
-    measure: tuple[str, ...],
+    source: opts.ScoreSource,
     settings: RiskSettings,
     risks: list[RiskMeasure] | None,
     alternative: str,
-    systems: str | None,
-    columns: str | None,
-    fmt: str,
+    out: opts.Output,
 ) -> None:
     """The risk table of a long Parquet score table, computed on the cluster (``--scheduler``,
     ``--workers``), of the ``--risk`` measures and with the ``--alternative`` of the p-values."""
-    from riskeval.analysis.by_measure import select_systems
-
-    table = _on_cluster(inputs, measure, settings, risks, alternative)
-    table = select_systems(table, systems, list(table["system"].unique()), "--systems")
+    table = _on_cluster(source.inputs, source.measure, settings, risks, alternative)
+    table = out.select(table, list(table["system"].unique()))
     caption = (
-        f"{table['system'].nunique()} systems from {inputs[0]} on the Dask cluster; baseline "
-        f"{table['baseline'].iloc[0]}; critical |t| = {table['critical'].iloc[0]:.3f} at level "
-        f"{_g(settings.level)}" + (f", {settings.correction}-adjusted" if settings.correction else "")
+        f"{table['system'].nunique()} systems from {source.inputs[0]} on the Dask cluster; baseline "
+        f"{table['baseline'].iloc[0]}{_critical_note(table, settings, alternative)}"
     )
-    if alternative != "two-sided":
-        caption += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
     own = str(table["baseline"].iloc[0])
-    emit(table, fmt, caption=caption + _mark_note(table, fmt), baseline=own, columns=columns)
+    out.emit(table, caption=caption + _mark_note(table, out.fmt), baseline=own)
 
 
 def _on_cluster(
@@ -482,15 +366,6 @@ def _on_cluster(
     return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
 
 
-def _read_baseline_map(path: str | None) -> dict[str, str] | None:
-    """The --baseline-map file: system -> its own baseline run."""
-    if path is None:
-        return None
-    from riskeval.io.baseline_map import read_baseline_map
-
-    return read_baseline_map(path)
-
-
 def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None) -> object:
     """The --baseline, or with --baseline-map each system's own baseline run."""
     if mapping is None:
@@ -502,6 +377,17 @@ def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None)
 
 def _measures_note(scores: Scores) -> str:
     return f", {', '.join(scores.matrices)}" if scores.measure is not None else ""
+
+
+def _critical_note(
+    table: pd.DataFrame, settings: RiskSettings, alternative: str = "two-sided", across: str = ""
+) -> str:
+    """The critical |t| of the table's TRisk tests, their level, correction and alternative."""
+    note = f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(settings.level)}"
+    note += f", {settings.correction}-adjusted{across}" if settings.correction else ""
+    if alternative != "two-sided":
+        note += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
+    return note
 
 
 def _mark_note(table: pd.DataFrame, fmt: str) -> str:
@@ -536,26 +422,29 @@ def topic_table(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.Data
     return pd.concat(parts, ignore_index=True)
 
 
-@click.command("bias-study")
-@scores_options
-@alpha_option(help="Risk aversion α of the URisk rankings; repeat or give a comma list. [default: 1]")
+@opts.command("bias-study")
+@opts.input_options
+@opts.risk_options(
+    "alphas",
+    grid=(1.0,),
+    alphas=dict(help="Risk aversion α of the URisk rankings; repeat or give a comma list."),
+)
 @click.option(
     "--virtual",
     default="mean,median,max",
-    show_default=True,
     help="Virtual runs to add as baselines and to the PCA (comma list; 'none' for none).",
 )
 @click.option(
     "--show",
     type=click.Choice(("summary", "ranks", "pca", "overview")),
     default="summary",
-    show_default=True,
     help="summary: one row per run; ranks: URisk and rank of each system under each "
     "baseline; pca: run coordinates; overview: Friedman test and PCA variance.",
 )
-@systems_option
-@format_option
-def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virtual, show, systems, fmt):
+@opts.output_options(systems=True)
+def bias_study(
+    source: opts.ScoreSource, settings: RiskSettings, virtual: str, show: str, out: opts.Output
+) -> None:
     """Each system in turn as the baseline: how the choice of baseline changes the ranking.
 
     URisk ranks of the systems under every baseline (real systems and the virtual MEAN, MEDIAN,
@@ -577,8 +466,8 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
     from riskeval.analysis.by_measure import check_systems
     from riskeval.formatting import format_pvalue
 
-    scores = load_scores(inputs, example, qrels, measure, name_from, missing)
-    A = parse_alphas(alphas, [1.0])
+    scores = source.load()
+    A = settings.alphas
     kinds = [] if virtual.strip().lower() == "none" else [v.strip() for v in virtual.split(",")]
     r, c = scores.matrix.shape
     visits = len(scores.matrices) * len(A) * r * r * c // 2
@@ -590,7 +479,7 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
         )
     parts, lines = [], []
     for name, X in scores.matrices.items():
-        chosen = check_systems(systems, X.index, "--systems")
+        chosen = check_systems(out.systems, X.index, "--systems")
         for alpha in A:
             study = rk.bias_study(X, alpha, virtual=kinds)
             overview = bias_overview(study)
@@ -608,10 +497,10 @@ def bias_study(inputs, example, qrels, measure, name_from, missing, alphas, virt
             if len(scores.matrices) > 1:
                 frame.insert(0, "measure", name)
             parts.append(frame)
-    caption = f"{r} systems × {c} topics from {scores.source}; URisk at α = {', '.join(f'{a:g}' for a in A)}"
+    caption = f"{scores.about()}; URisk at α = {', '.join(f'{a:g}' for a in A)}"
     if show != "overview":
         caption += "\n" + "\n".join(lines)
-    emit(integral_ranks(pd.concat(parts, ignore_index=True)), fmt, caption=caption)
+    out.emit(integral_ranks(pd.concat(parts, ignore_index=True)), caption=caption)
 
 
 def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:

@@ -10,17 +10,10 @@ from contextlib import contextmanager
 
 import click
 
-from riskeval.cli._input import (
-    DECIMAL,
-    WholeNumber,
-    alpha_option,
-    load_scores,
-    parse_alphas,
-    scores_options,
-    systems_option,
-)
-from riskeval.cli._output import echo_warning, emit, format_option
-from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, MISSING_POLICIES, UNEQUAL_POLICIES
+from riskeval.cli import _options as opts
+from riskeval.cli._input import DECIMAL, WholeNumber, parse_alphas
+from riskeval.cli._output import echo_warning
+from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, UNEQUAL_POLICIES
 
 #: --unequal: the library's policies but 'keep' (NaN-padded cells are for the Python API's intra form)
 UNEQUAL = tuple(u for u in UNEQUAL_POLICIES if u != "keep")
@@ -99,59 +92,58 @@ def _grid(text: str):
     return np.linspace(start, stop, int(round(count)) + 1)
 
 
-_inputs = click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False))
-_measure = click.option(
-    "--measure",
-    "-m",
-    default="P_10",
-    show_default=True,
-    help="trec_eval measure name read from trec_eval -q files and the CLEF folder (P_10, map, ...).",
-)
-_clef = click.option(
-    "--clef2015",
-    "clef_root",
-    type=click.Path(exists=True, file_okay=False),
-    help="Use the CLEF eHealth 2015 Task 2 folder, as published in the CLEFeHealth/CLEFeHealth2015Task2 "
-    "repository on GitHub (queries/ and pertopic-evals/ inside).",
+#: The options of the mean-variance evaluation (``--form`` to ``--missing``): the keywords of
+#: :func:`riskeval.analysis.variations.mean_variance`, given to the command as ``options``.
+mean_variance_options = opts.group(
+    [
+        click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general"),
+        click.option(
+            "--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot)."
+        ),
+        click.option(
+            "--ddof",
+            type=WholeNumber(0, 1),
+            default=1,
+            help="Variance: 1 sample, 0 population.",
+        ),
+        click.option(
+            "--weights", type=click.Path(exists=True, dir_okay=False), help="'topic weight' per line."
+        ),
+        click.option(
+            "--unequal",
+            type=click.Choice(UNEQUAL),
+            default="raise",
+            help="Topics with different numbers of variants: stop, drop them, or downsample (--seed).",
+        ),
+        opts.option("seed", "--seed", "rng", type=WholeNumber(), help="Seed of --unequal downsample."),
+        opts.option(
+            "missing",
+            default="raise",
+            help="Cells some systems lack: stop, score 0, or drop the cell for every system.",
+        ),
+    ],
+    "options",
+    lambda weights, **options: {"weights": _read_weights(weights), **options},
 )
 
 
 @click.command("mean-variance")
-@_inputs
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option(
     "--mapping",
     type=click.Path(exists=True, dir_okay=False),
     help="'query topic variant' per line; the arguments are then trec_eval or ir_measures -q files, one "
     "per system.",
 )
-@_measure
-@_clef
-@alpha_option(help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
-@click.option("--form", type=click.Choice(MEAN_VARIANCE_FORMS), default="general", show_default=True)
-@click.option("--variant", help="With --form inter: the variant that is each topic's query (e.g. pivot).")
 @click.option(
-    "--ddof",
-    type=WholeNumber(0, 1),
-    default=1,
-    show_default=True,
-    help="Variance: 1 sample, 0 population.",
+    "--measure",
+    "-m",
+    default="P_10",
+    help="trec_eval measure name read from trec_eval -q files and the CLEF folder (P_10, map, ...).",
 )
-@click.option("--weights", type=click.Path(exists=True, dir_okay=False), help="'topic weight' per line.")
-@click.option(
-    "--unequal",
-    type=click.Choice(UNEQUAL),
-    default="raise",
-    show_default=True,
-    help="Topics with different numbers of variants: stop, drop them, or downsample (--seed).",
-)
-@click.option("--seed", type=WholeNumber(), help="Seed of --unequal downsample.")
-@click.option(
-    "--missing",
-    type=click.Choice(MISSING_POLICIES),
-    default="raise",
-    show_default=True,
-    help="Cells some systems lack: stop, score 0, or drop the cell for every system.",
-)
+@opts.option("clef2015")
+@opts.setting_option("alphas", help="Risk preference α (any real); repeat or give a comma list. [default: 1]")
+@mean_variance_options
 @click.option(
     "--decompose",
     is_flag=True,
@@ -169,11 +161,19 @@ _clef = click.option(
     metavar="FROM TO",
     help="Instead of the table: each system's rank at α = FROM and α = TO, largest changes first.",
 )
-@format_option
+@opts.output_options()
 def mean_variance(
-    inputs, mapping, measure, clef_root, alphas, form, variant, ddof, weights, unequal, seed, missing,
-    decompose, sweep, rank_change, fmt,
-) -> None:  # fmt: skip
+    inputs: tuple[str, ...],
+    mapping: str | None,
+    measure: str,
+    clef_root: str | None,
+    alphas: tuple[str, ...],
+    options: dict,
+    decompose: bool,
+    sweep: str | None,
+    rank_change: tuple[float, float] | None,
+    out: opts.Output,
+) -> None:
     """Mean-variance evaluation over query variations: O = mean − α·variance per system.
 
     INPUTS: one table with columns system, topic, variant, score (CSV, TSV or Parquet), or
@@ -192,10 +192,6 @@ def mean_variance(
 
     if sweep and rank_change:
         raise RiskevalError("Use either --sweep or --rank-change, not both.")
-    options = {
-        "form": form, "weights": _read_weights(weights), "ddof": ddof, "variant": variant,
-        "unequal": unequal, "rng": seed, "missing": missing,
-    }  # fmt: skip
     with _warnings_to_stderr():
         df = _variations(inputs, mapping, measure, clef_root)
         if sweep:
@@ -208,27 +204,25 @@ def mean_variance(
             parts = []
             for alpha in parse_alphas(alphas, [1.0]):
                 part = compute(df, alpha, decompose=decompose, **options)
-                if form != "intra":
+                if options["form"] != "intra":
                     part = part.assign(rank=competition_ranks(part["value"].to_numpy()))
                     part = part.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
                 part = part.reset_index() if any(n is not None for n in part.index.names) else part
                 parts.append(part)
             table = pd.concat(parts, ignore_index=True)
             table = table[["system", "alpha", *(c for c in table.columns if c not in ("system", "alpha"))]]
-    emit(table, fmt)
+    out.emit(table)
 
 
-@click.command("bias-variance")
-@scores_options
-@_clef
+@opts.command("bias-variance")
+@opts.input_options
+@opts.option("clef2015")
 @click.option(
     "--variant",
     help="With --clef2015: only this variant's queries (e.g. pivot), needs as topics; default: all queries.",
 )
-@click.option(
-    "--target",
-    default="perfect",
-    show_default=True,
+@opts.option(
+    "target",
     help="perfect, best (per-topic best of all or of --best-of systems), a system name, or a number "
     "(target mean only).",
 )
@@ -237,33 +231,24 @@ def mean_variance(
     "--form",
     type=click.Choice(BIAS_VARIANCE_FORMS),
     default="ap",
-    show_default=True,
     help="ap: bias and variance of the scores; delta: of target − score per topic.",
 )
 @click.option("--reference", help="Add the robustness index and <Init against this system.")
-@systems_option
-@format_option
+@opts.output_options(systems=True)
 def bias_variance(
-    inputs,
-    example,
-    qrels,
-    measure,
-    name_from,
-    missing,
-    clef_root,
-    variant,
-    target,
-    best_of,
-    form,
-    reference,
-    systems,
-    fmt,
+    source: opts.ScoreSource,
+    clef_root: str | None,
+    variant: str | None,
+    target: str,
+    best_of: tuple[str, ...],
+    form: str,
+    reference: str | None,
+    out: opts.Output,
 ) -> None:
     """Bias-variance decomposition of each system's per-topic scores, with GMAP.
 
-    The scores come from one per-topic score table (CSV, TSV or Parquet; long or wide), from TREC
-    run files evaluated against --qrels, from the shipped example (--example), or from the CLEF
-    eHealth 2015 folder (--clef2015, --measure read from its evaluations, default P_10).
+    The scores may also come from the CLEF eHealth 2015 folder (--clef2015, --measure read from
+    its evaluations, default P_10).
     Total = bias² + variance; smaller is better (Zhang et al. 2013).
 
     \b
@@ -278,27 +263,24 @@ def bias_variance(
 
     with _warnings_to_stderr():
         if clef_root is not None:
-            if inputs or example or qrels:
+            if source.inputs or source.example or source.qrels:
                 raise RiskevalError("Give either --clef2015 or scores (a table, runs, --example), not both.")
-            if len(measure) > 1:
+            if len(source.measure) > 1:
                 raise RiskevalError("--clef2015 reads one --measure at a time.")
-            matrix = _clef_matrix(clef_root, measure[0] if measure else "P_10", variant)
+            matrix = _clef_matrix(clef_root, source.measure[0] if source.measure else "P_10", variant)
         else:
             if variant is not None:
                 raise RiskevalError("--variant applies to --clef2015 only.")
-            matrix = load_scores(inputs, example, qrels, measure, name_from, missing).one()
+            matrix = source.load().one()
         result = compute(matrix, _number_or_label(target), form=form, best_of=list(best_of) or None)
         table = result.to_frame().assign(gmap=gmap(matrix).to_numpy())
         if reference is not None:
             robust = robustness_index(matrix, reference).to_frame()
             table = table.join(robust[["robustness_index", "below_init"]])
-        if systems is not None:  # the rows shown; the 'best' target uses every system
-            from riskeval.analysis.by_measure import select_systems
-
+        if out.systems is not None:  # the rows shown; the 'best' target uses every system
             name = table.index.name or "system"
-            shown = select_systems(table.rename_axis(name).reset_index(), systems, matrix.index, "--systems")
-            table = shown.set_index(name)
-    emit(table.sort_values("total", kind="stable"), fmt)
+            table = out.select(table.rename_axis(name).reset_index(), matrix.index).set_index(name)
+    out.emit(table.sort_values("total", kind="stable"))
 
 
 def _clef_matrix(root: str, measure: str, variant: str | None):
