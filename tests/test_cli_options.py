@@ -172,6 +172,16 @@ def test_help_of_scores_commands_names_the_input_formats(capsys):
     assert " ".join(_options._formats_help().split()) in " ".join(out.split())
 
 
+def test_help_lists_every_registered_input_format(capsys):
+    from riskeval.io.formats import FORMATS
+
+    code, out, _ = run_cli(["risk", "--help"], capsys)
+    text = " ".join(out.split())
+    assert code == 0
+    for fmt in FORMATS:
+        assert f"{fmt.name} ({', '.join(fmt.extensions)})" in text, fmt.name
+
+
 def test_a_bad_choice_of_a_group_is_one_line_with_exit_2(capsys):
     code, out, err = run_cli(["compare-runs", "--example", "--runs", "a,b", "--test", "T"], capsys)
     assert code == 2 and not out and err.count("\n") == 1

@@ -197,12 +197,15 @@ class ScoreSource(NamedTuple):
 
 
 def _formats_help() -> str:
-    """The input formats the input group reads, for ``--help``."""
+    """The input formats the input group reads, for ``--help``: the registry's, in its order."""
+    from riskeval.io.formats import format_help
+
     return (
-        "SCORES is a per-topic score table (CSV, TSV or Parquet, long: columns system, topic, score "
-        "and optionally measure; or wide: one row per system, one column per topic), trec_eval or "
-        "ir_measures -q output files, or - for standard input; with --qrels, RUNS are TREC run files "
-        "(plain or .gz), evaluated per topic first; --example: the shipped example."
+        f"SCORES: per-topic scores in one of the formats {format_help()} (told by extension "
+        "and content; a long table has columns system, topic, score and optionally "
+        "measure, a wide one a row per system and a column per topic), or - for standard input; "
+        "with --qrels, RUNS are TREC run files (plain or .gz), evaluated per topic first; "
+        "--example: the shipped example."
     )
 
 
