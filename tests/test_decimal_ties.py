@@ -210,3 +210,27 @@ def test_the_long_table_counts_as_exact_decimal_arithmetic(loo: bool) -> None:
             dd.from_pandas(long, npartitions=3), "mean", [1.0], leave_one_out=loo
         )
     assert_counts(got, exact_counts(N, "mean", loo))
+
+
+@pytest.mark.parametrize("kind", ["mean", "loo"])
+def test_ten_thousand_scores_summed_in_row_order_tie_with_their_mean(kind: str) -> None:
+    """10,000 systems, 4,999 at 0.1, 4,999 at 0.3 and 2 at 0.2 (MEAN 0.2, also without either 0.2),
+    in a row-major matrix, whose column sums numpy takes one row after another: the floating-point
+    MEAN misses 0.2 by hundreds of units in the last place, within the tolerance."""
+    column = np.array([0.1] * 4_999 + [0.3] * 4_999 + [0.2] * 2)
+    X = np.ascontiguousarray(np.stack([column, column[::-1]], axis=1))
+    assert (X.sum(axis=0) / 10_000 != 0.2).all()
+    if kind == "mean":
+        np.testing.assert_array_equal(baselines.aggregate(X, "mean"), [0.2, 0.2])
+    else:
+        np.testing.assert_array_equal(baselines.aggregate_loo(X, "mean")[[-1, 0], [0, 1]], [0.2, 0.2])
+
+
+def test_a_score_one_decimal_step_of_ten_thousand_from_the_mean_does_not_tie() -> None:
+    """9,999 systems at 0.5 and one at 0.5001: the MEAN is 0.50000001, 10⁻⁴/10,000 above 0.5, and
+    every system at 0.5 loses (by far more than the tolerance, 0.5001·2⁻³⁸ ≈ 1.8e-12)."""
+    N = np.full((10_000, 2), 5_000)
+    N[-1] = 5_001
+    table = rk.risk_table(as_scores(N, 4), "mean", [1.0])
+    assert_counts(table, exact_counts(N, "mean", False))
+    assert table["losses"].sum() == 2 * 9_999
