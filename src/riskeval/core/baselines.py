@@ -7,8 +7,8 @@ per-topic partial sums (:func:`aggregate_from_totals`, :func:`loo_mean`), which 
 large for memory gets them.
 
 **Ties.** Scores are decimals (trec_eval prints four digits, P@10 is a multiple of 0.1), which
-floating point holds only to rounding: the MEAN of 0, 0, 0.1, 0.2 and 0.7 is 0.2, but their
-floating-point sum over 5 is 0.19999999999999998.  A score within :data:`TIE_RTOL` times its
+floating point holds only to rounding: the MEAN of 0.1, 0.2 and 0.3 is 0.2, but their
+floating-point sum over 3 is 0.20000000000000004.  A score within :data:`TIE_RTOL` times its
 topic's largest |score| of the topic's MEAN or MEDIAN (leave-one-out or not) ties with it: the
 baseline takes that score's value, exactly (:func:`nearest_ties`, :func:`cell_ties`), so that every
 computation downstream sees δ = 0.
@@ -25,17 +25,18 @@ from riskeval.core._numba import NUMPY_CELLS, njit
 #: Relative tolerance of a tie with an aggregate baseline, 2⁻³⁸ = 2¹⁴·ε ≈ 3.6e-12: a score within
 #: ``TIE_RTOL · max_i |x_ij|`` of topic j's MEAN or MEDIAN ties with it.
 #:
-#: It covers the rounding of those baselines for up to 16,383 systems: the floating-point sum of r
-#: scores is within (r − 1)·ε·Σ|x_ij| of the exact one in any order of summation (Higham, *Accuracy
-#: and Stability of Numerical Algorithms*, 2002, §4.2), so the MEAN (or its leave-one-out form, or
-#: half the sum of two middle scores) is within (r + 1)·ε·max|x_ij| of the mean of the decimals,
-#: counting the rounding of each decimal to binary and of the division.  And it never merges
-#: different decimals: a score and the MEAN of r scores of d decimals that differ do so by at least
-#: 10⁻ᵈ/r, 1e-8 for 4 decimals and 10,000 systems, which is above the tolerance wherever
-#: ``r · max|x_ij| < 2.7e7`` (for d = 4); P@k values differ by at least 1/(k·r).  Values with more
-#: than 11 significant digits (AP to full precision) that agree to 2⁻³⁸ of the topic's largest
-#: score are taken as equal.  The "Loss > 20%" boundary (:func:`riskeval.core.paired.loss20`) takes
-#: the same tolerance, relative to the baseline's score.
+#: It covers the rounding of those baselines for up to 16,000 systems: the floating-point sum of r
+#: scores is within (r − 1)·(ε/2)·Σ|x_ij| of the exact one, to first order, in any order of
+#: summation (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §4.2), so the MEAN
+#: (or its leave-one-out form, or half the sum of two middle scores) is within (r + 1)·ε·max|x_ij|
+#: of the mean of the decimals, counting the rounding of each decimal to binary and of the
+#: division.  And it never merges different decimals: a score and the MEAN of r scores of d
+#: decimals that differ do so by at least 10⁻ᵈ/r (1e-8 for 4 decimals and 10,000 systems), more
+#: than twice the tolerance wherever ``r · max|x_ij| < 1.3e7`` (for d = 4); P@k values differ by at
+#: least 1/(k·r); a score and 0.8 times the MEAN, by at least 0.2·10⁻ᵈ/r.  Values with more than
+#: 11 significant digits (AP to full precision) that agree to 2⁻³⁸ of the topic's largest score
+#: are taken as equal.  The "Loss > 20%" boundary (:func:`riskeval.core.paired.loss20`) takes the
+#: same tolerance, relative to the baseline's score.
 TIE_RTOL = 2.0**-38
 
 
