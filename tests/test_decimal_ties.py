@@ -234,3 +234,20 @@ def test_a_score_one_decimal_step_of_ten_thousand_from_the_mean_does_not_tie() -
     table = rk.risk_table(as_scores(N, 4), "mean", [1.0])
     assert_counts(table, exact_counts(N, "mean", False))
     assert table["losses"].sum() == 2 * 9_999
+
+
+@pytest.mark.parametrize("loo", [False, True])
+def test_the_long_tables_per_topic_analysis_ties_as_exact_decimal_arithmetic(loo: bool) -> None:
+    """``long_topic_risk``: on t0 and t1 s1 scores 0.2, the MEAN of 0.1, 0.2 and 0.3 (and of 0.1 and
+    0.3 without s1), which the floating-point totals miss; its δ there is 0 exactly."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    N = np.array([[1, 3, 2], [2, 2, 2], [3, 1, 5]])
+    assert (0.1 + 0.2 + 0.3) / 3 != 0.2 and (0.3 + 0.2 + 0.1 - 0.2) / 2 != 0.2
+    long = as_scores(N, 1).rename_axis(index="system", columns="topic").stack().rename("score").reset_index()
+    with dask.config.set(scheduler="sync"):
+        got = rk.analysis.long_topic_risk(
+            dd.from_pandas(long, npartitions=2), "s1", "mean", leave_one_out=loo
+        )
+    assert got.loc[["t0", "t1"], "baseline_score"].tolist() == [0.2, 0.2]
+    assert got.loc[["t0", "t1"], "delta"].tolist() == [0.0, 0.0]
