@@ -60,8 +60,8 @@ def test_the_compiled_form_runs_from_16384_cells(monkeypatch):
     assert baselines.NUMPY_CELLS == 16_384
     calls = []
 
-    def compiled(Xt, values, tol):
-        calls.append(Xt.size)
+    def compiled(A, values, tol, topics_first):
+        calls.append(A.size)
         return values
 
     monkeypatch.setattr(baselines, "_nearest_ties", compiled)
@@ -76,7 +76,7 @@ def test_the_tie_tolerance_is_2_to_the_minus_38_of_the_largest_magnitude():
     np.testing.assert_array_equal(got, [2**-38 * 3.0, 2**-38 * 0.5, 0.0])
 
 
-@pytest.mark.parametrize("form", ["numpy", "compiled"])
+@pytest.mark.parametrize("form", ["numpy", "compiled, systems first", "compiled, topics first"])
 def test_a_baseline_takes_the_nearest_score_within_the_tolerance_and_no_other(form):
     """With a baseline of 5 and a tolerance of 0.25 (exact in binary): a score within 0.25, the ends
     included, ties (the nearest one, the first on equal distances); 4.625 and 5.375 do not."""
@@ -91,29 +91,30 @@ def test_a_baseline_takes_the_nearest_score_within_the_tolerance_and_no_other(fo
     ]
     for column, want in cases:
         X, values, tol = np.array(column)[:, None], np.array([5.0]), np.array([0.25])
-        got = (
-            baselines.nearest_ties(X, values, tol)
-            if form == "numpy"
-            else baselines._nearest_ties(np.asfortranarray(X).T, values, tol)
-        )
+        if form == "numpy":
+            got = baselines.nearest_ties(X, values, tol)
+        else:
+            topics_first = form.endswith("topics first")
+            got = baselines._nearest_ties(X.T if topics_first else X, values, tol, topics_first)
         assert got[0] == want, column
 
 
 def test_the_compiled_and_numpy_forms_tie_the_same_scores():
     """On P@10-like scores (many at their topic's MEAN), continuous ones and a long thin matrix of
-    quarters, the compiled pass over the whole matrix equals the numpy form on slices of it."""
+    quarters, row-major and column-major, the compiled pass over the whole matrix equals the numpy
+    form on slices of it."""
     rng = np.random.default_rng(3)
     changed = 0
     for X in (rng.integers(0, 11, (5, 3000)) / 10, rng.random((200, 90)), rng.integers(0, 3, (5, 4000)) / 4):
         means = X.sum(axis=0) / X.shape[0]
         tol = baselines.tie_tolerance(X.max(axis=0), X.min(axis=0))
-        compiled = baselines._nearest_ties(np.asfortranarray(X).T, means, tol)
-        for k in range(0, X.shape[1], 50):  # 50 topics: below NUMPY_CELLS
-            part = slice(k, k + 50)
-            np.testing.assert_array_equal(
-                compiled[part], baselines.nearest_ties(X[:, part], means[part], tol[part])
-            )
-        changed += (compiled != means).sum()
+        for layout in (np.ascontiguousarray(X), np.asfortranarray(X)):
+            compiled = baselines.nearest_ties(layout, means, tol)
+            for k in range(0, X.shape[1], 50):  # 50 topics: below NUMPY_CELLS
+                part = slice(k, k + 50)
+                numpy = baselines.nearest_ties(X[:, part], means[part], tol[part])
+                np.testing.assert_array_equal(compiled[part], numpy)
+            changed += (compiled != means).sum()
     assert changed > 0
 
 

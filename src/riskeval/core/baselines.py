@@ -63,8 +63,10 @@ def nearest_ties(X: np.ndarray, values: np.ndarray, tol: np.ndarray) -> np.ndarr
     becomes the score nearest to it (the first such row on equal distances): one baseline shared
     by every system can take one score's value only, which decimal scores never make ambiguous
     (two different ones are further apart than twice the tolerance)."""
-    if X.size >= NUMPY_CELLS:
-        return _nearest_ties(np.asfortranarray(X).T, values, tol)
+    if X.size >= NUMPY_CELLS:  # one pass over the matrix in the order of its memory
+        if X.flags.c_contiguous:
+            return _nearest_ties(X, values, tol, False)
+        return _nearest_ties(np.asfortranarray(X).T, values, tol, True)
     gap = np.abs(X - values)
     nearest = gap.argmin(axis=0)
     topics = np.arange(X.shape[1])
@@ -72,21 +74,21 @@ def nearest_ties(X: np.ndarray, values: np.ndarray, tol: np.ndarray) -> np.ndarr
 
 
 @njit(cache=True)  # pragma: no mutate
-def _nearest_ties(Xt, values, tol):
-    """:func:`nearest_ties` in one pass over the topic-major ``Xt`` (c × r), without its r × c
-    temporaries: the form for large matrices, equal to the numpy one."""
-    c, r = Xt.shape
-    out = values.copy()
-    for j in range(c):
-        best = np.inf
-        score = 0.0
-        for i in range(r):
-            gap = abs(Xt[j, i] - values[j])
-            if gap < best:
-                best, score = gap, Xt[j, i]
-        if best <= tol[j]:
-            out[j] = score
-    return out
+def _nearest_ties(A, values, tol, topics_first):
+    """:func:`nearest_ties` in one pass over the cells of ``A`` in the order of its rows, without
+    r × c temporaries: the form for large matrices, equal to the numpy one.  ``A`` is the r × c
+    matrix, or with ``topics_first`` its c × r transpose; either way the systems of a topic come in
+    their order."""
+    best = np.full(values.size, np.inf)
+    score = values.copy()
+    for p in range(A.shape[0]):
+        for q in range(A.shape[1]):
+            j = p if topics_first else q
+            gap = abs(A[p, q] - values[j])
+            if gap < best[j]:
+                best[j] = gap
+                score[j] = A[p, q]
+    return np.where(best <= tol, score, values)
 
 
 def cell_ties(x: Any, b: Any, low: Any, high: Any) -> Any:
