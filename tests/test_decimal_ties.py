@@ -82,34 +82,29 @@ def as_scores(N: np.ndarray, decimals: int) -> pd.DataFrame:
 
 def planted(rng: np.random.Generator, r: int, c: int, top: int) -> np.ndarray:
     """r × c integer scores in [0, top]: random on half the topics; on the others symmetric about a
-    multiple ``a`` of 5 (pairs a ± d, one of them a and a, and a itself when r is odd), so that the MEAN and the MEDIAN
-    are ``a`` exactly, the leave-one-out ones too for the system at ``a``, and a pair 0.8·a, 1.2·a
-    loses exactly 20% of it; rows shuffled within each topic."""
+    multiple ``a`` of 5 (pairs a ± d, among them 0.8·a and 1.2·a, and a and a when r ≥ 4; a itself
+    when r is odd), so that the MEAN and the MEDIAN are ``a`` exactly, the leave-one-out ones too
+    for a system at ``a``, and the system at 0.8·a loses exactly 20% of it; rows shuffled within
+    each topic."""
     N = rng.integers(0, top + 1, (r, c))
     for j in range(0, c, 2):
         a = 5 * int(rng.integers(1, top // 10 + 1))
         pairs = rng.integers(0, min(a, top - a) + 1, r // 2)
-        pairs[0], pairs[-1] = a // 5, 0  # a pair at 0.8·a and 1.2·a; a twice (r ≥ 4)
+        pairs[0], pairs[-1] = a // 5, 0
         column = np.concatenate([a - pairs, a + pairs, [a] * (r % 2)])
         N[:, j] = rng.permutation(column)
     return N
 
 
-GRIDS = {
-    # name: (decimals, largest integer score, planted ties)
-    "P@10": (1, 10, True),
-    "trec_eval, 4 decimals": (4, 10_000, True),
-    "AP-like, 15 decimals": (15, 10**15 - 1, True),
-}
+#: name: (decimals, largest integer score)
+GRIDS = {"P@10": (1, 10), "trec_eval, 4 decimals": (4, 10_000), "AP-like, 15 decimals": (15, 10**15 - 1)}
 #: (systems, topics): numpy forms below 16,384 cells, compiled ones from there
 SHAPES = [(3, 300), (5, 300), (50, 100), (1000, 10), (3, 6000), (50, 400), (1000, 20)]
 
 
 def grid(name: str, r: int, c: int) -> tuple[np.ndarray, int]:
-    decimals, top, plant = GRIDS[name]
-    rng = np.random.default_rng([r, c, decimals])
-    N = planted(rng, r, c, top) if plant else rng.integers(0, top + 1, (r, c))
-    return N, decimals
+    decimals, top = GRIDS[name]
+    return planted(np.random.default_rng([r, c, decimals]), r, c, top), decimals
 
 
 @pytest.mark.parametrize("kind, loo", KINDS)
