@@ -2,88 +2,101 @@
 
 ``aggregate(X, kind)`` gives the per-topic MEAN, MEDIAN or MAX over all rows of ``X``;
 ``aggregate_loo(X, kind)`` gives, for each row ``i``, the aggregate over the *other* rows (the
-evaluated system left out), as an r × c matrix.  Both are exact and vectorised.  MEAN and MAX also
-come from per-topic partial sums (:func:`aggregate_from_totals`, :func:`loo_mean`), which is how a
-table too large for memory gets them.
+evaluated system left out), as an r × c matrix.  Both are vectorised.  MEAN and MAX also come from
+per-topic partial sums (:func:`aggregate_from_totals`, :func:`loo_mean`), which is how a table too
+large for memory gets them.
 
-The MEAN of the scores in memory is decided exactly where it decides a win, a tie or a loss
-(:func:`decided_by_rounding`): ``T_j/r`` in floating point can miss the exact mean in its last bits
-(0.1, 0.2 and 0.3 sum to 0.6000000000000001, whose third is 0.20000000000000004, not 0.2), which
-would turn a system that ties with the mean into a loser.  Wherever a score lies within the
-rounding error of its topic's floating-point mean (or of 0.8 times it, the bound of a loss of more
-than 20%), that mean is computed exactly and rounded once.
-From per-topic partial sums (a table too large for memory) only a topic whose scores are all equal
-gets its MEAN exactly (:func:`equal_scores_exact`).
+**Ties.** Scores are decimals (trec_eval prints four digits, P@10 is a multiple of 0.1), which
+floating point holds only to rounding: the MEAN of 0.1, 0.2 and 0.3 is 0.2, but their
+floating-point sum over 3 is 0.20000000000000004.  A score within :data:`TIE_RTOL` times its
+topic's largest |score| of the topic's MEAN or MEDIAN (leave-one-out or not) ties with it: the
+baseline takes that score's value, exactly (:func:`nearest_ties`, :func:`cell_ties`), so that every
+computation downstream sees δ = 0.
 """
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from riskeval.core._numba import NUMPY_CELLS, njit
 
+#: Relative tolerance of a tie with an aggregate baseline, 2⁻³⁸ = 2¹⁴·ε ≈ 3.6e-12: a score within
+#: ``TIE_RTOL · max_i |x_ij|`` of topic j's MEAN or MEDIAN ties with it.
+#:
+#: It covers the rounding of those baselines for up to 16,000 systems: the floating-point sum of r
+#: scores is within (r − 1)·(ε/2)·Σ|x_ij| of the exact one, to first order, in any order of
+#: summation (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §4.2), so the MEAN
+#: (or its leave-one-out form, or half the sum of two middle scores) is within (r + 1)·ε·max|x_ij|
+#: of the mean of the decimals, counting the rounding of each decimal to binary and of the
+#: division.  And it never merges different decimals: a score and the MEAN of r scores of d
+#: decimals that differ do so by at least 10⁻ᵈ/r (1e-8 for 4 decimals and 10,000 systems), more
+#: than twice the tolerance wherever ``r · max|x_ij| < 1.3e7`` (for d = 4); P@k values differ by at
+#: least 1/(k·r); a score and 0.8 times the MEAN, by at least 0.2·10⁻ᵈ/r.  Values with more than
+#: 11 significant digits (AP to full precision) that agree to 2⁻³⁸ of the topic's largest score
+#: are taken as equal.  The "Loss > 20%" boundary (:func:`riskeval.core.paired.loss20`) takes the
+#: same tolerance, relative to the baseline's score.
+TIE_RTOL = 2.0**-38
+
+
+def tie_tolerance(top: Any, low: Any) -> Any:
+    """The distance from a topic's aggregate baseline within which a score ties with it:
+    :data:`TIE_RTOL` times the topic's largest |score| (``top`` and ``low`` its largest and
+    smallest score)."""
+    return TIE_RTOL * np.maximum(np.abs(top), np.abs(low))
+
 
 def aggregate(X: np.ndarray, kind: str) -> np.ndarray:
-    """Per-topic aggregate (c,) over all r systems."""
-    if kind == "median":
-        return np.median(X, axis=0)
+    """Per-topic aggregate (c,) over all r systems; a MEAN or MEDIAN within the tie tolerance of a
+    score is that score (:func:`nearest_ties`)."""
+    top = X.max(axis=0)
+    if kind == "max":  # a score already
+        return top
     # ``kind`` is validated by the callers (riskeval.options.AGGREGATES)
-    top, low = X.max(axis=0), X.min(axis=0)
-    values = aggregate_from_totals(kind, X.shape[0], X.sum(axis=0), top, low)
-    if kind == "mean":
-        bound = rounding_bound(X.shape[0], top, low)
-        if X.size < NUMPY_CELLS:
-            near = decided_by_rounding(X, values, bound).any(axis=0)
-        else:
-            near = topics_decided_by_rounding(X, values, bound)
-        for j in np.flatnonzero(near):
-            values[j] = float(exact_sum(X[:, j]) / X.shape[0])
-    return values
+    values = np.median(X, axis=0) if kind == "median" else X.sum(axis=0) / X.shape[0]
+    return nearest_ties(X, values, tie_tolerance(top, X.min(axis=0)))
 
 
-def rounding_bound(r: int, top: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """How far a floating-point mean of r scores can be from their exact mean, per topic: r·ε
-    times the topic's largest magnitude (``top`` and ``low`` its largest and smallest score), which
-    holds for any order of summation (Higham, *Accuracy and Stability of Numerical Algorithms*,
-    2002, §4.2)."""
-    return r * np.finfo(np.float64).eps * np.maximum(np.abs(top), np.abs(low))
-
-
-def decided_by_rounding(X: np.ndarray, means: np.ndarray, bound: np.ndarray) -> np.ndarray:
-    """The cells of ``X`` (r × c) whose comparison with their floating-point mean in ``means``
-    (c,) or (r × c) may depend on that mean's rounding (:func:`rounding_bound`): a score within
-    ``bound`` of the mean (a win, a tie or a loss) or within twice it of 0.8 times the mean (a
-    loss of more than 20%, SIGIR 2016, Table 7)."""
-    gap = X - means
-    return (np.abs(gap) <= bound) | (np.abs(gap + 0.2 * means) <= 2 * bound)
+def nearest_ties(X: np.ndarray, values: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """``values`` (c,), except that a topic's value within ``tol`` of a score of ``X`` (r × c)
+    becomes the score nearest to it (the first such row on equal distances): one baseline shared
+    by every system can take one score's value only, which decimal scores never make ambiguous
+    (two different ones are further apart than twice the tolerance)."""
+    if X.size >= NUMPY_CELLS:  # one pass over the matrix in the order of its memory
+        if X.flags.c_contiguous:
+            return _nearest_ties(X, values, tol, False)
+        return _nearest_ties(np.asfortranarray(X).T, values, tol, True)
+    gap = np.abs(X - values)
+    nearest = gap.argmin(axis=0)
+    topics = np.arange(X.shape[1])
+    return np.where(gap[nearest, topics] <= tol, X[nearest, topics], values)
 
 
 @njit(cache=True)  # pragma: no mutate
-def topics_decided_by_rounding(X, means, bound):
-    """The topics (c,) with a cell that :func:`decided_by_rounding` flags, in one pass over ``X``
-    (r × c) and without its r × c temporaries: the form for large matrices, equal to the numpy
-    one (same operations, in the same order, per cell)."""
-    r, c = X.shape
-    near = np.zeros(c, dtype=np.bool_)
-    for i in range(r):
-        for j in range(c):
-            gap = X[i, j] - means[j]
-            if abs(gap) <= bound[j] or abs(gap + 0.2 * means[j]) <= 2 * bound[j]:
-                near[j] = True
-    return near
+def _nearest_ties(A, values, tol, topics_first):
+    """:func:`nearest_ties` in one pass over the cells of ``A`` in the order of its rows, without
+    r × c temporaries: the form for large matrices, equal to the numpy one.  ``A`` is the r × c
+    matrix, or with ``topics_first`` its c × r transpose; either way the systems of a topic come in
+    their order."""
+    best = np.full(values.size, np.inf)
+    score = values.copy()
+    for p in range(A.shape[0]):
+        for q in range(A.shape[1]):
+            j = p if topics_first else q
+            gap = abs(A[p, q] - values[j])
+            if gap < best[j]:
+                best[j] = gap
+                score[j] = A[p, q]
+    return np.where(best <= tol, score, values)
 
 
-def exact_sum(values: np.ndarray) -> Fraction:
-    """The sum of finite float64 ``values`` in exact arithmetic, as the sum of the parts that
-    ``math.fsum`` peels off it (each the correctly rounded rest of the ones before; a few parts)."""
-    parts: list[float] = []
-    while rest := math.fsum(np.append(values, np.negative(parts))):
-        parts.append(rest)
-    return sum(map(Fraction, parts), Fraction(0))
+def cell_ties(x: Any, b: Any, low: Any, high: Any) -> Any:
+    """``b``, the baselines of scores ``x``, except where a score is within the tie tolerance
+    (:func:`tie_tolerance` of its topic's smallest and largest scores ``low`` and ``high``) of its
+    baseline: there, that score.  Arrays that broadcast: one cell each (a long table's rows), or
+    r × c against (c,)."""
+    return np.where(np.abs(x - b) <= tie_tolerance(high, low), x, b)
 
 
 def aggregate_from_totals(
@@ -116,19 +129,13 @@ def loo_mean(total: Any, x: Any, r: int) -> Any:
 
 def aggregate_loo(X: np.ndarray, kind: str) -> np.ndarray:
     """Leave-one-out aggregates (r × c): row i is the aggregate over every system but i (the
-    callers ensure r ≥ 2)."""
-    r = X.shape[0]
-    if kind == "mean":
-        top, low = X.max(axis=0), X.min(axis=0)
-        means = loo_mean(X.sum(axis=0), X, r)  # a topic of equal scores is among those made exact
-        rows, columns = np.nonzero(decided_by_rounding(X, means, rounding_bound(r, top, low)))
-        totals = {j: exact_sum(X[:, j]) for j in np.unique(columns)}
-        for i, j in zip(rows, columns, strict=True):
-            means[i, j] = float((totals[j] - Fraction(X[i, j])) / (r - 1))
-        return means
-    if kind == "max":
+    callers ensure r ≥ 2); a MEAN or MEDIAN within the tie tolerance of the system's own score is
+    that score (:func:`cell_ties`)."""
+    if kind == "max":  # a score already
         return _loo_max(X)
-    return _loo_median(X)  # "median"
+    r = X.shape[0]
+    values = loo_mean(X.sum(axis=0), X, r) if kind == "mean" else _loo_median(X)
+    return cell_ties(X, values, X.min(axis=0), X.max(axis=0))
 
 
 def _loo_max(X: np.ndarray) -> np.ndarray:

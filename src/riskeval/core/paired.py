@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from riskeval.core._numba import FAST, NUMPY_CELLS, by_size, njit, prange, vectorize
-from riskeval.core.baselines import loo_mean
+from riskeval.core.baselines import TIE_RTOL, loo_mean
 
 
 class PairedSums(NamedTuple):
@@ -46,9 +46,10 @@ class PairedSums(NamedTuple):
 def _loss20(d: Any, b: Any) -> Any:
     """ "Loss > 20%" of one topic (Dinçer, Macdonald & Ounis, SIGIR 2016, Table 7): the system loses
     more than 20 % of the baseline's score, (b − s)/b > 0.2 with b > 0, written b − s > 0.2·b
-    (``d = s − b``) so that no division is needed.  Scalars or arrays; :data:`loss20` is its ufunc,
-    which numpy code and numba kernels call."""
-    return (b > 0.0) & (-d > 0.2 * b)
+    (``d = s − b``) so that no division is needed, and by more than the rounding of decimal scores
+    (:data:`riskeval.core.baselines.TIE_RTOL` times b): s = 0.088 loses 20 % of b = 0.11, not more.
+    Scalars or arrays; :data:`loss20` is its ufunc, which numpy code and numba kernels call."""
+    return (b > 0.0) & (-d > (0.2 + TIE_RTOL) * b)
 
 
 loss20 = vectorize(["boolean(float64, float64)"], cache=True)(_loss20)

@@ -183,6 +183,8 @@ def long_topic_risk(
             baselines.loo_mean(totals.T, x, len(totals.systems)), totals.low, totals.max
         )
     )
+    if base.name == "MEAN":  # a score within rounding of its MEAN ties with it, as in memory
+        b = baselines.cell_ties(x, b, totals.low, totals.max)
     return topic_risk(
         pd.Series(x, index=totals.topics, name=system),
         pd.Series(b, index=totals.topics, name=base.name),
@@ -513,6 +515,10 @@ def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> _Part:
     )
     mean = loo if loo is not None else info.mean_b[j]
     b = info.values[j] if info.values is not None else mean  # the leave-one-out MEAN
+    if need_mean:  # a score within rounding of its MEAN ties with it, as in memory
+        mean = baselines.cell_ties(x, mean, info.low[j], info.high[j])
+    else:  # the baseline is the MEAN
+        b = baselines.cell_ties(x, b, info.low[j], info.high[j])
     with np.errstate(divide="ignore", invalid="ignore"):
         z = chisq.residual(x, a[i], q[j])
     return _Part(

@@ -31,7 +31,10 @@ def baseline(X: Any, kind: str = "mean") -> pd.Series:
 
     MEAN is the "unbiased" baseline of Dinçer, Ounis & Macdonald (ECIR 2014, eq. 2); MAX is the
     per-topic best ("loss in state of the art").  Returns a Series indexed by topic and named
-    ``"MEAN"``, ``"MEDIAN"`` or ``"MAX"``.  :func:`loo_baseline` leaves the evaluated system out.
+    ``"MEAN"``, ``"MEDIAN"`` or ``"MAX"``.  A topic's MEAN or MEDIAN within
+    :data:`~riskeval.core.baselines.TIE_RTOL` times its largest |score| of a score is that score
+    (the nearest), so that decimal scores tie with it as in exact arithmetic.
+    :func:`loo_baseline` leaves the evaluated system out.
     """
     M = as_matrix(X)
     kind = check_option(kind, AGGREGATES, "baseline", "kind")
@@ -44,6 +47,8 @@ def loo_baseline(X: Any, kind: str = "mean") -> pd.DataFrame:
 
     Returns a systems × topics DataFrame aligned with ``X``.  Leaving the evaluated system out of
     its own baseline removes the dependence that Dinçer, Ounis & Macdonald (ECIR 2014, §2.3) discuss.
+    A MEAN or MEDIAN within :data:`~riskeval.core.baselines.TIE_RTOL` times the topic's largest
+    |score| of the system's own score is that score.
     """
     M = as_matrix(X)
     kind = check_option(kind, AGGREGATES, "loo_baseline", "kind")
