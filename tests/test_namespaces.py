@@ -84,6 +84,14 @@ def test_every_name_of_every_namespace_resolves(namespace):
         module.read_nothing  # noqa: B018
 
 
+def test_a_name_is_imported_once_and_kept_in_its_namespace(monkeypatch):
+    inference = importlib.import_module("riskeval.inference")
+    monkeypatch.delitem(vars(inference), "tukey_hsd", raising=False)
+    value = inference.tukey_hsd
+    assert vars(inference)["tukey_hsd"] is value  # the next read finds it without __getattr__
+    assert "tukey_hsd" in dir(inference) and "io" in dir(riskeval) and "RiskevalWarning" not in dir(riskeval)
+
+
 @pytest.mark.parametrize("namespace", ["io", "inference", "analysis", "ltr", "bayes"])
 def test_no_name_of_a_namespace_is_also_one_of_its_modules(namespace):
     """``import riskeval.analysis.x`` sets the package's attribute ``x`` to the module: a function

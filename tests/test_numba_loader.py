@@ -55,7 +55,7 @@ def test_a_kernel_is_a_placeholder_until_its_first_call(probe):
     assert double.py_func is plain["double"] and double.targetoptions == {}
     assert module.total.targetoptions == {"cache": False}
     assert repr(double) == "<riskeval kernel riskeval._probe.double (not loaded yet)>"
-    assert repr(_numba.prange) == "riskeval.core._numba.prange" and list(_numba.prange(2, 4)) == [2, 3]
+    assert module.prange is range  # in Python; numba's prange once a kernel of the module is loaded
     with pytest.raises(AttributeError):
         double.__no_such__  # noqa: B018 - dunder lookups do not load the kernel
     assert repr(double) == "<riskeval kernel riskeval._probe.double (not loaded yet)>"

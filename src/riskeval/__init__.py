@@ -22,10 +22,6 @@ Names are imported on first use, so ``import riskeval`` (and ``riskeval --help``
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
-
 from riskeval import _lazy
 
 __version__ = "1.1.3"  # the one place of the version (pyproject.toml reads it)
@@ -78,19 +74,4 @@ _MOVED = {"RiskevalWarning": "riskeval.errors"}
 
 __all__ = sorted([*_EXPORTS, *_NAMESPACES])
 
-
-def __getattr__(name: str) -> Any:
-    if name in _NAMESPACES:
-        return importlib.import_module(f"riskeval.{name}")
-    if name in _MOVED:
-        warnings.warn(
-            f"riskeval.{name} is now {_MOVED[name]}.{name}; the old name goes in riskeval 2.0.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    return _lazy.load(__name__, _EXPORTS, name, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS, *_NAMESPACES})
+__getattr__, __dir__ = _lazy.namespace(__name__, _EXPORTS, submodules=_NAMESPACES, moved=_MOVED)

@@ -199,3 +199,18 @@ def test_compressed_files_and_crlf_line_breaks(tmp_path):
     plain, packed = read_letor(tmp_path / "plain.txt"), read_letor(tmp_path / "packed.txt.gz")
     np.testing.assert_array_equal(plain.X.toarray(), packed.X.toarray())
     np.testing.assert_array_equal(plain.group, [2, 1])
+
+
+def test_labels_and_values_that_only_pythons_float_reads_exactly(tmp_path):
+    # 21 significant digits or a power of ten beyond 22: Python's float reads them, as
+    # scikit-learn's reader does; a label is kept when that value is a small enough integer
+    path = tmp_path / "long.txt"
+    path.write_text(
+        "1.00000000000000000000 qid:-3 1:12345678901234567890123 2:1e-400\n"
+        "1000000000000000000000e-20 qid:-3 1:1e300\n"
+    )
+    data = read_letor(path)
+    np.testing.assert_array_equal(data.y, [1, 10])
+    np.testing.assert_array_equal(data.qid, [-3, -3])
+    X = data.X.toarray()
+    assert X[0, 1] == float("12345678901234567890123") and X[0, 2] == 0.0 and X[1, 1] == 1e300

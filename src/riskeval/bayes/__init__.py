@@ -8,8 +8,6 @@ when a model is fitted, so ``import riskeval.bayes`` stays fast.
 
 from __future__ import annotations
 
-from typing import Any
-
 from riskeval import _lazy
 
 _EXPORTS = {
@@ -24,10 +22,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    return _lazy.load(__name__, _EXPORTS, name, globals())
-
-
-def __dir__() -> list[str]:
-    return _lazy.names(_EXPORTS, globals())
+__getattr__, __dir__ = _lazy.namespace(__name__, _EXPORTS)

@@ -26,6 +26,7 @@ Python's default on Linux from 3.14), or choose a fork-safe layer with
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -59,18 +60,15 @@ class _Deferred:
     ``numba.vectorize(signatures, **options)``."""
 
     def __init__(self, func: Callable[..., Any], options: dict[str, Any], signatures: Any = None):
+        functools.update_wrapper(self, func)
         self.py_func = func
         self.targetoptions = options
         self._signatures = signatures
         self._compiled: Any = None
-        self.__name__ = func.__name__
-        self.__qualname__ = func.__qualname__
-        self.__module__ = func.__module__
-        self.__doc__ = func.__doc__
-        self.__wrapped__ = func
 
     def load(self) -> Any:
-        """The numba dispatcher (or ufunc) of the function, made on the first call."""
+        """The numba dispatcher (or ufunc) of the function, made on the first call; it takes the
+        placeholder's place in its module."""
         if self._compiled is None:
             numba = _load_numba()
             _bind(self.py_func)
@@ -79,7 +77,7 @@ class _Deferred:
             else:
                 self._compiled = numba.vectorize(self._signatures, **self.targetoptions)(self.py_func)
             module = sys.modules.get(self.__module__)
-            if module is not None and getattr(module, self.__name__, None) is self:
+            if getattr(module, self.__name__, None) is self:
                 setattr(module, self.__name__, self._compiled)
         return self._compiled
 
@@ -108,18 +106,8 @@ def vectorize(signatures: list[str], **options: Any) -> Callable[[Callable[..., 
     return lambda f: _Deferred(f, options, signatures)
 
 
-class _PRange:
-    """``numba.prange``: ``range`` in Python, a parallel loop in a ``parallel=True`` kernel (the
-    kernel's module holds numba's own once the kernel is loaded)."""
-
-    def __call__(self, *args: int) -> range:
-        return range(*args)
-
-    def __repr__(self) -> str:
-        return "riskeval.core._numba.prange"
-
-
-prange = _PRange()
+#: ``numba.prange``: ``range`` in Python; a kernel's module holds numba's own once the kernel is loaded
+prange = range
 
 
 def _names(code: types.CodeType) -> Iterator[str]:
@@ -131,20 +119,18 @@ def _names(code: types.CodeType) -> Iterator[str]:
 
 def _bind(func: Callable[..., Any]) -> None:
     """Put numba's objects in place of the placeholders that ``func``'s code names, in its module
-    (``name``) and in the modules it names (``module.name``)."""
-    namespace = func.__globals__
+    (``name``) and in riskeval's modules it names (``module.name``)."""
     names = set(_names(func.__code__))
-    for name in names:
-        value = namespace.get(name)
-        if isinstance(value, _PRange):
-            namespace[name] = _load_numba().prange
-        elif isinstance(value, _Deferred):
-            namespace[name] = value.load()
-        elif isinstance(value, types.ModuleType) and value.__name__.startswith("riskeval."):
-            for attr in names:
-                inner = getattr(value, attr, None)
-                if isinstance(inner, _Deferred):
-                    setattr(value, attr, inner.load())
+    modules = [func.__globals__.get(name) for name in names]
+    scopes = [
+        vars(m) for m in modules if isinstance(m, types.ModuleType) and m.__name__.startswith("riskeval.")
+    ]
+    for scope in (func.__globals__, *scopes):
+        for name in names & scope.keys():
+            if scope[name] is prange:
+                scope[name] = _load_numba().prange
+            elif isinstance(scope[name], _Deferred):
+                scope[name] = scope[name].load()
 
 
 def _load_numba() -> Any:
@@ -153,7 +139,6 @@ def _load_numba() -> Any:
     if _NUMBA is None:
         import numba
         from numba.core import event
-        from numba.extending import typeof_impl
 
         class _CompileNotice(event.Listener):
             def on_start(self, ev: Any) -> None:
@@ -162,8 +147,6 @@ def _load_numba() -> Any:
             def on_end(self, ev: Any) -> None:
                 pass
 
-        # a placeholder that numba meets in a kernel of another module is typed as what it stands for
-        typeof_impl.register(_Deferred)(lambda value, context: numba.typeof(value.load()))
         _NUMBA = numba
         event.register("numba:compile", _CompileNotice())
     return _NUMBA
@@ -181,8 +164,7 @@ def _notice(dispatcher: Any) -> None:
     per process.  numba sends ``numba:compile`` only for a compilation, never for a kernel it loads
     from its on-disk cache, so a process whose kernels are all cached writes nothing."""
     global notice_written
-    module = getattr(dispatcher.py_func, "__module__", None) or ""
-    if not notice_written and module.startswith("riskeval."):
+    if not notice_written and str(dispatcher.py_func.__module__).startswith("riskeval."):
         notice_written = True
         sys.stderr.write(COMPILE_NOTICE)
         sys.stderr.flush()
@@ -200,8 +182,7 @@ def serial_twin(kernel: Any) -> Callable[..., Any]:
         f.__code__, f.__globals__, f"{f.__name__}_serial", f.__defaults__, f.__closure__
     )
     twin.__qualname__ = f"{f.__qualname__}_serial"
-    twin.__module__ = f.__module__
-    twin.__doc__ = f.__doc__
+    twin.__module__, twin.__doc__ = f.__module__, f.__doc__
     options = kernel.targetoptions
     return njit(
         cache=True,
@@ -216,24 +197,9 @@ def by_size(kernel: Any, work: int, threshold: int = SERIAL_CELLS) -> Any:
     ``NUMBA_DISABLE_JIT=1`` a loaded kernel is its Python function, which is returned as it is."""
     if work >= threshold or not hasattr(kernel, "py_func"):
         return kernel
-    key = kernel.py_func
-    twin = _TWINS.get(key)
-    if twin is None:
-        twin = _TWINS[key] = serial_twin(kernel)
-    return twin
+    if kernel.py_func not in _TWINS:
+        _TWINS[kernel.py_func] = serial_twin(kernel)
+    return _TWINS[kernel.py_func]
 
 
 _TWINS: dict[Any, Any] = {}
-
-
-__all__ = [
-    "COMPILE_NOTICE",
-    "FAST",
-    "NUMPY_CELLS",
-    "SERIAL_CELLS",
-    "by_size",
-    "njit",
-    "prange",
-    "serial_twin",
-    "vectorize",
-]

@@ -20,8 +20,6 @@ Names are imported on first use.
 
 from __future__ import annotations
 
-from typing import Any
-
 from riskeval import _lazy
 
 # public name -> module that defines it
@@ -43,10 +41,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    return _lazy.load(__name__, _EXPORTS, name, globals())
-
-
-def __dir__() -> list[str]:
-    return _lazy.names(_EXPORTS, globals())
+__getattr__, __dir__ = _lazy.namespace(__name__, _EXPORTS)

@@ -74,13 +74,41 @@ def read_query_file(path: str | Path) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# the compiled parser
+# the compiled parser: one pass over the file's bytes
 
 
 @njit(cache=True)
 def _space(c):
     # bytes.split()'s ASCII whitespace: space, \t, \n, \v, \f, \r
     return c == 32 or 9 <= c <= 13
+
+
+@njit(cache=True)
+def _skip(buf, i, end):
+    """The first position from ``i`` (at most ``end``) that is not whitespace."""
+    while i < end and _space(buf[i]):
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def _token(buf, s, end):
+    """Where the token at ``s`` ends (whitespace or ``end``), and where its first ``:`` is (the
+    token's end when it has none)."""
+    i, colon = s, -1
+    while i < end and not _space(buf[i]):
+        if colon < 0 and buf[i] == 58:
+            colon = i
+        i += 1
+    return i, colon if colon >= 0 else i
+
+
+@njit(cache=True)
+def _find(buf, i, end, byte):
+    """The first position of ``byte`` from ``i``, or ``end``."""
+    while i < end and buf[i] != byte:
+        i += 1
+    return i
 
 
 @njit(cache=True)
@@ -93,53 +121,39 @@ def _decimal(buf, s, e):
     value, 2 when it is not decimal notation.
     """
     i = s
-    negative = False
-    if i < e and (buf[i] == 43 or buf[i] == 45):  # + -
-        negative = buf[i] == 45
-        i += 1
+    negative = i < e and buf[i] == 45  # -
+    i += i < e and (buf[i] == 43 or buf[i] == 45)  # + -
     mantissa = np.uint64(0)
-    digits = 0  # significant digits kept in the mantissa
+    digits = 0  # significant digits kept in the mantissa (leading zeros leave it 0)
     dropped = False  # a significant digit did not fit
     scale = 0  # power of ten of the mantissa's last digit
-    seen = False
-    while i < e and 48 <= buf[i] <= 57:
-        seen = True
-        if digits < 19:
-            if mantissa > 0 or buf[i] != 48:
-                mantissa = mantissa * np.uint64(10) + np.uint64(buf[i] - 48)
-                digits += mantissa > 0
-        else:
-            scale += 1
-            dropped = dropped or buf[i] != 48
-        i += 1
-    if i < e and buf[i] == 46:  # .
-        i += 1
-        while i < e and 48 <= buf[i] <= 57:
+    seen = point = False
+    while i < e:
+        if buf[i] == 46 and not point:  # .
+            point = True
+        elif 48 <= buf[i] <= 57:
             seen = True
             if digits < 19:
                 mantissa = mantissa * np.uint64(10) + np.uint64(buf[i] - 48)
                 digits += mantissa > 0
-                scale -= 1
+                scale -= point
             else:
+                scale += not point
                 dropped = dropped or buf[i] != 48
-            i += 1
+        else:
+            break
+        i += 1
     if not seen:
         return 2, 0.0
     if i < e and (buf[i] == 101 or buf[i] == 69):  # e E
         i += 1
-        exp_negative = False
-        if i < e and (buf[i] == 43 or buf[i] == 45):
-            exp_negative = buf[i] == 45
-            i += 1
-        if i >= e:
+        exp_negative = i < e and buf[i] == 45
+        i += i < e and (buf[i] == 43 or buf[i] == 45)
+        exponent, status = _digits(buf, i, e, 100000)
+        if status == 2:
             return 2, 0.0
-        exponent = 0
-        while i < e and 48 <= buf[i] <= 57:
-            if exponent < 100000:
-                exponent = exponent * 10 + (buf[i] - 48)
-            i += 1
         scale += -exponent if exp_negative else exponent
-    if i != e:
+    elif i != e:
         return 2, 0.0
     if mantissa == 0 and not dropped:
         return 0, -0.0 if negative else 0.0
@@ -167,8 +181,52 @@ def _digits(buf, s, e, limit):
 
 
 @njit(cache=True)
+def _label(buf, s, e):
+    """``(problem, label)`` of the label token ``buf[s:e]``: problem -1 when it is a label."""
+    status, value = _decimal(buf, s, e)
+    if status == 1:
+        return _LABEL_CHECK, 0  # Python's float decides
+    if status == 2 or not value >= 0.0 or value != np.floor(value):
+        return _LABEL, 0
+    if value > MAX_LABEL:
+        return _LABEL_BIG, 0
+    return -1, np.int64(value)
+
+
+@njit(cache=True)
+def _qid(buf, s, e):
+    """``(problem, qid)`` of the text ``buf[s:e]`` after ``qid:``: problem -1 when it is an integer."""
+    negative = s < e and buf[s] == 45
+    number, status = _digits(buf, s + negative, e, 10**18)
+    problem = -1 if status == 0 else _QID if status == 2 else _QID_BIG
+    return problem, -number if negative else number
+
+
+@njit(cache=True)
+def _feature_problem(index, index_status, status, line_indices, last):
+    """The problem of a ``index:value`` token (-1: none) from :func:`_digits`'s ``index_status``
+    and :func:`_decimal`'s ``status``: a repeated feature is one of ``line_indices`` (the line's
+    features so far, the largest ``last``)."""
+    if index_status == 2 or status == 2:
+        return _FEATURE
+    if index_status == 1:
+        return _FEATURE_BIG
+    if index <= last and (line_indices == index).any():
+        return _REPEATED
+    return -1
+
+
+@njit(cache=True)
+def _report(problems, count, lineno, problem, s, e):
+    """Keeps problem number ``count`` (the first :data:`_MAX_PROBLEMS` ones) and returns the new count."""
+    if count < _MAX_PROBLEMS:
+        problems[count] = (lineno, problem, s, e)
+    return count + 1
+
+
+@njit(cache=True)
 def _parse(buf, max_lines, max_features):
-    """One pass over the file's bytes: labels, qids, CSR features, problems (see :func:`read_letor`)."""
+    """Labels, qids, CSR features and problems of the file's bytes (see :func:`read_letor`)."""
     labels = np.zeros(max_lines, dtype=np.int64)
     lines = np.zeros(max_lines, dtype=np.int64)  # the file line of each data line
     qid_start = np.zeros(max_lines, dtype=np.int64)  # the qid text of each data line
@@ -177,119 +235,57 @@ def _parse(buf, max_lines, max_features):
     indptr = np.zeros(max_lines + 1, dtype=np.int64)
     indices = np.zeros(max_features, dtype=np.int32)
     values = np.zeros(max_features, dtype=np.float64)
-    slow = np.zeros((max_features, 3), dtype=np.int64)  # values for Python's float: entry, start, end
-    problems = np.zeros((_MAX_PROBLEMS, 4), dtype=np.int64)  # line, code, token start, token end
-    n_problems = 0
-    n = 0  # data lines
-    nnz = 0
-    n_slow = 0
+    slow = np.zeros((max_features, 3), dtype=np.int64)  # values for Python's float: entry, token
+    problems = np.zeros((_MAX_PROBLEMS, 4), dtype=np.int64)  # line, problem, token start, token end
+    n_problems = n = nnz = n_slow = lineno = pos = 0
     with_qid = -1  # unknown, 0, 1
-    lineno = 0
-    pos = 0
-    size = buf.shape[0]
-    while pos < size:
+    while pos < buf.shape[0]:
         lineno += 1
-        stop = pos
-        while stop < size and buf[stop] != 10:
-            stop += 1
-        end = pos
-        while end < stop and buf[end] != 35:  # '#' starts a comment
-            end += 1
-        line_start = pos
+        stop = _find(buf, pos, buf.shape[0], 10)
+        end = _find(buf, pos, stop, 35)  # '#' starts a comment
+        i = _skip(buf, pos, end)
         pos = stop + 1
-        i = line_start
-        while i < end and _space(buf[i]):
-            i += 1
-        if i >= end:
+        if i == end:
             continue
-        # the label
-        s = i
-        while i < end and not _space(buf[i]):
-            i += 1
-        status, value = _decimal(buf, s, i)
-        code = -1
-        if status == 1:
-            code = _LABEL_CHECK  # Python's float decides
-        elif status == 2 or not value >= 0.0 or value != np.floor(value):
-            code = _LABEL
-        elif value > MAX_LABEL:
-            code = _LABEL_BIG
-        if code >= 0:
-            if n_problems < _MAX_PROBLEMS:
-                problems[n_problems] = (lineno, code, s, i)
-            n_problems += 1
-        else:
-            labels[n] = np.int64(value)
+        s, i = i, _token(buf, i, end)[0]
+        problem, labels[n] = _label(buf, s, i)
+        if problem >= 0:
+            n_problems = _report(problems, n_problems, lineno, problem, s, i)
         lines[n] = lineno
-        while i < end and _space(buf[i]):
-            i += 1
-        # the query id
+        i = _skip(buf, i, end)
         has_qid = (
             end - i >= 4 and buf[i] == 113 and buf[i + 1] == 105 and buf[i + 2] == 100 and buf[i + 3] == 58
         )
-        if with_qid == -1:
-            with_qid = 1 if has_qid else 0
-        elif has_qid != (with_qid == 1):
-            if n_problems < _MAX_PROBLEMS:
-                problems[n_problems] = (lineno, _QID_EXTRA if has_qid else _QID_MISSING, i, i)
-            n_problems += 1
+        with_qid = (1 if has_qid else 0) if with_qid < 0 else with_qid
+        if has_qid != (with_qid == 1):
+            problem = _QID_EXTRA if has_qid else _QID_MISSING
+            n_problems = _report(problems, n_problems, lineno, problem, i, i)
         if has_qid:
-            s = i + 4
-            i = s
-            while i < end and not _space(buf[i]):
-                i += 1
-            qid_start[n] = s
+            qid_start[n], i = i + 4, _token(buf, i + 4, end)[0]
             qid_end[n] = i
-            negative = i > s and buf[s] == 45
-            number, status = _digits(buf, s + negative, i, 10**18)
-            if status != 0:
-                if n_problems < _MAX_PROBLEMS:
-                    problems[n_problems] = (lineno, _QID if status == 2 else _QID_BIG, s, i)
-                n_problems += 1
-            qid_value[n] = -number if negative else number
-        # the features
-        first = nnz
+            problem, qid_value[n] = _qid(buf, qid_start[n], i)
+            if problem >= 0:
+                n_problems = _report(problems, n_problems, lineno, problem, qid_start[n], i)
         last = -1
         while True:
-            while i < end and _space(buf[i]):
-                i += 1
-            if i >= end:
+            s = _skip(buf, i, end)
+            if s == end:
                 break
-            s = i
-            colon = -1
-            while i < end and not _space(buf[i]):
-                if colon < 0 and buf[i] == 58:
-                    colon = i
-                i += 1
-            if colon < 0:
-                if n_problems < _MAX_PROBLEMS:
-                    problems[n_problems] = (lineno, _FEATURE, s, i)
-                n_problems += 1
-                continue
+            i, colon = _token(buf, s, end)
             index, index_status = _digits(buf, s, colon, MAX_FEATURE)
-            status, value = _decimal(buf, colon + 1, i)
-            if index_status == 2 or status == 2 or (status == 0 and not np.isfinite(value)):
-                code = _FEATURE
-            elif index_status == 1:
-                code = _FEATURE_BIG
-            else:
-                code = -1
-                if index <= last:  # not increasing: look for the same index on this line
-                    for k in range(first, nnz):
-                        if indices[k] == index:
-                            code = _REPEATED
-                            break
-            if code >= 0:
-                if n_problems < _MAX_PROBLEMS:
-                    problems[n_problems] = (lineno, code, s, i)
-                n_problems += 1
+            status, value = _decimal(buf, colon + 1, i)  # no colon: an empty value, status 2
+            problem = -1
+            if index_status != 0 or status == 2 or index <= last:
+                problem = _feature_problem(index, index_status, status, indices[indptr[n] : nnz], last)
+            if problem >= 0:
+                n_problems = _report(problems, n_problems, lineno, problem, s, i)
                 continue
+            if status == 1:
+                slow[n_slow] = (nnz, s, i)
+                n_slow += 1
             last = max(last, index)
             indices[nnz] = index
             values[nnz] = value
-            if status == 1:
-                slow[n_slow] = (nnz, colon + 1, i)
-                n_slow += 1
             nnz += 1
         n += 1
         indptr[n] = nnz
@@ -358,147 +354,166 @@ def read_letor(
     """
     path = Path(path)
     data = read_utf8(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
     buf = np.frombuffer(data, dtype=np.uint8)
-    (
-        labels,
-        lines,
-        qid_start,
-        qid_end,
-        qid_value,
-        indptr,
-        indices,
-        values,
-        slow,
-        found,
-        n_found,
-        with_qid,
-    ) = _parse(buf, _count(buf, 10) + 1, _count(buf, 58))
-
-    def text(start: int, end: int) -> str:
-        return data[start:end].decode("utf-8", errors="replace")
-
-    problems: list[tuple[int, str]] = []
-    for lineno, code, start, end in found.tolist():
-        token = text(start, end)
-        if code == _LABEL_CHECK:
-            value = float(token)  # 1e400 reads as inf: compared, never converted to int
-            if 0 <= value <= MAX_LABEL and value.is_integer():
-                labels[np.searchsorted(lines, lineno)] = int(value)
-                continue
-            code = _LABEL_BIG if value > MAX_LABEL else _LABEL
-        problems.append((lineno, _message(code, token)))
-    for entry, start, end in slow.tolist():
-        token = text(start, end)
-        values[entry] = float(token)
-        if not np.isfinite(values[entry]):
-            lineno = int(lines[np.searchsorted(indptr, entry, side="right") - 1])
-            problems.append((lineno, _message(_FEATURE, text(_token_start(data, start), end))))
-    if not labels.size and not problems:
+    parsed = _Parsed._make(_parse(buf, _count(buf, 10) + 1, _count(buf, 58)))
+    problems = _python_floats(data, parsed)
+    n = parsed.labels.size
+    if not n and not problems:
         raise InputFormatError([(str(path), "no data lines")])
-
-    group, qid_array = None, None
-    if with_qid:
-        qid_array = qid_value
-        starts = np.flatnonzero(_new_query(buf, qid_start, qid_end))
-        first_line: dict[str, int] = {}
-        first_text: dict[int, tuple[str, int]] = {}
-        for k in starts.tolist():
-            qid, lineno = text(int(qid_start[k]), int(qid_end[k])), int(lines[k])
-            if qid in first_line:
-                problems.append(
-                    (
-                        lineno,
-                        f"query {qid} appears again after other queries (first seen at line "
-                        f"{first_line[qid]}); each query's lines must be contiguous: sort the file by qid",
-                    )
-                )
-                continue
-            first_line[qid] = lineno
-            number = int(qid_value[k])
-            other = first_text.setdefault(number, (qid, lineno))
-            if other[0] != qid:
-                problems.append(
-                    (
-                        lineno,
-                        f"qid {qid} is the number of qid {other[0]} (line {other[1]}) written another "
-                        "way; write each query id one way",
-                    )
-                )
-        group = np.diff(np.append(starts, labels.size)).astype(np.int64)
-    if query_file is None and not with_qid:
-        default = Path(f"{path}.query")
-        if default.exists():
-            query_file = default
-        elif labels.size:
+    group = None
+    if parsed.with_qid:
+        group, query_problems = _queries(data, buf, parsed)
+        problems += query_problems
+    elif query_file is None:
+        query_file = Path(f"{path}.query")
+        if not query_file.exists() and n:
             problems.append(
                 (
                     0,
-                    f"the lines have no qid and there is no query file ({default.name}); "
+                    f"the lines have no qid and there is no query file ({query_file.name}); "
                     "give the query file (query_file=..., or --query-file)",
                 )
             )
     located = [(f"{path}:{line}" if line else str(path), message) for line, message in sorted(problems)]
-    if n_found > len(found):
-        located.append((str(path), f"and {n_found - len(found)} more bad tokens not listed"))
+    if parsed.n_problems > len(parsed.problems):
+        located.append(
+            (str(path), f"and {parsed.n_problems - len(parsed.problems)} more bad tokens not listed")
+        )
     if located:
         raise InputFormatError(located)
     if query_file is not None:
-        sizes = read_query_file(query_file)
-        if int(sizes.sum()) != labels.size:
-            raise InputFormatError(
-                [
-                    (
-                        str(query_file),
-                        f"group sizes add up to {int(sizes.sum())} documents "
-                        f"but {path.name} has {labels.size} data lines",
-                    )
-                ]
-            )
-        if group is not None and not np.array_equal(group, sizes):
-            raise InputFormatError([(str(query_file), f"group sizes disagree with the qids in {path.name}")])
-        group = sizes
+        group = _file_groups(query_file, group, path, n)
     assert group is not None  # from the qids or the query file, else a problem above
-    width = int(indices.max()) + 1 if indices.size else 0
-    if n_features is not None:
-        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-            raise InputFormatError([(str(path), f"n_features must be an integer; got {n_features!r}")])
-        if n_features < width:
-            raise InputFormatError(
-                [(str(path), f"has feature index {width - 1}, beyond n_features={n_features}")]
+    X = sp.csr_matrix(
+        (parsed.values, parsed.indices, parsed.indptr), shape=(n, _width(parsed.indices, n_features, path))
+    )
+    return LetorData(
+        X.toarray() if dense else X,
+        parsed.labels,
+        group,
+        parsed.qid_value if parsed.with_qid else None,
+        str(path),
+    )
+
+
+class _Parsed(NamedTuple):
+    """What :func:`_parse` finds: per data line, per stored feature, per problem."""
+
+    labels: np.ndarray
+    lines: np.ndarray  # the file line of each data line
+    qid_start: np.ndarray  # where each data line's qid text starts and ends in the file's bytes
+    qid_end: np.ndarray
+    qid_value: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    slow: np.ndarray  # (entry of values, token start, token end) for Python's float
+    problems: np.ndarray  # (line, problem, token start, token end), the first _MAX_PROBLEMS
+    n_problems: int
+    with_qid: bool
+
+
+def _python_floats(data: bytes, parsed: _Parsed) -> list[tuple[int, str]]:
+    """Reads the labels and values that only Python's ``float`` reads exactly into ``parsed``, and
+    returns every problem of the file's tokens as ``(line, message)``."""
+    problems = []
+    for lineno, problem, start, end in parsed.problems.tolist():
+        token = data[start:end].decode()
+        if problem == _LABEL_CHECK:
+            value = float(token)  # 1e400 reads as inf: compared, never converted to int
+            if 0 <= value <= MAX_LABEL and value.is_integer():
+                parsed.labels[np.searchsorted(parsed.lines, lineno)] = int(value)
+                continue
+            problem = _LABEL_BIG if value > MAX_LABEL else _LABEL
+        problems.append((lineno, _message(problem, token)))
+    for entry, start, end in parsed.slow.tolist():
+        token = data[start:end].decode()
+        parsed.values[entry] = float(token.partition(":")[2])
+        if not np.isfinite(parsed.values[entry]):
+            row = np.searchsorted(parsed.indptr, entry, side="right") - 1
+            problems.append((int(parsed.lines[row]), _message(_FEATURE, token)))
+    return problems
+
+
+def _queries(data: bytes, buf: np.ndarray, parsed: _Parsed) -> tuple[np.ndarray, list[tuple[int, str]]]:
+    """The group sizes of the qids, and the problems of queries split or written two ways."""
+    starts = np.flatnonzero(_new_query(buf, parsed.qid_start, parsed.qid_end))
+    problems = []
+    first_line: dict[str, int] = {}
+    first_text: dict[int, tuple[str, int]] = {}
+    for k in starts.tolist():
+        qid, lineno = data[parsed.qid_start[k] : parsed.qid_end[k]].decode(), int(parsed.lines[k])
+        if qid in first_line:
+            problems.append(
+                (
+                    lineno,
+                    f"query {qid} appears again after other queries (first seen at line "
+                    f"{first_line[qid]}); each query's lines must be contiguous: sort the file by qid",
+                )
             )
-        width = n_features
-    X = sp.csr_matrix((values, indices, indptr), shape=(labels.size, width))
-    return LetorData(X.toarray() if dense else X, labels, group, qid_array, str(path))
+            continue
+        first_line[qid] = lineno
+        other = first_text.setdefault(int(parsed.qid_value[k]), (qid, lineno))
+        if other[0] != qid:
+            problems.append(
+                (
+                    lineno,
+                    f"qid {qid} is the number of qid {other[0]} (line {other[1]}) written another "
+                    "way; write each query id one way",
+                )
+            )
+    return np.diff(np.append(starts, parsed.labels.size)).astype(np.int64), problems
 
 
-def _token_start(data: bytes, value_start: int) -> int:
-    """Where the ``feature:value`` token whose value starts at ``value_start`` begins."""
-    i = value_start - 1
-    while i > 0 and not data[i - 1 : i].isspace():
-        i -= 1
-    return i
-
-
-def _message(code: int, token: str) -> str:
-    if code == _LABEL:
-        return f"label {token!r} is not a non-negative integer"
-    if code == _LABEL_BIG:
-        return f"label {token!r} is too large: LightGBM's labels are 32-bit integers (at most {MAX_LABEL})"
-    if code == _QID:
-        return f"qid {token!r} is not an integer"
-    if code == _QID_BIG:
-        return f"qid {token!r} is too large (at most 18 digits)"
-    if code == _FEATURE:
-        return f"expected feature:value (integer index >= 0, finite value), got {token!r}"
-    if code == _FEATURE_BIG:
-        return (
-            f"the feature index of {token!r} is too large: LightGBM's feature indices are 32-bit "
-            f"integers (at most {MAX_FEATURE})"
+def _file_groups(query_file: str | Path, qid_groups: np.ndarray | None, path: Path, n: int) -> np.ndarray:
+    """The group sizes of ``query_file``, checked against the ``n`` data lines of ``path`` and
+    the groups of its qids."""
+    sizes = read_query_file(query_file)
+    if int(sizes.sum()) != n:
+        raise InputFormatError(
+            [
+                (
+                    str(query_file),
+                    f"group sizes add up to {int(sizes.sum())} documents but {path.name} has {n} data lines",
+                )
+            ]
         )
-    if code == _REPEATED:
-        return f"feature {token.partition(':')[0]} appears twice"
-    if code == _QID_MISSING:
-        return "this line has no qid but earlier lines have one"
-    return "this line has a qid but earlier lines have none"
+    if qid_groups is not None and not np.array_equal(qid_groups, sizes):
+        raise InputFormatError([(str(query_file), f"group sizes disagree with the qids in {path.name}")])
+    return sizes
+
+
+def _width(indices: np.ndarray, n_features: int | None, path: Path) -> int:
+    """The number of columns of ``X``: ``n_features`` when given, which must hold every index."""
+    width = int(indices.max()) + 1 if indices.size else 0
+    if n_features is None:
+        return width
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
+        raise InputFormatError([(str(path), f"n_features must be an integer; got {n_features!r}")])
+    if n_features < width:
+        raise InputFormatError(
+            [(str(path), f"has feature index {width - 1}, beyond n_features={n_features}")]
+        )
+    return int(n_features)
+
+
+_MESSAGES = {
+    _LABEL: "label {token!r} is not a non-negative integer",
+    _LABEL_BIG: (
+        f"label {{token!r}} is too large: LightGBM's labels are 32-bit integers (at most {MAX_LABEL})"
+    ),
+    _QID: "qid {token!r} is not an integer",
+    _QID_BIG: "qid {token!r} is too large (at most 18 digits)",
+    _FEATURE: "expected feature:value (integer index >= 0, finite value), got {token!r}",
+    _FEATURE_BIG: (
+        "the feature index of {token!r} is too large: LightGBM's feature indices are 32-bit "
+        f"integers (at most {MAX_FEATURE})"
+    ),
+    _REPEATED: "feature {feature} appears twice",
+    _QID_MISSING: "this line has no qid but earlier lines have one",
+    _QID_EXTRA: "this line has a qid but earlier lines have none",
+}
+
+
+def _message(problem: int, token: str) -> str:
+    return _MESSAGES[problem].format(token=token, feature=token.partition(":")[0])
