@@ -12,7 +12,9 @@ the measure.  The measures are those registered, plus a loss-only URisk declared
 Inputs: the shipped TREC DL 2019 nDCG@10 matrix; the CLEF eHealth 2015 P@10 matrix (campaign
 data); a near-constant input (a system = baseline − 0.2 exactly, whose spread is rounding noise,
 and the same with one topic moved by 1e-8, whose TRisk is about −1e8, or by 1e-14, within the
-rounding rule's bound); a tied input on the P@10 grid.
+rounding rule's bound); a tied input on the P@10 grid, large enough (16,800 cells) that the
+compiled kernels of the paired and chi-square sums run, where the smaller inputs take their numpy
+twins.
 
 Tolerance: the consumers sum the same terms in other orders (pairwise, by partitions, in compiled
 kernels), which moves a sum of c ≤ 66 terms of size ≤ 1 by about c·eps ≈ 1.5e-14 absolute; hence
@@ -125,7 +127,8 @@ def case(name: str) -> Case:
         M = _labelled(np.vstack([b, shifted, near, edge, other]), "s")
         return Case(name, M.rename(index={"s0": "base"}), "base")
     assert name == "tied", name
-    return Case(name, _labelled(rng.integers(0, 11, (8, 30)) / 10, "s"), "s0")
+    # 40 × 420 cells: above NUMPY_CELLS, so the compiled kernels compute the sums
+    return Case(name, _labelled(rng.integers(0, 11, (40, 420)) / 10, "s"), "s0")
 
 
 @pytest.fixture(params=INPUTS)
