@@ -90,7 +90,7 @@ def georisk(X: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
 def loss_urisk(X: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
     """(1+α)·Σ_j min(δ_j, 0)/c: URisk (SIGIR 2014, eq. 4) without its rewards, the measure the
     contract tests declare as a user's own."""
-    return np.array([float(sum(min(x, 0) for x in risk_reward(s, b, alpha)) / X.shape[1]) for s in X])
+    return np.array([float(sum(x for x in risk_reward(s, b, alpha) if x < 0) / X.shape[1]) for s in X])
 
 
 #: The naive function of each registered measure, by its name.
