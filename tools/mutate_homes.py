@@ -5,8 +5,9 @@ Each mutation below changes one formula in one home of a statistic (``urisk_from
 kernels of ``core/paired.py`` and the chi-square kernels of ``core/chisq.py``).  The script copies the
 repository (the files git tracks or would track) into a working folder, runs
 ``tests/test_measure_contract.py`` there once unchanged, then applies the mutations one at a time and
-runs the file again: a mutant is *killed* when a test that passes unchanged fails, else it
-*survives*.  Tests that fail unchanged (consumers not yet on the contract) decide nothing.  A
+runs the tests that passed unchanged again, up to the first failure: a mutant is *killed* when one
+of them fails, else it *survives*.  Tests that fail unchanged (consumers not yet on the contract)
+decide nothing.  A
 mutation whose text is no longer in its function is reported *not found*: update its line here.
 
 The kernels are compiled as in use (numba, cached in the working folder), so a mutated kernel is
@@ -121,12 +122,14 @@ def copy_repository(dest: Path) -> None:
             shutil.copy2(src, dest / name)
 
 
-def run_tests(work: Path, timeout: float) -> tuple[set[str], set[str], float]:
-    """The tests that passed and those that did not, and the seconds the run took."""
+def run_tests(work: Path, timeout: float, tests: list[str]) -> tuple[set[str], set[str], float]:
+    """The tests that passed and those that did not, and the seconds the run took; ``tests``
+    (node ids) run until the first failure, none given: the whole file."""
     report = work / "junit.xml"
     report.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(work / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
-    command = [sys.executable, "-m", "pytest", TESTS, "-n", "0", "-p", "no:cacheprovider", "-q", "--tb=no"]
+    command = [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q", "--tb=no"]
+    command += ["-x", *tests] if tests else [TESTS]
     start = time.perf_counter()
     try:
         subprocess.run(
@@ -143,7 +146,7 @@ def run_tests(work: Path, timeout: float) -> tuple[set[str], set[str], float]:
     failed: set[str] = set()
     if report.exists():
         for case in ET.parse(report).getroot().iter("testcase"):
-            name = f"{case.get('classname')}::{case.get('name')}"
+            name = f"{TESTS}::{case.get('name')}"
             bad = any(child.tag in ("failure", "error") for child in case)
             (failed if bad else passed).add(name)
     if not passed and not failed:
@@ -161,7 +164,7 @@ def main() -> None:
     work = args.keep or Path(tempfile.mkdtemp(prefix="riskeval-homes-"))
     work.mkdir(parents=True, exist_ok=True)
     copy_repository(work)
-    passing, failing, seconds = run_tests(work, args.timeout)
+    passing, failing, seconds = run_tests(work, args.timeout, [])
     print(f"unchanged: {len(passing)} passed, {len(failing)} failed ({seconds:.0f} s)", file=sys.stderr)
     if not passing:
         sys.exit(f"no test passes on the unchanged code in {work}; nothing to decide by")
@@ -175,13 +178,12 @@ def main() -> None:
             continue
         path.write_text(mutant, encoding="utf-8")
         try:
-            passed, _, seconds = run_tests(work, args.timeout)
+            _, failed, seconds = run_tests(work, args.timeout, sorted(passing))
         finally:
             path.write_text(original, encoding="utf-8")
-        newly = sorted(passing - passed)
-        killed += bool(newly)
-        verdict = f"killed ({len(newly)} tests)" if newly else "survived"
-        rows.append((m, verdict, newly[0].rsplit("::", 1)[-1] if newly else ""))
+        killed += bool(failed)
+        verdict = "killed" if failed else "survived"
+        rows.append((m, verdict, min(failed).rsplit("::", 1)[-1] if failed else ""))
         print(f"{m.function}: {verdict} ({seconds:.0f} s)", file=sys.stderr)
     print("| home | mutation | result | first test that fails |")
     print("|---|---|---|---|")
