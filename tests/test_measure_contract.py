@@ -1,13 +1,14 @@
 """Every registered risk measure, through every consumer, equals the naive reference of the papers.
 
-The contract of :data:`riskeval.measures.declared.RISK_MEASURES`: whatever consumer computes a
-registered measure — :func:`riskeval.risk_table`, the out-of-core ``long_risk_table`` on a Dask
-cluster, the estimate of :func:`riskeval.bootstrap_ci`, the observed statistic of the sign-flip
-tests, the risk columns of :func:`riskeval.compare` and the numbers of the report's risk table —
-its value is the one :mod:`naive_risk` computes from the papers' equations (Dinçer, Macdonald &
-Ounis, SIGIR 2014, eq. 3–12; Dinçer, Ounis & Macdonald, ECIR 2014, §3; Dinçer, Macdonald & Ounis,
-SIGIR 2016, eq. 4–8), NaN where it is NaN.  A measure a procedure cannot handle is refused, naming
-the measure.  The measures are those registered, plus a loss-only URisk declared as a user would.
+The contract of :data:`riskeval.measures.declared.RISK_MEASURES`: whatever computes a registered
+measure — its own ``value`` from the sums it needs, :func:`riskeval.risk_table`, the out-of-core
+``long_risk_table`` on a Dask cluster, the estimate of :func:`riskeval.bootstrap_ci`, the observed
+statistic of the sign-flip tests, the risk columns of :func:`riskeval.compare` and the numbers of
+the report's risk table — gives the value :mod:`naive_risk` computes from the papers' equations
+(Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 3–12; Dinçer, Ounis & Macdonald, ECIR 2014, §3;
+Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–8), NaN where it is NaN.  A procedure that cannot
+handle a measure refuses it, naming the measure.  The measures are those registered, plus a
+loss-only URisk declared as a user would.
 
 Inputs: the shipped TREC DL 2019 nDCG@10 matrix; the CLEF eHealth 2015 P@10 matrix (campaign
 data); a near-constant input (a system = baseline − 0.2 exactly, whose spread is rounding noise,
@@ -189,6 +190,23 @@ def once(kind: str, data: Case, compute: Any) -> Any:
     if key not in _RESULTS:
         _RESULTS[key] = compute()
     return _RESULTS[key]
+
+
+def test_declared_value(declared, data):
+    """The declaration itself: ``value(sums, alpha)`` from the sums the measure ``needs``, α on a
+    first axis broadcast against a leading resample axis (two copies of the sums)."""
+    from riskeval.core import chisq, paired
+
+    X = data.matrix.to_numpy()
+    if declared.needs == "matrix":
+        sums: Any = chisq.zsums(X)
+    else:
+        sums = paired.paired_sums(X, X.mean(axis=0) if declared.needs == "mean" else data.baseline_vector())
+    resampled = type(sums)(*(np.stack([v, v]) if isinstance(v, np.ndarray) else v for v in sums))
+    got = declared().value(resampled, np.asarray(ALPHAS)[:, None, None])
+    assert got.shape == (len(ALPHAS), 2, X.shape[0])
+    for k in range(2):
+        same(got[:, k], data.expected(declared), f"{declared.name}.value, resample {k}, on {data.name}")
 
 
 def test_risk_table(declared, data):
