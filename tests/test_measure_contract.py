@@ -17,10 +17,11 @@ rounding rule's bound); a tied input on the P@10 grid, large enough (16,800 cell
 compiled kernels of the paired and chi-square sums run, where the smaller inputs take their numpy
 twins.
 
-Tolerance: the consumers sum the same terms in other orders (pairwise, by partitions, in compiled
-kernels), which moves a sum of c ≤ 66 terms of size ≤ 1 by about c·eps ≈ 1.5e-14 absolute; hence
-``rtol=1e-12`` with ``atol=1e-12``.  Any change of a formula moves the values by far more (a term of
-1/c ≥ 1.5 % of a value).  The report rounds to the measure's ``decimals``: its numbers are within
+Tolerance: the reference is exact up to its last rounding (see :mod:`naive_risk`); the consumers
+sum the same terms in other orders (pairwise, by partitions, in compiled kernels), which moves a
+sum of c ≤ 420 terms of size ≤ 1 by at most about c·eps ≈ 1e-13 absolute; hence ``rtol=1e-12``
+with ``atol=1e-12``.  A changed formula moves the values by far more (one topic is 1/c ≥ 0.2 % of
+a mean).  The report rounds to the measure's ``decimals``: its numbers are within
 half a unit of the last decimal.
 """
 
