@@ -13,7 +13,8 @@ loss-only URisk declared as a user would.
 Inputs: the shipped TREC DL 2019 nDCG@10 matrix; the CLEF eHealth 2015 P@10 matrix (campaign
 data); a near-constant input (a system = baseline − 0.2 exactly, whose spread is rounding noise,
 and the same with one topic moved by 1e-8, whose TRisk is about −1e8, or by 1e-14, within the
-rounding rule's bound); a tied input on the P@10 grid, large enough (16,800 cells) that the
+rounding rule's bound, or by as much as puts the spread between the bounds from the system's and
+from the baseline's largest score); a tied input on the P@10 grid, large enough (16,800 cells) that the
 compiled kernels of the paired and chi-square sums run, where the smaller inputs take their numpy
 twins.
 
@@ -122,11 +123,14 @@ def case(name: str) -> Case:
     if name == "near_constant":
         b = 0.3 + 0.5 * rng.random(40)
         shifted = b - 0.2
-        near, edge = shifted.copy(), shifted.copy()
+        near, edge, band = shifted.copy(), shifted.copy(), shifted.copy()
         near[0] += 1e-8
         edge[0] += 1e-14
+        # s_x = h/√c halfway (geometrically) between the rule's bounds from the system's largest
+        # score and from its baseline's: the bound is over both
+        band[0] += np.sqrt(b.size) * 1024 * np.finfo(float).eps * np.sqrt(shifted.max() * b.max())
         other = np.clip(b + rng.normal(0, 0.1, b.size), 0, 1)
-        M = _labelled(np.vstack([b, shifted, near, edge, other]), "s")
+        M = _labelled(np.vstack([b, shifted, near, edge, band, other]), "s")
         return Case(name, M.rename(index={"s0": "base"}), "base")
     assert name == "tied", name
     # 40 × 420 cells: above NUMPY_CELLS, so the compiled kernels compute the sums
