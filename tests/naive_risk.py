@@ -1,6 +1,6 @@
 """A naive reference of every registered risk measure, written from the papers' equations in plain
-numpy, one system at a time, with no code of riskeval: what the contract tests compare every
-consumer with.
+Python and numpy, one system at a time, with no code of riskeval: what the contract tests compare
+every consumer with.
 
 Each function takes the score matrix ``X`` (r systems × c topics), the settings' baseline vector
 ``b`` (c,) and one α, and returns the measure of every system (r,), NaN where undefined.
