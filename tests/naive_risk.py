@@ -9,8 +9,8 @@ TRisk is undefined (NaN) when the spread of the risk-reward scores is rounding n
 s_j − b_j carries a rounding error up to eps·max(|s_j|, |b_j|) and x_j up to (1 + α) times that, so
 a standard deviation s_x ≤ 1024·eps·(1 + α)·max_j max(|s_j|, |b_j|) counts as 0.
 
-URisk and TRisk are computed in exact rational arithmetic from the float64 differences δ_j and
-rounded once: the reference has no rounding error of its own, so a consumer's difference from it is
+URisk and TRisk are computed in exact integer arithmetic from the float64 differences δ_j (each a
+binary fraction) and rounded once: the reference has no rounding error of its own, so a consumer's difference from it is
 the consumer's (on a near-constant input, forming x_j = (1+α)·δ_j in floating point before centring
 alone moves TRisk by 1e-9 relative).  The chi-square measures, which need square roots, are plain
 float64, cell by cell.
@@ -28,17 +28,24 @@ from scipy.stats import norm
 EPS = float(np.finfo(np.float64).eps)
 
 
-def risk_reward(s: np.ndarray, b: np.ndarray, alpha: float) -> list[Fraction]:
+def risk_reward(s: np.ndarray, b: np.ndarray, alpha: float) -> tuple[list[int], int]:
     """x_j(α) = δ_j if δ_j ≥ 0 else (1+α)·δ_j, δ_j = s_j − b_j (Dinçer, Macdonald & Ounis,
     SIGIR 2014, eq. 3), exactly: δ_j is the difference of the scores in float64, as every consumer
-    forms it, and x_j the exact rational from there on."""
-    k = 1 + Fraction(alpha)
-    return [Fraction(d) if d >= 0 else k * Fraction(d) for d in (s - b).tolist()]
+    forms it, and x_j the exact rational from there on, as integers over one denominator D."""
+    ratios = [d.as_integer_ratio() for d in (s - b).tolist()]
+    den = max(q for _, q in ratios)  # a power of 2, a multiple of every other
+    k = Fraction(1) + Fraction(alpha)
+    x = [n * (den // q) * (k.denominator if n >= 0 else k.numerator) for n, q in ratios]
+    return x, den * k.denominator
 
 
 def urisk(X: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
     """URisk(α) = (1/c) Σ_j x_j(α) (SIGIR 2014, eq. 4)."""
-    return np.array([float(sum(risk_reward(s, b, alpha)) / X.shape[1]) for s in X])
+    out = []
+    for s in X:
+        x, D = risk_reward(s, b, alpha)
+        out.append(sum(x) / (len(x) * D))  # an int over an int: rounded once
+    return np.array(out)
 
 
 def trisk(X: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
@@ -46,13 +53,13 @@ def trisk(X: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
     (SIGIR 2014, eq. 7–12); NaN where s_x is rounding noise (the module's rule)."""
     out = []
     for s in X:
-        x = risk_reward(s, b, alpha)
-        c = len(x)
-        mean = sum(x) / c
-        var = sum((v - mean) ** 2 for v in x) / (c - 1)
+        x, D = risk_reward(s, b, alpha)
+        c, s1, s2 = len(x), sum(x), sum(v * v for v in x)
+        m2 = c * s2 - s1 * s1  # c(c − 1)·D²·s_x², exactly
+        sd = math.sqrt(m2 / (c * (c - 1) * D * D))
         noise = 1024 * EPS * (1.0 + alpha) * max(np.abs(s).max(), np.abs(b).max())
-        t2 = float(mean * mean * c / var) if var > 0 else 0.0  # TRisk², rounded once
-        out.append(np.nan if np.sqrt(float(var)) <= noise else math.copysign(math.sqrt(t2), mean))
+        # TRisk² = c·x̄²/s_x² = (c − 1)·s1²/m2, rounded once
+        out.append(np.nan if sd <= noise else math.copysign(math.sqrt((c - 1) * s1 * s1 / m2), s1))
     return np.array(out)
 
 
@@ -90,7 +97,11 @@ def georisk(X: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
 def loss_urisk(X: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
     """(1+α)·Σ_j min(δ_j, 0)/c: URisk (SIGIR 2014, eq. 4) without its rewards, the measure the
     contract tests declare as a user's own."""
-    return np.array([float(sum(x for x in risk_reward(s, b, alpha) if x < 0) / X.shape[1]) for s in X])
+    out = []
+    for s in X:
+        x, D = risk_reward(s, b, alpha)
+        out.append(sum(v for v in x if v < 0) / (len(x) * D))
+    return np.array(out)
 
 
 #: The naive function of each registered measure, by its name.
