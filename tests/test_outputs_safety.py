@@ -19,7 +19,8 @@ import pandas as pd
 import pytest
 from cli_runner import run_cli as call
 
-from riskeval.cli._output import FORMATS, emit, json_records
+from riskeval.cli._output import FORMATS, emit
+from riskeval.io.table_export import json_records
 from riskeval.io.terminal import escape_controls
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
