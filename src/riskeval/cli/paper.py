@@ -14,11 +14,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from riskeval.analysis.alpha_tables import RANKING_MEASURES
 from riskeval.cli import _options as opts
 from riskeval.cli._input import RiskType, WholeNumber, per_measure
-from riskeval.errors import RiskevalError
-from riskeval.measures.declared import RISK_MEASURES
-from riskeval.options import RANK_MEASURES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,8 +26,6 @@ if TYPE_CHECKING:
 
 #: The help of a --baseline that is one system or aggregate (mean by default).
 BASELINE_HELP = "A system name, or mean, median or max."
-#: The risk measures that rank the systems of ``baseline-rankings``.
-RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES]
 
 
 @opts.command("baseline-correlation")
@@ -136,11 +132,11 @@ def baseline_rankings(
     import pandas as pd
 
     from riskeval.analysis import baseline_ranks as br
-    from riskeval.cli.risk import integral_ranks
+    from riskeval.analysis.alpha_tables import integral_ranks, ranking_measure
     from riskeval.formatting import format_alpha
 
     scores = source.load()
-    ranking = _ranking_measure(risk)
+    ranking = ranking_measure(risk, "The '--risk' option of riskeval baseline-rankings")
     A = [ranking.alpha] if ranking.alpha is not None else list(settings.alphas)
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
 
@@ -171,17 +167,6 @@ def baseline_rankings(
         f"{', '.join(dict.fromkeys(names))} at α = {', '.join(f'{a:g}' for a in A)}; rank 1 = best"
     )
     out.emit(integral_ranks(table), caption=caption)
-
-
-def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
-    """The one measure of --risk that ranks the systems of ``baseline-rankings``."""
-    if len(risk) != 1 or type(risk[0]) not in RANKING_MEASURES:
-        raise RiskevalError(
-            "The '--risk' option of riskeval baseline-rankings takes one of "
-            f"{', '.join(cls.name for cls in RANKING_MEASURES)}, "
-            f"optionally with its α (URisk@5). Got {', '.join(map(str, risk))}."
-        )
-    return risk[0]
 
 
 @opts.command("compare-runs")
@@ -419,8 +404,8 @@ def risk_ranks(source: opts.ScoreSource, settings: RiskSettings, tidy: bool, out
       riskeval risk-ranks --example --baseline bm25base_p
       riskeval risk-ranks --example --alpha 5 --tidy --format csv
     """
+    from riskeval.analysis.alpha_tables import integral_ranks
     from riskeval.analysis.measure_ranks import measure_rankings, measure_rankings_wide
-    from riskeval.cli.risk import integral_ranks
 
     scores = source.load()
     X, s = scores.one(), settings

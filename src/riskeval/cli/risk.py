@@ -185,7 +185,9 @@ def _show_table(
 
     test, n_resamples, seed, alternative = resampling
     if risks is not None and test != "t":
-        risks = _with_pvalues(risks, settings)
+        from riskeval.analysis.alpha_tables import with_test_measures
+
+        risks = with_test_measures(risks, settings, "riskeval risk")
 
     def table_of(M: pd.DataFrame) -> pd.DataFrame:
         base = _baseline_of(M, settings.baseline, own)
@@ -210,17 +212,6 @@ def _show_table(
     caption = _table_caption(scores, table, settings, alternative, out.systems, baseline_map)
     baseline = None if own is not None else str(table["baseline"].iloc[0])
     out.emit(table, caption=caption + _mark_note(table, out.fmt), baseline=baseline)
-
-
-def _with_pvalues(risks: list[RiskMeasure], settings: RiskSettings) -> list[RiskMeasure]:
-    """``risks`` and TRisk at each of their α: the TRisk columns hold the p-values of a resampling
-    test (:func:`riskeval.inference.tables.with_test`)."""
-    from riskeval.measures.declared import TRisk, expand_risks
-
-    measures = expand_risks(risks, settings.alphas, "riskeval risk")
-    se = next((m.se for m in measures if isinstance(m, TRisk)), settings.se)
-    alphas = dict.fromkeys(float(m.alpha) for m in measures if m.alpha is not None)
-    return [*measures, *(TRisk(alpha=a, se=se) for a in alphas)]
 
 
 def _table_caption(
@@ -263,10 +254,11 @@ def _topics(
     out: opts.Output,
 ) -> None:
     """The per-topic analysis of ``system`` (``--topics``), worst topics first."""
+    from riskeval.analysis.alpha_tables import topic_risk_by_alpha
     from riskeval.analysis.topics import riskiest_topics
 
     s = settings if mapping is None else settings.replace(baseline=mapping.get(system, settings.baseline))
-    frame = per_measure(scores, lambda M: topic_table(M, system, s))
+    frame = per_measure(scores, lambda M: topic_risk_by_alpha(M, system, s))
     X = scores.matrix
     caption = (
         f"{system} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {scores.source}"
@@ -399,29 +391,6 @@ def _g(value: float) -> str:
     return f"{value:g}"
 
 
-def topic_table(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.DataFrame:
-    """:func:`riskeval.topic_risk` of one system for each α of ``settings``, tidy: one row per
-    (α, topic)."""
-    import pandas as pd
-
-    from riskeval.analysis.topics import system_topic_risk
-
-    s = settings
-    parts = [
-        system_topic_risk(
-            X,
-            system,
-            s.baseline,
-            alpha,
-            level=s.level,
-            correction=s.correction,
-            leave_one_out=s.leave_one_out,
-        ).reset_index()
-        for alpha in s.alphas
-    ]
-    return pd.concat(parts, ignore_index=True)
-
-
 @opts.command("bias-study")
 @opts.input_options
 @opts.risk_options(
@@ -459,10 +428,7 @@ def bias_study(
       riskeval bias-study --example --show ranks --format csv
       riskeval bias-study --example --alpha 1,5 --show overview --format latex
     """
-    import pandas as pd
-
-    import riskeval as rk
-    from riskeval.analysis.bias_tables import bias_overview, study_table
+    from riskeval.analysis.alpha_tables import bias_study_tables, integral_ranks
     from riskeval.analysis.by_measure import check_systems
     from riskeval.formatting import format_pvalue
 
@@ -477,38 +443,16 @@ def bias_study(
             f"baseline, {visits:.2e} cell visits.",
             err=True,
         )
-    parts, lines = [], []
-    for name, X in scores.matrices.items():
-        chosen = check_systems(out.systems, X.index, "--systems")
-        for alpha in A:
-            study = rk.bias_study(X, alpha, virtual=kinds)
-            overview = bias_overview(study)
-            row = overview.to_dict("records")[0]
-            where = (f"{name}, " if scores.measure is not None else "") + f"α = {alpha:g}"
-            lines.append(
-                f"{where}: Friedman test of the rankings, each of the {row['systems']} systems as the "
-                f"baseline: chi² = {row['friedman_statistic']:.2f}, p = "
-                f"{format_pvalue(row['friedman_pvalue'])}; PCA: PC1 {row['pc1_pct']:.1f}%, PC2 "
-                f"{row['pc2_pct']:.1f}% of the variance"
-            )
-            frame = overview if show == "overview" else study_table(study, X, show, chosen)
-            if len(A) > 1 and "alpha" not in frame.columns:
-                frame.insert(0, "alpha", alpha)
-            if len(scores.matrices) > 1:
-                frame.insert(0, "measure", name)
-            parts.append(frame)
+    for X in scores.matrices.values():
+        check_systems(out.systems, X.index, "--systems")
+    table, overview = bias_study_tables(scores.matrices, A, show=show, virtual=kinds, systems=out.systems)
     caption = f"{scores.about()}; URisk at α = {', '.join(f'{a:g}' for a in A)}"
     if show != "overview":
-        caption += "\n" + "\n".join(lines)
-    out.emit(integral_ranks(pd.concat(parts, ignore_index=True)), caption=caption)
-
-
-def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rank columns as (nullable) integers when no rank is tied, so that tables print ``3``, not
-    ``3.0000``."""
-    cols = [c for c in frame.columns if "rank" in c]
-    if not cols:
-        return frame
-    ranks = frame[cols].astype("float64")
-    observed = ranks.to_numpy()[ranks.notna().to_numpy()]
-    return frame.astype(dict.fromkeys(cols, "Int64")) if (observed % 1 == 0).all() else frame
+        caption += "".join(
+            f"\n{f'{row.measure}, ' if scores.measure is not None else ''}α = {row.alpha:g}: Friedman "
+            f"test of the rankings, each of the {row.systems} systems as the baseline: chi² = "
+            f"{row.friedman_statistic:.2f}, p = {format_pvalue(row.friedman_pvalue)}; PCA: PC1 "
+            f"{row.pc1_pct:.1f}%, PC2 {row.pc2_pct:.1f}% of the variance"
+            for row in overview.itertuples()
+        )
+    out.emit(integral_ranks(table), caption=caption)
