@@ -116,3 +116,26 @@ def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     ranks = frame[cols].astype("float64")
     observed = ranks.to_numpy()[ranks.notna().to_numpy()]
     return frame.astype(dict.fromkeys(cols, "Int64")) if (observed % 1 == 0).all() else frame
+
+
+def mean_variance_table(df: pd.DataFrame, alphas: Sequence[float], **options: Any) -> pd.DataFrame:
+    """:func:`riskeval.analysis.variations.mean_variance` (O = mean − α·variance per system, Zuccon,
+    Palotti & Hanbury, CIKM 2016, eq. 5–9) at each α, stacked with ``system`` and ``alpha`` first;
+    except in the intra-topic form, with each system's competition rank by O (1 = best, ties
+    share the best rank) and the rows ranked first, higher mean first among ties.  ``options``:
+    the keywords of ``mean_variance``."""
+    import pandas as pd
+
+    from riskeval.analysis.variations import mean_variance
+    from riskeval.core.rank_correlation import competition_ranks
+
+    parts = []
+    for alpha in alphas:
+        part = mean_variance(df, alpha, **options)
+        if options.get("form", "general") != "intra":
+            part = part.assign(rank=competition_ranks(part["value"].to_numpy()))
+            part = part.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
+        part = part.reset_index() if any(n is not None for n in part.index.names) else part
+        parts.append(part)
+    table = pd.concat(parts, ignore_index=True)
+    return table[["system", "alpha", *(c for c in table.columns if c not in ("system", "alpha"))]]

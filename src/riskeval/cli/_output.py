@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 import click
@@ -135,6 +137,20 @@ def echo_warning(message: object) -> None:
     from riskeval.io.terminal import escape_controls
 
     click.echo(f"riskeval: warning: {escape_controls(str(message), keep_lines=True)}", err=True)
+
+
+@contextmanager
+def warnings_to_stderr() -> Iterator[None]:
+    """Show riskeval's warnings (counts of dropped, filled or missing cells) as one line each on
+    stderr (:func:`echo_warning`), once the block is done; numpy's RuntimeWarnings (about NaN it
+    computes on purpose) are not shown."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+    for warning in caught:
+        if issubclass(warning.category, UserWarning):
+            echo_warning(warning.message)
 
 
 def _has_named_index(frame: pd.DataFrame) -> bool:

@@ -10,14 +10,13 @@ the number of measures: what ``riskeval risk`` reads back.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import click
 
 from riskeval.cli import _options as opts
 from riskeval.cli._input import DEFAULT_MEASURE, WholeNumber
-from riskeval.cli._output import echo_warning
+from riskeval.cli._output import warnings_to_stderr
 
 
 @click.command("evaluate")
@@ -108,9 +107,7 @@ def evaluate(
             f"--name was given {len(names)} time(s) for {len(runs)} run file(s): give one per run."
         )
     chosen = list(names) if names else ("file" if name_from == "file" else None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)  # riskeval's warnings: counts of missing topics
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, about NaN it computes on purpose
+    with warnings_to_stderr():  # riskeval's warnings: counts of missing topics
         table = evaluate_runs_long(
             qrels,
             list(runs),
@@ -122,9 +119,6 @@ def evaluate(
             client=client,
             engine=engine,
         )
-    for warning in caught:
-        if issubclass(warning.category, UserWarning):
-            echo_warning(warning.message)
     if per_topic:
         out.emit(table)
         return

@@ -4,15 +4,12 @@ variations and topics (Zuccon et al. 2016; Zhang et al. 2013)."""
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import click
 
 from riskeval.cli import _options as opts
 from riskeval.cli._input import DECIMAL, WholeNumber, parse_alphas
-from riskeval.cli._output import echo_warning
+from riskeval.cli._output import warnings_to_stderr
 from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, UNEQUAL_POLICIES
 
 #: --unequal: the library's policies but 'keep' (NaN-padded cells are for the Python API's intra form)
@@ -20,46 +17,6 @@ UNEQUAL = tuple(u for u in UNEQUAL_POLICIES if u != "keep")
 
 #: The most α values --sweep computes (the paper's grid -20:20:0.1 has 401).
 MAX_SWEEP_POINTS = 100_001
-
-
-@contextmanager
-def _warnings_to_stderr() -> Iterator[None]:
-    """Show riskeval's warnings (counts of dropped or filled cells) as one line each on stderr."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, about NaN it computes on purpose
-        yield
-    for warning in caught:
-        if issubclass(warning.category, UserWarning):
-            echo_warning(warning.message)
-
-
-def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef_root: str | None):
-    """The tidy variation table from exactly one kind of input."""
-    from riskeval.errors import RiskevalError
-    from riskeval.io.clef2015 import read_clef2015
-    from riskeval.io.variations import read_mapping, read_variation_table
-
-    if clef_root is not None:
-        if inputs or mapping:
-            raise RiskevalError("Give either --clef2015 or input files, not both.")
-        return read_clef2015(clef_root, measure=measure)
-    if mapping is not None:
-        if not inputs:
-            raise RiskevalError(
-                "--mapping needs the trec_eval or ir_measures -q files of the systems as arguments."
-            )
-        from riskeval.io.per_query import read_per_query
-        from riskeval.model.variations import from_scores
-
-        [matrix] = read_per_query(list(inputs), [measure]).values()  # trec_eval or ir_measures output
-        return from_scores(matrix, read_mapping(mapping))
-    if len(inputs) != 1:
-        raise RiskevalError(
-            "Give one table (CSV/TSV/Parquet with columns system, topic, variant, score), "
-            "trec_eval -q files with --mapping, or --clef2015 DIR."
-        )
-    return read_variation_table(inputs[0])
 
 
 def _read_weights(path: str | None) -> dict[str, float] | None:
@@ -185,32 +142,21 @@ def mean_variance(
       riskeval mean-variance scores.csv --sweep -20:20:0.1 --format csv
       riskeval mean-variance --mapping map.txt runs/*.eval --form intra
     """
-    from riskeval.analysis.variations import mean_variance as compute
+    from riskeval.analysis.alpha_tables import mean_variance_table
     from riskeval.analysis.variations import mean_variance_sweep, rank_changes
-    from riskeval.core.rank_correlation import competition_ranks
     from riskeval.errors import RiskevalError
+    from riskeval.io.variation_inputs import read_variations
 
     if sweep and rank_change:
         raise RiskevalError("Use either --sweep or --rank-change, not both.")
-    with _warnings_to_stderr():
-        df = _variations(inputs, mapping, measure, clef_root)
+    with warnings_to_stderr():
+        df = read_variations(inputs, mapping, measure, clef_root)
         if sweep:
             table = mean_variance_sweep(df, _grid(sweep), **options).to_frame()
         elif rank_change:
             table = rank_changes(df, *rank_change, **options)
         else:
-            import pandas as pd
-
-            parts = []
-            for alpha in parse_alphas(alphas, [1.0]):
-                part = compute(df, alpha, decompose=decompose, **options)
-                if options["form"] != "intra":
-                    part = part.assign(rank=competition_ranks(part["value"].to_numpy()))
-                    part = part.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
-                part = part.reset_index() if any(n is not None for n in part.index.names) else part
-                parts.append(part)
-            table = pd.concat(parts, ignore_index=True)
-            table = table[["system", "alpha", *(c for c in table.columns if c not in ("system", "alpha"))]]
+            table = mean_variance_table(df, parse_alphas(alphas, [1.0]), decompose=decompose, **options)
     out.emit(table)
 
 
@@ -260,14 +206,15 @@ def bias_variance(
     from riskeval.analysis.bias_variance import bias_variance as compute
     from riskeval.analysis.bias_variance import gmap, robustness_index
     from riskeval.errors import RiskevalError
+    from riskeval.io.variation_inputs import clef2015_matrix
 
-    with _warnings_to_stderr():
+    with warnings_to_stderr():
         if clef_root is not None:
             if source.inputs or source.example or source.qrels:
                 raise RiskevalError("Give either --clef2015 or scores (a table, runs, --example), not both.")
             if len(source.measure) > 1:
                 raise RiskevalError("--clef2015 reads one --measure at a time.")
-            matrix = _clef_matrix(clef_root, source.measure[0] if source.measure else "P_10", variant)
+            matrix = clef2015_matrix(clef_root, source.measure[0] if source.measure else "P_10", variant)
         else:
             if variant is not None:
                 raise RiskevalError("--variant applies to --clef2015 only.")
@@ -281,20 +228,6 @@ def bias_variance(
             name = table.index.name or "system"
             table = out.select(table.rename_axis(name).reset_index(), matrix.index).set_index(name)
     out.emit(table.sort_values("total", kind="stable"))
-
-
-def _clef_matrix(root: str, measure: str, variant: str | None):
-    """Systems × queries (or × needs, for one variant) scores of CLEF eHealth 2015."""
-    from riskeval.errors import RiskevalError
-    from riskeval.io.clef2015 import read_clef2015
-
-    tidy = read_clef2015(root, measure=measure, incomplete="keep")
-    if variant is None:
-        return tidy.pivot(index="system", columns="query", values="score")
-    tidy = tidy[tidy["variant"] == variant]
-    if tidy.empty:
-        raise RiskevalError(f"No CLEF 2015 query has variant {variant!r} (pivot, most, least).")
-    return tidy.pivot(index="system", columns="topic", values="score")
 
 
 def variation_data(variations: str | None, bias_target: str | None) -> tuple[dict, list[str]]:
