@@ -1,8 +1,9 @@
 """Analyses over a grid of α (and of measures) stacked into one tidy table, as the command line
 and Python users print them: the per-topic risk of one system (Dinçer, Macdonald & Ounis, SIGIR
-2014, eq. 2–4), the baseline-bias study (Dinçer, Ounis & Macdonald, ECIR 2014, §4), the measures
-whose columns hold a resampling test's p-values, the one risk measure that ranks the systems of
-the baseline rankings (ECIR 2014, Table 3), and rank columns as integers.
+2014, §5, eq. 19–23), the baseline-bias study (Dinçer, Ounis & Macdonald, ECIR 2014, §4), the
+mean-variance evaluation over query variations (Zuccon, Palotti & Hanbury, CIKM 2016), the one risk
+measure that ranks the systems of the baseline rankings (ECIR 2014, Table 3), and rank columns as
+integers.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_
 
 def topic_risk_by_alpha(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.DataFrame:
     """:func:`riskeval.analysis.topics.system_topic_risk` of one system against the baseline of
-    ``settings`` (per topic: x_j, TR_j and TJ_j, SIGIR 2014, eq. 2–4) for each α of ``settings``,
-    tidy: one row per (α, topic)."""
+    ``settings`` (per topic x_j, TR_j and TJ_j: SIGIR 2014, §5, eq. 19–23) for each α of
+    ``settings``, tidy: one row per (α, topic)."""
     import pandas as pd
 
     from riskeval.analysis.topics import system_topic_risk
@@ -81,18 +82,6 @@ def bias_study_tables(
     overview = pd.concat(overviews, ignore_index=True)
     table = pd.concat(parts, ignore_index=True)
     return table, overview[["measure", *(c for c in overview.columns if c != "measure")]]
-
-
-def with_test_measures(risks: list[RiskMeasure], settings: RiskSettings, caller: str) -> list[RiskMeasure]:
-    """``risks`` (each at every α of ``settings`` when it has none) and TRisk at each of their α:
-    the TRisk columns then hold the p-values of a resampling test
-    (:func:`riskeval.inference.tables.with_test`) beside the measures asked for."""
-    from riskeval.measures.declared import TRisk, expand_risks
-
-    measures = expand_risks(risks, settings.alphas, caller)
-    se = next((m.se for m in measures if isinstance(m, TRisk)), settings.se)
-    alphas = dict.fromkeys(float(m.alpha) for m in measures if m.alpha is not None)
-    return [*measures, *(TRisk(alpha=a, se=se) for a in alphas)]
 
 
 def ranking_measure(risk: list[RiskMeasure], caller: str) -> RiskMeasure:

@@ -181,31 +181,22 @@ def _show_table(
     """The table of systems: :func:`riskeval.risk_table` of each measure's matrix, with the p-values
     of ``resampling`` (and a bootstrap's interval, ``low`` and ``high``, shown on screen too);
     ``own``: each system's own baseline, read from the ``baseline_map`` file."""
-    import riskeval as rk
+    from riskeval.reporting.risk_tables import tested_risk_table
 
     test, n_resamples, seed, alternative = resampling
-    if risks is not None and test != "t":
-        from riskeval.analysis.alpha_tables import with_test_measures
-
-        risks = with_test_measures(risks, settings, "riskeval risk")
 
     def table_of(M: pd.DataFrame) -> pd.DataFrame:
-        base = _baseline_of(M, settings.baseline, own)
-        table = rk.risk_table(M, baseline=base, risk=risks, settings=settings, alternative=alternative)
-        if own is not None:
-            table["baseline"] = table["system"].map(own).astype(object)
-        if test != "t":
-            from riskeval.inference.tables import with_test
-
-            table = with_test(
-                table,
-                M,
-                test=test,
-                baseline=base,
-                n_resamples=n_resamples,
-                rng=seed,
-                leave_one_out=settings.leave_one_out,
-            )
+        table = tested_risk_table(
+            M,
+            settings,
+            risk=risks,
+            alternative=alternative,
+            test=test,
+            n_resamples=n_resamples,
+            rng=seed,
+            own=own,
+            caller="riskeval risk",
+        )
         return out.select(table, M.index)
 
     table = per_measure(scores, table_of)
@@ -283,11 +274,12 @@ def _tukey(
 ) -> None:
     """The randomised Tukey HSD of URisk (``--tukey``): letters for people, every pair for programs."""
     from riskeval.inference.tables import tukey_tables
+    from riskeval.reporting.risk_tables import baseline_for
 
     n_resamples, X = resampling.n_resamples, scores.one()
     pairs, letters = tukey_tables(
         X,
-        _baseline_of(X, settings.baseline, mapping),
+        baseline_for(X, settings.baseline, mapping),
         list(settings.alphas),
         n_resamples=n_resamples,
         rng=resampling.seed,
@@ -356,15 +348,6 @@ def _on_cluster(
             table.insert(0, "measure", name)
         tables.append(table)
     return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
-
-
-def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None) -> object:
-    """The --baseline, or with --baseline-map each system's own baseline run."""
-    if mapping is None:
-        return baseline
-    from riskeval.measures.baselines import baseline_runs
-
-    return baseline_runs(M, mapping)
 
 
 def _measures_note(scores: Scores) -> str:
