@@ -8,7 +8,7 @@ integers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from riskeval.errors import RiskevalError
@@ -22,6 +22,22 @@ if TYPE_CHECKING:
 
 #: The risk measures that rank the systems of :func:`riskeval.analysis.baseline_rankings`.
 RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES]
+
+
+def per_measure(
+    matrices: Mapping[str, pd.DataFrame], compute: Callable[[pd.DataFrame], pd.DataFrame]
+) -> pd.DataFrame:
+    """``compute`` of the one matrix; with several measures, of each, stacked with a ``measure``
+    column first (:func:`riskeval.analysis.by_measure.for_each_measure`)."""
+    from typing import cast
+
+    import pandas as pd
+
+    from riskeval.analysis.by_measure import for_each_measure
+
+    if len(matrices) == 1:
+        return compute(next(iter(matrices.values())))
+    return cast(pd.DataFrame, for_each_measure(dict(matrices), compute))
 
 
 def topic_risk_by_alpha(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.DataFrame:

@@ -5,8 +5,8 @@ the option."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -281,16 +281,6 @@ def load_scores(
     except ScoreInputError as exc:
         raise click.UsageError(str(exc)) from None
     return _scores(*read)
-
-
-def per_measure(scores: Scores, compute: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
-    """``compute`` of the one matrix; with several measures, of each, stacked with a ``measure``
-    column first (:func:`riskeval.analysis.by_measure.for_each_measure`)."""
-    from riskeval.analysis.by_measure import for_each_measure
-
-    if len(scores.matrices) == 1:
-        return compute(scores.matrix)
-    return cast("pd.DataFrame", for_each_measure(scores.matrices, compute))
 
 
 def _scores(matrices: dict[str, pd.DataFrame], source: str, files: list[str], named: bool = True) -> Scores:

@@ -16,11 +16,9 @@ import click
 
 from riskeval.analysis.alpha_tables import RANKING_MEASURES
 from riskeval.cli import _options as opts
-from riskeval.cli._input import RiskType, WholeNumber, per_measure
+from riskeval.cli._input import RiskType, WholeNumber
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from riskeval.measures.declared import RiskMeasure
     from riskeval.settings import RiskSettings
 
@@ -52,35 +50,20 @@ def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: 
       riskeval baseline-correlation --example --baseline bm25base_p
       riskeval baseline-correlation --example --format csv
     """
-    import pandas as pd
-
-    from riskeval.analysis.correlation import baseline_correlation as analyse
-    from riskeval.formatting import format_pvalue
+    from riskeval.reporting.paper_tables import correlation_table
 
     scores = source.load()
-    X, A, baseline = scores.one(), settings.alphas, opts.given("baseline")
-    results = [analyse(X, baseline, alpha, leave_one_out=settings.leave_one_out) for alpha in A]
-    table = pd.concat([r.table for r in results], ignore_index=True)
-    against = "each system in turn" if baseline is None else results[0].baseline
-    caption = "\n".join(
-        [
-            f"{scores.about()}; URisk against {against}; "
-            f"{results[0].n_pairs} pairs (a system against itself left out)",
-            *(
-                f"α = {r.alpha:g}: Pearson r of the correlation with the baseline and URisk: "
-                f"{r.statistic:.3f} (p = {format_pvalue(r.pvalue)}); and FRisk: "
-                f"{r.frisk_statistic:.3f} (p = {format_pvalue(r.frisk_pvalue)})"
-                for r in results
-            ),
-        ]
+    s = settings
+    table = correlation_table(
+        scores.one(),
+        scores.about(),
+        opts.given("baseline"),
+        s.alphas,
+        leave_one_out=s.leave_one_out,
+        systems=out.systems,
+        human=out.human,
     )
-    table = out.select(table, X.index)  # the rows shown; the correlations above use every pair
-    if out.human:
-        table = table[~table["is_baseline"]].drop(columns=["is_baseline"])
-        table = table.drop(
-            columns=[c for c in ("alpha",) if len(A) == 1] + (["baseline"] if baseline else [])
-        )
-    out.emit(table, caption=caption)
+    out.emit(table.table, caption=table.caption)
 
 
 @opts.command("baseline-rankings")
@@ -129,44 +112,26 @@ def baseline_rankings(
       riskeval baseline-rankings --example --show agreement
       riskeval baseline-rankings --example --baselines mean,bm25base_p --alpha 1,5 --format csv
     """
-    import pandas as pd
-
-    from riskeval.analysis import baseline_ranks as br
-    from riskeval.analysis.alpha_tables import integral_ranks, ranking_measure
-    from riskeval.formatting import format_alpha
+    from riskeval.analysis.alpha_tables import ranking_measure
+    from riskeval.reporting.paper_tables import rankings_table
 
     scores = source.load()
     ranking = ranking_measure(risk, "The '--risk' option of riskeval baseline-rankings")
     A = [ranking.alpha] if ranking.alpha is not None else list(settings.alphas)
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
-
-    names: list[str] = []  # the baselines as the tables name them (MEAN, a system...)
-
-    def rankings(M: pd.DataFrame) -> pd.DataFrame:
-        tidy = br.baseline_rankings(M, specs, A, risk=ranking, leave_one_out=settings.leave_one_out)
-        names.extend(str(b) for b in pd.unique(tidy["baseline"]))
-        return out.select(tidy, M.index)
-
-    def layout(tidy: pd.DataFrame) -> pd.DataFrame:
-        if show == "agreement":
-            agreement = br.ranking_agreement(tidy)
-            if out.human:  # α as written (5, not 5.0000); blank beside the mean score
-                agreement["reference_alpha"] = [
-                    "" if pd.isna(a) else format_alpha(a) for a in agreement["reference_alpha"]
-                ]
-            return agreement
-        if show == "tidy" or not out.human:
-            return tidy
-        wide = br.rankings_wide(tidy)
-        wide.columns = [" ".join(p for p in (b, a.replace("α = ", "α="), f) if p) for b, a, f in wide.columns]
-        return wide.reset_index()
-
-    table = per_measure(scores, lambda M: layout(rankings(M)))
-    caption = (
-        f"{scores.about()}; {ranking.name} against "
-        f"{', '.join(dict.fromkeys(names))} at α = {', '.join(f'{a:g}' for a in A)}; rank 1 = best"
+    s, o = settings, out
+    table = rankings_table(
+        scores.matrices,
+        scores.about(),
+        specs,
+        ranking,
+        A,
+        show=show,
+        leave_one_out=s.leave_one_out,
+        systems=o.systems,
+        human=o.human,
     )
-    out.emit(integral_ranks(table), caption=caption)
+    out.emit(table.table, caption=table.caption)
 
 
 @opts.command("compare-runs")
@@ -216,56 +181,27 @@ def compare_runs(
       riskeval compare-runs --example --runs p_bert,bm25base_p --test bootstrap --seed 1
       riskeval compare-runs --example --runs p_bert,bm25base_p --show summary --format csv
     """
-    import pandas as pd
-
-    from riskeval.analysis.run_comparison import compare_runs as compare
-    from riskeval.formatting import format_pvalue
-    from riskeval.inference.comparison import pair_summary
+    from riskeval.reporting.paper_tables import pair_table
 
     scores = source.load()
     X = scores.one()
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
-    A, (a, b) = list(settings.alphas), names
-    tables = [compare(X, a, b, alpha) for alpha in A]
     test, n_resamples, seed, _ = resampling
-    summary = pair_summary(X, a, b, A, test=test, level=settings.level, n_resamples=n_resamples, rng=seed)
-    head = f"{a} and {b} on {X.shape[1]} topics of {scores.source}; {_test_note(summary)}"
-    if show == "summary":
-        out.emit(summary.drop(columns=["test", "level"]) if out.human else summary, caption=head)
-        return
-    lines = [head]
-    for (_, row), t in zip(summary.iterrows(), [None, *tables], strict=True):
-        where = "mean" if t is None else f"α = {row['alpha']:g}: URisk"
-        line = (
-            f"{where} of {a} − {b}: {row['estimate']:.4f}"
-            if t is None
-            else (f"{where} of {a} against {b}: {row['estimate']:.4f} ({int((t['x_a'] < 0).sum())} losses)")
-        )
-        line += f", p = {format_pvalue(row['pvalue'])}"
-        if pd.notna(row["low"]):
-            line += f", interval [{row['low']:.4f}, {row['high']:.4f}]"
-        if t is not None:
-            xb = t["x_b"]
-            line += f"; of {b} against {a}: {xb.mean():.4f} ({int((xb < 0).sum())} losses)"
-        lines.append(line)
-    table = pd.concat(tables, ignore_index=True)
-    if out.human:
-        table = table.drop(columns=["system_a", "system_b", *(["alpha"] if len(A) == 1 else [])])
-    out.emit(table, caption="\n".join(lines))
-
-
-def _test_note(summary: pd.DataFrame) -> str:
-    """Which test gave the p-values and intervals of ``compare-runs``."""
-    test = str(summary["test"].iloc[0])
-    confidence = f"{1 - float(summary['level'].iloc[0]):.0%}"
-    if test == "t":
-        return f"p-values: paired t test; intervals: {confidence} t intervals"
-    resamples = f"{summary['n_resamples'].iloc[0]} resamples, seed {summary['seed'].iloc[0]}"
-    if test == "permutation":
-        return f"p-values: sign-flip randomisation test, {resamples} (no interval)"
-    return f"p-values and {confidence} intervals: BCa bootstrap over topics, {resamples}"
+    table = pair_table(
+        X,
+        scores.source,
+        *names,
+        list(settings.alphas),
+        test=test,
+        level=settings.level,
+        n_resamples=n_resamples,
+        rng=seed,
+        show=show,
+        human=out.human,
+    )
+    out.emit(table.table, caption=table.caption)
 
 
 @opts.command("risk-reward")
@@ -279,22 +215,19 @@ def risk_reward(source: opts.ScoreSource, settings: RiskSettings, out: opts.Outp
     Examples:
       riskeval risk-reward --example --baseline bm25base_p
     """
-    from riskeval.analysis.run_comparison import risk_reward_tradeoff
+    from riskeval.reporting.paper_tables import tradeoff_table
 
     scores = source.load()
     s = settings
-    table = per_measure(
-        scores,
-        lambda M: out.select(risk_reward_tradeoff(M, s.baseline, leave_one_out=s.leave_one_out), M.index),
+    table = tradeoff_table(
+        scores.matrices,
+        scores.about(),
+        s.baseline,
+        leave_one_out=s.leave_one_out,
+        systems=out.systems,
+        human=out.human,
     )
-    caption = (
-        f"{scores.about()}; FRisk against "
-        f"{table['baseline'].iloc[0]}; pareto: no system has a higher mean and a lower FRisk"
-    )
-    own = str(table["baseline"].iloc[0])
-    if out.human:
-        table = table.drop(columns=["baseline"])
-    out.emit(table, caption=caption, baseline=own)
+    out.emit(table.table, caption=table.caption, baseline=table.baseline)
 
 
 @opts.command("pca-topics")
@@ -309,19 +242,11 @@ def pca_topics(source: opts.ScoreSource, n_topics: int, out: opts.Output) -> Non
     Examples:
       riskeval pca-topics --example --topics 5
     """
-    from riskeval.analysis.pca import pca_biplot
+    from riskeval.reporting.paper_tables import pca_table
 
     scores = source.load()
-    res = pca_biplot(scores.one(), n_topics=n_topics)
-    supp = ", ".join(
-        f"{k} ({round(v['PC1'], 3) + 0.0:.3f}, {round(v['PC2'], 3) + 0.0:.3f})"
-        for k, v in res.supplementary.iterrows()
-    )
-    caption = (
-        f"{scores.about('runs')}; PC1 {res.explained['PC1']:.1f}%, "
-        f"PC2 {res.explained['PC2']:.1f}% of the variance\nprojected baselines (PC1, PC2): {supp}"
-    )
-    out.emit(res.pc2_topics, caption=caption)
+    table = pca_table(scores.one(), scores.about("runs"), n_topics)
+    out.emit(table.table, caption=table.caption)
 
 
 @opts.command("chisq")
@@ -357,30 +282,19 @@ def chisq(
       riskeval chisq --example --system UNH_bm25 --below
       riskeval chisq --example --baseline bm25base_p --format csv
     """
-    import pandas as pd
-
-    from riskeval.analysis.chisq import chisq_residuals, chisq_test
-    from riskeval.formatting import format_pvalue
+    from riskeval.reporting.paper_tables import residuals_table
 
     scores = source.load()
-    X, A, baseline = scores.one(), settings.alphas, opts.given("baseline")
-    parts = [chisq_residuals(X, baseline, alpha) for alpha in A]
-    if len(A) > 1:
-        parts = [part.assign(alpha=alpha) for part, alpha in zip(parts, A, strict=True)]
-    table = pd.concat(parts, ignore_index=True)
-    table = out._replace(systems=",".join(systems) or None).select(table, X.index)
-    if below:
-        table = table[table["below"]]
-    test = chisq_test(X)
-    caption = (
-        f"{scores.about()}; expected values against "
-        f"{table['baseline'].iloc[0] if len(table) else baseline}\n"
-        f"Chi-square test of the matrix: G² = {test.statistic:.4f}, df = {test.df}, "
-        f"p = {format_pvalue(test.pvalue)}"
+    table = residuals_table(
+        scores.one(),
+        scores.about(),
+        opts.given("baseline"),
+        settings.alphas,
+        systems=",".join(systems) or None,
+        below=below,
+        human=out.human,
     )
-    if out.human:
-        table = table.drop(columns=["baseline"])
-    out.emit(table, caption=caption)
+    out.emit(table.table, caption=table.caption)
 
 
 @opts.command("risk-ranks")
@@ -404,28 +318,21 @@ def risk_ranks(source: opts.ScoreSource, settings: RiskSettings, tidy: bool, out
       riskeval risk-ranks --example --baseline bm25base_p
       riskeval risk-ranks --example --alpha 5 --tidy --format csv
     """
-    from riskeval.analysis.alpha_tables import integral_ranks
-    from riskeval.analysis.measure_ranks import measure_rankings, measure_rankings_wide
+    from riskeval.reporting.paper_tables import ranks_table
 
     scores = source.load()
-    X, s = scores.one(), settings
-    table = out.select(
-        measure_rankings(X, s.baseline, list(s.alphas), leave_one_out=s.leave_one_out), X.index
+    s = settings
+    table = ranks_table(
+        scores.one(),
+        scores.about(),
+        s.baseline,
+        s.alphas,
+        leave_one_out=s.leave_one_out,
+        tidy=tidy,
+        systems=out.systems,
+        human=out.human,
     )
-    caption = (
-        f"{scores.about()}; URisk and TRisk against "
-        f"{table['baseline'].iloc[0]}, T*Risk against MEAN, ZRisk and GeoRisk against every system; "
-        "rank 1 = best"
-    )
-    if tidy or not out.human:
-        out.emit(integral_ranks(table), caption=caption)
-        return
-    wide = measure_rankings_wide(table)
-    wide.columns = [
-        " ".join(p for p in (a.replace("α = ", "α="), m, "" if f == "value" else f) if p)
-        for a, m, f in wide.columns
-    ]
-    out.emit(integral_ranks(wide), caption=caption)
+    out.emit(table.table, caption=table.caption)
 
 
 @opts.command("bias-variance-families")

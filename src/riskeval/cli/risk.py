@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from riskeval.cli import _options as opts
-from riskeval.cli._input import Scores, WholeNumber, cli_baseline, per_measure
+from riskeval.cli._input import Scores, WholeNumber, cli_baseline
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,11 +20,8 @@ if TYPE_CHECKING:
     from riskeval.measures.declared import RiskMeasure
     from riskeval.settings import RiskSettings
 
-#: How the human table names the test behind its p-values (--test).
-TEST_NAMES = {
-    "permutation": "sign-flip randomisation test of URisk (pvalue_maxt: max-T over systems and α)",
-    "bootstrap": "BCa bootstrap of URisk over topics",
-}
+#: The formats that mark significant values (†).
+MARKED = ("latex", "markdown")
 
 
 @opts.command()
@@ -181,7 +178,8 @@ def _show_table(
     """The table of systems: :func:`riskeval.risk_table` of each measure's matrix, with the p-values
     of ``resampling`` (and a bootstrap's interval, ``low`` and ``high``, shown on screen too);
     ``own``: each system's own baseline, read from the ``baseline_map`` file."""
-    from riskeval.reporting.risk_tables import tested_risk_table
+    from riskeval.analysis.alpha_tables import per_measure
+    from riskeval.reporting.risk_tables import mark_note, risk_caption, tested_risk_table
 
     test, n_resamples, seed, alternative = resampling
 
@@ -199,39 +197,17 @@ def _show_table(
         )
         return out.select(table, M.index)
 
-    table = per_measure(scores, table_of)
-    caption = _table_caption(scores, table, settings, alternative, out.systems, baseline_map)
-    baseline = None if own is not None else str(table["baseline"].iloc[0])
-    out.emit(table, caption=caption + _mark_note(table, out.fmt), baseline=baseline)
-
-
-def _table_caption(
-    scores: Scores,
-    table: pd.DataFrame,
-    settings: RiskSettings,
-    alternative: str,
-    systems: str | None,
-    baseline_map: str | None,
-) -> str:
-    """What the table of systems shows: its size and source, the baseline, the test."""
-    shown = table["system"].nunique()
-    caption = (
-        f"{scores.about()}{_measures_note(scores)}"
-        + (f" ({shown} shown)" if systems is not None else "")
-        + "; baseline "
-        + (str(table["baseline"].iloc[0]) if baseline_map is None else "of each system: " + baseline_map)
+    table = per_measure(scores.matrices, table_of)
+    caption = risk_caption(
+        scores.about() + _measures_note(scores),
+        table,
+        settings,
+        alternative=alternative,
+        shown=out.systems is not None,
+        baseline_map=baseline_map,
     )
-    if "critical" in table.columns:
-        caption += _critical_note(table, settings, alternative)
-    if "test" in table.columns:
-        test = str(table["test"].iloc[0])
-        caption += (
-            f"\np-values: {TEST_NAMES[test]}, {table['n_resamples'].iloc[0]} resamples, "
-            f"seed {table['seed'].iloc[0]}"
-        )
-        if "low" in table.columns:
-            caption += f"; low, high: the BCa {1 - settings.level:.0%} interval of URisk"
-    return caption
+    baseline = None if own is not None else str(table["baseline"].iloc[0])
+    out.emit(table, caption=caption + mark_note(table, out.fmt in MARKED), baseline=baseline)
 
 
 def _topics(
@@ -245,24 +221,14 @@ def _topics(
     out: opts.Output,
 ) -> None:
     """The per-topic analysis of ``system`` (``--topics``), worst topics first."""
-    from riskeval.analysis.alpha_tables import topic_risk_by_alpha
-    from riskeval.analysis.topics import riskiest_topics
+    from riskeval.reporting.risk_tables import mark_note, system_topics_table
 
     s = settings if mapping is None else settings.replace(baseline=mapping.get(system, settings.baseline))
-    frame = per_measure(scores, lambda M: topic_risk_by_alpha(M, system, s))
-    X = scores.matrix
-    caption = (
-        f"{system} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {scores.source}"
-        f"{_measures_note(scores)}{_critical_note(frame, s, across=' across topics')}"
-    )
-    # p-values are computed (and adjusted) over every topic; the rows shown are chosen after
-    frame = riskiest_topics(frame, losses_only=losses_only, top=top)
-    shown = " where it loses" if losses_only else ""
-    shown += f", the {top} riskiest per α" if top is not None else ""
-    caption += f"; topics{shown}, worst first"
+    about = f"{scores.matrix.shape[1]} topics of {scores.source}{_measures_note(scores)}"
+    frame, caption = system_topics_table(scores.matrices, system, s, about, losses_only=losses_only, top=top)
     if out.human and out.columns is None:
         frame = frame.drop(columns=["system", "baseline", "level", "critical"])
-    out.emit(frame, caption=caption + _mark_note(frame, out.fmt))
+    out.emit(frame, caption=caption + mark_note(frame, out.fmt in MARKED))
 
 
 def _tukey(
@@ -290,7 +256,7 @@ def _tukey(
     caption = (
         f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
         f"systems × {X.shape[1]} topics, {n_resamples} resamples, seed {letters['seed'].iloc[0]}; "
-        f"systems sharing a letter do not differ at level {_g(settings.level)}"
+        f"systems sharing a letter do not differ at level {settings.level:g}"
     ) + (" (--format csv: every pair)" if out.fmt == "table" else "")
     out.emit(letters if out.human else pairs, caption=caption)
 
@@ -304,14 +270,16 @@ def _cluster_table(
 ) -> None:
     """The risk table of a long Parquet score table, computed on the cluster (``--scheduler``,
     ``--workers``), of the ``--risk`` measures and with the ``--alternative`` of the p-values."""
+    from riskeval.reporting.risk_tables import critical_note, mark_note
+
     table = _on_cluster(source.inputs, source.measure, settings, risks, alternative)
     table = out.select(table, list(table["system"].unique()))
     caption = (
         f"{table['system'].nunique()} systems from {source.inputs[0]} on the Dask cluster; baseline "
-        f"{table['baseline'].iloc[0]}{_critical_note(table, settings, alternative)}"
+        f"{table['baseline'].iloc[0]}{critical_note(table, settings, alternative)}"
     )
     own = str(table["baseline"].iloc[0])
-    out.emit(table, caption=caption + _mark_note(table, out.fmt), baseline=own)
+    out.emit(table, caption=caption + mark_note(table, out.fmt in MARKED), baseline=own)
 
 
 def _on_cluster(
@@ -352,26 +320,6 @@ def _on_cluster(
 
 def _measures_note(scores: Scores) -> str:
     return f", {', '.join(scores.matrices)}" if scores.measure is not None else ""
-
-
-def _critical_note(
-    table: pd.DataFrame, settings: RiskSettings, alternative: str = "two-sided", across: str = ""
-) -> str:
-    """The critical |t| of the table's TRisk tests, their level, correction and alternative."""
-    note = f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(settings.level)}"
-    note += f", {settings.correction}-adjusted{across}" if settings.correction else ""
-    if alternative != "two-sided":
-        note += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
-    return note
-
-
-def _mark_note(table: pd.DataFrame, fmt: str) -> str:
-    """How LaTeX and Markdown mark significance, said in the caption when the table has marks."""
-    return "; † significant" if fmt in ("latex", "markdown") and "significant" in table.columns else ""
-
-
-def _g(value: float) -> str:
-    return f"{value:g}"
 
 
 @opts.command("bias-study")

@@ -82,3 +82,88 @@ def with_test_measures(risks: list[RiskMeasure], settings: RiskSettings, caller:
     se = next((m.se for m in measures if isinstance(m, TRisk)), settings.se)
     alphas = dict.fromkeys(float(m.alpha) for m in measures if m.alpha is not None)
     return [*measures, *(TRisk(alpha=a, se=se) for a in alphas)]
+
+
+#: How a caption names the resampling test behind a table's p-values.
+TEST_NAMES = {
+    "permutation": "sign-flip randomisation test of URisk (pvalue_maxt: max-T over systems and α)",
+    "bootstrap": "BCa bootstrap of URisk over topics",
+}
+
+
+def risk_caption(
+    about: str,
+    table: pd.DataFrame,
+    settings: RiskSettings,
+    *,
+    alternative: str = "two-sided",
+    shown: bool = False,
+    baseline_map: str | None = None,
+) -> str:
+    """What a risk table of systems (:func:`tested_risk_table`) shows: ``about`` (its size and
+    source), how many systems are shown when ``shown`` (only some are), the baseline (or the file
+    ``baseline_map`` that names each system's own), the critical |t| of TRisk and the test of the
+    p-values."""
+    caption = (
+        about
+        + (f" ({table['system'].nunique()} shown)" if shown else "")
+        + "; baseline "
+        + (str(table["baseline"].iloc[0]) if baseline_map is None else "of each system: " + baseline_map)
+    )
+    if "critical" in table.columns:
+        caption += critical_note(table, settings, alternative)
+    if "test" in table.columns:
+        test = str(table["test"].iloc[0])
+        caption += (
+            f"\np-values: {TEST_NAMES[test]}, {table['n_resamples'].iloc[0]} resamples, "
+            f"seed {table['seed'].iloc[0]}"
+        )
+        if "low" in table.columns:
+            caption += f"; low, high: the BCa {1 - settings.level:.0%} interval of URisk"
+    return caption
+
+
+def critical_note(
+    table: pd.DataFrame, settings: RiskSettings, alternative: str = "two-sided", across: str = ""
+) -> str:
+    """The critical |t| of the table's TRisk tests (SIGIR 2014, eq. 7–12), their level, correction
+    (``across``: over what) and alternative."""
+    note = f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {settings.level:g}"
+    note += f", {settings.correction}-adjusted{across}" if settings.correction else ""
+    if alternative != "two-sided":
+        note += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
+    return note
+
+
+def mark_note(table: pd.DataFrame, marked: bool) -> str:
+    """How LaTeX and Markdown (``marked``) mark significance, said in the caption when the table has
+    marks."""
+    return "; † significant" if marked and "significant" in table.columns else ""
+
+
+def system_topics_table(
+    matrices: Mapping[str, pd.DataFrame],
+    system: str,
+    settings: RiskSettings,
+    about: str,
+    *,
+    losses_only: bool = False,
+    top: int | None = None,
+) -> tuple[pd.DataFrame, str]:
+    """The per-topic analysis of ``system`` against the baseline of ``settings`` (x_j, TR_j and TJ_j
+    at each α: SIGIR 2014, §5, eq. 19–23) of each measure's matrix, worst topics first
+    (:func:`riskeval.analysis.riskiest_topics`: ``losses_only``, the ``top`` riskiest per α), and
+    its caption (``about``: the topics and their source).  The p-values are computed (and
+    adjusted) over every topic; the rows shown are chosen after."""
+    from riskeval.analysis.alpha_tables import per_measure, topic_risk_by_alpha
+    from riskeval.analysis.topics import riskiest_topics
+
+    frame = per_measure(matrices, lambda M: topic_risk_by_alpha(M, system, settings))
+    caption = (
+        f"{system} against {frame['baseline'].iloc[0]} on {about}"
+        f"{critical_note(frame, settings, across=' across topics')}"
+    )
+    frame = riskiest_topics(frame, losses_only=losses_only, top=top)
+    shown = " where it loses" if losses_only else ""
+    shown += f", the {top} riskiest per α" if top is not None else ""
+    return frame, caption + f"; topics{shown}, worst first"
