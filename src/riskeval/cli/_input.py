@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
-from riskeval import options
 from riskeval.options import MAX_RESAMPLES, RESAMPLES_REASON, MissingPolicy
 
 if TYPE_CHECKING:
@@ -131,9 +130,7 @@ def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
     without ``-b``, the first system given when there are exactly two (as ``pt.Experiment`` takes
     its first system as the baseline), else the per-topic MEAN with a one-line warning on stderr
     naming the choice.  ``--baseline-map`` replaces the baseline, so it is left as it is."""
-    import difflib
-
-    from riskeval.errors import RiskevalError
+    from riskeval.reporting.risk_tables import check_baseline_name
 
     ctx = click.get_current_context(silent=True)
     params = ctx.params if ctx is not None else {}
@@ -151,16 +148,8 @@ def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
             err=True,
         )
         return settings
-    if given in options.AGGREGATES or given in systems:
-        return settings
-    close = [given.lower()] if given.lower() in options.AGGREGATES else []  # aggregates are lower case
-    close += difflib.get_close_matches(given, [*systems, *options.AGGREGATES], n=3 - len(close), cutoff=0.6)
-    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-    shown = ", ".join(systems[:10]) + (f" and {len(systems) - 10} more" if len(systems) > 10 else "")
-    raise RiskevalError(
-        f"The '-b/--baseline' option must be a run name, mean, median or max; {given!r} is none of "
-        f"them.{hint} The runs are: {shown}."
-    )
+    check_baseline_name(given, systems)
+    return settings
 
 
 def split_top_level(text: str) -> list[str]:

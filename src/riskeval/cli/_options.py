@@ -41,8 +41,9 @@ from riskeval.cli._input import (
     load_scores,
     parse_alphas,
 )
-from riskeval.cli._output import FORMATS, emit
+from riskeval.cli._output import emit
 from riskeval.errors import RiskevalError
+from riskeval.io.table_export import OUTPUT_FORMATS, PEOPLE_FORMATS
 from riskeval.options import ALTERNATIVES, MISSING_POLICIES, RISK_TESTS, check_option
 from riskeval.settings import RiskSettings
 
@@ -90,7 +91,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "format": (
         ("--format", "fmt"),
         dict(
-            type=click.Choice(FORMATS),
+            type=click.Choice(OUTPUT_FORMATS),
             default="table",
             help="table: aligned text for people; latex: a booktabs table (significant values marked "
             "†, the best of each column bold, a caption); markdown: a pipe table; csv and json: every "
@@ -445,9 +446,7 @@ class Output(NamedTuple):
     @property
     def human(self) -> bool:
         """Whether the format is for people (text, LaTeX, Markdown)."""
-        from riskeval.cli._output import HUMAN_FORMATS
-
-        return self.fmt in HUMAN_FORMATS
+        return self.fmt in PEOPLE_FORMATS
 
     def select(self, table: pd.DataFrame, known: Any, column: str = "system") -> pd.DataFrame:
         """The rows of the ``--systems`` (every row without the option), names checked against

@@ -17,92 +17,35 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 from riskeval.errors import OutputError
-from riskeval.io.table_export import PROGRAM_FORMATS
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The formats for people: the columns people read, numbers rounded, the caption.
-HUMAN_FORMATS = ("table", "latex", "markdown")
-FORMATS = (*HUMAN_FORMATS, *PROGRAM_FORMATS)
-
 
 def emit(frame: pd.DataFrame, fmt: str, *, out: IO | None = None, **keywords: Any) -> None:
-    """Write ``frame`` to ``out`` (stdout) in ``fmt``, as :func:`write` does; a failed write to
-    standard output (a full disk) is an :class:`~riskeval.errors.OutputError`, a closed pipe
-    (``BrokenPipeError``) is left to the caller."""
+    """Write ``frame`` to ``out`` (stdout) in ``fmt``, as
+    :func:`riskeval.reporting.table_output.write_table` does (``--columns`` named as ``riskeval
+    risk``'s); a failed write to standard output (a full disk) is an
+    :class:`~riskeval.errors.OutputError`, a closed pipe (``BrokenPipeError``) is left to the
+    caller."""
+    from riskeval.reporting.table_output import write_table
+
     stream = out or sys.stdout
     try:
-        write(frame, fmt, stream, **keywords)
+        write_table(frame, fmt, stream, caller="riskeval risk", parameter="--columns", **keywords)
     except BrokenPipeError:
         raise
     except OSError as exc:
         if stream is not sys.stdout:
             raise
         raise stdout_error(exc) from exc
-
-
-def write(
-    frame: pd.DataFrame,
-    fmt: str,
-    out: IO,
-    *,
-    digits: int = 4,
-    caption: str | None = None,
-    baseline: str | None = None,
-    groups: Sequence[str] | None = None,
-    columns: str | None = None,
-) -> None:
-    """Write ``frame`` to ``out`` in ``fmt``.
-
-    ``table``, ``latex`` and ``markdown`` are for people (:mod:`riskeval.formatting`): ``caption``
-    (the lines above a text table, a LaTeX ``\\caption``) says what the table shows, and the rows of
-    ``baseline`` against itself are left out and said once; control characters in labels, column
-    names and the caption are shown escaped.  CSV and JSON keep full precision, every row and the
-    exact labels, without caption (:func:`riskeval.io.table_export.write_for_programs`).
-    ``groups``: the columns within whose values LaTeX and Markdown bold the best value (default:
-    measure and α).  ``columns`` (the ``--columns`` of ``riskeval risk``): ``"all"`` or a comma list
-    of the columns shown, in that order, in every format; by default the formats for people show
-    the compact columns of a risk
-    table (:data:`riskeval.formatting.COMPACT`) and CSV and JSON every column.
-    """
-    flat = frame.reset_index() if _has_named_index(frame) else frame
-    if columns is not None and fmt not in HUMAN_FORMATS:
-        from riskeval.formatting import select_columns
-
-        flat = select_columns(flat, columns, "riskeval risk", parameter="--columns")
-    if fmt not in HUMAN_FORMATS:
-        from riskeval.io.table_export import write_for_programs
-
-        write_for_programs(flat, fmt, out)
-    else:
-        from riskeval import formatting
-        from riskeval.io.table_export import for_terminal
-        from riskeval.io.terminal import escape_controls
-
-        if columns is not None:  # named in the command line's words
-            formatting.select_columns(flat, columns, "riskeval risk", parameter="--columns")
-        flat = for_terminal(flat)
-        caption = None if caption is None else escape_controls(caption, keep_lines=True)
-        baseline = None if baseline is None else escape_controls(baseline)
-        if fmt == "table":
-            text = formatting.to_text(
-                flat, caption=caption, digits=digits, baseline=baseline, columns=columns
-            )
-            out.write(text)
-            return
-        render = formatting.to_latex if fmt == "latex" else formatting.to_markdown
-        chosen = formatting.GROUPS if groups is None else groups
-        out.write(
-            render(flat, caption=caption, digits=digits, baseline=baseline, groups=chosen, columns=columns)
-        )
 
 
 def stdout_error(exc: OSError) -> OutputError:
@@ -151,7 +94,3 @@ def warnings_to_stderr() -> Iterator[None]:
     for warning in caught:
         if issubclass(warning.category, UserWarning):
             echo_warning(warning.message)
-
-
-def _has_named_index(frame: pd.DataFrame) -> bool:
-    return any(name is not None for name in frame.index.names)

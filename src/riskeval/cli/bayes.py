@@ -131,7 +131,7 @@ def bayes(
     from riskeval._optional import require
     from riskeval.bayes.model import FEATURE
     from riskeval.io.atomic import check_target, is_stdout, refuse_inputs
-    from riskeval.reporting.champion_tables import probabilities_as_text, verdict
+    from riskeval.reporting.champion_tables import champion_caption, probabilities_as_text
 
     for module in ("numpyro", "jax", "arviz"):  # a missing extra before the scores are read
         require(module, FEATURE)
@@ -152,23 +152,14 @@ def bayes(
         progress=show,
         command="riskeval bayes",
     )
-    seed = comparison.seed
-    table = comparison.table.assign(seed=seed)
+    table = comparison.table.assign(seed=comparison.seed)
     if out.human:
         table = probabilities_as_text(table)
         if out.columns is None:
             out = out._replace(columns=",".join([*SHOWN, *(["p_better_margin"] if margin else [])]))
-    caption = (
-        f"{scores.about()}"
-        + (f", {scores.measure}" if scores.measure else "")
-        + f"; champion {sampler.champion}; {sampler.chains} chains × {sampler.draws} draws "
-        f"({sampler.warmup} warm-up), seed {seed}; "
-        f"{level * 100:g}% credible intervals; p_better: posterior probability that the challenger's "
-        f"effect is above the champion's (each loss counted 1 + α times)"
-        + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
-        + "\n"
-        + verdict(problems)
-    )
+    about = scores.about() + (f", {scores.measure}" if scores.measure else "")
+    s = sampler
+    caption = champion_caption(comparison, about, (s.chains, s.draws, s.warmup), problems)
     out.emit(table, inputs=scores.files, caption=caption)
 
 

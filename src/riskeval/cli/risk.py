@@ -361,7 +361,7 @@ def bias_study(
     """
     from riskeval.analysis.alpha_tables import bias_study_tables, integral_ranks
     from riskeval.analysis.by_measure import check_systems
-    from riskeval.formatting import format_pvalue
+    from riskeval.reporting.paper_tables import bias_study_caption
 
     scores = source.load()
     A = settings.alphas
@@ -377,13 +377,5 @@ def bias_study(
     for X in scores.matrices.values():
         check_systems(out.systems, X.index, "--systems")
     table, overview = bias_study_tables(scores.matrices, A, show=show, virtual=kinds, systems=out.systems)
-    caption = f"{scores.about()}; URisk at α = {', '.join(f'{a:g}' for a in A)}"
-    if show != "overview":
-        caption += "".join(
-            f"\n{f'{row.measure}, ' if scores.measure is not None else ''}α = {row.alpha:g}: Friedman "
-            f"test of the rankings, each of the {row.systems} systems as the baseline: chi² = "
-            f"{row.friedman_statistic:.2f}, p = {format_pvalue(row.friedman_pvalue)}; PCA: PC1 "
-            f"{row.pc1_pct:.1f}%, PC2 {row.pc2_pct:.1f}% of the variance"
-            for row in overview.itertuples()
-        )
+    caption = bias_study_caption(scores.about(), A, overview, named=scores.measure is not None, show=show)
     out.emit(integral_ranks(table), caption=caption)

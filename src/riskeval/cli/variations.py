@@ -3,8 +3,6 @@ variations and topics (Zuccon et al. 2016; Zhang et al. 2013)."""
 
 from __future__ import annotations
 
-import math
-
 import click
 
 from riskeval.cli import _options as opts
@@ -15,9 +13,6 @@ from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, UNEQUAL_P
 #: --unequal: the library's policies but 'keep' (NaN-padded cells are for the Python API's intra form)
 UNEQUAL = tuple(u for u in UNEQUAL_POLICIES if u != "keep")
 
-#: The most α values --sweep computes (the paper's grid -20:20:0.1 has 401).
-MAX_SWEEP_POINTS = 100_001
-
 
 def _read_weights(path: str | None) -> dict[str, float] | None:
     """The topic weights of ``--weights`` (see :func:`riskeval.io.topic_weights.read_topic_weights`)."""
@@ -26,27 +21,6 @@ def _read_weights(path: str | None) -> dict[str, float] | None:
     from riskeval.io.topic_weights import read_topic_weights
 
     return read_topic_weights(path)
-
-
-def _grid(text: str):
-    import numpy as np
-
-    from riskeval.errors import RiskevalError
-    from riskeval.io.numbers import parse_decimal
-
-    parts = [parse_decimal(x.strip()) for x in text.split(":")]
-    if len(parts) != 3 or any(p is None or not math.isfinite(p) for p in parts):
-        raise RiskevalError(f"--sweep takes START:STOP:STEP (finite numbers), e.g. -20:20:0.1; got {text!r}.")
-    start, stop, step = (float(p) for p in parts)  # type: ignore[arg-type]
-    if step <= 0 or stop < start:
-        raise RiskevalError(f"--sweep needs STEP > 0 and STOP >= START; got {text!r}.")
-    count = (stop - start) / step
-    if not count < MAX_SWEEP_POINTS:  # also catches an infinite count (a huge span, a tiny step)
-        raise RiskevalError(
-            f"--sweep {text} asks for about {count:.3g} values of α; at most {MAX_SWEEP_POINTS} are "
-            "computed: use a larger STEP or a shorter range."
-        )
-    return np.linspace(start, stop, int(round(count)) + 1)
 
 
 #: The options of the mean-variance evaluation (``--form`` to ``--missing``): the keywords of
@@ -145,14 +119,14 @@ def mean_variance(
     from riskeval.analysis.alpha_tables import mean_variance_table
     from riskeval.analysis.variations import mean_variance_sweep, rank_changes
     from riskeval.errors import RiskevalError
-    from riskeval.io.variation_inputs import read_variations
+    from riskeval.io.variation_inputs import read_variations, sweep_alphas
 
     if sweep and rank_change:
         raise RiskevalError("Use either --sweep or --rank-change, not both.")
     with warnings_to_stderr():
         df = read_variations(inputs, mapping, measure, clef_root)
         if sweep:
-            table = mean_variance_sweep(df, _grid(sweep), **options).to_frame()
+            table = mean_variance_sweep(df, sweep_alphas(sweep), **options).to_frame()
         elif rank_change:
             table = rank_changes(df, *rank_change, **options)
         else:
@@ -206,7 +180,7 @@ def bias_variance(
     from riskeval.analysis.bias_variance import bias_variance as compute
     from riskeval.analysis.bias_variance import gmap, robustness_index
     from riskeval.errors import RiskevalError
-    from riskeval.io.variation_inputs import clef2015_matrix
+    from riskeval.io.variation_inputs import clef2015_matrix, number_or_label
 
     with warnings_to_stderr():
         if clef_root is not None:
@@ -219,7 +193,7 @@ def bias_variance(
             if variant is not None:
                 raise RiskevalError("--variant applies to --clef2015 only.")
             matrix = source.load().one()
-        result = compute(matrix, _number_or_label(target), form=form, best_of=list(best_of) or None)
+        result = compute(matrix, number_or_label(target), form=form, best_of=list(best_of) or None)
         table = result.to_frame().assign(gmap=gmap(matrix).to_numpy())
         if reference is not None:
             robust = robustness_index(matrix, reference).to_frame()
@@ -228,23 +202,3 @@ def bias_variance(
             name = table.index.name or "system"
             table = out.select(table.rename_axis(name).reset_index(), matrix.index).set_index(name)
     out.emit(table.sort_values("total", kind="stable"))
-
-
-def variation_data(variations: str | None, bias_target: str | None) -> tuple[dict, list[str]]:
-    """``data=`` of :func:`riskeval.report` for its query-variation sections (``riskeval report
-    --variations FILE --bias-variance TARGET``), and the files read."""
-    from riskeval.io.variations import read_variation_table
-
-    data: dict = {}
-    if variations is not None:
-        data["variations"] = read_variation_table(variations)
-    if bias_target is not None:
-        data["bias_variance"] = {"target": _number_or_label(bias_target)}
-    return data, [variations] if variations else []
-
-
-def _number_or_label(text: str):
-    try:
-        return float(text)
-    except ValueError:
-        return text

@@ -24,8 +24,13 @@ from typing import IO, TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The formats for people: the columns people read, numbers rounded, the caption
+#: (:mod:`riskeval.formatting`).
+PEOPLE_FORMATS = ("table", "latex", "markdown")
 #: The formats for programs: every column at full precision, every row, the exact labels.
 PROGRAM_FORMATS = ("csv", "csv-spreadsheet", "json")
+#: Every format a table is written in.
+OUTPUT_FORMATS = (*PEOPLE_FORMATS, *PROGRAM_FORMATS)
 #: The first characters of a text cell that spreadsheets treat as a formula (OWASP, CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)

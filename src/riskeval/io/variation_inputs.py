@@ -1,17 +1,21 @@
 """Query-variation data from the inputs a command line names (Zuccon, Palotti & Hanbury, CIKM
 2016; Zhang, Song, Wang & Hou, SIGIR 2013): a tidy variation table, trec_eval or ir_measures
 ``-q`` files with a query → (topic, variant) mapping, or the CLEF eHealth 2015 Task 2 folder
-(:mod:`riskeval.io.clef2015`), exactly one of them.
+(:mod:`riskeval.io.clef2015`), exactly one of them; the data of the report's variation sections;
+and the α grid of a sweep.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from riskeval.errors import RiskevalError
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: The most α values :func:`sweep_alphas` gives (the paper's grid -20:20:0.1 has 401).
+MAX_SWEEP_POINTS = 100_001
 
 
 def read_variations(
@@ -58,3 +62,50 @@ def clef2015_matrix(root: str, measure: str, variant: str | None) -> pd.DataFram
     if tidy.empty:
         raise RiskevalError(f"No CLEF 2015 query has variant {variant!r} (pivot, most, least).")
     return tidy.pivot(index="system", columns="topic", values="score")
+
+
+def report_variation_data(variations: str | None, bias_target: str | None) -> tuple[dict, list[str]]:
+    """``data=`` of :func:`riskeval.report` for its query-variation sections (the variation table of
+    the file ``variations``; the bias-variance target, a number or a label), and the files read."""
+    from riskeval.io.variations import read_variation_table
+
+    data: dict = {}
+    if variations is not None:
+        data["variations"] = read_variation_table(variations)
+    if bias_target is not None:
+        data["bias_variance"] = {"target": number_or_label(bias_target)}
+    return data, [variations] if variations else []
+
+
+def number_or_label(text: str) -> float | str:
+    """A bias-variance target as given: a number (the target mean), else a label (perfect, best, a
+    system name)."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def sweep_alphas(text: str) -> Any:
+    """The α grid of ``START:STOP:STEP`` (finite decimal numbers, e.g. the paper's -20:20:0.1, Zuccon,
+    Palotti & Hanbury, CIKM 2016, Figures 2–4), both ends included, at most
+    :data:`MAX_SWEEP_POINTS` values."""
+    import math
+
+    import numpy as np
+
+    from riskeval.io.numbers import parse_decimal
+
+    parts = [parse_decimal(x.strip()) for x in text.split(":")]
+    if len(parts) != 3 or any(p is None or not math.isfinite(p) for p in parts):
+        raise RiskevalError(f"--sweep takes START:STOP:STEP (finite numbers), e.g. -20:20:0.1; got {text!r}.")
+    start, stop, step = (float(p) for p in parts)  # type: ignore[arg-type]
+    if step <= 0 or stop < start:
+        raise RiskevalError(f"--sweep needs STEP > 0 and STOP >= START; got {text!r}.")
+    count = (stop - start) / step
+    if not count < MAX_SWEEP_POINTS:  # also catches an infinite count (a huge span, a tiny step)
+        raise RiskevalError(
+            f"--sweep {text} asks for about {count:.3g} values of α; at most {MAX_SWEEP_POINTS} are "
+            "computed: use a larger STEP or a shorter range."
+        )
+    return np.linspace(start, stop, int(round(count)) + 1)

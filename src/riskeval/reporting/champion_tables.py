@@ -6,7 +6,7 @@ probabilities of beating the champion as text, and the one-line verdict of the s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from riskeval.errors import RiskevalError
 
@@ -67,3 +67,21 @@ def probabilities_as_text(table: pd.DataFrame) -> pd.DataFrame:
     for column in ("p_better", "p_better_margin"):
         shown[column] = [("" if v != v else f"{v:.3f}") for v in table[column]]
     return shown
+
+
+def champion_caption(comparison: Any, about: str, draws: tuple[int, int, int], problems: list[str]) -> str:
+    """What the table of a :class:`riskeval.bayes.ChampionComparison` shows: ``about`` (the scores
+    and their source), the champion, the sampler's ``draws`` (chains, draws kept per chain,
+    warm-up), the seed, the credible intervals, what p_better is, and the :func:`verdict` of the
+    sampling checks."""
+    chains, kept, warmup = draws
+    margin = comparison.margin
+    return (
+        f"{about}; champion {comparison.champion}; {chains} chains × {kept} draws "
+        f"({warmup} warm-up), seed {comparison.seed}; "
+        f"{comparison.level * 100:g}% credible intervals; p_better: posterior probability that the "
+        "challenger's effect is above the champion's (each loss counted 1 + α times)"
+        + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
+        + "\n"
+        + verdict(problems)
+    )

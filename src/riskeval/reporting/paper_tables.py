@@ -323,3 +323,24 @@ def ranks_table(
         for a, m, f in wide.columns
     ]
     return PaperTable(integral_ranks(wide), caption)
+
+
+def bias_study_caption(
+    about: str, alphas: Sequence[float], overview: pd.DataFrame, *, named: bool, show: str = "summary"
+) -> str:
+    """What a table of :func:`riskeval.analysis.alpha_tables.bias_study_tables` shows (ECIR 2014,
+    §4): ``about`` (the scores and their source), the α; under it, unless the table is the overview
+    itself, one line per measure (named when ``named``) and α with the Friedman test of the
+    rankings and the PCA variance of the ``overview`` rows."""
+    from riskeval.formatting import format_pvalue
+
+    caption = f"{about}; URisk at α = {', '.join(f'{a:g}' for a in alphas)}"
+    if show == "overview":
+        return caption
+    return caption + "".join(
+        f"\n{f'{row.measure}, ' if named else ''}α = {row.alpha:g}: Friedman test of the rankings, "
+        f"each of the {row.systems} systems as the baseline: chi² = {row.friedman_statistic:.2f}, "
+        f"p = {format_pvalue(row.friedman_pvalue)}; PCA: PC1 {row.pc1_pct:.1f}%, PC2 "
+        f"{row.pc2_pct:.1f}% of the variance"
+        for row in overview.itertuples()
+    )

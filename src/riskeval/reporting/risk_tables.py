@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from riskeval.errors import RiskevalError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -167,3 +169,24 @@ def system_topics_table(
     shown = " where it loses" if losses_only else ""
     shown += f", the {top} riskiest per α" if top is not None else ""
     return frame, caption + f"; topics{shown}, worst first"
+
+
+def check_baseline_name(given: str, systems: list[str]) -> None:
+    """Refuse a baseline that is neither an aggregate (mean, median, max: the per-topic MEAN, MEDIAN,
+    MAX of every system; MEAN is the unbiased baseline of Dinçer, Ounis & Macdonald, ECIR 2014,
+    eq. 2) nor one of ``systems``, with the close matches (an aggregate in another case first) and
+    the systems there are."""
+    import difflib
+
+    from riskeval import options
+
+    if given in options.AGGREGATES or given in systems:
+        return
+    close = [given.lower()] if given.lower() in options.AGGREGATES else []  # aggregates are lower case
+    close += difflib.get_close_matches(given, [*systems, *options.AGGREGATES], n=3 - len(close), cutoff=0.6)
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    shown = ", ".join(systems[:10]) + (f" and {len(systems) - 10} more" if len(systems) > 10 else "")
+    raise RiskevalError(
+        f"The '-b/--baseline' option must be a run name, mean, median or max; {given!r} is none of "
+        f"them.{hint} The runs are: {shown}."
+    )
