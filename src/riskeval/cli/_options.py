@@ -50,6 +50,8 @@ from riskeval.settings import RiskSettings
 if TYPE_CHECKING:
     import pandas as pd
 
+    from riskeval.reporting.paper_tables import PaperTable
+
 
 def group(options: Sequence[Callable], into: str, build: Callable[..., Any]) -> Callable:
     """A decorator adding ``options`` (click decorators) to a command, which gets
@@ -448,12 +450,23 @@ class Output(NamedTuple):
         """Whether the format is for people (text, LaTeX, Markdown)."""
         return self.fmt in PEOPLE_FORMATS
 
+    @property
+    def view(self) -> dict[str, Any]:
+        """The rows (``--systems``) and the readers (people or programs) of a table of
+        :mod:`riskeval.reporting.paper_tables`, as its keywords ``systems`` and ``human``."""
+        return {"systems": self.systems, "human": self.human}
+
     def select(self, table: pd.DataFrame, known: Any, column: str = "system") -> pd.DataFrame:
         """The rows of the ``--systems`` (every row without the option), names checked against
         ``known``."""
         from riskeval.analysis.by_measure import select_systems
 
         return select_systems(table, self.systems, known, "--systems", column)
+
+    def show(self, result: PaperTable) -> None:
+        """Write a table of :mod:`riskeval.reporting.paper_tables` with its caption (and without its
+        baseline's rows against itself, for people)."""
+        self.emit(result.table, caption=result.caption, baseline=result.baseline)
 
     def emit(self, frame: pd.DataFrame, inputs: Sequence[str] = (), **keywords: Any) -> None:
         """Write ``frame`` (:func:`riskeval.cli._output.emit`) to ``-o`` (replaced atomically,

@@ -52,18 +52,8 @@ def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: 
     """
     from riskeval.reporting.paper_tables import correlation_table
 
-    scores = source.load()
-    s = settings
-    table = correlation_table(
-        scores.one(),
-        scores.about(),
-        opts.given("baseline"),
-        s.alphas,
-        leave_one_out=s.leave_one_out,
-        systems=out.systems,
-        human=out.human,
-    )
-    out.emit(table.table, caption=table.caption)
+    scores, baseline = source.load(), opts.given("baseline")
+    out.show(correlation_table(scores.one(), scores.about(), baseline, settings, **out.view))
 
 
 @opts.command("baseline-rankings")
@@ -117,21 +107,8 @@ def baseline_rankings(
 
     scores = source.load()
     ranking = ranking_measure(risk, "The '--risk' option of riskeval baseline-rankings")
-    A = [ranking.alpha] if ranking.alpha is not None else list(settings.alphas)
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
-    s, o = settings, out
-    table = rankings_table(
-        scores.matrices,
-        scores.about(),
-        specs,
-        ranking,
-        A,
-        show=show,
-        leave_one_out=s.leave_one_out,
-        systems=o.systems,
-        human=o.human,
-    )
-    out.emit(table.table, caption=table.caption)
+    out.show(rankings_table(scores.matrices, scores.about(), specs, ranking, settings, show=show, **out.view))
 
 
 @opts.command("compare-runs")
@@ -189,19 +166,8 @@ def compare_runs(
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
     test, n_resamples, seed, _ = resampling
-    table = pair_table(
-        X,
-        scores.source,
-        *names,
-        list(settings.alphas),
-        test=test,
-        level=settings.level,
-        n_resamples=n_resamples,
-        rng=seed,
-        show=show,
-        human=out.human,
-    )
-    out.emit(table.table, caption=table.caption)
+    keywords = dict(test=test, n_resamples=n_resamples, rng=seed, show=show, human=out.human)
+    out.show(pair_table(X, scores.source, *names, settings, **keywords))
 
 
 @opts.command("risk-reward")
@@ -218,16 +184,7 @@ def risk_reward(source: opts.ScoreSource, settings: RiskSettings, out: opts.Outp
     from riskeval.reporting.paper_tables import tradeoff_table
 
     scores = source.load()
-    s = settings
-    table = tradeoff_table(
-        scores.matrices,
-        scores.about(),
-        s.baseline,
-        leave_one_out=s.leave_one_out,
-        systems=out.systems,
-        human=out.human,
-    )
-    out.emit(table.table, caption=table.caption, baseline=table.baseline)
+    out.show(tradeoff_table(scores.matrices, scores.about(), settings, **out.view))
 
 
 @opts.command("pca-topics")
@@ -245,8 +202,7 @@ def pca_topics(source: opts.ScoreSource, n_topics: int, out: opts.Output) -> Non
     from riskeval.reporting.paper_tables import pca_table
 
     scores = source.load()
-    table = pca_table(scores.one(), scores.about("runs"), n_topics)
-    out.emit(table.table, caption=table.caption)
+    out.show(pca_table(scores.one(), scores.about("runs"), n_topics))
 
 
 @opts.command("chisq")
@@ -285,16 +241,8 @@ def chisq(
     from riskeval.reporting.paper_tables import residuals_table
 
     scores = source.load()
-    table = residuals_table(
-        scores.one(),
-        scores.about(),
-        opts.given("baseline"),
-        settings.alphas,
-        systems=",".join(systems) or None,
-        below=below,
-        human=out.human,
-    )
-    out.emit(table.table, caption=table.caption)
+    keywords = dict(systems=",".join(systems) or None, below=below, human=out.human)
+    out.show(residuals_table(scores.one(), scores.about(), opts.given("baseline"), settings, **keywords))
 
 
 @opts.command("risk-ranks")
@@ -321,18 +269,7 @@ def risk_ranks(source: opts.ScoreSource, settings: RiskSettings, tidy: bool, out
     from riskeval.reporting.paper_tables import ranks_table
 
     scores = source.load()
-    s = settings
-    table = ranks_table(
-        scores.one(),
-        scores.about(),
-        s.baseline,
-        s.alphas,
-        leave_one_out=s.leave_one_out,
-        tidy=tidy,
-        systems=out.systems,
-        human=out.human,
-    )
-    out.emit(table.table, caption=table.caption)
+    out.show(ranks_table(scores.one(), scores.about(), settings, tidy=tidy, **out.view))
 
 
 @opts.command("bias-variance-families")

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from riskeval.measures.declared import RiskMeasure
+    from riskeval.settings import RiskSettings
 
 #: How the rows of chosen systems are asked for, in errors about unknown names.
 SYSTEMS_OPTION = "--systems"
@@ -54,21 +55,21 @@ def correlation_table(
     X: pd.DataFrame,
     about: str,
     baseline: str | None,
-    alphas: Sequence[float],
+    settings: RiskSettings,
     *,
-    leave_one_out: bool = False,
     systems: str | None = None,
     human: bool = False,
 ) -> PaperTable:
-    """:func:`riskeval.analysis.baseline_correlation` at each α: one row per (baseline, system);
-    the caption gives Pearson's r between the correlations and URisk (and FRisk) across the pairs
-    (ECIR 2014, §2.3), over every pair whatever the rows shown.  ``baseline=None``: every system
-    in turn."""
+    """:func:`riskeval.analysis.baseline_correlation` at each α of ``settings`` (with its
+    leave-one-out): one row per (baseline, system); the caption gives Pearson's r between the
+    correlations and URisk (and FRisk) across the pairs (ECIR 2014, §2.3), over every pair whatever
+    the rows shown.  ``baseline=None``: every system in turn."""
     import pandas as pd
 
     from riskeval.analysis.correlation import baseline_correlation
     from riskeval.formatting import format_pvalue
 
+    alphas, leave_one_out = settings.alphas, settings.leave_one_out
     results = [baseline_correlation(X, baseline, alpha, leave_one_out=leave_one_out) for alpha in alphas]
     table = pd.concat([r.table for r in results], ignore_index=True)
     against = "each system in turn" if baseline is None else results[0].baseline
@@ -98,24 +99,25 @@ def rankings_table(
     about: str,
     baselines: Sequence[str],
     ranking: RiskMeasure,
-    alphas: Sequence[float],
+    settings: RiskSettings,
     *,
     show: str = "table",
-    leave_one_out: bool = False,
     systems: str | None = None,
     human: bool = False,
 ) -> PaperTable:
-    """:func:`riskeval.analysis.baseline_rankings` of each measure's matrix by ``ranking`` at each
-    α: ``show="table"``, for people one row per system with each baseline and α side by side
-    (ECIR 2014, Table 3); ``"tidy"`` (and ``"table"`` for programs), one row per (system,
-    baseline, α); ``"agreement"``, Kendall's τ and τ_AP between the rankings
-    (:func:`riskeval.analysis.ranking_agreement`)."""
+    """:func:`riskeval.analysis.baseline_rankings` of each measure's matrix by ``ranking`` at its own
+    α, else at each α of ``settings`` (with its leave-one-out): ``show="table"``, for people one row
+    per system with each baseline and α side by side (ECIR 2014, Table 3); ``"tidy"`` (and
+    ``"table"`` for programs), one row per (system, baseline, α); ``"agreement"``, Kendall's τ and
+    τ_AP between the rankings (:func:`riskeval.analysis.ranking_agreement`)."""
     import pandas as pd
 
     from riskeval.analysis import baseline_ranks as br
     from riskeval.analysis.alpha_tables import integral_ranks, per_measure
     from riskeval.formatting import format_alpha
 
+    alphas = [ranking.alpha] if ranking.alpha is not None else list(settings.alphas)
+    leave_one_out = settings.leave_one_out
     names: list[str] = []  # the baselines as the tables name them (MEAN, a system...)
 
     def layout(M: pd.DataFrame) -> pd.DataFrame:
@@ -148,30 +150,30 @@ def pair_table(
     source: str,
     a: str,
     b: str,
-    alphas: Sequence[float],
+    settings: RiskSettings,
     *,
     test: str = "t",
-    level: float = 0.05,
     n_resamples: int = 10_000,
     rng: Any = None,
     show: str = "topics",
     human: bool = False,
 ) -> PaperTable:
-    """Runs ``a`` and ``b`` of ``X`` compared (ECIR 2014, Figure 3): ``show="topics"``, one row per
-    topic and α (:func:`riskeval.analysis.compare_runs`: both scores, δ = A − B, x_a with B as the
-    baseline, x_b with A as the baseline) under the difference and its test, one line per
-    statistic; ``"summary"``, that test as the table
-    (:func:`riskeval.inference.comparison.pair_summary`: the mean of A − B and URisk of A against
-    B at each α, with the p-value of ``test`` and its interval at confidence 1 − ``level``).
-    ``source``: where the scores come from, for the caption."""
+    """Runs ``a`` and ``b`` of ``X`` compared (ECIR 2014, Figure 3) at each α of ``settings``:
+    ``show="topics"``, one row per topic and α (:func:`riskeval.analysis.compare_runs`: both scores,
+    δ = A − B, x_a with B as the baseline, x_b with A as the baseline) under the difference and its
+    test, one line per statistic; ``"summary"``, that test as the table
+    (:func:`riskeval.inference.comparison.pair_summary`: the mean of A − B and URisk of A against B
+    at each α, with the p-value of ``test`` and its interval at confidence 1 − the level of
+    ``settings``). ``source``: where the scores come from, for the caption."""
     import pandas as pd
 
     from riskeval.analysis.run_comparison import compare_runs
     from riskeval.formatting import format_pvalue
     from riskeval.inference.comparison import pair_summary
 
+    alphas, level = list(settings.alphas), settings.level
     tables = [compare_runs(X, a, b, alpha) for alpha in alphas]
-    summary = pair_summary(X, a, b, list(alphas), test=test, level=level, n_resamples=n_resamples, rng=rng)
+    summary = pair_summary(X, a, b, alphas, test=test, level=level, n_resamples=n_resamples, rng=rng)
     head = f"{a} and {b} on {X.shape[1]} topics of {source}; {test_note(summary)}"
     if show == "summary":
         return PaperTable(summary.drop(columns=["test", "level"]) if human else summary, head)
@@ -212,20 +214,22 @@ def test_note(summary: pd.DataFrame) -> str:
 def tradeoff_table(
     matrices: Mapping[str, pd.DataFrame],
     about: str,
-    baseline: str = "mean",
+    settings: RiskSettings,
     *,
-    leave_one_out: bool = False,
     systems: str | None = None,
     human: bool = False,
 ) -> PaperTable:
     """:func:`riskeval.analysis.risk_reward_tradeoff` of each measure's matrix: mean score beside
-    FRisk and FReward against ``baseline``, with the Pareto front (ECIR 2014, §5)."""
+    FRisk and FReward against the baseline of ``settings`` (with its leave-one-out), with the
+    Pareto front (ECIR 2014, §5)."""
     from riskeval.analysis.alpha_tables import per_measure
     from riskeval.analysis.run_comparison import risk_reward_tradeoff
 
     table = per_measure(
         matrices,
-        lambda M: shown(risk_reward_tradeoff(M, baseline, leave_one_out=leave_one_out), systems, M.index),
+        lambda M: shown(
+            risk_reward_tradeoff(M, settings.baseline, leave_one_out=settings.leave_one_out), systems, M.index
+        ),
     )
     caption = (
         f"{about}; FRisk against "
@@ -259,13 +263,13 @@ def residuals_table(
     X: pd.DataFrame,
     about: str,
     baseline: str | None,
-    alphas: Sequence[float],
+    settings: RiskSettings,
     *,
     systems: str | None = None,
     below: bool = False,
     human: bool = False,
 ) -> PaperTable:
-    """:func:`riskeval.analysis.chisq_residuals` at each α (expected values e_ij, standardised
+    """:func:`riskeval.analysis.chisq_residuals` at each α of ``settings`` (expected values e_ij, standardised
     residuals z_ij; SIGIR 2016, eq. 4–6), each system within [system; ``baseline``] or, with
     ``baseline=None``, every system a baseline of every other; ``below``: only the topics where a
     system falls below expectation.  The caption gives Pearson's chi-square test of the matrix."""
@@ -274,6 +278,7 @@ def residuals_table(
     from riskeval.analysis.chisq import chisq_residuals, chisq_test
     from riskeval.formatting import format_pvalue
 
+    alphas = settings.alphas
     parts = [chisq_residuals(X, baseline, alpha) for alpha in alphas]
     if len(alphas) > 1:
         parts = [part.assign(alpha=alpha) for part, alpha in zip(parts, alphas, strict=True)]
@@ -295,21 +300,23 @@ def residuals_table(
 def ranks_table(
     X: pd.DataFrame,
     about: str,
-    baseline: str,
-    alphas: Sequence[float],
+    settings: RiskSettings,
     *,
-    leave_one_out: bool = False,
     tidy: bool = False,
     systems: str | None = None,
     human: bool = False,
 ) -> PaperTable:
     """:func:`riskeval.analysis.measure_rankings`: URisk, TRisk, T*Risk, ZRisk and GeoRisk with
-    their ranks at each α (SIGIR 2016, Table 6), for people in the paper's layout (one row per
-    system) unless ``tidy`` (one row per system, α and measure)."""
+    their ranks at each α of ``settings``, against its baseline (SIGIR 2016, Table 6), for people
+    in the paper's layout (one row per system) unless ``tidy`` (one row per system, α and
+    measure)."""
     from riskeval.analysis.alpha_tables import integral_ranks
     from riskeval.analysis.measure_ranks import measure_rankings, measure_rankings_wide
 
-    table = shown(measure_rankings(X, baseline, list(alphas), leave_one_out=leave_one_out), systems, X.index)
+    s = settings
+    table = shown(
+        measure_rankings(X, s.baseline, list(s.alphas), leave_one_out=s.leave_one_out), systems, X.index
+    )
     caption = (
         f"{about}; URisk and TRisk against "
         f"{table['baseline'].iloc[0]}, T*Risk against MEAN, ZRisk and GeoRisk against every system; "
