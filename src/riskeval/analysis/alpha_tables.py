@@ -71,17 +71,23 @@ def bias_study_tables(
     show: str = "summary",
     virtual: Sequence[str] = ("mean", "median", "max"),
     systems: Any = None,
+    systems_option: str = "The 'systems' parameter of bias_study_tables",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The baseline-bias study (ECIR 2014, §4: every system in turn as the baseline, the Friedman
     test of the URisk rankings, the PCA of the runs) of each measure's matrix at each α, once each:
     the table ``show`` of :func:`riskeval.analysis.bias_tables.study_table` (an ``alpha`` column
     when several α are given, a ``measure`` column first when several measures are), and the
     :func:`~riskeval.analysis.bias_tables.bias_overview` rows (Friedman test, PCA variance) with
-    ``measure`` first."""
+    ``measure`` first.  ``systems`` (the rows shown) are checked against every matrix before any
+    study, an unknown name an error naming ``systems_option``."""
     import pandas as pd
 
     from riskeval.analysis.baseline_bias import bias_study
     from riskeval.analysis.bias_tables import bias_overview, study_table
+    from riskeval.analysis.by_measure import check_systems
+
+    for X in matrices.values():
+        check_systems(systems, X.index, systems_option)
 
     parts, overviews = [], []
     for name, X in matrices.items():

@@ -99,6 +99,7 @@ def evaluate(
     """
     from riskeval.errors import RiskevalError
     from riskeval.evaluation.api import evaluate_runs_long
+    from riskeval.evaluation.score_inputs import mean_scores
 
     if names and name_from == "file":
         raise RiskevalError("Use either --name (once per run) or --name-from file, not both.")
@@ -122,12 +123,8 @@ def evaluate(
     if per_topic:
         out.emit(table)
         return
-    means = table.groupby(["system", "measure"], sort=False)["score"].mean().reset_index()
     if not out.human:
-        out.emit(means)
+        out.emit(mean_scores(table))
         return
-    wide = means.pivot(index="system", columns="measure", values="score")
-    wide = wide.reindex(index=means["system"].unique(), columns=means["measure"].unique())
-    topics = table["topic"].nunique()
-    caption = f"Mean over {topics} topic(s) of {qrels}; --per-topic for each topic's score"
-    out.emit(wide.rename_axis(columns=None).reset_index(), caption=caption)
+    caption = f"Mean over {table['topic'].nunique()} topic(s) of {qrels}; --per-topic for each topic's score"
+    out.emit(mean_scores(table, wide=True), caption=caption)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,7 +18,7 @@ from riskeval.cli._input import DecimalRange, ResampleCount, WholeNumber
 from riskeval.cli._output import emit
 from riskeval.io.terminal import escape_controls
 from riskeval.ltr.options import GEORISK_UPDATES, LEARNERS, OBJECTIVE_NAMES, SX_UPDATES, VARIANTS
-from riskeval.ltr.workflow import Baselines
+from riskeval.ltr.workflow import Baselines, Boosting
 
 if TYPE_CHECKING:
     from riskeval.settings import RiskSettings
@@ -82,23 +82,6 @@ _lambdamart = opts.group(
 )
 
 
-class Boosting(NamedTuple):
-    """The LightGBM parameters (checked), the boosting rounds and the early stopping."""
-
-    params: dict[str, Any]
-    rounds: int
-    early_stopping: int | None
-
-
-def _boosting(params: tuple[str, ...], rounds: int, early_stopping: int | None) -> Boosting:
-    from riskeval.ltr.lightgbm_params import check_lightgbm_params
-    from riskeval.ltr.workflow import parse_params
-
-    checked = parse_params(params)
-    check_lightgbm_params(checked, opts.given_command())
-    return Boosting(checked, rounds, early_stopping)
-
-
 _boosting_options = opts.group(
     [
         click.option(
@@ -117,20 +100,21 @@ _boosting_options = opts.group(
         ),
     ],
     "boosting",
-    _boosting,
+    lambda params, rounds, early_stopping: Boosting.parse(
+        params, rounds, early_stopping, opts.given_command()
+    ),
 )
 
 
 def _emit_table7(frame, fmt: str) -> None:
-    """Print a Table 7 frame.  Query counts are integers; in a ``macro`` block they are averages over
-    the baselines, printed with one decimal in the text table, which says so below it."""
-    from riskeval.ltr.model_evaluation import MACRO
+    """Print a Table 7 frame (:func:`riskeval.ltr.workflow.table7_for_print`), the models (each
+    with its own α) against each baseline."""
     from riskeval.ltr.workflow import table7_for_print
 
-    flat, counts = table7_for_print(frame, fmt == "table")
-    emit(flat, fmt, groups=("baseline",))  # the models (each with its own α) against each baseline
-    if fmt == "table" and counts:
-        click.echo(f"{MACRO}: each measure averaged over the baselines; {', '.join(counts)} are mean counts.")
+    flat, note = table7_for_print(frame, fmt == "table")
+    emit(flat, fmt, groups=("baseline",))
+    if note:
+        click.echo(note)
 
 
 @click.group()
@@ -360,9 +344,9 @@ def _emit_experiment(result, fmt: str, show_tests: bool) -> None:
         _emit_table7(result.to_frame(), fmt)
     if fmt == "table" or show_tests:
         if fmt == "table":
-            k, alpha, correction = (result.settings[key] for key in ("k", "test_alpha", "correction"))
-            over = f"{correction} over all rows" if correction else "none"
-            click.echo(f"\nSignificance on NDCG@{k}, α = {alpha:g} (p_adj: {over}):")
+            from riskeval.ltr.workflow import tests_heading
+
+            click.echo("\n" + tests_heading(result))
         emit(result.tests, fmt)
 
 

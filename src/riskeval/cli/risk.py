@@ -239,26 +239,11 @@ def _tukey(
     out: opts.Output,
 ) -> None:
     """The randomised Tukey HSD of URisk (``--tukey``): letters for people, every pair for programs."""
-    from riskeval.inference.tables import tukey_tables
-    from riskeval.reporting.risk_tables import baseline_for
+    from riskeval.reporting.risk_tables import tukey_table
 
-    n_resamples, X = resampling.n_resamples, scores.one()
-    pairs, letters = tukey_tables(
-        X,
-        baseline_for(X, settings.baseline, mapping),
-        list(settings.alphas),
-        n_resamples=n_resamples,
-        rng=resampling.seed,
-        level=settings.level,
-        leave_one_out=settings.leave_one_out,
-    )
-    letters = out.select(letters, X.index)
-    caption = (
-        f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
-        f"systems × {X.shape[1]} topics, {n_resamples} resamples, seed {letters['seed'].iloc[0]}; "
-        f"systems sharing a letter do not differ at level {settings.level:g}"
-    ) + (" (--format csv: every pair)" if out.fmt == "table" else "")
-    out.emit(letters if out.human else pairs, caption=caption)
+    n, seed = resampling.n_resamples, resampling.seed
+    table, caption = tukey_table(scores.one(), settings, own=mapping, n_resamples=n, rng=seed, **out.view)
+    out.emit(table, caption=caption + (" (--format csv: every pair)" if out.fmt == "table" else ""))
 
 
 def _cluster_table(
@@ -360,7 +345,6 @@ def bias_study(
       riskeval bias-study --example --alpha 1,5 --show overview --format latex
     """
     from riskeval.analysis.alpha_tables import bias_study_tables, integral_ranks
-    from riskeval.analysis.by_measure import check_systems
     from riskeval.reporting.paper_tables import bias_study_caption
 
     scores = source.load()
@@ -374,8 +358,8 @@ def bias_study(
             f"baseline, {visits:.2e} cell visits.",
             err=True,
         )
-    for X in scores.matrices.values():
-        check_systems(out.systems, X.index, "--systems")
-    table, overview = bias_study_tables(scores.matrices, A, show=show, virtual=kinds, systems=out.systems)
+    table, overview = bias_study_tables(
+        scores.matrices, A, show=show, virtual=kinds, systems=out.systems, systems_option="--systems"
+    )
     caption = bias_study_caption(scores.about(), A, overview, named=scores.measure is not None, show=show)
     out.emit(integral_ranks(table), caption=caption)

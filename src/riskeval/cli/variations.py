@@ -8,19 +8,11 @@ import click
 from riskeval.cli import _options as opts
 from riskeval.cli._input import DECIMAL, WholeNumber, parse_alphas
 from riskeval.cli._output import warnings_to_stderr
+from riskeval.io.variation_inputs import topic_weights
 from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, UNEQUAL_POLICIES
 
 #: --unequal: the library's policies but 'keep' (NaN-padded cells are for the Python API's intra form)
 UNEQUAL = tuple(u for u in UNEQUAL_POLICIES if u != "keep")
-
-
-def _read_weights(path: str | None) -> dict[str, float] | None:
-    """The topic weights of ``--weights`` (see :func:`riskeval.io.topic_weights.read_topic_weights`)."""
-    if path is None:
-        return None
-    from riskeval.io.topic_weights import read_topic_weights
-
-    return read_topic_weights(path)
 
 
 #: The options of the mean-variance evaluation (``--form`` to ``--missing``): the keywords of
@@ -54,7 +46,7 @@ mean_variance_options = opts.group(
         ),
     ],
     "options",
-    lambda weights, **options: {"weights": _read_weights(weights), **options},
+    lambda weights, **options: {"weights": topic_weights(weights), **options},
 )
 
 

@@ -121,3 +121,16 @@ def split_measures(long: pd.DataFrame) -> dict[str, pd.DataFrame]:
             index="system", columns="topic"
         )
     return out
+
+
+def mean_scores(long: pd.DataFrame, *, wide: bool = False) -> pd.DataFrame:
+    """Each system's mean of each measure over the topics of
+    :func:`riskeval.evaluation.evaluate_runs_long`'s table (``trec_eval``'s ``all`` lines,
+    ``ir_measures``' aggregate): long (system, measure, score) or ``wide``, one row per system and
+    one column per measure, in the order of the runs and measures given."""
+    means = long.groupby(["system", "measure"], sort=False)["score"].mean().reset_index()
+    if not wide:
+        return means
+    table = means.pivot(index="system", columns="measure", values="score")
+    table = table.reindex(index=means["system"].unique(), columns=means["measure"].unique())
+    return table.rename_axis(columns=None).reset_index()

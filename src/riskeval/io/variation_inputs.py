@@ -50,6 +50,16 @@ def read_variations(
     return read_variation_table(inputs[0])
 
 
+def topic_weights(path: str | None) -> dict[str, float] | None:
+    """The topic weights ``w_i`` of the mean-variance evaluation read from ``path``
+    (:func:`riskeval.io.topic_weights.read_topic_weights`), or ``None`` (uniform) without one."""
+    if path is None:
+        return None
+    from riskeval.io.topic_weights import read_topic_weights
+
+    return read_topic_weights(path)
+
+
 def clef2015_matrix(root: str, measure: str, variant: str | None) -> pd.DataFrame:
     """Systems × queries scores of CLEF eHealth 2015 Task 2 (every evaluated query, incomplete
     needs kept), or, for one ``variant`` (pivot, most, least), systems × needs."""

@@ -35,6 +35,24 @@ class Baselines(NamedTuple):
     models: tuple[str, ...]
 
 
+class Boosting(NamedTuple):
+    """The LightGBM parameters (checked), the boosting rounds and the early stopping of a training."""
+
+    params: dict[str, Any]
+    rounds: int
+    early_stopping: int | None
+
+    @classmethod
+    def parse(cls, params: tuple[str, ...], rounds: int, early_stopping: int | None, func: str) -> Boosting:
+        """The ``KEY=VALUE`` texts of ``params`` read (:func:`parse_params`) and checked
+        (:func:`riskeval.ltr.check_lightgbm_params`, errors naming ``func``)."""
+        from riskeval.ltr.lightgbm_params import check_lightgbm_params
+
+        checked = parse_params(params)
+        check_lightgbm_params(checked, func)
+        return cls(checked, rounds, early_stopping)
+
+
 def parse_params(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
     """LightGBM parameters from ``KEY=VALUE`` texts, each value an int, else a float, else the text;
     ``verbose`` is -1 unless given."""
@@ -266,10 +284,10 @@ def experiment_data(
     return dataset, np.repeat(np.arange(len(sizes)), sizes)
 
 
-def table7_for_print(frame: pd.DataFrame, text: bool) -> tuple[pd.DataFrame, list[str]]:
+def table7_for_print(frame: pd.DataFrame, text: bool) -> tuple[pd.DataFrame, str | None]:
     """A Table 7 frame flat, its query counts as integers; in a ``macro`` block they are averages
-    over the baselines, written with one decimal when ``text`` (a text table) and kept as floats
-    otherwise.  Also the count columns that are means (empty when there is no macro block)."""
+    over the baselines, written with one decimal when ``text`` (a text table, then with the note
+    under it that says so) and kept as floats otherwise."""
     import numpy as np
 
     from riskeval.ltr.model_evaluation import MACRO
@@ -284,4 +302,14 @@ def table7_for_print(frame: pd.DataFrame, text: bool) -> tuple[pd.DataFrame, lis
             ]
         elif not macro.any():
             flat[column] = flat[column].astype(np.int64)
-    return flat, counts if macro.any() else []
+    if not (text and counts and macro.any()):
+        return flat, None
+    return flat, f"{MACRO}: each measure averaged over the baselines; {', '.join(counts)} are mean counts."
+
+
+def tests_heading(result: Any) -> str:
+    """The line above the significance tests of an :class:`riskeval.ltr.ExperimentResult`: NDCG@k,
+    the α of the tests and the correction of the p-values over all rows."""
+    k, alpha, correction = (result.settings[key] for key in ("k", "test_alpha", "correction"))
+    over = f"{correction} over all rows" if correction else "none"
+    return f"Significance on NDCG@{k}, α = {alpha:g} (p_adj: {over}):"

@@ -190,3 +190,38 @@ def check_baseline_name(given: str, systems: list[str]) -> None:
         f"The '-b/--baseline' option must be a run name, mean, median or max; {given!r} is none of "
         f"them.{hint} The runs are: {shown}."
     )
+
+
+def tukey_table(
+    X: pd.DataFrame,
+    settings: RiskSettings,
+    *,
+    own: Mapping[str, str] | None = None,
+    n_resamples: int = 10_000,
+    rng: Any = None,
+    systems: str | None = None,
+    human: bool = False,
+) -> tuple[pd.DataFrame, str]:
+    """The randomised Tukey HSD of URisk at each α of ``settings``
+    (:func:`riskeval.inference.tables.tukey_tables`) against its baseline (or each system's ``own``
+    baseline run): for people the letters of the systems (``systems``: the rows shown), for programs
+    every pair; and the caption."""
+    from riskeval.analysis.by_measure import select_systems
+    from riskeval.inference.tables import tukey_tables
+
+    pairs, letters = tukey_tables(
+        X,
+        baseline_for(X, settings.baseline, own),
+        list(settings.alphas),
+        n_resamples=n_resamples,
+        rng=rng,
+        level=settings.level,
+        leave_one_out=settings.leave_one_out,
+    )
+    letters = select_systems(letters, systems, X.index, "--systems", "system")
+    caption = (
+        f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
+        f"systems × {X.shape[1]} topics, {n_resamples} resamples, seed {letters['seed'].iloc[0]}; "
+        f"systems sharing a letter do not differ at level {settings.level:g}"
+    )
+    return letters if human else pairs, caption
