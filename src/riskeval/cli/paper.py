@@ -165,9 +165,11 @@ def compare_runs(
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
-    test, n_resamples, seed, _ = resampling
-    keywords = dict(test=test, n_resamples=n_resamples, rng=seed, show=show, human=out.human)
-    out.show(pair_table(X, scores.source, *names, settings, **keywords))
+    (a, b), (test, n, seed, _) = names, resampling
+    table = pair_table(
+        X, scores.source, a, b, settings, test=test, n_resamples=n, rng=seed, show=show, human=out.human
+    )
+    out.show(table)
 
 
 @opts.command("risk-reward")
@@ -240,9 +242,17 @@ def chisq(
     """
     from riskeval.reporting.paper_tables import residuals_table
 
-    scores = source.load()
-    keywords = dict(systems=",".join(systems) or None, below=below, human=out.human)
-    out.show(residuals_table(scores.one(), scores.about(), opts.given("baseline"), settings, **keywords))
+    scores, shown = source.load(), ",".join(systems) or None
+    table = residuals_table(
+        scores.one(),
+        scores.about(),
+        opts.given("baseline"),
+        settings,
+        systems=shown,
+        below=below,
+        human=out.human,
+    )
+    out.show(table)
 
 
 @opts.command("risk-ranks")

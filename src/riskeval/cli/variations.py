@@ -169,8 +169,7 @@ def bias_variance(
       riskeval bias-variance --qrels qrels.txt --measure AP a.run b.run --target best
       riskeval bias-variance --clef2015 clef-ehealth-2015-task2 --measure map --target best
     """
-    from riskeval.analysis.bias_variance import bias_variance as compute
-    from riskeval.analysis.bias_variance import gmap, robustness_index
+    from riskeval.analysis.bias_variance_table import bias_variance_table
     from riskeval.errors import RiskevalError
     from riskeval.io.variation_inputs import clef2015_matrix, number_or_label
 
@@ -185,11 +184,10 @@ def bias_variance(
             if variant is not None:
                 raise RiskevalError("--variant applies to --clef2015 only.")
             matrix = source.load().one()
-        result = compute(matrix, number_or_label(target), form=form, best_of=list(best_of) or None)
-        table = result.to_frame().assign(gmap=gmap(matrix).to_numpy())
-        if reference is not None:
-            robust = robustness_index(matrix, reference).to_frame()
-            table = table.join(robust[["robustness_index", "below_init"]])
+        named = number_or_label(target)
+        table = bias_variance_table(
+            matrix, named, form=form, best_of=list(best_of) or None, reference=reference
+        )
         if out.systems is not None:  # the rows shown; the 'best' target uses every system
             name = table.index.name or "system"
             table = out.select(table.rename_axis(name).reset_index(), matrix.index).set_index(name)
