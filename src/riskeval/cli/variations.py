@@ -169,7 +169,7 @@ def bias_variance(
       riskeval bias-variance --qrels qrels.txt --measure AP a.run b.run --target best
       riskeval bias-variance --clef2015 clef-ehealth-2015-task2 --measure map --target best
     """
-    from riskeval.analysis.bias_variance_table import bias_variance_table
+    from riskeval.analysis.variance_tables import bias_variance_table
     from riskeval.errors import RiskevalError
     from riskeval.io.variation_inputs import clef2015_matrix, number_or_label
 
