@@ -5,7 +5,8 @@ its URisk (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3).  ``riskeval baseline-r
 rankings against MEAN, MEDIAN and MAX side by side, and their agreement (ECIR 2014, Table 3).
 ``compare-runs``, ``risk-reward``, ``pca-topics``: ECIR 2014, Figure 3, §5 and §2.4.  ``chisq``: the
 residuals behind ZRisk and the chi-square test, ``risk-ranks``: every measure with its rank
-(Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6 and Table 6).
+(Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6 and Table 6).  Each is one call of
+:mod:`riskeval.reporting.paper_tables`, which makes the table and its caption.
 """
 
 from __future__ import annotations

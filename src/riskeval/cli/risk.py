@@ -1,8 +1,8 @@
 """``riskeval risk`` and ``riskeval bias-study``: risk tables from a per-topic score table.
 
-Thin over :func:`riskeval.risk_table`, :func:`riskeval.topic_risk` and :func:`riskeval.bias_study`.
-The human table shows the columns people read (:data:`riskeval.formatting.COMPACT`, the default of
-:func:`riskeval.to_latex` too); ``--format csv|json`` gives every column; ``--columns`` chooses.
+Thin over :mod:`riskeval.reporting.risk_tables` (the risk table with its test, the topics, Tukey's
+HSD, their captions) and :func:`riskeval.analysis.bias_study_tables`.  People see the columns they
+read (:data:`riskeval.formatting.COMPACT`); ``--format csv|json`` every one; ``--columns`` chooses.
 """
 
 from __future__ import annotations
