@@ -41,7 +41,8 @@ ALLOWED: dict[str, set[str]] = {
     "distributed": {"io", "model", "core", "measures", "analysis"},
     # presentation writes its files through io
     "plots": {"analysis", "measures", "core", "model", "io"},
-    "reporting": {"plots", "analysis", "inference", "bayes", "measures", "core", "model", "io"},
+    # reporting writes the captions of its tables for people with the rules of formatting
+    "reporting": {"plots", "analysis", "inference", "bayes", "measures", "core", "model", "io", "formatting"},
     # tables for people and papers (text, LaTeX, Markdown): pandas, and the risk measures declared
     # (their headers, decimals, direction and significance marks)
     "formatting": {"measures"},

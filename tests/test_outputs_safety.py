@@ -19,7 +19,9 @@ import pandas as pd
 import pytest
 from cli_runner import run_cli as call
 
-from riskeval.cli._output import FORMATS, emit, json_records
+from riskeval.cli._output import emit
+from riskeval.io.table_export import OUTPUT_FORMATS as FORMATS
+from riskeval.io.table_export import json_records
 from riskeval.io.terminal import escape_controls
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")

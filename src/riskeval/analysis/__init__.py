@@ -2,13 +2,15 @@
 comparisons of runs, and the long tables of large evaluations.
 
 - risk tables and topics: :func:`risk_table`, :func:`topic_risk`, :func:`riskiest_topics`,
-  :func:`risk_reward`, :func:`measure_rankings`, and the PyTerrier experiment
-  :func:`risk_experiment`;
+  :func:`topic_risk_by_alpha`, :func:`risk_reward`, :func:`measure_rankings`, and the PyTerrier
+  experiment :func:`risk_experiment`;
 - baselines (Dinçer, Ounis & Macdonald, ECIR 2014): :func:`baseline`, :func:`loo_baseline`,
-  :func:`baseline_runs`, the baseline-bias study :func:`bias_study` with :func:`bias_table`,
+  :func:`baseline_runs`, the baseline-bias study :func:`bias_study` with :func:`bias_table` and
+  :func:`bias_study_tables`,
   :func:`baseline_correlation`, :func:`baseline_rankings`, :func:`ranking_agreement`,
   :func:`pca_biplot`, :func:`chisq_residuals`;
 - runs compared: :func:`compare_runs`, :func:`risk_reward_tradeoff`;
+- query variations and stability: :func:`mean_variance_table`, :func:`bias_variance_table`;
 - long tables (one row per system, topic and measure, on a Dask cluster too):
   :func:`long_risk_table`, :func:`long_topic_risk`.
 
@@ -29,6 +31,9 @@ _EXPORTS = {
     "RiskReward": "riskeval.measures.results",
     "TRiskResult": "riskeval.measures.results",
     "measure_rankings": "riskeval.analysis.measure_ranks",
+    "topic_risk_by_alpha": "riskeval.analysis.alpha_tables",
+    "mean_variance_table": "riskeval.analysis.alpha_tables",
+    "bias_variance_table": "riskeval.analysis.variance_tables",
     "risk_experiment": "riskeval.pyterrier",
     # baselines and their bias
     "baseline": "riskeval.measures.baselines",
@@ -37,6 +42,7 @@ _EXPORTS = {
     "bias_study": "riskeval.analysis.baseline_bias",
     "BiasStudy": "riskeval.analysis.baseline_bias",
     "bias_table": "riskeval.analysis.bias_tables",
+    "bias_study_tables": "riskeval.analysis.alpha_tables",
     "baseline_correlation": "riskeval.analysis.correlation",
     "BaselineCorrelation": "riskeval.analysis.correlation",
     "baseline_rankings": "riskeval.analysis.baseline_ranks",

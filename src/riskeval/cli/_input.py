@@ -5,13 +5,11 @@ the option."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
-from riskeval import options
 from riskeval.options import MAX_RESAMPLES, RESAMPLES_REASON, MissingPolicy
 
 if TYPE_CHECKING:
@@ -132,9 +130,7 @@ def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
     without ``-b``, the first system given when there are exactly two (as ``pt.Experiment`` takes
     its first system as the baseline), else the per-topic MEAN with a one-line warning on stderr
     naming the choice.  ``--baseline-map`` replaces the baseline, so it is left as it is."""
-    import difflib
-
-    from riskeval.errors import RiskevalError
+    from riskeval.reporting.risk_tables import check_baseline_name
 
     ctx = click.get_current_context(silent=True)
     params = ctx.params if ctx is not None else {}
@@ -152,16 +148,8 @@ def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
             err=True,
         )
         return settings
-    if given in options.AGGREGATES or given in systems:
-        return settings
-    close = [given.lower()] if given.lower() in options.AGGREGATES else []  # aggregates are lower case
-    close += difflib.get_close_matches(given, [*systems, *options.AGGREGATES], n=3 - len(close), cutoff=0.6)
-    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-    shown = ", ".join(systems[:10]) + (f" and {len(systems) - 10} more" if len(systems) > 10 else "")
-    raise RiskevalError(
-        f"The '-b/--baseline' option must be a run name, mean, median or max; {given!r} is none of "
-        f"them.{hint} The runs are: {shown}."
-    )
+    check_baseline_name(given, systems)
+    return settings
 
 
 def split_top_level(text: str) -> list[str]:
@@ -248,110 +236,42 @@ def load_scores(
     missing: MissingPolicy | None,
     client: Any = None,
 ) -> Scores:
-    """The score matrices from a table, from trec_eval/ir_measures ``-q`` files (each file's format
-    told by :mod:`riskeval.io.formats`, :func:`~riskeval.io.formats.format_help` lists them), from
-    runs (``qrels``, all measures in one pass over each run, on ``client``'s Dask cluster when
-    given) or from the shipped example."""
+    """The score matrices of the input group: the shipped example, or
+    :func:`riskeval.evaluation.score_inputs.read_score_inputs` of a table, trec_eval/ir_measures
+    ``-q`` files (:func:`~riskeval.io.formats.format_help` lists the formats) or runs with
+    ``qrels``; inputs that name no one source of scores are a usage error."""
+    from riskeval.evaluation.score_inputs import ScoreInputError, read_score_inputs, refuse_folders
+
     measures = [measure] if isinstance(measure, str) else list(measure or ())
-    folders = [p for p in inputs if os.path.isdir(p)]
-    if folders:
-        raise click.UsageError(
-            f"{folders[0]} is a folder: give files. A folder of Parquet files is read as one long "
-            "score table by riskeval risk on a Dask cluster (--scheduler or --workers)."
-        )
-    if example:
-        if inputs or qrels:
-            raise click.UsageError("--example takes no score table, runs or --qrels.")
-        if measures and measures != [DEFAULT_MEASURE]:
-            raise click.UsageError(f"--example holds {DEFAULT_MEASURE} only.")
-        from riskeval.datasets import EXAMPLE_SCORES, example_scores
+    try:
+        refuse_folders(inputs)
+        if example:
+            if inputs or qrels:
+                raise ScoreInputError("--example takes no score table, runs or --qrels.")
+            if measures and measures != [DEFAULT_MEASURE]:
+                raise ScoreInputError(f"--example holds {DEFAULT_MEASURE} only.")
+            from riskeval.datasets import EXAMPLE_SCORES, example_scores
 
-        return _scores(
-            {DEFAULT_MEASURE: example_scores()},
-            f"shipped example {EXAMPLE_SCORES}",
-            [f"{EXAMPLE_SCORES} (shipped with riskeval)"],
-        )
-    if qrels is not None:
-        if not inputs:
-            raise click.UsageError("--qrels needs at least one run file.")
-        from riskeval.evaluation.api import evaluate_runs_long
-
-        measures = measures or [DEFAULT_MEASURE]
-        long = evaluate_runs_long(
+            return _scores(
+                {DEFAULT_MEASURE: example_scores()},
+                f"shipped example {EXAMPLE_SCORES}",
+                [f"{EXAMPLE_SCORES} (shipped with riskeval)"],
+            )
+        names = None if name_from == "tag" else "file"
+        read = read_score_inputs(
+            inputs,
             qrels,
-            list(inputs),
             measures,
-            names=None if name_from == "tag" else "file",
-            missing=missing or "zero",
+            names=names,
+            missing=missing,
             client=client,
+            default_measure=DEFAULT_MEASURE,
         )
-        shown = ", ".join(measures)
-        return _scores(
-            _split_measures(long),
-            f"{len(inputs)} run(s) evaluated with {shown} against {qrels}",
-            [qrels, *inputs],
-        )
-    if inputs == ("-",):
-        return _from_stdin(measures, name_from, missing)
-    from riskeval.io.formats import PER_QUERY, UNNAMED, format_of
-    from riskeval.io.matrices import score_matrices
-
-    if not inputs or (len(inputs) > 1 and any(format_of(p).kind != PER_QUERY for p in inputs)):
-        raise click.UsageError(
-            "Give one score table file, trec_eval or ir_measures -q files, run files with --qrels, "
-            "or --example."
-        )
-
-    matrices = score_matrices(
-        list(inputs) if len(inputs) > 1 else inputs[0],
-        measures or None,
-        missing=missing or "raise",
-        names=None if name_from == "tag" else "file",
-    )
-    source = inputs[0] if len(inputs) == 1 else f"{len(inputs)} per-query files"
-    named = bool(measures) or next(iter(matrices)) != UNNAMED
-    return _scores(matrices, source, list(inputs), named=named)
-
-
-def _from_stdin(measures: list[str], name_from: str, missing: MissingPolicy | None) -> Scores:
-    """The scores of ``-``: a score table or trec_eval/ir_measures ``-q`` output read from standard
-    input, as ``riskeval evaluate --per-topic --format csv | riskeval risk -`` writes it; its format
-    is told by its content (:func:`riskeval.io.formats.format_of`)."""
-    import sys
-    import tempfile
-
-    data = sys.stdin.buffer.read()
-    with tempfile.TemporaryDirectory(prefix="riskeval-stdin-") as folder:
-        path = os.path.join(folder, "stdin")
-        with open(path, "wb") as file:
-            file.write(data)
-        scores = load_scores((path,), False, None, tuple(measures), name_from, missing)
-    return scores._replace(source="standard input", files=["-"])
-
-
-def per_measure(scores: Scores, compute: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
-    """``compute`` of the one matrix; with several measures, of each, stacked with a ``measure``
-    column first (:func:`riskeval.analysis.by_measure.for_each_measure`)."""
-    from riskeval.analysis.by_measure import for_each_measure
-
-    if len(scores.matrices) == 1:
-        return compute(scores.matrix)
-    return cast("pd.DataFrame", for_each_measure(scores.matrices, compute))
+    except ScoreInputError as exc:
+        raise click.UsageError(str(exc)) from None
+    return _scores(*read)
 
 
 def _scores(matrices: dict[str, pd.DataFrame], source: str, files: list[str], named: bool = True) -> Scores:
     first = next(iter(matrices))
     return Scores(matrices[first], source, files, first if named else None, matrices)
-
-
-def _split_measures(long: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Systems × topics matrices, per measure, of :func:`riskeval.io.evaluate_runs_long`'s table (its
-    order of systems and topics kept)."""
-    out = {}
-    for name, part in long.groupby("measure", sort=False):
-        systems, topics = part["system"].unique(), part["topic"].unique()
-        matrix = part.pivot(index="system", columns="topic", values="score")
-        out[str(name)] = matrix.reindex(index=systems, columns=topics).rename_axis(
-            index="system", columns="topic"
-        )
-    return out

@@ -41,13 +41,16 @@ from riskeval.cli._input import (
     load_scores,
     parse_alphas,
 )
-from riskeval.cli._output import FORMATS, emit
+from riskeval.cli._output import emit
 from riskeval.errors import RiskevalError
+from riskeval.io.table_export import OUTPUT_FORMATS, PEOPLE_FORMATS
 from riskeval.options import ALTERNATIVES, MISSING_POLICIES, RISK_TESTS, check_option
 from riskeval.settings import RiskSettings
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from riskeval.reporting.paper_tables import PaperTable
 
 
 def group(options: Sequence[Callable], into: str, build: Callable[..., Any]) -> Callable:
@@ -90,7 +93,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "format": (
         ("--format", "fmt"),
         dict(
-            type=click.Choice(FORMATS),
+            type=click.Choice(OUTPUT_FORMATS),
             default="table",
             help="table: aligned text for people; latex: a booktabs table (significant values marked "
             "†, the best of each column bold, a caption); markdown: a pipe table; csv and json: every "
@@ -445,9 +448,13 @@ class Output(NamedTuple):
     @property
     def human(self) -> bool:
         """Whether the format is for people (text, LaTeX, Markdown)."""
-        from riskeval.cli._output import HUMAN_FORMATS
+        return self.fmt in PEOPLE_FORMATS
 
-        return self.fmt in HUMAN_FORMATS
+    @property
+    def view(self) -> dict[str, Any]:
+        """The rows (``--systems``) and the readers (people or programs) of a table of
+        :mod:`riskeval.reporting.paper_tables`, as its keywords ``systems`` and ``human``."""
+        return {"systems": self.systems, "human": self.human}
 
     def select(self, table: pd.DataFrame, known: Any, column: str = "system") -> pd.DataFrame:
         """The rows of the ``--systems`` (every row without the option), names checked against
@@ -455,6 +462,11 @@ class Output(NamedTuple):
         from riskeval.analysis.by_measure import select_systems
 
         return select_systems(table, self.systems, known, "--systems", column)
+
+    def show(self, result: PaperTable) -> None:
+        """Write a table of :mod:`riskeval.reporting.paper_tables` with its caption (and without its
+        baseline's rows against itself, for people)."""
+        self.emit(result.table, caption=result.caption, baseline=result.baseline)
 
     def emit(self, frame: pd.DataFrame, inputs: Sequence[str] = (), **keywords: Any) -> None:
         """Write ``frame`` (:func:`riskeval.cli._output.emit`) to ``-o`` (replaced atomically,

@@ -131,6 +131,7 @@ def bayes(
     from riskeval._optional import require
     from riskeval.bayes.model import FEATURE
     from riskeval.io.atomic import check_target, is_stdout, refuse_inputs
+    from riskeval.reporting.champion_tables import champion_caption, probabilities_as_text
 
     for module in ("numpyro", "jax", "arviz"):  # a missing extra before the scores are read
         require(module, FEATURE)
@@ -151,71 +152,34 @@ def bayes(
         progress=show,
         command="riskeval bayes",
     )
-    seed = comparison.seed
-    table = comparison.table.assign(seed=seed)
+    table = comparison.table.assign(seed=comparison.seed)
     if out.human:
         table = probabilities_as_text(table)
         if out.columns is None:
             out = out._replace(columns=",".join([*SHOWN, *(["p_better_margin"] if margin else [])]))
-    caption = (
-        f"{scores.about()}"
-        + (f", {scores.measure}" if scores.measure else "")
-        + f"; champion {sampler.champion}; {sampler.chains} chains × {sampler.draws} draws "
-        f"({sampler.warmup} warm-up), seed {seed}; "
-        f"{level * 100:g}% credible intervals; p_better: posterior probability that the challenger's "
-        f"effect is above the champion's (each loss counted 1 + α times)"
-        + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
-        + "\n"
-        + verdict(problems)
-    )
+    about = scores.about() + (f", {scores.measure}" if scores.measure else "")
+    s = sampler
+    caption = champion_caption(comparison, about, (s.chains, s.draws, s.warmup), problems)
     out.emit(table, inputs=scores.files, caption=caption)
-
-
-def check_names(
-    matrix: pd.DataFrame, champion: str | None, challengers: str | None, command: str
-) -> list[str] | None:
-    """The challengers of ``--challengers`` (``None``: every other system) after checking them and
-    ``--champion`` against the systems of ``matrix``; an unknown name is an error listing the
-    systems there are."""
-    import difflib
-
-    from riskeval.errors import RiskevalError
-
-    systems = [str(s) for s in matrix.index]
-    if champion is None:
-        raise click.UsageError(f"{command} needs --champion NAME, one of the systems: {_listing(systems)}.")
-    named = None if challengers is None else [s.strip() for s in challengers.split(",") if s.strip()]
-    for flag, names in (("--champion", [champion]), ("--challengers", named or [])):
-        unknown = [n for n in names if n not in systems]
-        if unknown:
-            close = difflib.get_close_matches(unknown[0], systems, n=3, cutoff=0.6)
-            hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise RiskevalError(
-                f"The '{flag}' option of {command} names {', '.join(map(repr, unknown))}, not a "
-                f"system of the scores.{hint} The systems are: {_listing(systems)}."
-            )
-    if named is not None and not named:
-        raise RiskevalError(f"The '--challengers' option of {command} names no system; got {challengers!r}.")
-    if named is not None and champion in named:
-        raise RiskevalError(
-            f"The '--challengers' option of {command} holds the champion {champion!r}; it cannot "
-            "challenge itself."
-        )
-    return named
 
 
 def compare(
     matrix: pd.DataFrame, sampler: Sampler, *, seed: int | None, command: str, **options: Any
 ) -> tuple[ChampionComparison, list[str]]:
     """:func:`riskeval.bayes.champion_challengers` of the ``sampler`` options (the names checked
-    by :func:`check_names`) and the sampling checks its fits fail, each a warning line on stderr
+    by :func:`riskeval.reporting.champion_tables.check_names`) and the sampling checks its fits
+    fail, each a warning line on stderr
     that names its α (instead of the library's one warning for all)."""
     import warnings
 
     from riskeval.bayes import BayesDiagnosticWarning, champion_challengers
+    from riskeval.reporting.champion_tables import check_names, listing
 
     champion, challengers = sampler.champion, sampler.challengers
-    named = check_names(matrix, champion, challengers, command)
+    systems = [str(s) for s in matrix.index]
+    if champion is None:
+        raise click.UsageError(f"{command} needs --champion NAME, one of the systems: {listing(systems)}.")
+    named = check_names(systems, champion, challengers, command)
     chain = {"chains": sampler.chains, "draws": sampler.draws, "warmup": sampler.warmup}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BayesDiagnosticWarning)
@@ -224,31 +188,3 @@ def compare(
     for problem in problems:
         echo_warning(f"the posterior fails a sampling check of Benham et al. (SIGIR 2020) at {problem}")
     return comparison, problems
-
-
-def verdict(problems: list[str]) -> str:
-    """One line: whether the posterior draws pass the sampling checks at every α (``problems``:
-    :meth:`riskeval.bayes.ChampionComparison.problems`)."""
-    failed = list(dict.fromkeys(text.split(":", 1)[0] for text in problems))
-    if failed:
-        return (
-            f"sampling checks FAILED at {', '.join(failed)} (see the warnings): draw more before "
-            "trusting p_better"
-        )
-    return (
-        "sampling checks passed at every α: R-hat < 1.01, bulk ESS > 10,000 (systems) and > 1,000 "
-        "(topics), no divergent transitions"
-    )
-
-
-def probabilities_as_text(table: pd.DataFrame) -> pd.DataFrame:
-    """``p_better`` and ``p_better_margin`` with three decimals, for people: they are shares of
-    posterior draws, not p-values (0 is "below one draw in all", not an underflow)."""
-    shown = table.copy()
-    for column in ("p_better", "p_better_margin"):
-        shown[column] = [("" if v != v else f"{v:.3f}") for v in table[column]]
-    return shown
-
-
-def _listing(systems: list[str]) -> str:
-    return ", ".join(systems[:20]) + (f" and {len(systems) - 20} more" if len(systems) > 20 else "")

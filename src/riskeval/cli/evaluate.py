@@ -10,14 +10,13 @@ the number of measures: what ``riskeval risk`` reads back.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import click
 
 from riskeval.cli import _options as opts
 from riskeval.cli._input import DEFAULT_MEASURE, WholeNumber
-from riskeval.cli._output import echo_warning
+from riskeval.cli._output import warnings_to_stderr
 
 
 @click.command("evaluate")
@@ -100,6 +99,7 @@ def evaluate(
     """
     from riskeval.errors import RiskevalError
     from riskeval.evaluation.api import evaluate_runs_long
+    from riskeval.evaluation.score_inputs import mean_scores
 
     if names and name_from == "file":
         raise RiskevalError("Use either --name (once per run) or --name-from file, not both.")
@@ -108,9 +108,7 @@ def evaluate(
             f"--name was given {len(names)} time(s) for {len(runs)} run file(s): give one per run."
         )
     chosen = list(names) if names else ("file" if name_from == "file" else None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)  # riskeval's warnings: counts of missing topics
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, about NaN it computes on purpose
+    with warnings_to_stderr():  # riskeval's warnings: counts of missing topics
         table = evaluate_runs_long(
             qrels,
             list(runs),
@@ -122,18 +120,11 @@ def evaluate(
             client=client,
             engine=engine,
         )
-    for warning in caught:
-        if issubclass(warning.category, UserWarning):
-            echo_warning(warning.message)
     if per_topic:
         out.emit(table)
         return
-    means = table.groupby(["system", "measure"], sort=False)["score"].mean().reset_index()
     if not out.human:
-        out.emit(means)
+        out.emit(mean_scores(table))
         return
-    wide = means.pivot(index="system", columns="measure", values="score")
-    wide = wide.reindex(index=means["system"].unique(), columns=means["measure"].unique())
-    topics = table["topic"].nunique()
-    caption = f"Mean over {topics} topic(s) of {qrels}; --per-topic for each topic's score"
-    out.emit(wide.rename_axis(columns=None).reset_index(), caption=caption)
+    caption = f"Mean over {table['topic'].nunique()} topic(s) of {qrels}; --per-topic for each topic's score"
+    out.emit(mean_scores(table, wide=True), caption=caption)

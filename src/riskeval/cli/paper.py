@@ -5,7 +5,8 @@ its URisk (Dinçer, Ounis & Macdonald, ECIR 2014, §2.3).  ``riskeval baseline-r
 rankings against MEAN, MEDIAN and MAX side by side, and their agreement (ECIR 2014, Table 3).
 ``compare-runs``, ``risk-reward``, ``pca-topics``: ECIR 2014, Figure 3, §5 and §2.4.  ``chisq``: the
 residuals behind ZRisk and the chi-square test, ``risk-ranks``: every measure with its rank
-(Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6 and Table 6).
+(Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 4–6 and Table 6).  Each is one call of
+:mod:`riskeval.reporting.paper_tables`, which makes the table and its caption.
 """
 
 from __future__ import annotations
@@ -14,22 +15,16 @@ from typing import TYPE_CHECKING
 
 import click
 
+from riskeval.analysis.alpha_tables import RANKING_MEASURES
 from riskeval.cli import _options as opts
-from riskeval.cli._input import RiskType, WholeNumber, per_measure
-from riskeval.errors import RiskevalError
-from riskeval.measures.declared import RISK_MEASURES
-from riskeval.options import RANK_MEASURES
+from riskeval.cli._input import RiskType, WholeNumber
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from riskeval.measures.declared import RiskMeasure
     from riskeval.settings import RiskSettings
 
 #: The help of a --baseline that is one system or aggregate (mean by default).
 BASELINE_HELP = "A system name, or mean, median or max."
-#: The risk measures that rank the systems of ``baseline-rankings``.
-RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES]
 
 
 @opts.command("baseline-correlation")
@@ -56,35 +51,10 @@ def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: 
       riskeval baseline-correlation --example --baseline bm25base_p
       riskeval baseline-correlation --example --format csv
     """
-    import pandas as pd
+    from riskeval.reporting.paper_tables import correlation_table
 
-    from riskeval.analysis.correlation import baseline_correlation as analyse
-    from riskeval.formatting import format_pvalue
-
-    scores = source.load()
-    X, A, baseline = scores.one(), settings.alphas, opts.given("baseline")
-    results = [analyse(X, baseline, alpha, leave_one_out=settings.leave_one_out) for alpha in A]
-    table = pd.concat([r.table for r in results], ignore_index=True)
-    against = "each system in turn" if baseline is None else results[0].baseline
-    caption = "\n".join(
-        [
-            f"{scores.about()}; URisk against {against}; "
-            f"{results[0].n_pairs} pairs (a system against itself left out)",
-            *(
-                f"α = {r.alpha:g}: Pearson r of the correlation with the baseline and URisk: "
-                f"{r.statistic:.3f} (p = {format_pvalue(r.pvalue)}); and FRisk: "
-                f"{r.frisk_statistic:.3f} (p = {format_pvalue(r.frisk_pvalue)})"
-                for r in results
-            ),
-        ]
-    )
-    table = out.select(table, X.index)  # the rows shown; the correlations above use every pair
-    if out.human:
-        table = table[~table["is_baseline"]].drop(columns=["is_baseline"])
-        table = table.drop(
-            columns=[c for c in ("alpha",) if len(A) == 1] + (["baseline"] if baseline else [])
-        )
-    out.emit(table, caption=caption)
+    scores, baseline = source.load(), opts.given("baseline")
+    out.show(correlation_table(scores.one(), scores.about(), baseline, settings, **out.view))
 
 
 @opts.command("baseline-rankings")
@@ -133,55 +103,13 @@ def baseline_rankings(
       riskeval baseline-rankings --example --show agreement
       riskeval baseline-rankings --example --baselines mean,bm25base_p --alpha 1,5 --format csv
     """
-    import pandas as pd
-
-    from riskeval.analysis import baseline_ranks as br
-    from riskeval.cli.risk import integral_ranks
-    from riskeval.formatting import format_alpha
+    from riskeval.analysis.alpha_tables import ranking_measure
+    from riskeval.reporting.paper_tables import rankings_table
 
     scores = source.load()
-    ranking = _ranking_measure(risk)
-    A = [ranking.alpha] if ranking.alpha is not None else list(settings.alphas)
+    ranking = ranking_measure(risk, "The '--risk' option of riskeval baseline-rankings")
     specs = [b.strip() for b in baselines.split(",") if b.strip()]
-
-    names: list[str] = []  # the baselines as the tables name them (MEAN, a system...)
-
-    def rankings(M: pd.DataFrame) -> pd.DataFrame:
-        tidy = br.baseline_rankings(M, specs, A, risk=ranking, leave_one_out=settings.leave_one_out)
-        names.extend(str(b) for b in pd.unique(tidy["baseline"]))
-        return out.select(tidy, M.index)
-
-    def layout(tidy: pd.DataFrame) -> pd.DataFrame:
-        if show == "agreement":
-            agreement = br.ranking_agreement(tidy)
-            if out.human:  # α as written (5, not 5.0000); blank beside the mean score
-                agreement["reference_alpha"] = [
-                    "" if pd.isna(a) else format_alpha(a) for a in agreement["reference_alpha"]
-                ]
-            return agreement
-        if show == "tidy" or not out.human:
-            return tidy
-        wide = br.rankings_wide(tidy)
-        wide.columns = [" ".join(p for p in (b, a.replace("α = ", "α="), f) if p) for b, a, f in wide.columns]
-        return wide.reset_index()
-
-    table = per_measure(scores, lambda M: layout(rankings(M)))
-    caption = (
-        f"{scores.about()}; {ranking.name} against "
-        f"{', '.join(dict.fromkeys(names))} at α = {', '.join(f'{a:g}' for a in A)}; rank 1 = best"
-    )
-    out.emit(integral_ranks(table), caption=caption)
-
-
-def _ranking_measure(risk: list[RiskMeasure]) -> RiskMeasure:
-    """The one measure of --risk that ranks the systems of ``baseline-rankings``."""
-    if len(risk) != 1 or type(risk[0]) not in RANKING_MEASURES:
-        raise RiskevalError(
-            "The '--risk' option of riskeval baseline-rankings takes one of "
-            f"{', '.join(cls.name for cls in RANKING_MEASURES)}, "
-            f"optionally with its α (URisk@5). Got {', '.join(map(str, risk))}."
-        )
-    return risk[0]
+    out.show(rankings_table(scores.matrices, scores.about(), specs, ranking, settings, show=show, **out.view))
 
 
 @opts.command("compare-runs")
@@ -231,56 +159,18 @@ def compare_runs(
       riskeval compare-runs --example --runs p_bert,bm25base_p --test bootstrap --seed 1
       riskeval compare-runs --example --runs p_bert,bm25base_p --show summary --format csv
     """
-    import pandas as pd
-
-    from riskeval.analysis.run_comparison import compare_runs as compare
-    from riskeval.formatting import format_pvalue
-    from riskeval.inference.comparison import pair_summary
+    from riskeval.reporting.paper_tables import pair_table
 
     scores = source.load()
     X = scores.one()
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
-    A, (a, b) = list(settings.alphas), names
-    tables = [compare(X, a, b, alpha) for alpha in A]
-    test, n_resamples, seed, _ = resampling
-    summary = pair_summary(X, a, b, A, test=test, level=settings.level, n_resamples=n_resamples, rng=seed)
-    head = f"{a} and {b} on {X.shape[1]} topics of {scores.source}; {_test_note(summary)}"
-    if show == "summary":
-        out.emit(summary.drop(columns=["test", "level"]) if out.human else summary, caption=head)
-        return
-    lines = [head]
-    for (_, row), t in zip(summary.iterrows(), [None, *tables], strict=True):
-        where = "mean" if t is None else f"α = {row['alpha']:g}: URisk"
-        line = (
-            f"{where} of {a} − {b}: {row['estimate']:.4f}"
-            if t is None
-            else (f"{where} of {a} against {b}: {row['estimate']:.4f} ({int((t['x_a'] < 0).sum())} losses)")
-        )
-        line += f", p = {format_pvalue(row['pvalue'])}"
-        if pd.notna(row["low"]):
-            line += f", interval [{row['low']:.4f}, {row['high']:.4f}]"
-        if t is not None:
-            xb = t["x_b"]
-            line += f"; of {b} against {a}: {xb.mean():.4f} ({int((xb < 0).sum())} losses)"
-        lines.append(line)
-    table = pd.concat(tables, ignore_index=True)
-    if out.human:
-        table = table.drop(columns=["system_a", "system_b", *(["alpha"] if len(A) == 1 else [])])
-    out.emit(table, caption="\n".join(lines))
-
-
-def _test_note(summary: pd.DataFrame) -> str:
-    """Which test gave the p-values and intervals of ``compare-runs``."""
-    test = str(summary["test"].iloc[0])
-    confidence = f"{1 - float(summary['level'].iloc[0]):.0%}"
-    if test == "t":
-        return f"p-values: paired t test; intervals: {confidence} t intervals"
-    resamples = f"{summary['n_resamples'].iloc[0]} resamples, seed {summary['seed'].iloc[0]}"
-    if test == "permutation":
-        return f"p-values: sign-flip randomisation test, {resamples} (no interval)"
-    return f"p-values and {confidence} intervals: BCa bootstrap over topics, {resamples}"
+    (a, b), (test, n, seed, _) = names, resampling
+    table = pair_table(
+        X, scores.source, a, b, settings, test=test, n_resamples=n, rng=seed, show=show, human=out.human
+    )
+    out.show(table)
 
 
 @opts.command("risk-reward")
@@ -294,22 +184,10 @@ def risk_reward(source: opts.ScoreSource, settings: RiskSettings, out: opts.Outp
     Examples:
       riskeval risk-reward --example --baseline bm25base_p
     """
-    from riskeval.analysis.run_comparison import risk_reward_tradeoff
+    from riskeval.reporting.paper_tables import tradeoff_table
 
     scores = source.load()
-    s = settings
-    table = per_measure(
-        scores,
-        lambda M: out.select(risk_reward_tradeoff(M, s.baseline, leave_one_out=s.leave_one_out), M.index),
-    )
-    caption = (
-        f"{scores.about()}; FRisk against "
-        f"{table['baseline'].iloc[0]}; pareto: no system has a higher mean and a lower FRisk"
-    )
-    own = str(table["baseline"].iloc[0])
-    if out.human:
-        table = table.drop(columns=["baseline"])
-    out.emit(table, caption=caption, baseline=own)
+    out.show(tradeoff_table(scores.matrices, scores.about(), settings, **out.view))
 
 
 @opts.command("pca-topics")
@@ -324,19 +202,10 @@ def pca_topics(source: opts.ScoreSource, n_topics: int, out: opts.Output) -> Non
     Examples:
       riskeval pca-topics --example --topics 5
     """
-    from riskeval.analysis.pca import pca_biplot
+    from riskeval.reporting.paper_tables import pca_table
 
     scores = source.load()
-    res = pca_biplot(scores.one(), n_topics=n_topics)
-    supp = ", ".join(
-        f"{k} ({round(v['PC1'], 3) + 0.0:.3f}, {round(v['PC2'], 3) + 0.0:.3f})"
-        for k, v in res.supplementary.iterrows()
-    )
-    caption = (
-        f"{scores.about('runs')}; PC1 {res.explained['PC1']:.1f}%, "
-        f"PC2 {res.explained['PC2']:.1f}% of the variance\nprojected baselines (PC1, PC2): {supp}"
-    )
-    out.emit(res.pc2_topics, caption=caption)
+    out.show(pca_table(scores.one(), scores.about("runs"), n_topics))
 
 
 @opts.command("chisq")
@@ -372,30 +241,19 @@ def chisq(
       riskeval chisq --example --system UNH_bm25 --below
       riskeval chisq --example --baseline bm25base_p --format csv
     """
-    import pandas as pd
+    from riskeval.reporting.paper_tables import residuals_table
 
-    from riskeval.analysis.chisq import chisq_residuals, chisq_test
-    from riskeval.formatting import format_pvalue
-
-    scores = source.load()
-    X, A, baseline = scores.one(), settings.alphas, opts.given("baseline")
-    parts = [chisq_residuals(X, baseline, alpha) for alpha in A]
-    if len(A) > 1:
-        parts = [part.assign(alpha=alpha) for part, alpha in zip(parts, A, strict=True)]
-    table = pd.concat(parts, ignore_index=True)
-    table = out._replace(systems=",".join(systems) or None).select(table, X.index)
-    if below:
-        table = table[table["below"]]
-    test = chisq_test(X)
-    caption = (
-        f"{scores.about()}; expected values against "
-        f"{table['baseline'].iloc[0] if len(table) else baseline}\n"
-        f"Chi-square test of the matrix: G² = {test.statistic:.4f}, df = {test.df}, "
-        f"p = {format_pvalue(test.pvalue)}"
+    scores, shown = source.load(), ",".join(systems) or None
+    table = residuals_table(
+        scores.one(),
+        scores.about(),
+        opts.given("baseline"),
+        settings,
+        systems=shown,
+        below=below,
+        human=out.human,
     )
-    if out.human:
-        table = table.drop(columns=["baseline"])
-    out.emit(table, caption=caption)
+    out.show(table)
 
 
 @opts.command("risk-ranks")
@@ -419,28 +277,10 @@ def risk_ranks(source: opts.ScoreSource, settings: RiskSettings, tidy: bool, out
       riskeval risk-ranks --example --baseline bm25base_p
       riskeval risk-ranks --example --alpha 5 --tidy --format csv
     """
-    from riskeval.analysis.measure_ranks import measure_rankings, measure_rankings_wide
-    from riskeval.cli.risk import integral_ranks
+    from riskeval.reporting.paper_tables import ranks_table
 
     scores = source.load()
-    X, s = scores.one(), settings
-    table = out.select(
-        measure_rankings(X, s.baseline, list(s.alphas), leave_one_out=s.leave_one_out), X.index
-    )
-    caption = (
-        f"{scores.about()}; URisk and TRisk against "
-        f"{table['baseline'].iloc[0]}, T*Risk against MEAN, ZRisk and GeoRisk against every system; "
-        "rank 1 = best"
-    )
-    if tidy or not out.human:
-        out.emit(integral_ranks(table), caption=caption)
-        return
-    wide = measure_rankings_wide(table)
-    wide.columns = [
-        " ".join(p for p in (a.replace("α = ", "α="), m, "" if f == "value" else f) if p)
-        for a, m, f in wide.columns
-    ]
-    out.emit(integral_ranks(wide), caption=caption)
+    out.show(ranks_table(scores.one(), scores.about(), settings, tidy=tidy, **out.view))
 
 
 @opts.command("bias-variance-families")

@@ -10,7 +10,6 @@ import click
 from riskeval.cli import _options as opts
 from riskeval.cli._input import WholeNumber, cli_baseline
 from riskeval.cli.bayes import Sampler, sampler_options
-from riskeval.cli.variations import variation_data
 
 if TYPE_CHECKING:
     from riskeval.measures.declared import RiskMeasure
@@ -143,7 +142,9 @@ def report(
     if show:
         r, c = scores.matrix.shape
         click.echo(f"riskeval report: {r} systems × {c} topics, {len(matrices)} measure(s)", err=True)
-    data, files = variation_data(variations, bias_target)
+    from riskeval.io.variation_inputs import report_variation_data
+
+    data, files = report_variation_data(variations, bias_target)
     comparison = None
     if bayes:
         from riskeval.cli.bayes import compare

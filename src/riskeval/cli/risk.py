@@ -1,8 +1,8 @@
 """``riskeval risk`` and ``riskeval bias-study``: risk tables from a per-topic score table.
 
-Thin over :func:`riskeval.risk_table`, :func:`riskeval.topic_risk` and :func:`riskeval.bias_study`.
-The human table shows the columns people read (:data:`riskeval.formatting.COMPACT`, the default of
-:func:`riskeval.to_latex` too); ``--format csv|json`` gives every column; ``--columns`` chooses.
+Thin over :mod:`riskeval.reporting.risk_tables` (the risk table with its test, the topics, Tukey's
+HSD, their captions) and :func:`riskeval.analysis.bias_study_tables`.  People see the columns they
+read (:data:`riskeval.formatting.COMPACT`); ``--format csv|json`` every one; ``--columns`` chooses.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from riskeval.cli import _options as opts
-from riskeval.cli._input import Scores, WholeNumber, cli_baseline, per_measure
+from riskeval.cli._input import Scores, WholeNumber, cli_baseline
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,11 +20,8 @@ if TYPE_CHECKING:
     from riskeval.measures.declared import RiskMeasure
     from riskeval.settings import RiskSettings
 
-#: How the human table names the test behind its p-values (--test).
-TEST_NAMES = {
-    "permutation": "sign-flip randomisation test of URisk (pvalue_maxt: max-T over systems and α)",
-    "bootstrap": "BCa bootstrap of URisk over topics",
-}
+#: The formats that mark significant values (†).
+MARKED = ("latex", "markdown")
 
 
 @opts.command()
@@ -181,75 +178,36 @@ def _show_table(
     """The table of systems: :func:`riskeval.risk_table` of each measure's matrix, with the p-values
     of ``resampling`` (and a bootstrap's interval, ``low`` and ``high``, shown on screen too);
     ``own``: each system's own baseline, read from the ``baseline_map`` file."""
-    import riskeval as rk
+    from riskeval.analysis.alpha_tables import per_measure
+    from riskeval.reporting.risk_tables import mark_note, risk_caption, tested_risk_table
 
     test, n_resamples, seed, alternative = resampling
-    if risks is not None and test != "t":
-        risks = _with_pvalues(risks, settings)
 
     def table_of(M: pd.DataFrame) -> pd.DataFrame:
-        base = _baseline_of(M, settings.baseline, own)
-        table = rk.risk_table(M, baseline=base, risk=risks, settings=settings, alternative=alternative)
-        if own is not None:
-            table["baseline"] = table["system"].map(own).astype(object)
-        if test != "t":
-            from riskeval.inference.tables import with_test
-
-            table = with_test(
-                table,
-                M,
-                test=test,
-                baseline=base,
-                n_resamples=n_resamples,
-                rng=seed,
-                leave_one_out=settings.leave_one_out,
-            )
+        table = tested_risk_table(
+            M,
+            settings,
+            risk=risks,
+            alternative=alternative,
+            test=test,
+            n_resamples=n_resamples,
+            rng=seed,
+            own=own,
+            caller="riskeval risk",
+        )
         return out.select(table, M.index)
 
-    table = per_measure(scores, table_of)
-    caption = _table_caption(scores, table, settings, alternative, out.systems, baseline_map)
-    baseline = None if own is not None else str(table["baseline"].iloc[0])
-    out.emit(table, caption=caption + _mark_note(table, out.fmt), baseline=baseline)
-
-
-def _with_pvalues(risks: list[RiskMeasure], settings: RiskSettings) -> list[RiskMeasure]:
-    """``risks`` and TRisk at each of their α: the TRisk columns hold the p-values of a resampling
-    test (:func:`riskeval.inference.tables.with_test`)."""
-    from riskeval.measures.declared import TRisk, expand_risks
-
-    measures = expand_risks(risks, settings.alphas, "riskeval risk")
-    se = next((m.se for m in measures if isinstance(m, TRisk)), settings.se)
-    alphas = dict.fromkeys(float(m.alpha) for m in measures if m.alpha is not None)
-    return [*measures, *(TRisk(alpha=a, se=se) for a in alphas)]
-
-
-def _table_caption(
-    scores: Scores,
-    table: pd.DataFrame,
-    settings: RiskSettings,
-    alternative: str,
-    systems: str | None,
-    baseline_map: str | None,
-) -> str:
-    """What the table of systems shows: its size and source, the baseline, the test."""
-    shown = table["system"].nunique()
-    caption = (
-        f"{scores.about()}{_measures_note(scores)}"
-        + (f" ({shown} shown)" if systems is not None else "")
-        + "; baseline "
-        + (str(table["baseline"].iloc[0]) if baseline_map is None else "of each system: " + baseline_map)
+    table = per_measure(scores.matrices, table_of)
+    caption = risk_caption(
+        scores.about() + _measures_note(scores),
+        table,
+        settings,
+        alternative=alternative,
+        shown=out.systems is not None,
+        baseline_map=baseline_map,
     )
-    if "critical" in table.columns:
-        caption += _critical_note(table, settings, alternative)
-    if "test" in table.columns:
-        test = str(table["test"].iloc[0])
-        caption += (
-            f"\np-values: {TEST_NAMES[test]}, {table['n_resamples'].iloc[0]} resamples, "
-            f"seed {table['seed'].iloc[0]}"
-        )
-        if "low" in table.columns:
-            caption += f"; low, high: the BCa {1 - settings.level:.0%} interval of URisk"
-    return caption
+    baseline = None if own is not None else str(table["baseline"].iloc[0])
+    out.emit(table, caption=caption + mark_note(table, out.fmt in MARKED), baseline=baseline)
 
 
 def _topics(
@@ -263,23 +221,14 @@ def _topics(
     out: opts.Output,
 ) -> None:
     """The per-topic analysis of ``system`` (``--topics``), worst topics first."""
-    from riskeval.analysis.topics import riskiest_topics
+    from riskeval.reporting.risk_tables import mark_note, system_topics_table
 
     s = settings if mapping is None else settings.replace(baseline=mapping.get(system, settings.baseline))
-    frame = per_measure(scores, lambda M: topic_table(M, system, s))
-    X = scores.matrix
-    caption = (
-        f"{system} against {frame['baseline'].iloc[0]} on {X.shape[1]} topics of {scores.source}"
-        f"{_measures_note(scores)}{_critical_note(frame, s, across=' across topics')}"
-    )
-    # p-values are computed (and adjusted) over every topic; the rows shown are chosen after
-    frame = riskiest_topics(frame, losses_only=losses_only, top=top)
-    shown = " where it loses" if losses_only else ""
-    shown += f", the {top} riskiest per α" if top is not None else ""
-    caption += f"; topics{shown}, worst first"
+    about = f"{scores.matrix.shape[1]} topics of {scores.source}{_measures_note(scores)}"
+    frame, caption = system_topics_table(scores.matrices, system, s, about, losses_only=losses_only, top=top)
     if out.human and out.columns is None:
         frame = frame.drop(columns=["system", "baseline", "level", "critical"])
-    out.emit(frame, caption=caption + _mark_note(frame, out.fmt))
+    out.emit(frame, caption=caption + mark_note(frame, out.fmt in MARKED))
 
 
 def _tukey(
@@ -290,25 +239,11 @@ def _tukey(
     out: opts.Output,
 ) -> None:
     """The randomised Tukey HSD of URisk (``--tukey``): letters for people, every pair for programs."""
-    from riskeval.inference.tables import tukey_tables
+    from riskeval.reporting.risk_tables import tukey_table
 
-    n_resamples, X = resampling.n_resamples, scores.one()
-    pairs, letters = tukey_tables(
-        X,
-        _baseline_of(X, settings.baseline, mapping),
-        list(settings.alphas),
-        n_resamples=n_resamples,
-        rng=resampling.seed,
-        level=settings.level,
-        leave_one_out=settings.leave_one_out,
-    )
-    letters = out.select(letters, X.index)
-    caption = (
-        f"Randomised Tukey HSD of URisk against {letters['baseline'].iloc[0]}, {X.shape[0]} "
-        f"systems × {X.shape[1]} topics, {n_resamples} resamples, seed {letters['seed'].iloc[0]}; "
-        f"systems sharing a letter do not differ at level {_g(settings.level)}"
-    ) + (" (--format csv: every pair)" if out.fmt == "table" else "")
-    out.emit(letters if out.human else pairs, caption=caption)
+    n, seed = resampling.n_resamples, resampling.seed
+    table, caption = tukey_table(scores.one(), settings, own=mapping, n_resamples=n, rng=seed, **out.view)
+    out.emit(table, caption=caption + (" (--format csv: every pair)" if out.fmt == "table" else ""))
 
 
 def _cluster_table(
@@ -320,14 +255,16 @@ def _cluster_table(
 ) -> None:
     """The risk table of a long Parquet score table, computed on the cluster (``--scheduler``,
     ``--workers``), of the ``--risk`` measures and with the ``--alternative`` of the p-values."""
+    from riskeval.reporting.risk_tables import critical_note, mark_note
+
     table = _on_cluster(source.inputs, source.measure, settings, risks, alternative)
     table = out.select(table, list(table["system"].unique()))
     caption = (
         f"{table['system'].nunique()} systems from {source.inputs[0]} on the Dask cluster; baseline "
-        f"{table['baseline'].iloc[0]}{_critical_note(table, settings, alternative)}"
+        f"{table['baseline'].iloc[0]}{critical_note(table, settings, alternative)}"
     )
     own = str(table["baseline"].iloc[0])
-    out.emit(table, caption=caption + _mark_note(table, out.fmt), baseline=own)
+    out.emit(table, caption=caption + mark_note(table, out.fmt in MARKED), baseline=own)
 
 
 def _on_cluster(
@@ -366,60 +303,8 @@ def _on_cluster(
     return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
 
 
-def _baseline_of(M: pd.DataFrame, baseline: str, mapping: dict[str, str] | None) -> object:
-    """The --baseline, or with --baseline-map each system's own baseline run."""
-    if mapping is None:
-        return baseline
-    from riskeval.measures.baselines import baseline_runs
-
-    return baseline_runs(M, mapping)
-
-
 def _measures_note(scores: Scores) -> str:
     return f", {', '.join(scores.matrices)}" if scores.measure is not None else ""
-
-
-def _critical_note(
-    table: pd.DataFrame, settings: RiskSettings, alternative: str = "two-sided", across: str = ""
-) -> str:
-    """The critical |t| of the table's TRisk tests, their level, correction and alternative."""
-    note = f"; critical |t| = {table['critical'].iloc[0]:.3f} at level {_g(settings.level)}"
-    note += f", {settings.correction}-adjusted{across}" if settings.correction else ""
-    if alternative != "two-sided":
-        note += f", one-sided: the alternative is URisk {'<' if alternative == 'less' else '>'} 0"
-    return note
-
-
-def _mark_note(table: pd.DataFrame, fmt: str) -> str:
-    """How LaTeX and Markdown mark significance, said in the caption when the table has marks."""
-    return "; † significant" if fmt in ("latex", "markdown") and "significant" in table.columns else ""
-
-
-def _g(value: float) -> str:
-    return f"{value:g}"
-
-
-def topic_table(X: pd.DataFrame, system: str, settings: RiskSettings) -> pd.DataFrame:
-    """:func:`riskeval.topic_risk` of one system for each α of ``settings``, tidy: one row per
-    (α, topic)."""
-    import pandas as pd
-
-    from riskeval.analysis.topics import system_topic_risk
-
-    s = settings
-    parts = [
-        system_topic_risk(
-            X,
-            system,
-            s.baseline,
-            alpha,
-            level=s.level,
-            correction=s.correction,
-            leave_one_out=s.leave_one_out,
-        ).reset_index()
-        for alpha in s.alphas
-    ]
-    return pd.concat(parts, ignore_index=True)
 
 
 @opts.command("bias-study")
@@ -459,12 +344,8 @@ def bias_study(
       riskeval bias-study --example --show ranks --format csv
       riskeval bias-study --example --alpha 1,5 --show overview --format latex
     """
-    import pandas as pd
-
-    import riskeval as rk
-    from riskeval.analysis.bias_tables import bias_overview, study_table
-    from riskeval.analysis.by_measure import check_systems
-    from riskeval.formatting import format_pvalue
+    from riskeval.analysis.alpha_tables import bias_study_tables, integral_ranks
+    from riskeval.reporting.paper_tables import bias_study_caption
 
     scores = source.load()
     A = settings.alphas
@@ -477,38 +358,8 @@ def bias_study(
             f"baseline, {visits:.2e} cell visits.",
             err=True,
         )
-    parts, lines = [], []
-    for name, X in scores.matrices.items():
-        chosen = check_systems(out.systems, X.index, "--systems")
-        for alpha in A:
-            study = rk.bias_study(X, alpha, virtual=kinds)
-            overview = bias_overview(study)
-            row = overview.to_dict("records")[0]
-            where = (f"{name}, " if scores.measure is not None else "") + f"α = {alpha:g}"
-            lines.append(
-                f"{where}: Friedman test of the rankings, each of the {row['systems']} systems as the "
-                f"baseline: chi² = {row['friedman_statistic']:.2f}, p = "
-                f"{format_pvalue(row['friedman_pvalue'])}; PCA: PC1 {row['pc1_pct']:.1f}%, PC2 "
-                f"{row['pc2_pct']:.1f}% of the variance"
-            )
-            frame = overview if show == "overview" else study_table(study, X, show, chosen)
-            if len(A) > 1 and "alpha" not in frame.columns:
-                frame.insert(0, "alpha", alpha)
-            if len(scores.matrices) > 1:
-                frame.insert(0, "measure", name)
-            parts.append(frame)
-    caption = f"{scores.about()}; URisk at α = {', '.join(f'{a:g}' for a in A)}"
-    if show != "overview":
-        caption += "\n" + "\n".join(lines)
-    out.emit(integral_ranks(pd.concat(parts, ignore_index=True)), caption=caption)
-
-
-def integral_ranks(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rank columns as (nullable) integers when no rank is tied, so that tables print ``3``, not
-    ``3.0000``."""
-    cols = [c for c in frame.columns if "rank" in c]
-    if not cols:
-        return frame
-    ranks = frame[cols].astype("float64")
-    observed = ranks.to_numpy()[ranks.notna().to_numpy()]
-    return frame.astype(dict.fromkeys(cols, "Int64")) if (observed % 1 == 0).all() else frame
+    table, overview = bias_study_tables(
+        scores.matrices, A, show=show, virtual=kinds, systems=out.systems, systems_option="--systems"
+    )
+    caption = bias_study_caption(scores.about(), A, overview, named=scores.measure is not None, show=show)
+    out.emit(integral_ranks(table), caption=caption)

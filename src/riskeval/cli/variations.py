@@ -3,93 +3,16 @@ variations and topics (Zuccon et al. 2016; Zhang et al. 2013)."""
 
 from __future__ import annotations
 
-import math
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import click
 
 from riskeval.cli import _options as opts
 from riskeval.cli._input import DECIMAL, WholeNumber, parse_alphas
-from riskeval.cli._output import echo_warning
+from riskeval.cli._output import warnings_to_stderr
+from riskeval.io.variation_inputs import topic_weights
 from riskeval.options import BIAS_VARIANCE_FORMS, MEAN_VARIANCE_FORMS, UNEQUAL_POLICIES
 
 #: --unequal: the library's policies but 'keep' (NaN-padded cells are for the Python API's intra form)
 UNEQUAL = tuple(u for u in UNEQUAL_POLICIES if u != "keep")
-
-#: The most α values --sweep computes (the paper's grid -20:20:0.1 has 401).
-MAX_SWEEP_POINTS = 100_001
-
-
-@contextmanager
-def _warnings_to_stderr() -> Iterator[None]:
-    """Show riskeval's warnings (counts of dropped or filled cells) as one line each on stderr."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, about NaN it computes on purpose
-        yield
-    for warning in caught:
-        if issubclass(warning.category, UserWarning):
-            echo_warning(warning.message)
-
-
-def _variations(inputs: tuple[str, ...], mapping: str | None, measure: str, clef_root: str | None):
-    """The tidy variation table from exactly one kind of input."""
-    from riskeval.errors import RiskevalError
-    from riskeval.io.clef2015 import read_clef2015
-    from riskeval.io.variations import read_mapping, read_variation_table
-
-    if clef_root is not None:
-        if inputs or mapping:
-            raise RiskevalError("Give either --clef2015 or input files, not both.")
-        return read_clef2015(clef_root, measure=measure)
-    if mapping is not None:
-        if not inputs:
-            raise RiskevalError(
-                "--mapping needs the trec_eval or ir_measures -q files of the systems as arguments."
-            )
-        from riskeval.io.per_query import read_per_query
-        from riskeval.model.variations import from_scores
-
-        [matrix] = read_per_query(list(inputs), [measure]).values()  # trec_eval or ir_measures output
-        return from_scores(matrix, read_mapping(mapping))
-    if len(inputs) != 1:
-        raise RiskevalError(
-            "Give one table (CSV/TSV/Parquet with columns system, topic, variant, score), "
-            "trec_eval -q files with --mapping, or --clef2015 DIR."
-        )
-    return read_variation_table(inputs[0])
-
-
-def _read_weights(path: str | None) -> dict[str, float] | None:
-    """The topic weights of ``--weights`` (see :func:`riskeval.io.topic_weights.read_topic_weights`)."""
-    if path is None:
-        return None
-    from riskeval.io.topic_weights import read_topic_weights
-
-    return read_topic_weights(path)
-
-
-def _grid(text: str):
-    import numpy as np
-
-    from riskeval.errors import RiskevalError
-    from riskeval.io.numbers import parse_decimal
-
-    parts = [parse_decimal(x.strip()) for x in text.split(":")]
-    if len(parts) != 3 or any(p is None or not math.isfinite(p) for p in parts):
-        raise RiskevalError(f"--sweep takes START:STOP:STEP (finite numbers), e.g. -20:20:0.1; got {text!r}.")
-    start, stop, step = (float(p) for p in parts)  # type: ignore[arg-type]
-    if step <= 0 or stop < start:
-        raise RiskevalError(f"--sweep needs STEP > 0 and STOP >= START; got {text!r}.")
-    count = (stop - start) / step
-    if not count < MAX_SWEEP_POINTS:  # also catches an infinite count (a huge span, a tiny step)
-        raise RiskevalError(
-            f"--sweep {text} asks for about {count:.3g} values of α; at most {MAX_SWEEP_POINTS} are "
-            "computed: use a larger STEP or a shorter range."
-        )
-    return np.linspace(start, stop, int(round(count)) + 1)
 
 
 #: The options of the mean-variance evaluation (``--form`` to ``--missing``): the keywords of
@@ -123,7 +46,7 @@ mean_variance_options = opts.group(
         ),
     ],
     "options",
-    lambda weights, **options: {"weights": _read_weights(weights), **options},
+    lambda weights, **options: {"weights": topic_weights(weights), **options},
 )
 
 
@@ -185,32 +108,21 @@ def mean_variance(
       riskeval mean-variance scores.csv --sweep -20:20:0.1 --format csv
       riskeval mean-variance --mapping map.txt runs/*.eval --form intra
     """
-    from riskeval.analysis.variations import mean_variance as compute
+    from riskeval.analysis.alpha_tables import mean_variance_table
     from riskeval.analysis.variations import mean_variance_sweep, rank_changes
-    from riskeval.core.rank_correlation import competition_ranks
     from riskeval.errors import RiskevalError
+    from riskeval.io.variation_inputs import read_variations, sweep_alphas
 
     if sweep and rank_change:
         raise RiskevalError("Use either --sweep or --rank-change, not both.")
-    with _warnings_to_stderr():
-        df = _variations(inputs, mapping, measure, clef_root)
+    with warnings_to_stderr():
+        df = read_variations(inputs, mapping, measure, clef_root)
         if sweep:
-            table = mean_variance_sweep(df, _grid(sweep), **options).to_frame()
+            table = mean_variance_sweep(df, sweep_alphas(sweep), **options).to_frame()
         elif rank_change:
             table = rank_changes(df, *rank_change, **options)
         else:
-            import pandas as pd
-
-            parts = []
-            for alpha in parse_alphas(alphas, [1.0]):
-                part = compute(df, alpha, decompose=decompose, **options)
-                if options["form"] != "intra":
-                    part = part.assign(rank=competition_ranks(part["value"].to_numpy()))
-                    part = part.sort_values(["rank", "mean"], ascending=[True, False], kind="stable")
-                part = part.reset_index() if any(n is not None for n in part.index.names) else part
-                parts.append(part)
-            table = pd.concat(parts, ignore_index=True)
-            table = table[["system", "alpha", *(c for c in table.columns if c not in ("system", "alpha"))]]
+            table = mean_variance_table(df, parse_alphas(alphas, [1.0]), decompose=decompose, **options)
     out.emit(table)
 
 
@@ -257,61 +169,26 @@ def bias_variance(
       riskeval bias-variance --qrels qrels.txt --measure AP a.run b.run --target best
       riskeval bias-variance --clef2015 clef-ehealth-2015-task2 --measure map --target best
     """
-    from riskeval.analysis.bias_variance import bias_variance as compute
-    from riskeval.analysis.bias_variance import gmap, robustness_index
+    from riskeval.analysis.variance_tables import bias_variance_table
     from riskeval.errors import RiskevalError
+    from riskeval.io.variation_inputs import clef2015_matrix, number_or_label
 
-    with _warnings_to_stderr():
+    with warnings_to_stderr():
         if clef_root is not None:
             if source.inputs or source.example or source.qrels:
                 raise RiskevalError("Give either --clef2015 or scores (a table, runs, --example), not both.")
             if len(source.measure) > 1:
                 raise RiskevalError("--clef2015 reads one --measure at a time.")
-            matrix = _clef_matrix(clef_root, source.measure[0] if source.measure else "P_10", variant)
+            matrix = clef2015_matrix(clef_root, source.measure[0] if source.measure else "P_10", variant)
         else:
             if variant is not None:
                 raise RiskevalError("--variant applies to --clef2015 only.")
             matrix = source.load().one()
-        result = compute(matrix, _number_or_label(target), form=form, best_of=list(best_of) or None)
-        table = result.to_frame().assign(gmap=gmap(matrix).to_numpy())
-        if reference is not None:
-            robust = robustness_index(matrix, reference).to_frame()
-            table = table.join(robust[["robustness_index", "below_init"]])
+        named = number_or_label(target)
+        table = bias_variance_table(
+            matrix, named, form=form, best_of=list(best_of) or None, reference=reference
+        )
         if out.systems is not None:  # the rows shown; the 'best' target uses every system
             name = table.index.name or "system"
             table = out.select(table.rename_axis(name).reset_index(), matrix.index).set_index(name)
     out.emit(table.sort_values("total", kind="stable"))
-
-
-def _clef_matrix(root: str, measure: str, variant: str | None):
-    """Systems × queries (or × needs, for one variant) scores of CLEF eHealth 2015."""
-    from riskeval.errors import RiskevalError
-    from riskeval.io.clef2015 import read_clef2015
-
-    tidy = read_clef2015(root, measure=measure, incomplete="keep")
-    if variant is None:
-        return tidy.pivot(index="system", columns="query", values="score")
-    tidy = tidy[tidy["variant"] == variant]
-    if tidy.empty:
-        raise RiskevalError(f"No CLEF 2015 query has variant {variant!r} (pivot, most, least).")
-    return tidy.pivot(index="system", columns="topic", values="score")
-
-
-def variation_data(variations: str | None, bias_target: str | None) -> tuple[dict, list[str]]:
-    """``data=`` of :func:`riskeval.report` for its query-variation sections (``riskeval report
-    --variations FILE --bias-variance TARGET``), and the files read."""
-    from riskeval.io.variations import read_variation_table
-
-    data: dict = {}
-    if variations is not None:
-        data["variations"] = read_variation_table(variations)
-    if bias_target is not None:
-        data["bias_variance"] = {"target": _number_or_label(bias_target)}
-    return data, [variations] if variations else []
-
-
-def _number_or_label(text: str):
-    try:
-        return float(text)
-    except ValueError:
-        return text

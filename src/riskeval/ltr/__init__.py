@@ -19,6 +19,7 @@ _EXPORTS = {
     "check_lightgbm_params": "riskeval.ltr.lightgbm_params",
     "make_objective": "riskeval.ltr.training",
     "make_ranking": "riskeval.ltr.synthetic",
+    "read_letor_files": "riskeval.ltr.workflow",
     "read_model": "riskeval.ltr.models",
     "train": "riskeval.ltr.training",
     "write_model": "riskeval.ltr.models",
