@@ -38,11 +38,6 @@ CORRECTIONS: tuple[str, ...] = get_args(Correction)
 Aggregate = Literal["mean", "median", "max"]
 AGGREGATES: tuple[str, ...] = get_args(Aggregate)
 
-#: Risk measures that rank systems against a baseline (Dinçer, Ounis & Macdonald, ECIR 2014,
-#: Table 3): URisk, or TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014).
-RankMeasure = Literal["urisk", "trisk"]
-RANK_MEASURES: tuple[str, ...] = get_args(RankMeasure)
-
 #: Bootstrap intervals: percentile, or bias-corrected and accelerated (Efron & Tibshirani, 1993,
 #: ch. 13 and §14.3).
 BootstrapMethod = Literal["percentile", "bca"]

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from riskeval.errors import RiskevalError
 from riskeval.measures.declared import RISK_MEASURES, RiskMeasure
-from riskeval.options import RANK_MEASURES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,7 +20,11 @@ if TYPE_CHECKING:
     from riskeval.settings import RiskSettings
 
 #: The risk measures that rank the systems of :func:`riskeval.analysis.baseline_rankings`.
-RANKING_MEASURES = [cls for cls in RISK_MEASURES.values() if cls.column in RANK_MEASURES]
+def ranking_measures() -> list[type[RiskMeasure]]:
+    """The declared measures that rank systems against a baseline (Dinçer, Ounis & Macdonald,
+    ECIR 2014, Table 3): those computed from paired sums against the settings' baseline (URisk,
+    TRisk, and any such measure declared with :func:`riskeval.register_risk`)."""
+    return [cls for cls in RISK_MEASURES.values() if cls.needs == "baseline"]
 
 
 def per_measure(
@@ -108,11 +111,12 @@ def bias_study_tables(
 
 def ranking_measure(risk: list[RiskMeasure], caller: str) -> RiskMeasure:
     """The one measure of ``risk`` that ranks the systems of the baseline rankings (ECIR 2014,
-    Table 3): one of :data:`RANKING_MEASURES`, optionally with its α; ``caller`` names the option
+    Table 3): one of :func:`ranking_measures`, optionally with its α; ``caller`` names the option
     in the error."""
-    if len(risk) != 1 or type(risk[0]) not in RANKING_MEASURES:
+    ranking = ranking_measures()
+    if len(risk) != 1 or type(risk[0]) not in ranking:
         raise RiskevalError(
-            f"{caller} takes one of {', '.join(cls.name for cls in RANKING_MEASURES)}, "
+            f"{caller} takes one of {', '.join(cls.name for cls in ranking)}, "
             f"optionally with its α (URisk@5). Got {', '.join(map(str, risk))}."
         )
     return risk[0]

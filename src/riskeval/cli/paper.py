@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from riskeval.analysis.alpha_tables import RANKING_MEASURES
+from riskeval.analysis.alpha_tables import ranking_measures
 from riskeval.cli import _options as opts
 from riskeval.cli._input import RiskType, WholeNumber
 
@@ -71,7 +71,7 @@ def baseline_correlation(source: opts.ScoreSource, settings: RiskSettings, out: 
     default="URisk",
     metavar="MEASURE",
     help="The risk measure that ranks the systems, with its own α (URisk@5) or at every --alpha: "
-    + " or ".join(f"{cls.name} ({cls.citation})" for cls in RANKING_MEASURES)
+    + " or ".join(f"{cls.name} ({cls.citation})" for cls in ranking_measures())
     + ".",
 )
 @click.option(
