@@ -80,18 +80,15 @@ def test_serial_and_parallel_compilations_agree(per_system):
     B = rng.random((150, 700)) if per_system else rng.random(700)
     Xt = paired.topic_major(X)
     Bt = paired.topic_major(B) if per_system else np.ascontiguousarray(B[:, None])
-    w = rng.integers(0, 3, 700).astype(np.float64)
+    w = rng.integers(0, 3, (2, 700)).astype(np.float64)  # two resamples
     assert Xt.size >= _numba.SERIAL_CELLS
     kernel = paired._paired_kernel
     assert _numba.by_size(kernel, Xt.size) is kernel
     np.testing.assert_array_equal(kernel(Xt, Bt, w), _numba.by_size(kernel, 1)(Xt, Bt, w))
-    a, q = rng.random(150), rng.random(700)
+    T, T0, none = rng.random(700), rng.random(700), np.zeros(0)
     z = chisq._z_kernel
-    np.testing.assert_array_equal(z(Xt, a, q, np.zeros(0), w), _numba.by_size(z, 1)(Xt, a, q, np.zeros(0), w))
-    T0 = rng.random(700)
-    np.testing.assert_array_equal(
-        z(Xt, a, np.zeros(0), T0, w), _numba.by_size(z, 1)(Xt, a, np.zeros(0), T0, w)
-    )
+    np.testing.assert_array_equal(z(Xt, T, none, w), _numba.by_size(z, 1)(Xt, T, none, w))
+    np.testing.assert_array_equal(z(Xt, none, T0, w), _numba.by_size(z, 1)(Xt, none, T0, w))
 
 
 def test_without_numba_a_loaded_kernel_runs_as_it_is():

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from riskeval.core._numba import FAST, NUMPY_CELLS, by_size, njit, prange, vectorize
+from riskeval.core._numba import NUMPY_CELLS, by_size, njit, prange, vectorize
 from riskeval.core.baselines import loo_mean
 
 
@@ -68,27 +68,39 @@ def _baselines(Bt, j, i0, shared, b):
         b[:] = Bt[j, i0 : i0 + b.size]
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)  # pragma: no mutate
-def _paired_kernel(Xt, Bt, w):
-    """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared).
+@njit(parallel=True, cache=True)  # pragma: no mutate
+def _paired_kernel(Xt, Bt, W):
+    """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared); W: m × c,
+    one row of topic weights per resample.  Returns the sums (8 × r × m), those of
+    :class:`PairedSums` from ``sum_pos`` to ``loss20``.
 
-    Each block of systems is read twice, the textbook two-pass algorithm: sums, wins, losses,
-    Loss>20% and the scale first, then the second moments about the means.  The block's baselines
-    of a topic are copied to ``b`` first, so that the loops over the systems are the same for a
-    shared baseline and for one baseline per system.
+    Each (resample, block of systems) is one parallel task that reads the block twice, the textbook
+    two-pass algorithm: sums, wins, losses and Loss>20% first, then the second moments about the
+    means.  Topics of weight 0 are skipped.  Nothing is reassociated (no fast-math): a system's
+    sums are the same bits wherever it stands in the matrix, in a vector lane or not.
+    The block's baselines of a topic are copied to ``b`` first, so that the loops over the systems
+    are the same for a shared baseline and for one baseline per system.  Every value depends on its
+    own resample's weights alone, added in topic order, whatever the number of threads.
     """
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
-    out = np.zeros((9, r))
-    for blk in prange((r + _BLOCK - 1) // _BLOCK):
-        i0 = blk * _BLOCK
+    blocks = (r + _BLOCK - 1) // _BLOCK
+    out = np.zeros((8, r, W.shape[0]))
+    for task in prange(W.shape[0] * blocks):
+        res = task // blocks
+        i0 = (task - res * blocks) * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
-        sp, sn, m2p, m2n, cross = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
-        wins, losses, l20, scale = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
+        w = W[res]
+        acc = np.zeros((8, m))  # the rows of the output, in PairedSums' order
+        sp, sn, m2p, m2n, cross = acc[0], acc[1], acc[2], acc[3], acc[4]
+        wins, losses, l20 = acc[5], acc[6], acc[7]
         b = np.empty(m)
-        n = 0.0  # the total weight, summed here in topic order whatever the number of threads
+        n = 0.0  # the total weight, summed in topic order
         for j in range(c):
-            x, wj = Xt[j, i0 : i0 + m], w[j]
+            wj = w[j]
+            if wj == 0.0:
+                continue
+            x = Xt[j, i0 : i0 + m]
             n += wj
             _baselines(Bt, j, i0, shared, b)
             for k in range(m):
@@ -98,10 +110,12 @@ def _paired_kernel(Xt, Bt, w):
                 wins[k] += wj * (d > 0.0)
                 losses[k] += wj * (d < 0.0)
                 l20[k] += wj * loss20(d, b[k])
-                scale[k] = max(scale[k], abs(x[k]), abs(b[k]))
         mp, mn = sp / n, sn / n
         for j in range(c):
-            x, wj = Xt[j, i0 : i0 + m], w[j]
+            wj = w[j]
+            if wj == 0.0:
+                continue
+            x = Xt[j, i0 : i0 + m]
             _baselines(Bt, j, i0, shared, b)
             for k in range(m):
                 d = x[k] - b[k]
@@ -110,23 +124,26 @@ def _paired_kernel(Xt, Bt, w):
                 m2p[k] += wj * cp * cp
                 m2n[k] += wj * cn * cn
                 cross[k] += wj * cp * cn
-        for q, v in enumerate((sp, sn, m2p, m2n, cross, wins, losses, l20, scale)):
-            out[q, i0 : i0 + m] = v
+        out[:, i0 : i0 + m, res] = acc
     return out
 
 
-def _paired_numpy(Xt: np.ndarray, Bt: np.ndarray, w: np.ndarray) -> np.ndarray:
+def _paired_numpy(Xt: np.ndarray, Bt: np.ndarray, W: np.ndarray) -> np.ndarray:
     """:func:`_paired_kernel` by whole-array numpy operations, the same two passes (sums, then
-    moments about the means); equal to the kernel up to the order of the additions."""
+    moments about the means) over every resample at once (8 × r × m); equal to the kernel up to the
+    order of the additions."""
     D = Xt - Bt
     B = np.broadcast_to(Bt, D.shape)
     pos, neg = np.maximum(D, 0.0), np.minimum(D, 0.0)
-    n = w.sum()
-    sp, sn = w @ pos, w @ neg
-    cp, cn = pos - sp / n, neg - sn / n
-    scale = np.maximum(np.abs(Xt).max(axis=0, initial=0.0), np.abs(B).max(axis=0, initial=0.0))
-    sums = (w @ (cp * cp), w @ (cn * cn), w @ (cp * cn), w @ (D > 0.0), w @ (D < 0.0))
-    return np.vstack([sp, sn, *sums, w @ _loss20(D, B), scale])
+    n = W.sum(axis=1)[:, None, None]
+    sp, sn = W @ pos, W @ neg
+    cp, cn = pos - (sp[:, None, :] / n), neg - (sn[:, None, :] / n)  # m × c × r
+
+    def weighted(v: np.ndarray) -> np.ndarray:  # Σ_j w_j v_j of every resample: m × r
+        return (W[:, None, :] @ v)[:, 0, :]
+
+    sums = (weighted(cp * cp), weighted(cn * cn), weighted(cp * cn), W @ (D > 0.0), W @ (D < 0.0))
+    return np.stack([sp, sn, *sums, W @ _loss20(D, B)]).transpose(0, 2, 1)
 
 
 def topic_major(X: np.ndarray) -> np.ndarray:
@@ -135,22 +152,38 @@ def topic_major(X: np.ndarray) -> np.ndarray:
     return np.asfortranarray(X, dtype=np.float64).T
 
 
+def topic_weights(weights: np.ndarray | None, c: int) -> np.ndarray:
+    """The m × c topic weights of ``weights``: ``None`` (one row of ones), one row (c,) or m rows."""
+    if weights is None:
+        return np.ones((1, c))
+    return np.ascontiguousarray(np.atleast_2d(np.asarray(weights, dtype=np.float64)))
+
+
 def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None) -> PairedSums:
-    """Sufficient statistics of every row of ``X`` (r × c) against baseline ``B``.
+    """Sufficient statistics of every row of ``X`` (r × c) against baseline ``B``: the one
+    computation of them, for a table (unit weights), bootstrap resamples and jackknife values.
 
     ``B`` is one baseline vector (c,) shared by all systems or one baseline per system (r × c, e.g.
-    leave-one-out aggregates).  ``weights`` (c,), non-negative, default all ones; the total weight
-    must be positive.
+    leave-one-out aggregates).  ``weights``: ``None`` (each topic once) or one vector (c,) of
+    non-negative topic weights give arrays of length r and ``n`` a number; a matrix (m × c), one
+    row per resample, gives arrays m × r and ``n`` an m × 1 array (so that the measures of
+    :mod:`riskeval.measures.declared` broadcast).  A row's total weight must be positive.
     """
     Xt = topic_major(X)
     B = np.asarray(B, dtype=np.float64)
     Bt = topic_major(B) if B.ndim == 2 else np.ascontiguousarray(B[:, None])
-    w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    if Xt.size < NUMPY_CELLS:
-        out = _paired_numpy(Xt, Bt, w)
-    else:
-        out = by_size(_paired_kernel, Xt.size)(Xt, Bt, w)
-    return PairedSums(float(w.sum()), *out)
+    W = topic_weights(weights, Xt.shape[0])
+    # one row of weights on a small matrix: numpy; rows of weights always the kernel, whose values
+    # do not depend on how the rows are batched
+    work = W.shape[0] * Xt.size
+    small = Xt.size < NUMPY_CELLS and (weights is None or np.ndim(weights) == 1)
+    out = _paired_numpy(Xt, Bt, W) if small else by_size(_paired_kernel, work)(Xt, Bt, W)
+    n = W.sum(axis=1)
+    # the scale of every topic, whatever its weight: the rounding of the matrix's differences
+    scale = np.maximum(np.abs(Xt).max(axis=0, initial=0.0), np.abs(Bt).max(axis=0, initial=0.0))
+    if weights is None or np.ndim(weights) == 1:
+        return PairedSums(float(n[0]), *out[:, :, 0], scale)
+    return PairedSums(n[:, None], *(v.T for v in out), np.broadcast_to(scale, (W.shape[0], Xt.shape[1])))
 
 
 def grouped_paired_sums(i: np.ndarray, x: np.ndarray, b: np.ndarray, r: int) -> PairedSums:
