@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from riskeval.core._numba import NUMPY_CELLS, by_size, njit, prange, vectorize
-from riskeval.core.paired import topic_major, topic_weights
+from riskeval.core.paired import topic_major, topic_sums, topic_weights
 
 
 class ZSums(NamedTuple):
@@ -104,20 +104,21 @@ def _z_kernel(Xt, T, T0, W):
 
 def _z_numpy(Xt, T, T0, w):
     """:func:`_z_kernel` for one row of topic weights ``w`` (c,) by whole-array numpy operations,
-    :func:`residual` written for arrays; equal to the kernel up to the order of the additions
+    :func:`residual` written for arrays, each sum over the topics in order as the kernel adds them
     (three arrays of length r)."""
-    S = w @ Xt
+    w = w[:, None]
+    S = topic_sums(w * Xt, axis=0)
     if T.size > 0:
-        N = w @ T
+        N = float(topic_sums(w[:, 0] * T, axis=0))
         a = np.sqrt(S / N) if N > 0 else np.zeros_like(S)
         Q = np.broadcast_to(np.sqrt(T)[:, None], Xt.shape)
     else:
-        N_each = S + w @ T0
+        N_each = S + float(topic_sums(w[:, 0] * T0, axis=0))
         a = np.sqrt(np.divide(S, N_each, out=np.zeros_like(S), where=N_each > 0))
         Q = np.sqrt(T0[:, None] + Xt)
     e = a * Q
     z = np.where(e > 0.0, Xt / np.where(e > 0.0, e, 1.0) - e, 0.0)
-    return w @ np.maximum(z, 0.0), w @ z, S
+    return topic_sums(w * np.maximum(z, 0.0), axis=0), topic_sums(w * z, axis=0), S
 
 
 def zsums(X: np.ndarray, baselines: np.ndarray | None = None, weights: np.ndarray | None = None) -> ZSums:
@@ -140,7 +141,7 @@ def zsums(X: np.ndarray, baselines: np.ndarray | None = None, weights: np.ndarra
         T, T0 = Xt.sum(axis=1), np.zeros(0)
     else:
         T, T0 = np.zeros(0), np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
-    n = W.sum(axis=1)
+    n = topic_sums(W, axis=1)
     if weights is not None and np.ndim(weights) == 2:
         zp, zs, S = by_size(_z_kernel, W.shape[0] * Xt.size)(Xt, T, T0, W)
         return ZSums(zp.T, (zs - zp).T, S.T, n[:, None])

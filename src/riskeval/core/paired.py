@@ -130,20 +130,31 @@ def _paired_kernel(Xt, Bt, W):
 
 def _paired_numpy(Xt: np.ndarray, Bt: np.ndarray, W: np.ndarray) -> np.ndarray:
     """:func:`_paired_kernel` by whole-array numpy operations, the same two passes (sums, then
-    moments about the means) over every resample at once (8 × r × m); equal to the kernel up to the
-    order of the additions."""
+    moments about the means) over every resample at once (8 × r × m).  Each sum runs over the
+    topics in order (:func:`topic_sums`), as the kernel adds them: a system's sums are the same
+    bits whatever the other systems of the matrix, and the same as the kernel's."""
     D = Xt - Bt
     B = np.broadcast_to(Bt, D.shape)
     pos, neg = np.maximum(D, 0.0), np.minimum(D, 0.0)
-    n = W.sum(axis=1)[:, None, None]
-    sp, sn = W @ pos, W @ neg
+    w = W[:, :, None]  # m × c × 1
+
+    def weighted(v: np.ndarray, u: Any = 1.0) -> np.ndarray:  # Σ_j w_j v_j u_j, in topic order: m × r
+        return topic_sums(w * v * u, axis=1)
+
+    n = topic_sums(W, axis=1)[:, None, None]
+    sp, sn = weighted(pos), weighted(neg)
     cp, cn = pos - (sp[:, None, :] / n), neg - (sn[:, None, :] / n)  # m × c × r
+    sums = (weighted(cp, cp), weighted(cn, cn), weighted(cp, cn), weighted(D > 0.0), weighted(D < 0.0))
+    return np.stack([sp, sn, *sums, weighted(_loss20(D, B))]).transpose(0, 2, 1)
 
-    def weighted(v: np.ndarray) -> np.ndarray:  # Σ_j w_j v_j of every resample: m × r
-        return (W[:, None, :] @ v)[:, 0, :]
 
-    sums = (weighted(cp * cp), weighted(cn * cn), weighted(cp * cn), W @ (D > 0.0), W @ (D < 0.0))
-    return np.stack([sp, sn, *sums, W @ _loss20(D, B)]).transpose(0, 2, 1)
+def topic_sums(v: np.ndarray, axis: int) -> np.ndarray:
+    """Sums along the topic ``axis``, each added in topic order, one topic after the other (a
+    running sum: numpy's ``sum`` adds pairwise along a contiguous axis, in another order, so the
+    bits of a system's sum would depend on the shape of the matrix it stands in)."""
+    if v.shape[axis] == 0:
+        return np.zeros(np.delete(v.shape, axis))
+    return np.take(np.cumsum(v, axis=axis), -1, axis=axis)
 
 
 def topic_major(X: np.ndarray) -> np.ndarray:
@@ -178,7 +189,7 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     work = W.shape[0] * Xt.size
     small = Xt.size < NUMPY_CELLS and (weights is None or np.ndim(weights) == 1)
     out = _paired_numpy(Xt, Bt, W) if small else by_size(_paired_kernel, work)(Xt, Bt, W)
-    n = W.sum(axis=1)
+    n = topic_sums(W, axis=1)
     # the scale of every topic, whatever its weight: the rounding of the matrix's differences
     scale = np.maximum(np.abs(Xt).max(axis=0, initial=0.0), np.abs(Bt).max(axis=0, initial=0.0))
     if weights is None or np.ndim(weights) == 1:
