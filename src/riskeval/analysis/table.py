@@ -218,20 +218,21 @@ def needing(need: str) -> str:
 
 
 def measure_value(measure: RiskMeasure, sums: Any, alpha: np.ndarray) -> np.ndarray:
-    """``measure.value(sums, alpha)`` as one value per element of the sums' arrays and α (a value
-    that does not depend on α, or on the system, broadcasts); refused, with the reason, when it does
-    not broadcast so, as :meth:`RiskMeasure.value` declares."""
+    """``measure.value(sums, alpha)``: one value per element of the sums' arrays broadcast with α
+    (a value that does not depend on α broadcasts along it).  Any other shape is refused, with
+    the reason, as :meth:`RiskMeasure.value` declares."""
     v = np.asarray(measure.value(sums, alpha), dtype=np.float64)
     shape = np.broadcast_shapes(*(np.shape(f) for f in sums), np.shape(alpha))
     try:
-        return np.broadcast_to(v, shape)
+        if np.broadcast_shapes(v.shape, np.shape(alpha)) == shape:
+            return np.broadcast_to(v, shape)
     except ValueError:
-        raise RiskevalError(
-            f"{type(measure).__name__}.value(sums, alpha) returned an array of shape {v.shape}, "
-            f"which does not broadcast to {shape}, the shape of its sums' arrays and alpha: compute "
-            "it element by element from them (numpy broadcasting), one value per system, α and "
-            "resample."
-        ) from None
+        pass
+    raise RiskevalError(
+        f"{type(measure).__name__}.value(sums, alpha) returned an array of shape {v.shape}, where "
+        f"its sums' arrays and alpha broadcast to {shape}: compute it element by element from them "
+        "(numpy broadcasting), one value per system, α and resample."
+    )
 
 
 def table_from_sums(
