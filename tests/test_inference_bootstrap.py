@@ -17,7 +17,6 @@ from riskeval.core import _numba, chisq, paired
 from riskeval.core.paired import risk_scores
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
-from riskeval.inference import bootstrap
 from riskeval.inference.bootstrap import ResampledMeasures, intervals
 from riskeval.measures.baselines import ResolvedBaseline
 from riskeval.measures.declared import parse_risk

@@ -99,10 +99,14 @@ def risk_table(
 
     Notes
     -----
-    Columns: ``system, alpha, baseline, leave_one_out, mean, baseline_mean, ugain, freward, frisk,
-    urisk, se, se_method, trisk, df, level, critical, pvalue, [correction, pvalue_adj], significant,
-    tstar, zrisk, georisk, rank_urisk, rank_trisk, rank_georisk, wins, losses, ties, loss20,
-    reward_risk, win_loss, reason`` (``correction`` and ``pvalue_adj`` only with a correction).
+    Columns (:func:`columns_of`): ``system, alpha, baseline, leave_one_out, mean, baseline_mean``,
+    then the columns of each declared risk measure (:data:`riskeval.measures.declared.RISK_MEASURES`,
+    in its order; :meth:`~riskeval.measures.declared.RiskMeasure.shown_columns`): ``urisk, ugain,
+    freward, frisk, rank_urisk, wins, losses, ties, loss20, reward_risk, win_loss`` (URisk),
+    ``trisk, se, se_method, df, level, [alternative,] critical, pvalue, [correction, pvalue_adj,]
+    significant, rank_trisk, reason`` (TRisk), ``tstar``, ``zrisk``, ``georisk, rank_georisk``, and
+    those of a measure declared with ``register_risk`` (its value from its sums, as the others).
+    ``correction`` and ``pvalue_adj`` only with a correction.
     ``rank_*``: rank of the system among the systems at the same α (1 = highest value, ties share
     their mean rank, as the R columns of Tables 1–3 of Dinçer, Ounis & Macdonald, ECIR 2014); NaN
     where the value is NaN and, for URisk and TRisk, for the system that is the baseline.  The

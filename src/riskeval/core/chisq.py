@@ -15,7 +15,7 @@ of external baselines only and row ``i`` is added to them (one system against a 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.special import ndtr
@@ -25,12 +25,14 @@ from riskeval.core.paired import topic_major, topic_sums, topic_weights
 
 
 class ZSums(NamedTuple):
-    """Per-system ``Z⁺``, ``Z⁻``, row total ``S`` and (weighted) number of topics ``n``."""
+    """Per-system ``Z⁺``, ``Z⁻``, row total ``S`` and (weighted) number of topics ``n``: arrays of
+    length r and a number, or, for rows of topic weights (:func:`zsums`), arrays m × r and
+    ``n`` m × 1."""
 
     z_pos: np.ndarray
     z_neg: np.ndarray
     S: np.ndarray
-    n: float
+    n: Any
 
 
 @vectorize(["float64(float64, float64, float64)"], cache=True)

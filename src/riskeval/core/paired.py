@@ -26,10 +26,12 @@ from riskeval.core.baselines import loo_mean
 
 
 class PairedSums(NamedTuple):
-    """Per-system sufficient statistics against a baseline (arrays of length r).
+    """Per-system sufficient statistics against a baseline (arrays of length r; for rows of topic
+    weights, arrays m × r, one row per resample: :func:`paired_sums`).
 
-    ``n`` is the (weighted) number of topics: one number, or one per system in a partial sum
-    (:func:`grouped_paired_sums`) until the partials are merged (:func:`merge_paired`)."""
+    ``n`` is the (weighted) number of topics: one number, one per resample (m × 1), or one per
+    system in a partial sum (:func:`grouped_paired_sums`) until the partials are merged
+    (:func:`merge_paired`)."""
 
     n: Any
     sum_pos: np.ndarray
@@ -193,8 +195,9 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     # the scale of every topic, whatever its weight: the rounding of the matrix's differences
     scale = np.maximum(np.abs(Xt).max(axis=0, initial=0.0), np.abs(Bt).max(axis=0, initial=0.0))
     if weights is None or np.ndim(weights) == 1:
-        return PairedSums(float(n[0]), *out[:, :, 0], scale)
-    return PairedSums(n[:, None], *(v.T for v in out), np.broadcast_to(scale, (W.shape[0], Xt.shape[1])))
+        return PairedSums._make([float(n[0]), *out[:, :, 0], scale])
+    scales = np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))
+    return PairedSums._make([n[:, None], *(v.T for v in out), scales])
 
 
 def grouped_paired_sums(i: np.ndarray, x: np.ndarray, b: np.ndarray, r: int) -> PairedSums:

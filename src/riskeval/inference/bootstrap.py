@@ -1,16 +1,20 @@
-"""Bootstrap over topics for URisk, TRisk, T*Risk (TRisk against the per-topic MEAN), ZRisk and
-GeoRisk: percentile and BCa intervals, two-sided or one-sided, the difference between two systems
-with its p-value, and intervals on ranks.
+"""Bootstrap over topics for every declared risk measure (URisk, TRisk, T*Risk, ZRisk, GeoRisk and
+those declared with :func:`riskeval.measures.declared.register_risk`): percentile and BCa
+intervals, two-sided or one-sided, the difference between two systems with its p-value, and
+intervals on ranks.
 
 Topics are resampled with replacement (Efron & Tibshirani, *An Introduction to the Bootstrap*,
 1993: the percentile interval of ch. 13, the BCa interval of ch. 14.3 with the jackknife
 acceleration of eq. 14.15).  A resample is a vector of topic counts, drawn exactly as
-:func:`scipy.stats.bootstrap` draws its indices, and one numba kernel
-(:func:`resampled_measures`) computes every measure of every system at every α for each resample:
-URisk and TRisk from the counts' weighted sums of δ⁺, δ⁻ and their squares (every α then costs
-O(r)); ZRisk and GeoRisk recompute the whole chi-square matrix — row totals, the grand total and
-every expected value — for each resample.  Per-topic aggregate baselines (MEAN, ...) are per-topic
-values and travel with their topic.
+:func:`scipy.stats.bootstrap` draws its indices.  For a batch of resamples (rows of topic weights)
+the sums of every need of the asked measures are computed at once, by the functions
+:func:`riskeval.risk_table` uses: the paired sums against the baseline or the per-topic MEAN
+(:func:`riskeval.core.paired.paired_sums`, Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 1–12), the
+chi-square sums of the whole matrix, each resample its own row totals, grand total and expected
+values (:func:`riskeval.core.chisq.zsums`, SIGIR 2016, eq. 4–8).  Each measure is then its
+declared ``value(sums, α)`` for every system, α and resample, so that the estimate (every topic
+once) is :func:`riskeval.risk_table`'s value to the last bit and TRisk is undefined by one rule.
+Per-topic aggregate baselines (MEAN, ...) are per-topic values and travel with their topic.
 
 Resamples are drawn and computed ``batch`` at a time, which bounds the working memory; the bootstrap
 distributions (one value per resample and reported cell) are kept, sorted, and every bound, standard
@@ -442,7 +446,8 @@ def bootstrap_ci(
     alphas : float or list of float
         The α grid of the measures without their own α; default the settings' (0, 1, 5, 10).
     risk : risk measure, its text, or a list of them, default URisk, TRisk, GeoRisk
-        Objects such as ``riskeval.URisk(alpha=5)`` or text such as ``"GeoRisk@5"``: a measure
+        Objects such as ``riskeval.URisk(alpha=5)`` or text such as ``"GeoRisk@5"``, any declared
+        measure (:data:`riskeval.measures.declared.RISK_MEASURES`): a measure
         with its own α is computed at that α only, one without at every α of ``alphas``.  TRisk
         is studentised by ``s_x/√n`` in every resample (the jackknife SE of a mean is the same
         number, so ``TRisk(se="jackknife")`` gives the same rows); T*Risk is TRisk against the
@@ -469,22 +474,27 @@ def bootstrap_ci(
         ``(−inf, high]`` and "greater" ``[low, +inf)``.
     batch : int or None, default 10000
         Resamples drawn and computed at a time (None: all at once), as in
-        :func:`scipy.stats.bootstrap`: the working memory is about ``batch × (c + 7r) × 8`` bytes
-        besides the bootstrap distributions, which take 8 bytes per resample and row of the result.
+        :func:`scipy.stats.bootstrap`: the working memory is about ``batch × (c + 10r) × 8`` bytes
+        for each need of the measures (their sums against the baseline, against the MEAN, of the
+        chi-square matrix) besides the bootstrap distributions, which take 8 bytes per resample and
+        row of the result.
         The results do not depend on it.
 
     Returns
     -------
     DataFrame
         Columns ``system, alpha, risk`` (the measure's name: ``"URisk"``, ``"TRisk"``,
-        ``"TStarRisk"``, ``"ZRisk"``, ``"GeoRisk"``), ``baseline, estimate, low, high, se`` (the
-        bootstrap standard error), ``pvalue`` (URisk, TRisk and T*Risk: the p-value of H0 "= 0"
-        under ``alternative`` by inverting the interval, read from the same sorted bootstrap values
-        as the bounds (:func:`intervals`): one-sided "greater", the smallest tail whose lower bound
-        is above 0; "less", the smallest whose upper bound is below 0; two-sided, twice the smaller
-        of the two, capped at 1; NaN for ZRisk and GeoRisk, where 0 is no null value),
-        ``effect_size`` (URisk, TRisk, T*Risk rows: the standardised URisk x̄/s_x against the row's
-        baseline), ``method, confidence_level, n_resamples, seed``, and ``alternative`` when it is
+        ``"TStarRisk"``, ``"ZRisk"``, ``"GeoRisk"``, or a declared measure's), ``baseline,
+        estimate`` (:func:`riskeval.risk_table`'s value, to the last bit), ``low, high, se`` (the
+        bootstrap standard error), ``pvalue`` (measures with a null value, ``null_value``: URisk,
+        TRisk and T*Risk test 0; the p-value of H0 "= null value" under ``alternative`` by
+        inverting the interval, read from the same sorted bootstrap values as the bounds
+        (:func:`intervals`): one-sided "greater", the smallest tail whose lower bound is above it;
+        "less", the smallest whose upper bound is below it; two-sided, twice the smaller of the
+        two, capped at 1; NaN for the measures without one, ZRisk and GeoRisk), ``effect_size``
+        (rows of the measures against a baseline with a null value: the standardised URisk x̄/s_x
+        against the row's baseline), ``method, confidence_level, n_resamples, seed``, and
+        ``alternative`` when it is
         one-sided (the settings are columns, which survive ``concat`` and ``merge``).  Rows go
         measure by measure (in the order of ``risk``), system by system, α by α.
     """
@@ -659,8 +669,9 @@ def bootstrap_difference(
     system_a, system_b : str
         The two systems (rows of ``X``); the statistic is a's measure minus b's.
     risk : risk measure or its text, default "GeoRisk"
-        One of URisk, TRisk, TStarRisk, ZRisk, GeoRisk, e.g. ``riskeval.URisk(alpha=5)`` or
-        ``"URisk@5"``; its α if it has one, else ``alpha``.
+        Any declared measure (URisk, TRisk, TStarRisk, ZRisk, GeoRisk, or one declared with
+        ``register_risk``), e.g. ``riskeval.URisk(alpha=5)`` or ``"URisk@5"``; its α if it has one,
+        else ``alpha``.
     alpha : float, default 0
         α of a measure given without one.
     baseline : str, Series or vector
