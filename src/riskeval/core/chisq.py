@@ -52,7 +52,8 @@ _BLOCK = 256
 @njit(parallel=True, cache=True)  # pragma: no mutate
 def _z_kernel(Xt, T, T0, W):
     """Z⁺, Σz and the row totals S per system over Xt (c × r, topic-major), for each row of topic
-    weights ``W`` (m × c): three r × m arrays, every resample its own chi-square matrix.
+    weights ``W`` (m × c): three r × m arrays, every resample its own chi-square matrix, and each
+    row's total weight (m).
 
     ``T`` (c,) holds the column totals where they include every row: the resample's grand total is
     ``N = Σ_j w_j T_j``, ``a_i = √(S_i/N)`` and ``q_j = √T_j``; otherwise row i is evaluated within
@@ -65,18 +66,21 @@ def _z_kernel(Xt, T, T0, W):
     c, r = Xt.shape
     blocks = (r + _BLOCK - 1) // _BLOCK
     out = np.zeros((3, r, W.shape[0]))
+    weight = np.zeros(W.shape[0])
     shared = T.size > 0
     for task in prange(W.shape[0] * blocks):
         res = task // blocks
         i0 = (task - res * blocks) * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
         w = W[res]
-        S, ai, lp, ls, qj = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.empty(m)
+        S, ai, lp, ls = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
         N = 0.0  # Σ_j w_j T_j, or Σ_j w_j T0_j
+        n = 0.0  # the total weight
         for j in range(c):
             wj = w[j]
             if wj == 0.0:
                 continue
+            n += wj
             N += wj * (T[j] if shared else T0[j])
             x = Xt[j, i0 : i0 + m]
             for k in range(m):
@@ -90,24 +94,28 @@ def _z_kernel(Xt, T, T0, W):
                 continue
             x = Xt[j, i0 : i0 + m]
             if shared:
-                qj[:] = math.sqrt(T[j])
+                q = math.sqrt(T[j])
+                for k in range(m):
+                    z = residual(x[k], ai[k], q)
+                    lp[k] += wj * max(z, 0.0)
+                    ls[k] += wj * z
             else:
                 for k in range(m):
-                    qj[k] = math.sqrt(T0[j] + x[k])
-            for k in range(m):
-                z = residual(x[k], ai[k], qj[k])
-                lp[k] += wj * max(z, 0.0)
-                ls[k] += wj * z
+                    z = residual(x[k], ai[k], math.sqrt(T0[j] + x[k]))
+                    lp[k] += wj * max(z, 0.0)
+                    ls[k] += wj * z
         out[0, i0 : i0 + m, res] = lp
         out[1, i0 : i0 + m, res] = ls
         out[2, i0 : i0 + m, res] = S
-    return out
+        if i0 == 0:
+            weight[res] = n
+    return out, weight
 
 
 def _z_numpy(Xt, T, T0, w):
     """:func:`_z_kernel` for one row of topic weights ``w`` (c,) by whole-array numpy operations,
     :func:`residual` written for arrays, each sum over the topics in order as the kernel adds them
-    (three arrays of length r)."""
+    (3 × r, and the total weight)."""
     w = w[:, None]
     S = topic_sums(w * Xt, axis=0)
     if T.size > 0:
@@ -120,7 +128,8 @@ def _z_numpy(Xt, T, T0, w):
         Q = np.sqrt(T0[:, None] + Xt)
     e = a * Q
     z = np.where(e > 0.0, Xt / np.where(e > 0.0, e, 1.0) - e, 0.0)
-    return topic_sums(w * np.maximum(z, 0.0), axis=0), topic_sums(w * z, axis=0), S
+    sums = np.stack([topic_sums(w * np.maximum(z, 0.0), axis=0), topic_sums(w * z, axis=0), S])
+    return sums, topic_sums(w[:, 0], axis=0)
 
 
 def zsums(X: np.ndarray, baselines: np.ndarray | None = None, weights: np.ndarray | None = None) -> ZSums:
@@ -143,15 +152,15 @@ def zsums(X: np.ndarray, baselines: np.ndarray | None = None, weights: np.ndarra
         T, T0 = Xt.sum(axis=1), np.zeros(0)
     else:
         T, T0 = np.zeros(0), np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
-    n = topic_sums(W, axis=1)
     if weights is not None and np.ndim(weights) == 2:
-        zp, zs, S = by_size(_z_kernel, W.shape[0] * Xt.size)(Xt, T, T0, W)
+        (zp, zs, S), n = by_size(_z_kernel, W.shape[0] * Xt.size)(Xt, T, T0, W)
         return ZSums(zp.T, (zs - zp).T, S.T, n[:, None])
     if Xt.size < NUMPY_CELLS:
-        zp, zs, S = _z_numpy(Xt, T, T0, W[0])
+        (zp, zs, S), n = _z_numpy(Xt, T, T0, W[0])
     else:
-        zp, zs, S = by_size(_z_kernel, Xt.size)(Xt, T, T0, W)[:, :, 0]
-    return ZSums(zp, zs - zp, S, float(n[0]))
+        out, total = by_size(_z_kernel, Xt.size)(Xt, T, T0, W)
+        (zp, zs, S), n = out[:, :, 0], total[0]
+    return ZSums(zp, zs - zp, S, float(n))
 
 
 def zrisk_from(z: ZSums, alpha: np.ndarray | float) -> np.ndarray:

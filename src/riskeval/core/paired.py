@@ -62,92 +62,130 @@ _BLOCK = 64
 
 
 @njit(inline="always")
-def _baselines(Bt, j, i0, shared, b):
-    """Topic j's baselines of systems i0..i0 + len(b) into ``b``: the shared one, or their own."""
-    if shared:
-        b[:] = Bt[j, 0]
-    else:
-        b[:] = Bt[j, i0 : i0 + b.size]
+def _add_topic(acc, k, wj, d, b, kp, kn):
+    """Add one topic (weight ``wj``, difference ``d`` to the baseline score ``b``) to system k's
+    accumulators ``acc``: Σwδ⁺, Σwδ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, wins,
+    losses and Loss>20%."""
+    p = max(d, 0.0)
+    q = min(d, 0.0)
+    cp = p - kp
+    cn = q - kn
+    acc[0][k] += wj * p
+    acc[1][k] += wj * q
+    acc[2][k] += wj * cp * cp
+    acc[3][k] += wj * cn * cn
+    acc[4][k] += wj * cp * cn
+    acc[5][k] += wj * (d > 0.0)
+    acc[6][k] += wj * (d < 0.0)
+    acc[7][k] += wj * loss20(d, b)
 
 
 @njit(parallel=True, cache=True)  # pragma: no mutate
-def _paired_kernel(Xt, Bt, W):
+def _paired_kernel(Xt, Bt, W, K):
     """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared); W: m × c,
-    one row of topic weights per resample.  Returns the sums (8 × r × m), those of
-    :class:`PairedSums` from ``sum_pos`` to ``loss20``.
+    one row of topic weights per resample; K: 2 × r, each system's mean δ⁺ and δ⁻ over the topics
+    (every topic once), about which the second moments are taken, or 0 × r: the kernel computes
+    them first (one more pass).  Returns the sums (8 × r × m), those of :class:`PairedSums` from
+    ``sum_pos`` to ``loss20``, and each row's total weight (m).
 
-    Each (resample, block of systems) is one parallel task that reads the block twice, the textbook
-    two-pass algorithm: sums, wins, losses and Loss>20% first, then the second moments about the
-    means.  Topics of weight 0 are skipped.  Nothing is reassociated (no fast-math): a system's
-    sums are the same bits wherever it stands in the matrix, in a vector lane or not.
-    The block's baselines of a topic are copied to ``b`` first, so that the loops over the systems
-    are the same for a shared baseline and for one baseline per system.  Every value depends on its
-    own resample's weights alone, added in topic order, whatever the number of threads.
+    One pass per (resample, block of systems), one parallel task each: the sums of δ⁺ and δ⁻,
+    wins, losses, Loss>20%, and the second moments of δ⁺ − K⁺ and δ⁻ − K⁻, turned into moments
+    about the resample's means by the shifted-data formula ``M2 = Σw(v − K)² − (Σw(v − K))²/n``
+    (Chan, Golub & LeVeque, "Algorithms for computing the sample variance", The American
+    Statistician, 1983, §3): exact up to rounding for any shift, and as accurate as the two-pass
+    algorithm with K near the mean, as the mean over every topic is to a resample's.  Topics of
+    weight 0 are skipped.  Nothing is reassociated (no fast-math): a system's sums are the same
+    bits wherever it stands in the matrix, and every value depends on its own resample's weights
+    alone, added in topic order, whatever the number of threads.
     """
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
     blocks = (r + _BLOCK - 1) // _BLOCK
     out = np.zeros((8, r, W.shape[0]))
+    total = np.zeros(W.shape[0])
     for task in prange(W.shape[0] * blocks):
         res = task // blocks
         i0 = (task - res * blocks) * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
         w = W[res]
-        acc = np.zeros((8, m))  # the rows of the output, in PairedSums' order
-        sp, sn, m2p, m2n, cross = acc[0], acc[1], acc[2], acc[3], acc[4]
-        wins, losses, l20 = acc[5], acc[6], acc[7]
-        b = np.empty(m)
+        acc = (
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+        )
+        kp, kn = np.zeros(m), np.zeros(m)
+        if K.shape[0] == 0:  # the means over every topic, each once
+            for j in range(c):
+                for k in range(m):
+                    d = Xt[j, i0 + k] - Bt[j, 0 if shared else i0 + k]
+                    kp[k] += max(d, 0.0)
+                    kn[k] += min(d, 0.0)
+            kp /= c
+            kn /= c
+        else:
+            kp[:] = K[0, i0 : i0 + m]
+            kn[:] = K[1, i0 : i0 + m]
         n = 0.0  # the total weight, summed in topic order
         for j in range(c):
             wj = w[j]
             if wj == 0.0:
                 continue
-            x = Xt[j, i0 : i0 + m]
             n += wj
-            _baselines(Bt, j, i0, shared, b)
-            for k in range(m):
-                d = x[k] - b[k]
-                sp[k] += wj * max(d, 0.0)
-                sn[k] += wj * min(d, 0.0)
-                wins[k] += wj * (d > 0.0)
-                losses[k] += wj * (d < 0.0)
-                l20[k] += wj * loss20(d, b[k])
-        mp, mn = sp / n, sn / n
-        for j in range(c):
-            wj = w[j]
-            if wj == 0.0:
-                continue
             x = Xt[j, i0 : i0 + m]
-            _baselines(Bt, j, i0, shared, b)
-            for k in range(m):
-                d = x[k] - b[k]
-                cp = max(d, 0.0) - mp[k]
-                cn = min(d, 0.0) - mn[k]
-                m2p[k] += wj * cp * cp
-                m2n[k] += wj * cn * cn
-                cross[k] += wj * cp * cn
-        out[:, i0 : i0 + m, res] = acc
-    return out
+            if shared:
+                bj = Bt[j, 0]
+                for k in range(m):
+                    _add_topic(acc, k, wj, x[k] - bj, bj, kp[k], kn[k])
+            else:
+                b = Bt[j, i0 : i0 + m]
+                for k in range(m):
+                    _add_topic(acc, k, wj, x[k] - b[k], b[k], kp[k], kn[k])
+        for k in range(m):
+            sp = acc[0][k] - n * kp[k]  # Σw(δ⁺ − K⁺)
+            sn = acc[1][k] - n * kn[k]
+            acc[2][k] -= sp * sp / n
+            acc[3][k] -= sn * sn / n
+            acc[4][k] -= sp * sn / n
+        for q in range(8):
+            out[q, i0 : i0 + m, res] = acc[q]
+        if i0 == 0:
+            total[res] = n
+    return out, total
 
 
-def _paired_numpy(Xt: np.ndarray, Bt: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """:func:`_paired_kernel` by whole-array numpy operations, the same two passes (sums, then
-    moments about the means) over every resample at once (8 × r × m).  Each sum runs over the
-    topics in order (:func:`topic_sums`), as the kernel adds them: a system's sums are the same
-    bits whatever the other systems of the matrix, and the same as the kernel's."""
+def _paired_numpy(
+    Xt: np.ndarray, Bt: np.ndarray, W: np.ndarray, K: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_paired_kernel` by whole-array numpy operations over every resample at once: the
+    same operations, each sum over the topics in order (:func:`topic_sums`), as the kernel adds
+    them, so the same bits as the kernel's, and a system's sums do not depend on the other
+    systems of the matrix."""
     D = Xt - Bt
     B = np.broadcast_to(Bt, D.shape)
     pos, neg = np.maximum(D, 0.0), np.minimum(D, 0.0)
+    if K.shape[0] == 0:
+        K = np.stack([topic_sums(pos, axis=0), topic_sums(neg, axis=0)]) / Xt.shape[0]
     w = W[:, :, None]  # m × c × 1
 
     def weighted(v: np.ndarray, u: Any = 1.0) -> np.ndarray:  # Σ_j w_j v_j u_j, in topic order: m × r
         return topic_sums(w * v * u, axis=1)
 
-    n = topic_sums(W, axis=1)[:, None, None]
+    n = topic_sums(W, axis=1)
+    cp, cn = pos - K[0], neg - K[1]
     sp, sn = weighted(pos), weighted(neg)
-    cp, cn = pos - (sp[:, None, :] / n), neg - (sn[:, None, :] / n)  # m × c × r
-    sums = (weighted(cp, cp), weighted(cn, cn), weighted(cp, cn), weighted(D > 0.0), weighted(D < 0.0))
-    return np.stack([sp, sn, *sums, weighted(_loss20(D, B))]).transpose(0, 2, 1)
+    qp, qn = sp - n[:, None] * K[0], sn - n[:, None] * K[1]  # Σw(δ⁺ − K⁺), Σw(δ⁻ − K⁻)
+    m2 = (
+        weighted(cp, cp) - qp * qp / n[:, None],
+        weighted(cn, cn) - qn * qn / n[:, None],
+        weighted(cp, cn) - qp * qn / n[:, None],
+    )
+    counts = (weighted(D > 0.0), weighted(D < 0.0), weighted(_loss20(D, B)))
+    return np.stack([sp, sn, *m2, *counts]).transpose(0, 2, 1), n
 
 
 def topic_sums(v: np.ndarray, axis: int) -> np.ndarray:
@@ -186,15 +224,21 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     B = np.asarray(B, dtype=np.float64)
     Bt = topic_major(B) if B.ndim == 2 else np.ascontiguousarray(B[:, None])
     W = topic_weights(weights, Xt.shape[0])
+    batched = weights is not None and np.ndim(weights) == 2
+    # the shift of the second moments: each system's mean δ⁺ and δ⁻ over the topics, each once
+    # (the sums of every topic once; computed by the kernel or numpy form for one row of weights)
+    K = np.zeros((0, Xt.shape[1]))
+    if batched:
+        once = paired_sums(X, B)
+        K = np.stack([once.sum_pos, once.sum_neg]) / once.n
     # one row of weights on a small matrix: numpy; rows of weights always the kernel, whose values
     # do not depend on how the rows are batched
     work = W.shape[0] * Xt.size
-    small = Xt.size < NUMPY_CELLS and (weights is None or np.ndim(weights) == 1)
-    out = _paired_numpy(Xt, Bt, W) if small else by_size(_paired_kernel, work)(Xt, Bt, W)
-    n = topic_sums(W, axis=1)
+    small = Xt.size < NUMPY_CELLS and not batched
+    out, n = _paired_numpy(Xt, Bt, W, K) if small else by_size(_paired_kernel, work)(Xt, Bt, W, K)
     # the scale of every topic, whatever its weight: the rounding of the matrix's differences
     scale = np.maximum(np.abs(Xt).max(axis=0, initial=0.0), np.abs(Bt).max(axis=0, initial=0.0))
-    if weights is None or np.ndim(weights) == 1:
+    if not batched:
         return PairedSums._make([float(n[0]), *out[:, :, 0], scale])
     scales = np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))
     return PairedSums._make([n[:, None], *(v.T for v in out), scales])
