@@ -24,9 +24,11 @@ error and p-value is read from the same sorted values.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
@@ -101,14 +103,25 @@ class ResampledMeasures:
 
     def fill(self, W: np.ndarray, dist: np.ndarray) -> None:
         """Write the measures for the weights ``W`` (B × c) into ``dist`` ((rows) × B): the sums of
-        every need for all of them at once, then the measures ``_CHUNK`` resamples at a time."""
+        every need for all of them at once, then the measures ``_CHUNK`` resamples at a time, the
+        chunks shared among numba's threads (numpy releases the interpreter while it computes);
+        every chunk's values come from its own sums, whatever the number of threads."""
         W = np.ascontiguousarray(W, dtype=np.float64)
         sums = {need: _resample_axis_last(sums_of(self.values, base, W)) for need, base in self.bases.items()}
         views = self._split(dist)
-        for j in range(0, W.shape[0], _CHUNK):
-            part = slice(j, min(j + _CHUNK, W.shape[0]))
+
+        def chunk(part: slice) -> None:
             for (measure, A), cells in zip(self.measures, views, strict=True):
                 cells[:, :, part] = measure_value(measure, _columns(sums[measure.needs], part), A[:, None])
+
+        parts = [slice(j, min(j + _CHUNK, W.shape[0])) for j in range(0, W.shape[0], _CHUNK)]
+        threads = min(numba.get_num_threads(), len(parts))
+        if threads > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(chunk, parts))
+        else:
+            for part in parts:
+                chunk(part)
 
     def values_for(self, W: np.ndarray) -> list[np.ndarray]:
         """Every measure for each row of topic weights ``W`` (B × c): r × k × B per measure."""
