@@ -150,7 +150,7 @@ def risk_table(
     table = table_from_sums(
         M.index,
         A,
-        {need: sums_of(values, rb) for need, rb in bases.items()},
+        sums_for(values, bases),
         topic_major(values).sum(axis=0),
         base.name,
         np.broadcast_to(base.values.mean(axis=-1), (r,)),
@@ -199,6 +199,21 @@ def baselines_of(
         out["mean"] = base if base.name == "MEAN" else resolve_baseline(M, "mean", func, leave_one_out=loo)
     if "matrix" in needs:
         out["matrix"] = None
+    return out
+
+
+def sums_for(
+    values: np.ndarray, bases: dict[str, ResolvedBaseline | None], weights: Any = None
+) -> dict[str, Any]:
+    """:func:`sums_of` of each need of ``bases`` (:func:`baselines_of`), computed once for needs
+    that share their baseline (the MEAN of T*Risk when it is the settings' baseline)."""
+    done: dict[int, Any] = {}
+    out = {}
+    for need, base in bases.items():
+        key = id(base)
+        if key not in done:
+            done[key] = sums_of(values, base, weights)
+        out[need] = done[key]
     return out
 
 

@@ -116,20 +116,23 @@ def _z_numpy(Xt, T, T0, w):
     """:func:`_z_kernel` for one row of topic weights ``w`` (c,) by whole-array numpy operations,
     :func:`residual` written for arrays, each sum over the topics in order as the kernel adds them
     (3 × r, and the total weight)."""
-    w = w[:, None]
-    S = topic_sums(w * Xt, axis=0)
+    unit = bool((w == 1.0).all())  # every topic once: w_j v_j = v_j exactly
+
+    def weighted(v: np.ndarray) -> np.ndarray:  # Σ_j w_j v_j in topic order
+        return topic_sums(v if unit else w.reshape((-1,) + (1,) * (v.ndim - 1)) * v, axis=0)
+
+    S = weighted(Xt)
     if T.size > 0:
-        N = float(topic_sums(w[:, 0] * T, axis=0))
+        N = float(weighted(T))
         a = np.sqrt(S / N) if N > 0 else np.zeros_like(S)
         Q = np.broadcast_to(np.sqrt(T)[:, None], Xt.shape)
     else:
-        N_each = S + float(topic_sums(w[:, 0] * T0, axis=0))
+        N_each = S + float(weighted(T0))
         a = np.sqrt(np.divide(S, N_each, out=np.zeros_like(S), where=N_each > 0))
         Q = np.sqrt(T0[:, None] + Xt)
     e = a * Q
     z = np.where(e > 0.0, Xt / np.where(e > 0.0, e, 1.0) - e, 0.0)
-    sums = np.stack([topic_sums(w * np.maximum(z, 0.0), axis=0), topic_sums(w * z, axis=0), S])
-    return sums, topic_sums(w[:, 0], axis=0)
+    return np.stack([weighted(np.maximum(z, 0.0)), weighted(z), S]), topic_sums(w, axis=0)
 
 
 def zsums(X: np.ndarray, baselines: np.ndarray | None = None, weights: np.ndarray | None = None) -> ZSums:

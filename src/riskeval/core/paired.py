@@ -16,6 +16,7 @@ a weight ``w_j`` counts topic ``j`` ``w_j`` times.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -168,16 +169,20 @@ def _paired_numpy(
     D = Xt - Bt
     B = np.broadcast_to(Bt, D.shape)
     pos, neg = np.maximum(D, 0.0), np.minimum(D, 0.0)
-    if K.shape[0] == 0:
-        K = np.stack([topic_sums(pos, axis=0), topic_sums(neg, axis=0)]) / Xt.shape[0]
     w = W[:, :, None]  # m × c × 1
+    unit = W.shape[0] == 1 and bool((W == 1.0).all())  # every topic once: w_j v_j = v_j exactly
 
-    def weighted(v: np.ndarray, u: Any = 1.0) -> np.ndarray:  # Σ_j w_j v_j u_j, in topic order: m × r
-        return topic_sums(w * v * u, axis=1)
+    def weighted(v: np.ndarray, u: Any = None) -> np.ndarray:  # Σ_j w_j v_j u_j in topic order: m × r
+        if unit:
+            return topic_sums(v if u is None else v * u, axis=0)[None, :]
+        return topic_sums(w * v if u is None else w * v * u, axis=1)
 
     n = topic_sums(W, axis=1)
-    cp, cn = pos - K[0], neg - K[1]
     sp, sn = weighted(pos), weighted(neg)
+    if K.shape[0] == 0:  # the means over every topic, each once
+        K = np.stack([sp[0], sn[0]] if unit else [topic_sums(pos, axis=0), topic_sums(neg, axis=0)])
+        K = K / Xt.shape[0]
+    cp, cn = pos - K[0], neg - K[1]
     qp, qn = sp - n[:, None] * K[0], sn - n[:, None] * K[1]  # Σw(δ⁺ − K⁺), Σw(δ⁻ − K⁻)
     m2 = (
         weighted(cp, cp) - qp * qp / n[:, None],
@@ -189,11 +194,13 @@ def _paired_numpy(
 
 
 def topic_sums(v: np.ndarray, axis: int) -> np.ndarray:
-    """Sums along the topic ``axis``, each added in topic order, one topic after the other (a
-    running sum: numpy's ``sum`` adds pairwise along a contiguous axis, in another order, so the
-    bits of a system's sum would depend on the shape of the matrix it stands in)."""
-    if v.shape[axis] == 0:
-        return np.zeros(np.delete(v.shape, axis))
+    """Sums along the topic ``axis``, each added in topic order, one topic after the other, as the
+    kernels add them.  numpy adds along an axis that is not the innermost one row after row (in
+    order); along the innermost axis (a vector, or one system) it adds pairwise, in another order,
+    so there a running sum is taken instead: the bits of a system's sum never depend on the shape of
+    the matrix it stands in."""
+    if math.prod(v.shape[axis + 1 :]) > 1 or v.shape[axis] == 0:
+        return v.sum(axis=axis)
     return np.take(np.cumsum(v, axis=axis), -1, axis=axis)
 
 

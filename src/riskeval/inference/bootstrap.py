@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from riskeval.analysis.table import baselines_of, measure_value, needing, sums_of
+from riskeval.analysis.table import baselines_of, measure_value, needing, sums_for, sums_of
 from riskeval.core import paired
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_batch, check_n_resamples, resolve_rng
@@ -93,7 +93,7 @@ class ResampledMeasures:
     def point(self) -> list[np.ndarray]:
         """The estimates (r × k per measure), from the sums with every topic once: the values of
         :func:`riskeval.risk_table`, to the last bit."""
-        sums = {need: sums_of(self.values, base) for need, base in self.bases.items()}
+        sums = sums_for(self.values, self.bases)
         out = []
         for measure, A in self.measures:
             est = np.full((A.size, self.r), np.nan)
@@ -107,7 +107,7 @@ class ResampledMeasures:
         chunks shared among numba's threads (numpy releases the interpreter while it computes);
         every chunk's values come from its own sums, whatever the number of threads."""
         W = np.ascontiguousarray(W, dtype=np.float64)
-        sums = {need: _resample_axis_last(sums_of(self.values, base, W)) for need, base in self.bases.items()}
+        sums = {need: _resample_axis_last(s) for need, s in sums_for(self.values, self.bases, W).items()}
         views = self._split(dist)
 
         def chunk(part: slice) -> None:
