@@ -11,6 +11,7 @@ from riskeval.analysis.baseline_bias import BiasStudy, bias_study
 from riskeval.analysis.by_measure import check_systems, for_each_measure
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import baseline
+from riskeval.measures.declared import URisk
 
 
 def bias_overview(study: BiasStudy) -> pd.DataFrame:
@@ -59,7 +60,7 @@ def bias_summary(study: BiasStudy, X: Any) -> pd.DataFrame:
 
 def bias_ranks(study: BiasStudy) -> pd.DataFrame:
     """One row per (baseline, system): URisk and rank (NaN where the system is the baseline)."""
-    urisk = study.urisk.stack().rename("urisk")
+    urisk = study.urisk.stack().rename(URisk.column)
     ranks = study.ranks.stack().rename("rank")
     return urisk.to_frame().join(ranks).rename_axis(["baseline", "system"])
 
