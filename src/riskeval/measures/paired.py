@@ -71,8 +71,7 @@ def trisk(
     t = float(TRisk().value(sums, alpha)[0])
     sd = float(np.sqrt(kern.variance_from(sums, alpha))[0])
     err = float(kern.jackknife_se(x)) if se == "jackknife" else sd / np.sqrt(c)
-    # the jackknife's estimate θ̂ is the mean of the x_j its leave-one-out values come from
-    jack = _jackknife_fields(x, float(x.mean()), topics) if se == "jackknife" else {}
+    jack = _jackknife_fields(x, u, topics) if se == "jackknife" else {}
     df = c - 1
     critical = float(stdtrit(df, 1 - (level / 2 if alternative == "two-sided" else level)))
     if not np.isnan(t):
