@@ -204,6 +204,11 @@ def topic_sums(v: np.ndarray, axis: int) -> np.ndarray:
     return np.take(np.cumsum(v, axis=axis), -1, axis=axis)
 
 
+def _largest(A: np.ndarray) -> np.ndarray:
+    """The largest |a| of each column of ``A`` (c × r), 0 for none, without a copy of |A|."""
+    return np.maximum(A.max(axis=0, initial=0.0), -A.min(axis=0, initial=0.0))
+
+
 def topic_major(X: np.ndarray) -> np.ndarray:
     """The c × r C-contiguous view of an r × c matrix: free for pandas' own (column-major)
     layout, one copy otherwise."""
@@ -244,7 +249,7 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     small = Xt.size < NUMPY_CELLS and not batched
     out, n = _paired_numpy(Xt, Bt, W, K) if small else by_size(_paired_kernel, work)(Xt, Bt, W, K)
     # the scale of every topic, whatever its weight: the rounding of the matrix's differences
-    scale = np.maximum(np.abs(Xt).max(axis=0, initial=0.0), np.abs(Bt).max(axis=0, initial=0.0))
+    scale = np.maximum(_largest(Xt), _largest(Bt))
     if not batched:
         return PairedSums._make([float(n[0]), *out[:, :, 0], scale])
     scales = np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))
