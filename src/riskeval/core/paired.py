@@ -122,10 +122,17 @@ def _paired_kernel(Xt, Bt, W, K):
         kp, kn = np.zeros(m), np.zeros(m)
         if K.shape[0] == 0:  # the means over every topic, each once
             for j in range(c):
-                for k in range(m):
-                    d = Xt[j, i0 + k] - Bt[j, 0 if shared else i0 + k]
-                    kp[k] += max(d, 0.0)
-                    kn[k] += min(d, 0.0)
+                x = Xt[j, i0 : i0 + m]
+                if shared:
+                    bj = Bt[j, 0]
+                    for k in range(m):
+                        kp[k] += max(x[k] - bj, 0.0)
+                        kn[k] += min(x[k] - bj, 0.0)
+                else:
+                    b = Bt[j, i0 : i0 + m]
+                    for k in range(m):
+                        kp[k] += max(x[k] - b[k], 0.0)
+                        kn[k] += min(x[k] - b[k], 0.0)
             kp /= c
             kn /= c
         else:
