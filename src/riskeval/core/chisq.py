@@ -113,10 +113,11 @@ def _z_kernel(Xt, T, T0, W):
 
 
 def _z_numpy(Xt, T, T0, w):
-    """:func:`_z_kernel` for one row of topic weights ``w`` (c,) by whole-array numpy operations,
-    :func:`residual` written for arrays, each sum over the topics in order as the kernel adds them
-    (3 × r, and the total weight)."""
-    unit = bool((w == 1.0).all())  # every topic once: w_j v_j = v_j exactly
+    """:func:`_z_kernel` for one row of topic weights ``w`` (c,; ``None``: every topic once, where
+    w_j v_j = v_j exactly) by whole-array numpy operations, :func:`residual` written for arrays,
+    each sum over the topics in order as the kernel adds them (Z⁺, Σz and S, and the total
+    weight)."""
+    unit = w is None
 
     def weighted(v: np.ndarray) -> np.ndarray:  # Σ_j w_j v_j in topic order
         return topic_sums(v if unit else w.reshape((-1,) + (1,) * (v.ndim - 1)) * v, axis=0)
@@ -132,7 +133,8 @@ def _z_numpy(Xt, T, T0, w):
         Q = np.sqrt(T0[:, None] + Xt)
     e = a * Q
     z = np.where(e > 0.0, Xt / np.where(e > 0.0, e, 1.0) - e, 0.0)
-    return np.stack([weighted(np.maximum(z, 0.0)), weighted(z), S]), topic_sums(w, axis=0)
+    n = float(Xt.shape[0]) if unit else topic_sums(w, axis=0)
+    return (weighted(np.maximum(z, 0.0)), weighted(z), S), n
 
 
 def zsums(X: np.ndarray, baselines: np.ndarray | None = None, weights: np.ndarray | None = None) -> ZSums:
@@ -159,7 +161,7 @@ def zsums(X: np.ndarray, baselines: np.ndarray | None = None, weights: np.ndarra
         (zp, zs, S), n = by_size(_z_kernel, W.shape[0] * Xt.size)(Xt, T, T0, W)
         return ZSums(zp.T, (zs - zp).T, S.T, n[:, None])
     if Xt.size < NUMPY_CELLS:
-        (zp, zs, S), n = _z_numpy(Xt, T, T0, W[0])
+        (zp, zs, S), n = _z_numpy(Xt, T, T0, None if weights is None else W[0])
     else:
         out, total = by_size(_z_kernel, Xt.size)(Xt, T, T0, W)
         (zp, zs, S), n = out[:, :, 0], total[0]
