@@ -173,6 +173,19 @@ def test_a_declared_measure_works_everywhere(loss_urisk):
     np.testing.assert_array_equal(ranks["estimate"], table.loc[table["alpha"] == 1, "loss_urisk"])
 
 
+def test_a_declared_measure_in_the_table_of_a_long_table(loss_urisk):
+    """The out-of-core table merges partial sums and computes every declared measure from them."""
+    pytest.importorskip("dask.dataframe")
+    from riskeval.distributed.risk import long_risk_table
+
+    X = dl19().iloc[:6]
+    long = X.rename_axis(index="system", columns="topic").stack().rename("score").reset_index()
+    got = long_risk_table(long, "mean", ALPHAS)
+    want = rk.risk_table(X, "mean", ALPHAS)
+    assert list(got.columns) == list(want.columns) and "loss_urisk" in got.columns
+    np.testing.assert_allclose(got["loss_urisk"], want["loss_urisk"], rtol=1e-12, atol=1e-15)
+
+
 def test_a_procedure_refuses_a_measure_it_cannot_test_with_the_reason(loss_urisk):
     X = dl19()
     reason = "LossURisk is not a function of the mean risk-reward score"
