@@ -241,7 +241,9 @@ def measure_value(measure: RiskMeasure, sums: Any, alpha: np.ndarray) -> np.ndar
     (a value that does not depend on α broadcasts along it).  Any other shape is refused, with
     the reason, as :meth:`RiskMeasure.value` declares."""
     v = np.asarray(measure.value(sums, alpha), dtype=np.float64)
-    shape = np.broadcast_shapes(*(np.shape(f) for f in sums), np.shape(alpha))
+    shape = np.broadcast_shapes(*{np.shape(f) for f in sums}, np.shape(alpha))
+    if v.shape == shape:
+        return v
     try:
         if np.broadcast_shapes(v.shape, np.shape(alpha)) == shape:
             return np.broadcast_to(v, shape)
@@ -296,9 +298,8 @@ def table_from_sums(
         )
     ranked = {}  # the rank columns, and what they rank: NaN for the baseline system itself
     for cls in RISK_MEASURES.values():
-        value = np.full((A.size, r), np.nan)
-        if sums.get(cls.needs) is not None:
-            value[...] = measure_value(cls(), sums[cls.needs], a)
+        need = sums.get(cls.needs)
+        value = np.full((A.size, r), np.nan) if need is None else measure_value(cls(), need, a)
         per_alpha[cls.column] = value
         if cls.ranked:
             ranked[f"rank_{cls.column}"] = (
