@@ -159,10 +159,10 @@ def serial_vs_parallel(repeat: int) -> bool:
     X = np.random.default_rng(3).beta(2, 5, (100, 50))
     Xt = paired.topic_major(X)
     assert Xt.size < SERIAL_CELLS
-    b, w, a, q = X.mean(axis=0)[:, None], np.ones(50), np.full(100, 0.1), np.sqrt(X.sum(axis=0))
+    b, W, T = X.mean(axis=0)[:, None], np.ones((1, 50)), X.sum(axis=0)
     calls = {
-        "paired": (paired._paired_kernel, (Xt, b, w)),
-        "chi-square": (chisq._z_kernel, (Xt, a, q, np.zeros(0), w)),
+        "paired": (paired._paired_kernel, (Xt, b, W, np.zeros((0, 100)))),
+        "chi-square": (chisq._z_kernel, (Xt, T, np.zeros(0), W)),
     }
     ok = True
     print(f"serial against parallel compilation, 100 x 50, {repeat * 5} rounds")

@@ -13,13 +13,34 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import riskeval as rk
-from riskeval.core import chisq, paired
-from riskeval.core._numba import by_size
+from riskeval.core import _numba, chisq, paired
 from riskeval.core.paired import risk_scores
 from riskeval.datasets import example_scores
 from riskeval.errors import RiskevalError
-from riskeval.inference import bootstrap
 from riskeval.inference.bootstrap import ResampledMeasures, intervals
+from riskeval.measures.baselines import ResolvedBaseline
+from riskeval.measures.declared import parse_risk
+
+#: Every built-in measure of the registry (the resampled paths run each).
+EVERY = ["URisk", "TRisk", "TStarRisk", "ZRisk", "GeoRisk"]
+
+
+def engine(
+    values: np.ndarray, base: np.ndarray | None, alphas: np.ndarray, risks: list[str]
+) -> ResampledMeasures:
+    """The bootstrap's engine of ``risks`` (names), the paired measures against ``base`` (the MEAN
+    too), at the α grid ``alphas``."""
+    bases: dict[str, ResolvedBaseline | None] = {"matrix": None}
+    if base is not None:
+        rb = ResolvedBaseline(np.asarray(base, dtype=float), "baseline", np.zeros(len(values), bool))
+        bases.update(baseline=rb, mean=rb)
+    return ResampledMeasures(values, bases, [(parse_risk(m), np.asarray(alphas)) for m in risks])
+
+
+def by_column(eng: ResampledMeasures, values: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """The engine's arrays (one per measure) by the measures' columns."""
+    return {m.column: v for (m, _), v in zip(eng.measures, values, strict=True)}
+
 
 RNG = np.random.default_rng(7)
 M = pd.DataFrame(
@@ -76,8 +97,8 @@ def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
     W = np.stack([RNG.multinomial(30, np.full(30, 1 / 30)) for _ in range(4)] + [1 - np.eye(30)[3]]).astype(
         float
     )
-    eng = ResampledMeasures(values, None, np.array([0.0, 4.0]), ["zrisk", "georisk"])
-    got = eng.values_for(W)
+    eng = engine(values, None, np.array([0.0, 4.0]), ["zrisk", "georisk"])
+    got = by_column(eng, eng.values_for(W))
     for b, w in enumerate(W):
         idx = np.repeat(np.arange(30), w.astype(int))
         dup = pd.DataFrame(values[:, idx], index=M.index)
@@ -88,8 +109,8 @@ def test_batched_kernel_recomputes_the_whole_chi_square_matrix():
     Z = values.copy()
     Z[:, 0] = 0
     Z[2] = 0
-    eng = ResampledMeasures(Z, None, np.array([0.0, 4.0]), ["zrisk"])
-    got = eng.values_for(np.ones((1, 30)))["zrisk"][:, :, 0]
+    eng = engine(Z, None, np.array([0.0, 4.0]), ["zrisk"])
+    got = eng.values_for(np.ones((1, 30)))[0][:, :, 0]
     ref = chisq.zsums(Z)
     want = np.stack([chisq.zrisk_from(ref, a) for a in (0.0, 4.0)], axis=1)
     np.testing.assert_allclose(got, want, atol=1e-12)
@@ -104,17 +125,16 @@ def test_systems_with_the_same_scores_get_the_same_resampled_values(r):
     V = rng.beta(2, 5, size=(r, 43))
     V[r - 1] = V[0]
     V[r - 3] = V[2]
-    eng = ResampledMeasures(
-        V, V.mean(axis=0), np.array([0.0, 1.0, 5.0]), list(rk.inference.bootstrap.MEASURES)
-    )
+    eng = engine(V, V.mean(axis=0), np.array([0.0, 1.0, 5.0]), EVERY)
     W = np.stack([rng.multinomial(43, np.full(43, 1 / 43)) for _ in range(200)]).astype(float)
-    outs = {m: np.empty((r * 3, 200)) for m in ("u", "t", "z", "g")}
-    for kernel in (bootstrap.resampled_measures, by_size(bootstrap.resampled_measures, 0)):
-        kernel(W, eng.D, eng.Xt, eng.T, eng.q, np.array([1.0, 2.0, 6.0]), *outs.values(), 0)
-        for out in outs.values():
-            rows = out.reshape(r, 3, 200)
-            np.testing.assert_array_equal(rows[0], rows[r - 1])
-            np.testing.assert_array_equal(rows[2], rows[r - 3])
+    for serial in (False, True):
+        with pytest.MonkeyPatch.context() as mp:
+            if serial:  # every kernel's serial compilation
+                for module in (paired, chisq):
+                    mp.setattr(module, "by_size", lambda kernel, work: _numba.by_size(kernel, 0))
+            for rows in eng.values_for(W):
+                np.testing.assert_array_equal(rows[0], rows[r - 1])
+                np.testing.assert_array_equal(rows[2], rows[r - 3])
 
 
 @pytest.mark.parametrize("method", ["percentile", "BCa"])
@@ -282,8 +302,8 @@ def test_rank_intervals_counted_batch_by_batch_equal_numpys_quantiles():
     got = rk.inference.rank_intervals(
         X, risk="urisk", alpha=2.0, baseline="mean", n_resamples=700, rng=8, batch=97
     )
-    engine = ResampledMeasures(X.to_numpy(), X.to_numpy().mean(axis=0), np.array([2.0]), ["urisk"])
-    boot = engine.resample(np.random.default_rng(8), 700, None).T  # resamples × systems
+    eng = engine(X.to_numpy(), X.to_numpy().mean(axis=0), np.array([2.0]), ["urisk"])
+    boot = eng.resample(np.random.default_rng(8), 700, None).T  # resamples × systems
     ranks = rankdata(-boot, method="min", axis=1)
     np.testing.assert_array_equal(got["rank_low"], np.quantile(ranks, 0.025, axis=0, method="lower"))
     np.testing.assert_array_equal(got["rank_high"], np.quantile(ranks, 0.975, axis=0, method="higher"))
@@ -293,7 +313,7 @@ def test_rank_intervals_counted_batch_by_batch_equal_numpys_quantiles():
 def test_results_do_not_depend_on_the_batch():
     """The same seed draws the same resamples whatever the batch: bit-identical results."""
     X = example_scores().iloc[:10]
-    kw = {"risk": list(rk.inference.bootstrap.MEASURES), "method": "bca", "n_resamples": 1100, "rng": 5}
+    kw = {"risk": EVERY, "method": "bca", "n_resamples": 1100, "rng": 5}
     want = rk.bootstrap_ci(X, "mean", [0, 5], batch=None, **kw)
     for batch in (1, 64, 1000):
         pd.testing.assert_frame_equal(rk.bootstrap_ci(X, "mean", [0, 5], batch=batch, **kw), want)
@@ -310,10 +330,8 @@ def test_percentile_interval_equals_numpy_quantiles_of_the_distribution():
     their standard deviation; a resample where TRisk is undefined is left out of its row."""
     X = example_scores().iloc[:8, :3]  # three topics: a ninth of the resamples give TRisk no spread
     t = rk.bootstrap_ci(X, "mean", [0, 3], risk=["urisk", "trisk"], n_resamples=400, rng=9)
-    engine = ResampledMeasures(
-        X.to_numpy(), X.to_numpy().mean(axis=0), np.array([0.0, 3.0]), ["urisk", "trisk"]
-    )
-    dist = engine.resample(np.random.default_rng(9), 400, None)
+    eng = engine(X.to_numpy(), X.to_numpy().mean(axis=0), np.array([0.0, 3.0]), ["urisk", "trisk"])
+    dist = eng.resample(np.random.default_rng(9), 400, None)
     assert np.isnan(dist).any()
     for row, values in enumerate(dist):
         ok = values[~np.isnan(values)]
@@ -390,14 +408,15 @@ def test_same_bits_whatever_the_kernel_and_the_threads(monkeypatch):
         before = numba.get_num_threads()
         numba.set_num_threads(threads)
         try:
-            return rk.bootstrap_ci(
-                X, "mean", [0, 5], risk=list(bootstrap.MEASURES), method="bca", n_resamples=700, rng=3
-            )
+            return rk.bootstrap_ci(X, "mean", [0, 5], risk=EVERY, method="bca", n_resamples=700, rng=3)
         finally:
             numba.set_num_threads(before)
 
-    monkeypatch.setattr(bootstrap, "PARALLEL_WORK", 2**62)
-    want = run(1)
-    monkeypatch.setattr(bootstrap, "PARALLEL_WORK", 0)
+    with pytest.MonkeyPatch.context() as mp:  # every kernel's serial compilation
+        for module in (paired, chisq):
+            mp.setattr(module, "by_size", lambda kernel, work: _numba.by_size(kernel, 0))
+        want = run(1)
+    for module in (paired, chisq):  # every kernel's parallel compilation
+        monkeypatch.setattr(module, "by_size", lambda kernel, work: _numba.by_size(kernel, 0, 0))
     for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
         pd.testing.assert_frame_equal(run(threads), want)

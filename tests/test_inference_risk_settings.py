@@ -221,7 +221,8 @@ def test_permutation_test_takes_urisk_and_trisk_and_refuses_the_others():
     for other in ("ZRisk", rk.GeoRisk(alpha=5)):
         with pytest.raises(RiskevalError, match="must be URisk or TRisk.*with the bootstrap"):
             rk.permutation_test(s, b, risk=other)
-    with pytest.raises(RiskevalError, match="T\\*Risk is TRisk against the per-topic MEAN"):
+    # T*Risk is a measure of the risk-reward scores, but against the MEAN: the reason says so
+    with pytest.raises(RiskevalError, match="T\\*Risk is against the per-topic MEAN"):
         rk.permutation_test(s, b, risk="TStarRisk")
     with pytest.raises(RiskevalError, match="'alpha' parameter \\(1\\) differs from the α"):
         rk.permutation_test(s, b, 1, risk="URisk@5")

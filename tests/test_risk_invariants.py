@@ -79,7 +79,8 @@ def per_system_functions(M: pd.DataFrame, baseline: Any, alphas: list[float], lo
 def bootstrap_identity(M: pd.DataFrame, baseline: Any, alphas: list[float], loo: bool) -> pd.DataFrame:
     """The bootstrap's kernel on the resample that draws every topic once (all weights 1): URisk,
     TRisk, ZRisk and GeoRisk as every resample computes them."""
-    from riskeval.inference.bootstrap import MEASURES, ResampledMeasures
+    from riskeval.inference.bootstrap import ResampledMeasures
+    from riskeval.measures.baselines import ResolvedBaseline
 
     if baseline in ("mean", "max", "median"):
         base = (
@@ -89,10 +90,16 @@ def bootstrap_identity(M: pd.DataFrame, baseline: Any, alphas: list[float], loo:
         )
     else:
         base = M.loc[baseline].to_numpy()
-    point = ResampledMeasures(M.to_numpy(), base, np.array(alphas), list(MEASURES)).point()
+    rb = ResolvedBaseline(base, "baseline", np.zeros(len(M), bool))
+    measures = [rk.URisk(), rk.TRisk(), rk.ZRisk(), rk.GeoRisk()]
+    engine = ResampledMeasures(
+        M.to_numpy(), {"baseline": rb, "matrix": None}, [(m, np.array(alphas)) for m in measures]
+    )
+    values = engine.values_for(np.ones((1, M.shape[1])))
+    point = {m.column: v[:, :, 0] for m, v in zip(measures, values, strict=True)}
     return pd.DataFrame(
         [
-            {"system": name, "alpha": alpha, **{m: point[m][i, k] for m in MEASURES}}
+            {"system": name, "alpha": alpha, **{m: v[i, k] for m, v in point.items()}}
             for i, name in enumerate(M.index)
             for k, alpha in enumerate(alphas)
         ]

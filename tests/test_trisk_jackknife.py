@@ -30,7 +30,9 @@ def test_fields_against_a_loop():
     np.testing.assert_allclose(r.leave_one_out.to_numpy(), theta, atol=1e-14)
     assert list(r.leave_one_out.index) == list(s.index) and list(r.pseudo_values.index) == list(s.index)
     np.testing.assert_allclose(r.pseudo_values.to_numpy(), c * x.mean() - (c - 1) * theta, atol=1e-12)
-    assert r.bias == pytest.approx((c - 1) * (theta.mean() - x.mean()), abs=1e-15)
+    # θ̂ is the reported URisk, from the paired sums (risk_table's bits): x.mean() up to rounding
+    assert r.urisk == pytest.approx(x.mean(), abs=1e-15)
+    assert r.bias == pytest.approx((c - 1) * (theta.mean() - r.urisk), abs=1e-15)
     assert r.bias_corrected == pytest.approx(c * x.mean() - (c - 1) * theta.mean())
     # varJ from the pseudo-values (Tukey) is the squared SE, and for a mean the pseudo-values are x_j
     assert r.se == pytest.approx(np.sqrt(r.pseudo_values.var(ddof=1) / c))

@@ -22,6 +22,7 @@ from tqdm import tqdm
 from riskeval.core import baselines as agg
 from riskeval.core import paired, pairwise
 from riskeval.errors import RiskevalError
+from riskeval.measures.declared import URisk
 from riskeval.model.matrix import as_matrix
 from riskeval.options import AGGREGATES, check_alpha, check_option
 
@@ -113,8 +114,12 @@ def _urisk_against_every_run(
     bar = tqdm(total=r, desc="bias study: baselines", unit="run", disable=not show, file=sys.stderr)
     with bar:
         N = pairwise.negative_part_sums(values, progress=bar.update)
-    own = ((S[None, :] - S[:, None]) + alpha * N) / c
-    others = [paired.urisk_from(paired.paired_sums(values, b), alpha) for b in virtual]
+    # Σδ⁻ of every pair from the pairwise kernel, Σδ⁺ = Σδ − Σδ⁻: URisk's own formula on these sums
+    # (the moments and counts, which URisk does not read, are left NaN)
+    unread = np.full((r, r), np.nan)
+    pairs = paired.PairedSums(float(c), (S[None, :] - S[:, None]) - N, N, *[unread] * 7)
+    own = URisk().value(pairs, alpha)
+    others = [URisk().value(paired.paired_sums(values, b), alpha) for b in virtual]
     return np.vstack([own, *others]) if others else own
 
 

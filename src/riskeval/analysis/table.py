@@ -17,72 +17,35 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from riskeval.analysis.by_measure import check_systems, for_each_measure, select_systems
-from riskeval.core import baselines as agg
 from riskeval.core import chisq, paired
 from riskeval.core.corrections import adjust_pvalues
+from riskeval.core.paired import topic_major
 from riskeval.core.pvalues import t_pvalue
 from riskeval.errors import RiskevalError, RiskevalWarning
-from riskeval.measures.baselines import resolve_baseline
-from riskeval.measures.declared import TRisk, expand_risks
+from riskeval.measures.baselines import ResolvedBaseline, resolve_baseline
+from riskeval.measures.declared import NEEDS, RISK_MEASURES, RiskMeasure, TRisk, expand_risks
 from riskeval.model.matrix import as_matrix
 from riskeval.options import ALTERNATIVES, check_option
 from riskeval.settings import RiskSettings, resolve_settings
 
 _SYSTEMS = "The 'systems' parameter of risk_table"
-COLUMNS = (
-    "system",
-    "alpha",
-    "baseline",
-    "leave_one_out",
-    "mean",
-    "baseline_mean",
-    "ugain",
-    "freward",
-    "frisk",
-    "urisk",
-    "se",
-    "se_method",
-    "trisk",
-    "df",
-    "level",
-    "alternative",
-    "critical",
-    "pvalue",
-    "correction",
-    "pvalue_adj",
-    "significant",
-    "tstar",
-    "zrisk",
-    "georisk",
-    "rank_urisk",
-    "rank_trisk",
-    "rank_georisk",
-    "wins",
-    "losses",
-    "ties",
-    "loss20",
-    "reward_risk",
-    "win_loss",
-    "reason",
-)
-
-
-#: The columns every table keeps, and those of each risk measure (by its column name), for the
-#: tables restricted to some measures with ``risk=``.
+#: The columns every table keeps, before those of the risk measures.
 _ALWAYS = ("system", "alpha", "baseline", "leave_one_out", "mean", "baseline_mean")
-_COLUMNS_OF = {
-    "urisk": (
-        "ugain", "freward", "frisk", "urisk", "rank_urisk",
-        "wins", "losses", "ties", "loss20", "reward_risk", "win_loss",
-    ),
-    "trisk": (
-        "se", "se_method", "trisk", "df", "level", "alternative", "critical", "pvalue",
-        "correction", "pvalue_adj", "significant", "rank_trisk", "reason",
-    ),
-    "tstar": ("tstar",),
-    "zrisk": ("zrisk",),
-    "georisk": ("georisk", "rank_georisk"),
-}  # fmt: skip
+
+
+def columns_of(measures: Any = None) -> tuple[str, ...]:
+    """The columns of :func:`risk_table`: those every table keeps, then the columns that show each
+    declared risk measure (:meth:`RiskMeasure.shown_columns`), in the order of
+    :data:`RISK_MEASURES`; ``measures``: only those of these measures (classes or objects)."""
+    wanted = None if measures is None else {m if isinstance(m, type) else type(m) for m in measures}
+    shown = (cls.shown_columns() for cls in RISK_MEASURES.values() if wanted is None or cls in wanted)
+    return _ALWAYS + tuple(name for names in shown for name in names)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COLUMNS":  # the registry may grow (register_risk): read it when asked
+        return columns_of()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def risk_table(
@@ -136,10 +99,14 @@ def risk_table(
 
     Notes
     -----
-    Columns: ``system, alpha, baseline, leave_one_out, mean, baseline_mean, ugain, freward, frisk,
-    urisk, se, se_method, trisk, df, level, critical, pvalue, [correction, pvalue_adj], significant,
-    tstar, zrisk, georisk, rank_urisk, rank_trisk, rank_georisk, wins, losses, ties, loss20,
-    reward_risk, win_loss, reason`` (``correction`` and ``pvalue_adj`` only with a correction).
+    Columns (:func:`columns_of`): ``system, alpha, baseline, leave_one_out, mean, baseline_mean``,
+    then the columns of each declared risk measure (:data:`riskeval.measures.declared.RISK_MEASURES`,
+    in its order; :meth:`~riskeval.measures.declared.RiskMeasure.shown_columns`): ``urisk, ugain,
+    freward, frisk, rank_urisk, wins, losses, ties, loss20, reward_risk, win_loss`` (URisk),
+    ``trisk, se, se_method, df, level, [alternative,] critical, pvalue, [correction, pvalue_adj,]
+    significant, rank_trisk, reason`` (TRisk), ``tstar``, ``zrisk``, ``georisk, rank_georisk``, and
+    those of a measure declared with ``register_risk`` (its value from its sums, as the others).
+    ``correction`` and ``pvalue_adj`` only with a correction.
     ``rank_*``: rank of the system among the systems at the same α (1 = highest value, ties share
     their mean rank, as the R columns of Tables 1–3 of Dinçer, Ounis & Macdonald, ECIR 2014); NaN
     where the value is NaN and, for URisk and TRisk, for the system that is the baseline.  The
@@ -167,7 +134,7 @@ def risk_table(
     )
     if several is not None:
         return several
-    columns: tuple[str, ...] = COLUMNS
+    columns = columns_of()
     if risk is not None:
         s, columns = restrict_to_risks(s, risk, "risk_table")
     M = as_matrix(X)
@@ -177,22 +144,14 @@ def risk_table(
     r, c = values.shape
     if c < 2:
         raise RiskevalError(f"risk_table needs at least two topics; the matrix has {c}.")
-    base = resolve_baseline(M, s.baseline, "risk_table", leave_one_out=s.leave_one_out)
-    sums = paired.paired_sums(values, base.values)
-    if base.name == "MEAN":
-        mean_sums = sums
-    else:
-        mean_b = (
-            agg.aggregate_loo(values, "mean") if s.leave_one_out and r > 1 else agg.aggregate(values, "mean")
-        )
-        mean_sums = paired.paired_sums(values, mean_b)
-
+    bases = baselines_of(M, s, NEEDS, "risk_table")
+    base = bases["baseline"]
+    assert base is not None
     table = table_from_sums(
         M.index,
         A,
-        sums,
-        mean_sums,
-        *_zsums(values),
+        sums_for(values, bases),
+        topic_major(values).sum(axis=0),
         base.name,
         np.broadcast_to(base.values.mean(axis=-1), (r,)),
         base.is_self,
@@ -217,17 +176,90 @@ def restrict_to_risks(s: RiskSettings, risk: Any, func: str) -> tuple[RiskSettin
             f"Got {', '.join(str(m) for m in measures if isinstance(m, TRisk))}."
         )
     alphas = tuple(sorted({float(m.alpha) for m in measures if m.alpha is not None}))
-    wanted = {m.column for m in measures}
-    columns = _ALWAYS + tuple(c for col in _COLUMNS_OF if col in wanted for c in _COLUMNS_OF[col])
-    return s.replace(alphas=alphas, se=se.pop() if se else None), columns
+    return s.replace(alphas=alphas, se=se.pop() if se else None), columns_of(measures)
+
+
+def baselines_of(
+    M: pd.DataFrame, s: RiskSettings, needs: Any, func: str
+) -> dict[str, ResolvedBaseline | None]:
+    """What each of ``needs`` (:data:`riskeval.measures.declared.NEEDS`) is computed against:
+    ``"baseline"`` the settings' baseline, ``"mean"`` the per-topic MEAN (the same when the
+    settings' baseline is the MEAN; leave-one-out with the settings when there are two systems or
+    more), ``"matrix"`` nothing (``None``: every system a baseline of the others).  Every consumer
+    takes its baselines here, so that their sums, and the measures from them, are the same bits."""
+    out: dict[str, ResolvedBaseline | None] = {}
+    base = None
+    if "baseline" in needs or "mean" in needs:
+        base = resolve_baseline(M, s.baseline, func, leave_one_out=s.leave_one_out)
+    if "baseline" in needs:
+        out["baseline"] = base
+    if "mean" in needs:
+        assert base is not None
+        loo = s.leave_one_out and len(M) > 1
+        out["mean"] = base if base.name == "MEAN" else resolve_baseline(M, "mean", func, leave_one_out=loo)
+    if "matrix" in needs:
+        out["matrix"] = None
+    return out
+
+
+def sums_for(
+    values: np.ndarray, bases: dict[str, ResolvedBaseline | None], weights: Any = None
+) -> dict[str, Any]:
+    """:func:`sums_of` of each need of ``bases`` (:func:`baselines_of`), computed once for needs
+    that share their baseline (the MEAN of T*Risk when it is the settings' baseline)."""
+    done: dict[int, Any] = {}
+    out = {}
+    for need, base in bases.items():
+        key = id(base)
+        if key not in done:
+            done[key] = sums_of(values, base, weights)
+        out[need] = done[key]
+    return out
+
+
+def sums_of(values: np.ndarray, base: ResolvedBaseline | None, weights: Any = None) -> Any:
+    """The sufficient statistics a risk measure is computed from: the paired sums of ``values``
+    against ``base`` (:func:`riskeval.core.paired.paired_sums`), or with ``base=None`` the
+    chi-square sums of the whole matrix (:func:`riskeval.core.chisq.zsums`; ``None`` when a
+    score is negative).  ``weights`` as those functions take them (rows of topic weights)."""
+    if base is not None:
+        return paired.paired_sums(values, base.values, weights)
+    if weights is None and values.size and values.min() < 0:
+        return None
+    return chisq.zsums(values, weights=weights)
+
+
+def needing(need: str) -> str:
+    """The names of the declared measures with this need, as a sentence lists them ("ZRisk and
+    GeoRisk")."""
+    names = [cls.name for cls in RISK_MEASURES.values() if cls.needs == need]
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def measure_value(measure: RiskMeasure, sums: Any, alpha: np.ndarray) -> np.ndarray:
+    """``measure.value(sums, alpha)``: one value per element of the sums' arrays broadcast with α
+    (a value that does not depend on α broadcasts along it).  Any other shape is refused, with
+    the reason, as :meth:`RiskMeasure.value` declares."""
+    v = np.asarray(measure.value(sums, alpha), dtype=np.float64)
+    shape = np.broadcast_shapes(*{np.shape(f) for f in sums}, np.shape(alpha))
+    if v.shape == shape:
+        return v
+    try:
+        if np.broadcast_shapes(v.shape, np.shape(alpha)) == shape:
+            return np.broadcast_to(v, shape)
+    except ValueError:
+        pass
+    raise RiskevalError(
+        f"{type(measure).__name__}.value(sums, alpha) returned an array of shape {v.shape}, where "
+        f"its sums' arrays and alpha broadcast to {shape}: compute it element by element from them "
+        "(numpy broadcasting), one value per system, α and resample."
+    )
 
 
 def table_from_sums(
     systems: pd.Index,
     A: np.ndarray,
-    sums: paired.PairedSums,
-    mean_sums: paired.PairedSums,
-    z: chisq.ZSums | None,
+    sums: dict[str, Any],
     row_sums: np.ndarray,
     baseline_name: str,
     baseline_mean: np.ndarray,
@@ -240,55 +272,63 @@ def table_from_sums(
     alternative: str = "two-sided",
 ) -> pd.DataFrame:
     """The :func:`risk_table` of the sufficient statistics of a matrix, however they were gathered
-    (in memory, or merged from partial sums over a table that does not fit in memory): ``sums``
-    against the baseline, ``mean_sums`` against the per-topic MEAN (T*Risk), ``z`` the chi-square
-    sums of the whole matrix (``None`` when a score is negative: ZRisk and GeoRisk are then NaN, with
-    a warning), ``row_sums`` each system's total score, ``baseline_mean`` the mean of each system's
-    baseline over the topics, ``is_self`` the systems that are the baseline."""
+    (in memory, or merged from partial sums over a table that does not fit in memory), one entry
+    per need of :data:`riskeval.measures.declared.NEEDS`: ``"baseline"`` the paired sums against
+    the baseline, ``"mean"`` against the per-topic MEAN, ``"matrix"`` the chi-square sums of the
+    whole matrix (``None`` when a score is negative: the measures that need them are then NaN, with
+    a warning); ``row_sums`` each system's total score, ``baseline_mean`` the mean of each system's
+    baseline over the topics, ``is_self`` the systems that are the baseline.
+
+    Every declared measure (:data:`riskeval.measures.declared.RISK_MEASURES`) is its
+    ``value(sums, α)``; TRisk adds its standard error, p-value and significance, every ranked
+    measure its rank."""
     r = len(systems)
-    c = round(sums.n)
+    base = sums["baseline"]
+    c = round(base.n)
     a = A[:, None]  # α on the first axis, systems on the second: arrays (k, r)
     df = c - 1
-    u, err, t, constant = _studentised(sums, a)
-    pvalue = t_pvalue(t, df, alternative)
-    tstar = _studentised(mean_sums, a)[2]
-    if z is None:
+    per_alpha: dict[str, np.ndarray] = {}
+    missing = [cls.column for cls in RISK_MEASURES.values() if sums.get(cls.needs) is None]
+    if missing:
         warnings.warn(
-            "risk_table: ZRisk and GeoRisk need scores >= 0; the matrix has negative scores, so "
-            "the zrisk and georisk columns are NaN.",
+            f"risk_table: {needing('matrix')} need scores >= 0; the matrix has negative scores, so "
+            f"the {', '.join(missing)} columns are NaN.",
             RiskevalWarning,
             stacklevel=3,
         )
-        zr = geo = np.full((a.shape[0], r), np.nan)
-    else:
-        zr, geo = chisq.zrisk_from(z, a), chisq.georisk_from(z, a)
+    ranked = {}  # the rank columns, and what they rank: NaN for the baseline system itself
+    for cls in RISK_MEASURES.values():
+        need = sums.get(cls.needs)
+        value = np.full((A.size, r), np.nan) if need is None else measure_value(cls(), need, a)
+        per_alpha[cls.column] = value
+        if cls.ranked:
+            ranked[f"rank_{cls.column}"] = (
+                np.where(is_self, np.nan, value) if cls.needs == "baseline" else value
+            )
+    if ranked:
+        per_alpha.update(zip(ranked, _ranks(np.vstack(list(ranked.values())), A.size), strict=True))
+    t = per_alpha[TRisk.column]
+    sd = np.sqrt(paired.variance_from(base, a))
+    constant = paired.zero_spread(sd, base.scale, a)
+    pvalue = t_pvalue(t, df, alternative)
     pvalue_adj = (
         np.vstack([adjust_pvalues(row, correction) for row in pvalue])
         if correction
         else np.full_like(pvalue, np.nan)
     )
     decisive = pvalue_adj if correction else pvalue
-    significant = np.nan_to_num(decisive, nan=1.0) < level
-
-    rr = paired.risk_reward_sums(sums)
+    per_alpha.update(
+        se=sd / np.sqrt(base.n),
+        pvalue=pvalue,
+        pvalue_adj=pvalue_adj,
+        significant=np.nan_to_num(decisive, nan=1.0) < level,
+    )
+    rr = paired.risk_reward_sums(base)
     per_system = {
         "mean": row_sums / c,
         "baseline_mean": baseline_mean,
         **rr._asdict(),
     }
-    per_alpha = {
-        "urisk": u,
-        "se": err,
-        "trisk": t,
-        "pvalue": pvalue,
-        "pvalue_adj": pvalue_adj,
-        "significant": significant,
-        "tstar": tstar,
-        "zrisk": zr,
-        "georisk": geo,
-    }
-    ranked = _ranks(np.vstack([np.where(is_self, np.nan, u), np.where(is_self, np.nan, t), geo]), A.size)
-    per_alpha.update(zip(("rank_urisk", "rank_trisk", "rank_georisk"), ranked, strict=True))
     k = A.size
     # system as a Categorical (codes + one copy of the names) keeps matrix order and is cheap
     system = pd.Categorical.from_codes(np.repeat(np.arange(r), k), categories=systems)
@@ -306,12 +346,12 @@ def table_from_sums(
     }
     table.update({name: np.repeat(v, k) for name, v in per_system.items()})
     table.update({name: v.T.ravel() for name, v in per_alpha.items()})
-    table["reason"] = _reasons(is_self, sums, constant.T.ravel(), k)
+    table["reason"] = _reasons(is_self, base, constant.T.ravel(), k)
     if correction is None:
         del table["correction"], table["pvalue_adj"]
     if alternative == "two-sided":
         del table["alternative"]
-    return pd.DataFrame({name: table[name] for name in COLUMNS if name in table})
+    return pd.DataFrame({name: table[name] for name in columns_of() if name in table})
 
 
 def _ranks(values: np.ndarray, k: int) -> np.ndarray:
@@ -319,28 +359,6 @@ def _ranks(values: np.ndarray, k: int) -> np.ndarray:
     rows (measures stacked, ``k`` α each) come back split per measure, (measures, k, r)."""
     ranks = pd.DataFrame(values).rank(axis=1, ascending=False, method="average").to_numpy()
     return ranks.reshape(-1, k, values.shape[1])
-
-
-def _studentised(
-    sums: paired.PairedSums, a: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """URisk, its standard error s_x/√c, URisk/SE and where the risk-reward scores are constant up
-    to rounding (:func:`paired.zero_spread`; the statistic is NaN there), each (k α × r systems)."""
-    u = paired.urisk_from(sums, a)
-    sd = np.sqrt(paired.variance_from(sums, a))
-    err = sd / np.sqrt(sums.n)
-    constant = paired.zero_spread(sd, sums.scale, a)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(constant, np.nan, u / np.where(constant, 1.0, err))
-    return u, err, t, constant
-
-
-def _zsums(values: np.ndarray) -> tuple[chisq.ZSums | None, np.ndarray]:
-    """The chi-square sums of the matrix (``None`` when a score is negative) and its row sums."""
-    sums = chisq.totals(values)
-    if sums.min < 0:
-        return None, sums.S
-    return chisq.zsums(values, sums=sums), sums.S
 
 
 def _reasons(is_self: np.ndarray, sums: paired.PairedSums, zero: np.ndarray, k: int) -> np.ndarray:

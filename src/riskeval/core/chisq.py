@@ -15,22 +15,24 @@ of external baselines only and row ``i`` is added to them (one system against a 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.special import ndtr
 
-from riskeval.core._numba import FAST, NUMPY_CELLS, by_size, njit, prange, vectorize
-from riskeval.core.paired import topic_major
+from riskeval.core._numba import NUMPY_CELLS, by_size, njit, prange, vectorize
+from riskeval.core.paired import topic_major, topic_sums, topic_weights
 
 
 class ZSums(NamedTuple):
-    """Per-system ``Z⁺``, ``Z⁻``, row total ``S`` and (weighted) number of topics ``n``."""
+    """Per-system ``Z⁺``, ``Z⁻``, row total ``S`` and (weighted) number of topics ``n``: arrays of
+    length r and a number, or, for rows of topic weights (:func:`zsums`), arrays m × r and
+    ``n`` m × 1."""
 
     z_pos: np.ndarray
     z_neg: np.ndarray
     S: np.ndarray
-    n: float
+    n: Any
 
 
 @vectorize(["float64(float64, float64, float64)"], cache=True)
@@ -47,93 +49,123 @@ def residual(x: float, a: float, q: float) -> float:
 _BLOCK = 256
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)  # pragma: no mutate
-def _z_kernel(Xt, a, q, T0, w):
-    """Z⁺ and Σz per system over Xt (c × r, topic-major), ``z_ij = residual(x_ij, a_i, q_ij)``.
+@njit(parallel=True, cache=True)  # pragma: no mutate
+def _z_kernel(Xt, T, T0, W):
+    """Z⁺, Σz and the row totals S per system over Xt (c × r, topic-major), for each row of topic
+    weights ``W`` (m × c): three r × m arrays, every resample its own chi-square matrix, and each
+    row's total weight (m).
 
-    ``q`` (c,) is ``√T_j`` where the totals include every row; otherwise row i is evaluated within
-    ``[x_i; baselines]`` and ``q_ij = √(T0_j + x_ij)`` (``q`` empty, ``T0`` the baselines' totals).
+    ``T`` (c,) holds the column totals where they include every row: the resample's grand total is
+    ``N = Σ_j w_j T_j``, ``a_i = √(S_i/N)`` and ``q_j = √T_j``; otherwise row i is evaluated within
+    ``[x_i; baselines]``: ``q_ij = √(T0_j + x_ij)`` (``T`` empty, ``T0`` the baselines' totals) and
+    ``a_i = √(S_i/(S_i + Σ_j w_j T0_j))``.  ``z_ij = residual(x_ij, a_i, q_ij)``.  Each (resample,
+    block of systems) is one parallel task, its topics added in order (topics of weight 0
+    skipped), without reassociation: the values depend neither on the number of threads nor on
+    where a system stands in the matrix.
     """
     c, r = Xt.shape
-    zp = np.zeros(r)
-    zs = np.zeros(r)
-    shared = q.size > 0
-    for blk in prange((r + _BLOCK - 1) // _BLOCK):
-        i0 = blk * _BLOCK
+    blocks = (r + _BLOCK - 1) // _BLOCK
+    out = np.zeros((3, r, W.shape[0]))
+    weight = np.zeros(W.shape[0])
+    shared = T.size > 0
+    for task in prange(W.shape[0] * blocks):
+        res = task // blocks
+        i0 = (task - res * blocks) * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
-        ai = a[i0 : i0 + m]
-        lp, ls, qj = np.zeros(m), np.zeros(m), np.empty(m)
+        w = W[res]
+        S, ai, lp, ls = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
+        N = 0.0  # Σ_j w_j T_j, or Σ_j w_j T0_j
+        n = 0.0  # the total weight
         for j in range(c):
-            x, wj = Xt[j, i0 : i0 + m], w[j]
+            wj = w[j]
+            if wj == 0.0:
+                continue
+            n += wj
+            N += wj * (T[j] if shared else T0[j])
+            x = Xt[j, i0 : i0 + m]
+            for k in range(m):
+                S[k] += wj * x[k]
+        for k in range(m):
+            total = N if shared else S[k] + N
+            ai[k] = math.sqrt(S[k] / total) if total > 0.0 else 0.0
+        for j in range(c):
+            wj = w[j]
+            if wj == 0.0:
+                continue
+            x = Xt[j, i0 : i0 + m]
             if shared:
-                qj[:] = q[j]
+                q = math.sqrt(T[j])
+                for k in range(m):
+                    z = residual(x[k], ai[k], q)
+                    lp[k] += wj * max(z, 0.0)
+                    ls[k] += wj * z
             else:
                 for k in range(m):
-                    qj[k] = math.sqrt(T0[j] + x[k])
-            for k in range(m):
-                z = residual(x[k], ai[k], qj[k])
-                lp[k] += wj * max(z, 0.0)
-                ls[k] += wj * z
-        zp[i0 : i0 + m] = lp
-        zs[i0 : i0 + m] = ls
-    return zp, zs
+                    z = residual(x[k], ai[k], math.sqrt(T0[j] + x[k]))
+                    lp[k] += wj * max(z, 0.0)
+                    ls[k] += wj * z
+        out[0, i0 : i0 + m, res] = lp
+        out[1, i0 : i0 + m, res] = ls
+        out[2, i0 : i0 + m, res] = S
+        if i0 == 0:
+            weight[res] = n
+    return out, weight
 
 
-def _z_numpy(Xt, a, q, T0, w):
-    """:func:`_z_kernel` by whole-array numpy operations, :func:`residual` written for arrays; equal
-    to the kernel up to the order of the additions."""
-    Q = np.broadcast_to(q[:, None], Xt.shape) if q.size > 0 else np.sqrt(T0[:, None] + Xt)
+def _z_numpy(Xt, T, T0, w):
+    """:func:`_z_kernel` for one row of topic weights ``w`` (c,; ``None``: every topic once, where
+    w_j v_j = v_j exactly) by whole-array numpy operations, :func:`residual` written for arrays,
+    each sum over the topics in order as the kernel adds them (Z⁺, Σz and S, and the total
+    weight)."""
+    unit = w is None
+
+    def weighted(v: np.ndarray) -> np.ndarray:  # Σ_j w_j v_j in topic order
+        return topic_sums(v if unit else w.reshape((-1,) + (1,) * (v.ndim - 1)) * v, axis=0)
+
+    S = weighted(Xt)
+    if T.size > 0:
+        N = float(weighted(T))
+        a = np.sqrt(S / N) if N > 0 else np.zeros_like(S)
+        Q = np.broadcast_to(np.sqrt(T)[:, None], Xt.shape)
+    else:
+        N_each = S + float(weighted(T0))
+        a = np.sqrt(np.divide(S, N_each, out=np.zeros_like(S), where=N_each > 0))
+        Q = np.sqrt(T0[:, None] + Xt)
     e = a * Q
     z = np.where(e > 0.0, Xt / np.where(e > 0.0, e, 1.0) - e, 0.0)
-    return w @ np.maximum(z, 0.0), w @ z
+    n = float(Xt.shape[0]) if unit else topic_sums(w, axis=0)
+    return (weighted(np.maximum(z, 0.0)), weighted(z), S), n
 
 
-class Totals(NamedTuple):
-    """One pass over a matrix: weighted row sums ``S`` (r,), column sums ``T`` (c,) and the
-    smallest score."""
-
-    S: np.ndarray
-    T: np.ndarray
-    min: float
-
-
-def totals(X: np.ndarray, weights: np.ndarray | None = None) -> Totals:
-    """Row sums (weighted by ``weights`` over topics), column sums and minimum of ``X`` (r × c)."""
-    Xt = topic_major(X)
-    S = Xt.sum(axis=0) if weights is None else np.asarray(weights, dtype=np.float64) @ Xt
-    return Totals(S, Xt.sum(axis=1), float(Xt.min()))
-
-
-def zsums(
-    X: np.ndarray,
-    baselines: np.ndarray | None = None,
-    weights: np.ndarray | None = None,
-    *,
-    sums: Totals | None = None,
-) -> ZSums:
-    """``Z⁺``, ``Z⁻`` and ``S`` for every row of ``X`` (r × c, scores ≥ 0).
+def zsums(X: np.ndarray, baselines: np.ndarray | None = None, weights: np.ndarray | None = None) -> ZSums:
+    """``Z⁺``, ``Z⁻`` and ``S`` for every row of ``X`` (r × c, scores ≥ 0): the one computation
+    of the chi-square sums, for a table, bootstrap resamples and jackknife values.
 
     ``baselines=None``: the rows of ``X`` are each other's baselines (every row included).
     Otherwise ``baselines`` is a vector (c,) — one baseline, the 2-row matrix ``[x_i; b]`` — or a
     matrix (k × c) of baseline systems, and each row is evaluated within ``[x_i; baselines]``.
-    ``weights`` (c,) count topics (bootstrap resamples); the default counts each once.  ``sums``:
-    :func:`totals` of ``X`` with the same weights, when the caller already has them.
+    ``weights`` count topics: ``None`` (each once) or a vector (c,) give arrays of length r and
+    ``n`` a number; a matrix (m × c), one row per resample, gives arrays m × r and ``n`` m × 1,
+    every resample its own chi-square matrix (row totals, grand total, expected values).  One row
+    of weights on fewer than :data:`NUMPY_CELLS` cells runs the numpy form, everything else the
+    kernel, so that rows of weights give the same bits however they are batched.
     """
     Xt = topic_major(X)
     c, r = Xt.shape
-    w = np.ones(c) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    S, T, _ = sums if sums is not None else totals(X, w)
-    kernel = _z_numpy if Xt.size < NUMPY_CELLS else by_size(_z_kernel, Xt.size)
+    W = topic_weights(weights, c)
     if baselines is None:
-        N = float(w @ T)
-        a = np.sqrt(S / N) if N > 0 else np.zeros(r)
-        zp, zs = kernel(Xt, a, np.sqrt(T), np.zeros(0), w)
+        T, T0 = Xt.sum(axis=1), np.zeros(0)
     else:
-        T0 = np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
-        N_each = S + float(w @ T0)  # the total of [x_i; baselines], one per system
-        a = np.sqrt(np.divide(S, N_each, out=np.zeros(r), where=N_each > 0))
-        zp, zs = kernel(Xt, a, np.zeros(0), T0, w)
-    return ZSums(zp, zs - zp, S, float(w.sum()))
+        T, T0 = np.zeros(0), np.atleast_2d(np.asarray(baselines, dtype=np.float64)).sum(axis=0)
+    if weights is not None and np.ndim(weights) == 2:
+        (zp, zs, S), n = by_size(_z_kernel, W.shape[0] * Xt.size)(Xt, T, T0, W)
+        return ZSums(zp.T, (zs - zp).T, S.T, n[:, None])
+    if Xt.size < NUMPY_CELLS:
+        (zp, zs, S), n = _z_numpy(Xt, T, T0, None if weights is None else W[0])
+    else:
+        out, total = by_size(_z_kernel, Xt.size)(Xt, T, T0, W)
+        (zp, zs, S), n = out[:, :, 0], total[0]
+    return ZSums(zp, zs - zp, S, float(n))
 
 
 def zrisk_from(z: ZSums, alpha: np.ndarray | float) -> np.ndarray:

@@ -16,20 +16,23 @@ a weight ``w_j`` counts topic ``j`` ``w_j`` times.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from riskeval.core._numba import FAST, NUMPY_CELLS, by_size, njit, prange, vectorize
+from riskeval.core._numba import NUMPY_CELLS, by_size, njit, prange, vectorize
 from riskeval.core.baselines import TIE_RTOL, loo_mean
 
 
 class PairedSums(NamedTuple):
-    """Per-system sufficient statistics against a baseline (arrays of length r).
+    """Per-system sufficient statistics against a baseline (arrays of length r; for rows of topic
+    weights, arrays m × r, one row per resample: :func:`paired_sums`).
 
-    ``n`` is the (weighted) number of topics: one number, or one per system in a partial sum
-    (:func:`grouped_paired_sums`) until the partials are merged (:func:`merge_paired`)."""
+    ``n`` is the (weighted) number of topics: one number, one per resample (m × 1), or one per
+    system in a partial sum (:func:`grouped_paired_sums`) until the partials are merged
+    (:func:`merge_paired`)."""
 
     n: Any
     sum_pos: np.ndarray
@@ -61,73 +64,157 @@ _BLOCK = 64
 
 
 @njit(inline="always")
-def _baselines(Bt, j, i0, shared, b):
-    """Topic j's baselines of systems i0..i0 + len(b) into ``b``: the shared one, or their own."""
-    if shared:
-        b[:] = Bt[j, 0]
-    else:
-        b[:] = Bt[j, i0 : i0 + b.size]
+def _add_topic(acc, k, wj, d, b, kp, kn):
+    """Add one topic (weight ``wj``, difference ``d`` to the baseline score ``b``) to system k's
+    accumulators ``acc``: Σwδ⁺, Σwδ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, wins,
+    losses and Loss>20%."""
+    p = max(d, 0.0)
+    q = min(d, 0.0)
+    cp = p - kp
+    cn = q - kn
+    acc[0][k] += wj * p
+    acc[1][k] += wj * q
+    acc[2][k] += wj * cp * cp
+    acc[3][k] += wj * cn * cn
+    acc[4][k] += wj * cp * cn
+    acc[5][k] += wj * (d > 0.0)
+    acc[6][k] += wj * (d < 0.0)
+    acc[7][k] += wj * loss20(d, b)
 
 
-@njit(parallel=True, cache=True, fastmath=FAST)  # pragma: no mutate
-def _paired_kernel(Xt, Bt, w):
-    """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared).
+@njit(parallel=True, cache=True)  # pragma: no mutate
+def _paired_kernel(Xt, Bt, W, K):
+    """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared); W: m × c,
+    one row of topic weights per resample; K: 2 × r, each system's mean δ⁺ and δ⁻ over the topics
+    (every topic once), about which the second moments are taken, or 0 × r: the kernel computes
+    them first (one more pass).  Returns the sums (8 × r × m), those of :class:`PairedSums` from
+    ``sum_pos`` to ``loss20``, and each row's total weight (m).
 
-    Each block of systems is read twice, the textbook two-pass algorithm: sums, wins, losses,
-    Loss>20% and the scale first, then the second moments about the means.  The block's baselines
-    of a topic are copied to ``b`` first, so that the loops over the systems are the same for a
-    shared baseline and for one baseline per system.
+    One pass per (resample, block of systems), one parallel task each: the sums of δ⁺ and δ⁻,
+    wins, losses, Loss>20%, and the second moments of δ⁺ − K⁺ and δ⁻ − K⁻, turned into moments
+    about the resample's means by the shifted-data formula ``M2 = Σw(v − K)² − (Σw(v − K))²/n``
+    (Chan, Golub & LeVeque, "Algorithms for computing the sample variance", The American
+    Statistician, 1983, §3): exact up to rounding for any shift, and as accurate as the two-pass
+    algorithm with K near the mean, as the mean over every topic is to a resample's.  Topics of
+    weight 0 are skipped.  Nothing is reassociated (no fast-math): a system's sums are the same
+    bits wherever it stands in the matrix, and every value depends on its own resample's weights
+    alone, added in topic order, whatever the number of threads.
     """
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
-    out = np.zeros((9, r))
-    for blk in prange((r + _BLOCK - 1) // _BLOCK):
-        i0 = blk * _BLOCK
+    blocks = (r + _BLOCK - 1) // _BLOCK
+    out = np.zeros((8, r, W.shape[0]))
+    total = np.zeros(W.shape[0])
+    for task in prange(W.shape[0] * blocks):
+        res = task // blocks
+        i0 = (task - res * blocks) * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
-        sp, sn, m2p, m2n, cross = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
-        wins, losses, l20, scale = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
-        b = np.empty(m)
-        n = 0.0  # the total weight, summed here in topic order whatever the number of threads
+        w = W[res]
+        acc = (
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+        )
+        kp, kn = np.zeros(m), np.zeros(m)
+        if K.shape[0] == 0:  # the means over every topic, each once
+            for j in range(c):
+                x = Xt[j, i0 : i0 + m]
+                if shared:
+                    bj = Bt[j, 0]
+                    for k in range(m):
+                        kp[k] += max(x[k] - bj, 0.0)
+                        kn[k] += min(x[k] - bj, 0.0)
+                else:
+                    b = Bt[j, i0 : i0 + m]
+                    for k in range(m):
+                        kp[k] += max(x[k] - b[k], 0.0)
+                        kn[k] += min(x[k] - b[k], 0.0)
+            kp /= c
+            kn /= c
+        else:
+            kp[:] = K[0, i0 : i0 + m]
+            kn[:] = K[1, i0 : i0 + m]
+        n = 0.0  # the total weight, summed in topic order
         for j in range(c):
-            x, wj = Xt[j, i0 : i0 + m], w[j]
+            wj = w[j]
+            if wj == 0.0:
+                continue
             n += wj
-            _baselines(Bt, j, i0, shared, b)
-            for k in range(m):
-                d = x[k] - b[k]
-                sp[k] += wj * max(d, 0.0)
-                sn[k] += wj * min(d, 0.0)
-                wins[k] += wj * (d > 0.0)
-                losses[k] += wj * (d < 0.0)
-                l20[k] += wj * loss20(d, b[k])
-                scale[k] = max(scale[k], abs(x[k]), abs(b[k]))
-        mp, mn = sp / n, sn / n
-        for j in range(c):
-            x, wj = Xt[j, i0 : i0 + m], w[j]
-            _baselines(Bt, j, i0, shared, b)
-            for k in range(m):
-                d = x[k] - b[k]
-                cp = max(d, 0.0) - mp[k]
-                cn = min(d, 0.0) - mn[k]
-                m2p[k] += wj * cp * cp
-                m2n[k] += wj * cn * cn
-                cross[k] += wj * cp * cn
-        for q, v in enumerate((sp, sn, m2p, m2n, cross, wins, losses, l20, scale)):
-            out[q, i0 : i0 + m] = v
-    return out
+            x = Xt[j, i0 : i0 + m]
+            if shared:
+                bj = Bt[j, 0]
+                for k in range(m):
+                    _add_topic(acc, k, wj, x[k] - bj, bj, kp[k], kn[k])
+            else:
+                b = Bt[j, i0 : i0 + m]
+                for k in range(m):
+                    _add_topic(acc, k, wj, x[k] - b[k], b[k], kp[k], kn[k])
+        for k in range(m):
+            sp = acc[0][k] - n * kp[k]  # Σw(δ⁺ − K⁺)
+            sn = acc[1][k] - n * kn[k]
+            acc[2][k] -= sp * sp / n
+            acc[3][k] -= sn * sn / n
+            acc[4][k] -= sp * sn / n
+        for q in range(8):
+            out[q, i0 : i0 + m, res] = acc[q]
+        if i0 == 0:
+            total[res] = n
+    return out, total
 
 
-def _paired_numpy(Xt: np.ndarray, Bt: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """:func:`_paired_kernel` by whole-array numpy operations, the same two passes (sums, then
-    moments about the means); equal to the kernel up to the order of the additions."""
+def _paired_numpy(
+    Xt: np.ndarray, Bt: np.ndarray, W: np.ndarray, K: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_paired_kernel` by whole-array numpy operations over every resample at once: the
+    same operations, each sum over the topics in order (:func:`topic_sums`), as the kernel adds
+    them, so the same bits as the kernel's, and a system's sums do not depend on the other
+    systems of the matrix."""
     D = Xt - Bt
     B = np.broadcast_to(Bt, D.shape)
     pos, neg = np.maximum(D, 0.0), np.minimum(D, 0.0)
-    n = w.sum()
-    sp, sn = w @ pos, w @ neg
-    cp, cn = pos - sp / n, neg - sn / n
-    scale = np.maximum(np.abs(Xt).max(axis=0, initial=0.0), np.abs(B).max(axis=0, initial=0.0))
-    sums = (w @ (cp * cp), w @ (cn * cn), w @ (cp * cn), w @ (D > 0.0), w @ (D < 0.0))
-    return np.vstack([sp, sn, *sums, w @ _loss20(D, B), scale])
+    w = W[:, :, None]  # m × c × 1
+    unit = W.shape[0] == 1 and bool((W == 1.0).all())  # every topic once: w_j v_j = v_j exactly
+
+    def weighted(v: np.ndarray, u: Any = None) -> np.ndarray:  # Σ_j w_j v_j u_j in topic order: m × r
+        if unit:
+            return topic_sums(v if u is None else v * u, axis=0)[None, :]
+        return topic_sums(w * v if u is None else w * v * u, axis=1)
+
+    n = topic_sums(W, axis=1)
+    sp, sn = weighted(pos), weighted(neg)
+    if K.shape[0] == 0:  # the means over every topic, each once
+        K = np.stack([sp[0], sn[0]] if unit else [topic_sums(pos, axis=0), topic_sums(neg, axis=0)])
+        K = K / Xt.shape[0]
+    cp, cn = pos - K[0], neg - K[1]
+    qp, qn = sp - n[:, None] * K[0], sn - n[:, None] * K[1]  # Σw(δ⁺ − K⁺), Σw(δ⁻ − K⁻)
+    m2 = (
+        weighted(cp, cp) - qp * qp / n[:, None],
+        weighted(cn, cn) - qn * qn / n[:, None],
+        weighted(cp, cn) - qp * qn / n[:, None],
+    )
+    counts = (weighted(D > 0.0), weighted(D < 0.0), weighted(_loss20(D, B)))
+    return np.stack([sp, sn, *m2, *counts]).transpose(0, 2, 1), n
+
+
+def topic_sums(v: np.ndarray, axis: int) -> np.ndarray:
+    """Sums along the topic ``axis``, each added in topic order, one topic after the other, as the
+    kernels add them.  numpy adds along an axis that is not the innermost one row after row (in
+    order); along the innermost axis (a vector, or one system) it adds pairwise, in another order,
+    so there a running sum is taken instead: the bits of a system's sum never depend on the shape of
+    the matrix it stands in."""
+    if math.prod(v.shape[axis + 1 :]) > 1 or v.shape[axis] == 0:
+        return v.sum(axis=axis)
+    return np.take(np.cumsum(v, axis=axis), -1, axis=axis)
+
+
+def _largest(A: np.ndarray) -> np.ndarray:
+    """The largest |a| of each column of ``A`` (c × r), 0 for none, without a copy of |A|."""
+    return np.maximum(A.max(axis=0, initial=0.0), -A.min(axis=0, initial=0.0))
 
 
 def topic_major(X: np.ndarray) -> np.ndarray:
@@ -136,22 +223,45 @@ def topic_major(X: np.ndarray) -> np.ndarray:
     return np.asfortranarray(X, dtype=np.float64).T
 
 
+def topic_weights(weights: np.ndarray | None, c: int) -> np.ndarray:
+    """The m × c topic weights of ``weights``: ``None`` (one row of ones), one row (c,) or m rows."""
+    if weights is None:
+        return np.ones((1, c))
+    return np.ascontiguousarray(np.atleast_2d(np.asarray(weights, dtype=np.float64)))
+
+
 def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None) -> PairedSums:
-    """Sufficient statistics of every row of ``X`` (r × c) against baseline ``B``.
+    """Sufficient statistics of every row of ``X`` (r × c) against baseline ``B``: the one
+    computation of them, for a table (unit weights), bootstrap resamples and jackknife values.
 
     ``B`` is one baseline vector (c,) shared by all systems or one baseline per system (r × c, e.g.
-    leave-one-out aggregates).  ``weights`` (c,), non-negative, default all ones; the total weight
-    must be positive.
+    leave-one-out aggregates).  ``weights``: ``None`` (each topic once) or one vector (c,) of
+    non-negative topic weights give arrays of length r and ``n`` a number; a matrix (m × c), one
+    row per resample, gives arrays m × r and ``n`` an m × 1 array (so that the measures of
+    :mod:`riskeval.measures.declared` broadcast).  A row's total weight must be positive.
     """
     Xt = topic_major(X)
     B = np.asarray(B, dtype=np.float64)
     Bt = topic_major(B) if B.ndim == 2 else np.ascontiguousarray(B[:, None])
-    w = np.ones(Xt.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    if Xt.size < NUMPY_CELLS:
-        out = _paired_numpy(Xt, Bt, w)
-    else:
-        out = by_size(_paired_kernel, Xt.size)(Xt, Bt, w)
-    return PairedSums(float(w.sum()), *out)
+    W = topic_weights(weights, Xt.shape[0])
+    batched = weights is not None and np.ndim(weights) == 2
+    # the shift of the second moments: each system's mean δ⁺ and δ⁻ over the topics, each once
+    # (the sums of every topic once; computed by the kernel or numpy form for one row of weights)
+    K = np.zeros((0, Xt.shape[1]))
+    if batched:
+        once = paired_sums(X, B)
+        K = np.stack([once.sum_pos, once.sum_neg]) / once.n
+    # one row of weights on a small matrix: numpy; rows of weights always the kernel, whose values
+    # do not depend on how the rows are batched
+    work = W.shape[0] * Xt.size
+    small = Xt.size < NUMPY_CELLS and not batched
+    out, n = _paired_numpy(Xt, Bt, W, K) if small else by_size(_paired_kernel, work)(Xt, Bt, W, K)
+    # the scale of every topic, whatever its weight: the rounding of the matrix's differences
+    scale = np.maximum(_largest(Xt), _largest(Bt))
+    if not batched:
+        return PairedSums._make([float(n[0]), *out[:, :, 0], scale])
+    scales = np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))
+    return PairedSums._make([n[:, None], *(v.T for v in out), scales])
 
 
 def grouped_paired_sums(i: np.ndarray, x: np.ndarray, b: np.ndarray, r: int) -> PairedSums:

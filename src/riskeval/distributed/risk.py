@@ -130,9 +130,7 @@ def long_risk_table(
     table = table_from_sums(
         totals.systems,
         A,
-        sums,
-        mean_sums,
-        z,
+        {"baseline": sums, "mean": mean_sums, "matrix": z},
         totals.S,
         base.name,
         base.mean,

@@ -1,6 +1,6 @@
 """What every resampling procedure shares: the random generator and the seed it records, the checks
-of ``n_resamples``, and the draws, produced block by block so that memory does not grow with the
-number of resamples.
+of ``n_resamples`` and of the risk measures a test on risk-reward scores takes, and the draws,
+produced block by block so that memory does not grow with the number of resamples.
 
 Every draw comes from one :class:`numpy.random.Generator` made from the seed, so a result is
 reproduced from the seed it records: either drawn here (bootstrap counts, sign vectors) or, for the
@@ -16,11 +16,41 @@ from typing import Any
 import numpy as np
 
 from riskeval.errors import RiskevalError
+from riskeval.measures.declared import RISK_MEASURES, RiskMeasure
 from riskeval.options import MAX_RESAMPLES, RESAMPLES_REASON
 
 #: Tolerance of the "at least as extreme" comparisons, on statistics scaled to [0, 1]: rounding
 #: must not turn a tie with the observed value into a miss.
 TOL = 1e-12
+
+
+def on_risk_scores(measure: RiskMeasure, func: str, procedure: str) -> RiskMeasure:
+    """``measure`` if ``procedure``, which resamples the risk-reward scores x_j(α) of each system
+    against one baseline, tests it: a measure declared an increasing function of their mean
+    (:attr:`RiskMeasure.of_risk_scores`) against the baseline.  Any other is refused, naming the
+    measure, the reason and what to use instead."""
+    if measure.of_risk_scores and measure.needs == "baseline":
+        return measure
+    takes = [cls.name for cls in RISK_MEASURES.values() if cls.of_risk_scores and cls.needs == "baseline"]
+    if measure.of_risk_scores:
+        why = (
+            f"{measure.header} is against the per-topic MEAN of every system, not the one baseline "
+            f"{procedure} compares with: give baseline='mean' and risk={takes[-1]!r}."
+        )
+    else:
+        what = (
+            f"{measure.name} compares each system with every other, not with one baseline, and is"
+            if measure.needs == "matrix"
+            else f"{measure.name} is"
+        )
+        why = (
+            f"{what} not a function of the mean risk-reward score, which {procedure} resamples; "
+            "test it with the bootstrap (riskeval.bootstrap_ci, riskeval.inference.bootstrap_difference)."
+        )
+    raise RiskevalError(
+        f"The 'risk' parameter of {func} must be {' or '.join(takes)} (an object or its text). "
+        f"Got {measure}. {why}"
+    )
 
 
 def resolve_rng(rng: Any, func: str, name: str = "rng") -> tuple[np.random.Generator, int]:

@@ -1,16 +1,20 @@
-"""Bootstrap over topics for URisk, TRisk, T*Risk (TRisk against the per-topic MEAN), ZRisk and
-GeoRisk: percentile and BCa intervals, two-sided or one-sided, the difference between two systems
-with its p-value, and intervals on ranks.
+"""Bootstrap over topics for every declared risk measure (URisk, TRisk, T*Risk, ZRisk, GeoRisk and
+those declared with :func:`riskeval.measures.declared.register_risk`): percentile and BCa
+intervals, two-sided or one-sided, the difference between two systems with its p-value, and
+intervals on ranks.
 
 Topics are resampled with replacement (Efron & Tibshirani, *An Introduction to the Bootstrap*,
 1993: the percentile interval of ch. 13, the BCa interval of ch. 14.3 with the jackknife
 acceleration of eq. 14.15).  A resample is a vector of topic counts, drawn exactly as
-:func:`scipy.stats.bootstrap` draws its indices, and one numba kernel
-(:func:`resampled_measures`) computes every measure of every system at every α for each resample:
-URisk and TRisk from the counts' weighted sums of δ⁺, δ⁻ and their squares (every α then costs
-O(r)); ZRisk and GeoRisk recompute the whole chi-square matrix — row totals, the grand total and
-every expected value — for each resample.  Per-topic aggregate baselines (MEAN, ...) are per-topic
-values and travel with their topic.
+:func:`scipy.stats.bootstrap` draws its indices.  For a batch of resamples (rows of topic weights)
+the sums of every need of the asked measures are computed at once, by the functions
+:func:`riskeval.risk_table` uses: the paired sums against the baseline or the per-topic MEAN
+(:func:`riskeval.core.paired.paired_sums`, Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 1–12), the
+chi-square sums of the whole matrix, each resample its own row totals, grand total and expected
+values (:func:`riskeval.core.chisq.zsums`, SIGIR 2016, eq. 4–8).  Each measure is then its
+declared ``value(sums, α)`` for every system, α and resample, so that the estimate (every topic
+once) is :func:`riskeval.risk_table`'s value to the last bit and TRisk is undefined by one rule.
+Per-topic aggregate baselines (MEAN, ...) are per-topic values and travel with their topic.
 
 Resamples are drawn and computed ``batch`` at a time, which bounds the working memory; the bootstrap
 distributions (one value per resample and reported cell) are kept, sorted, and every bound, standard
@@ -19,216 +23,149 @@ error and p-value is read from the same sorted values.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
+from riskeval.analysis.table import baselines_of, measure_value, needing, sums_for, sums_of
 from riskeval.core import paired
-from riskeval.core._numba import by_size, njit, prange
-from riskeval.core.chisq import residual
-from riskeval.core.paired import topic_major
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import bootstrap_counts, check_batch, check_n_resamples, resolve_rng
-from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.baselines import ResolvedBaseline
 from riskeval.measures.chisq import check_nonnegative
-from riskeval.measures.declared import GeoRisk, RiskMeasure, TRisk, URisk, expand_risks, risk_measures
+from riskeval.measures.declared import (
+    GeoRisk,
+    RiskMeasure,
+    TRisk,
+    URisk,
+    expand_risks,
+    risk_measures,
+)
 from riskeval.measures.results import ConfidenceInterval, TestResult
 from riskeval.model.matrix import as_matrix
 from riskeval.options import ALTERNATIVES, BOOTSTRAP_METHODS, check_alpha, check_level, check_option
 from riskeval.settings import RiskSettings, resolve_settings
 
-MEASURES = ("urisk", "trisk", "zrisk", "georisk")
-#: Measures computed from the paired sums of δ⁺ and δ⁻ against a baseline (the kernel's first part).
-_PAIRED = ("urisk", "trisk")
-#: Measures computed from the chi-square matrix of every system (scores ≥ 0, no baseline).
-_CHI_SQUARE = ("zrisk", "georisk")
 #: Resamples drawn and computed at a time unless ``batch`` says otherwise.
 BATCH = 10_000
-#: Work (resamples × topics × systems) from which the parallel kernel runs; below it, its serial
-#: compilation, which does not wake the thread pool.
-PARALLEL_WORK = 1 << 20
-_SQRT_HALF = math.sqrt(0.5)
-
-
-@njit(parallel=True, cache=True, error_model="numpy")
-def resampled_measures(W, D, Xt, T, q, factors, out_u, out_t, out_z, out_g, start):
-    """URisk, TRisk, ZRisk and GeoRisk of every (system i, α) for each row b of topic weights ``W``
-    (B × c: bootstrap counts, or 0/1 jackknife weights), written to column ``start + b`` of row
-    ``i·k + a`` of ``out_u``, ``out_t``, ``out_z``, ``out_g`` (an output with no rows is skipped).
-    ``factors`` holds 1+α (k values); a weight ``w_j`` counts topic j ``w_j`` times.
-
-    URisk and TRisk come from ``D`` (topic-major c × 2r, δ⁺ then δ⁻ of each system).  With the sums
-    ``P = Σwδ⁺`` and ``N = Σwδ⁻``, a system's total at α is ``P + (1+α)N`` and, since δ⁺δ⁻ = 0,
-    ``Σwx² = Σwδ⁺² + (1+α)²Σwδ⁻²``: URisk is the total over n (Dinçer, Macdonald & Ounis, SIGIR 2014,
-    eq. 4), TRisk is URisk/√(s²/n) with s² = (Σwx² − total·URisk)/(n − 1), NaN where s² is at
-    rounding level of the mean square.
-
-    ZRisk and GeoRisk come from ``Xt`` (topic-major scores ≥ 0, column sums ``T``, ``q = √T``),
-    the whole chi-square matrix recomputed for each resample as :func:`riskeval.core.chisq.zsums`
-    computes it: row totals ``S_i = Σ_j w_j x_ij``, grand total ``N = Σ_j w_j T_j``,
-    ``a_i = √(S_i/N)`` and z_ij by :func:`riskeval.core.chisq.residual`; ZRisk = Z⁺ + (1+α)Z⁻ and
-    GeoRisk = √((S_i/n)·Φ(ZRisk/n)) with
-    Φ(y) = erfc(−y/√2)/2 (Dinçer, Macdonald & Ounis, SIGIR 2016, eq. 6–7).
-
-    Two parallel loops: over resamples, each computing its own sums (one row of the work arrays
-    per resample), then over systems, each writing its rows of the outputs from those sums.  Every
-    value depends on its resample's weights alone, whatever the number of threads.
-    """
-    B, c = W.shape
-    r = Xt.shape[1] if Xt.shape[1] > 0 else D.shape[1] // 2
-    k = factors.size
-    squares = out_t.shape[0] > 0  # TRisk needs the sums of squares
-    inv_n = np.empty(B)  # 1/n and 1/(n − 1), NaN where undefined
-    inv_n1 = np.empty(B)
-    S1 = np.zeros((B, D.shape[1]))  # Σwδ⁺ then Σwδ⁻ of each system
-    S2 = np.zeros((B, D.shape[1] if squares else 0))  # the same of squares
-    S = np.zeros((B, Xt.shape[1]))  # row totals S_i
-    ZP = np.zeros((B, Xt.shape[1]))  # Z⁺_i
-    ZS = np.zeros((B, Xt.shape[1]))  # Z⁺_i + Z⁻_i
-    for b in prange(B):
-        w = W[b]
-        n = w.sum()
-        inv_n[b] = 1.0 / n if n > 0.0 else np.nan
-        inv_n1[b] = 1.0 / (n - 1.0) if n > 1.0 else np.nan  # one topic: no spread
-        s1, s2, s = S1[b], S2[b], S[b]
-        N = 0.0
-        for j in range(c):
-            if w[j] != 0.0:
-                d = D[j]
-                for i in range(s1.size):
-                    s1[i] += w[j] * d[i]
-                for i in range(s2.size):
-                    s2[i] += w[j] * d[i] * d[i]
-                if Xt.shape[1] > 0:
-                    x = Xt[j]
-                    for i in range(r):
-                        s[i] += w[j] * x[i]
-                    N += w[j] * T[j]
-        if Xt.shape[1] > 0:
-            a = np.zeros(r)
-            for i in range(r):
-                if N > 0.0 and s[i] > 0.0:
-                    a[i] = math.sqrt(s[i] / N)
-            zp, zs = ZP[b], ZS[b]
-            for j in range(c):
-                if w[j] != 0.0:
-                    x = Xt[j]
-                    for i in range(r):
-                        z = residual(x[i], a[i], q[j])
-                        zp[i] += w[j] * max(z, 0.0)
-                        zs[i] += w[j] * z
-    for i in prange(r):
-        for t in range(k):
-            f = factors[t]
-            row = i * k + t
-            for b in range(B):
-                if out_u.shape[0] > 0:
-                    out_u[row, start + b] = (S1[b, i] + f * S1[b, r + i]) * inv_n[b]
-                if squares:
-                    total = S1[b, i] + f * S1[b, r + i]
-                    u = total * inv_n[b]
-                    sumsq = S2[b, i] + f * f * S2[b, r + i]
-                    var = (sumsq - total * u) * inv_n1[b]
-                    tr = u / math.sqrt(var * inv_n[b]) if var > 1e-13 * sumsq * inv_n[b] else np.nan
-                    out_t[row, start + b] = tr
-                zr = ZP[b, i] + f * (ZS[b, i] - ZP[b, i]) if ZP.shape[1] > 0 else 0.0
-                if out_z.shape[0] > 0:
-                    out_z[row, start + b] = zr
-                if out_g.shape[0] > 0:
-                    phi = 0.5 * math.erfc(-zr * inv_n[b] * _SQRT_HALF)
-                    out_g[row, start + b] = math.sqrt(S[b, i] * inv_n[b] * phi)
+#: Resamples whose measures are computed from their sums at a time: the arrays of one such chunk
+#: (systems × α × resamples) stay in the processor's cache while each measure is computed.
+_CHUNK = 512
 
 
 class ResampledMeasures:
-    """URisk, TRisk, ZRisk and GeoRisk of every system, at every α, for rows of topic weights.
+    """Risk measures of every system, each at its α grid, for rows of topic weights.
 
-    ``values`` is r × c (systems × topics), ``base`` the baseline (c,) or (r × c).  ``values_for(W)``
-    returns, for each measure asked for, an array r × k × B (system, α, resample).
+    ``values`` is r × c (systems × topics); ``measures`` pairs each measure (a
+    :class:`~riskeval.measures.declared.RiskMeasure`, whatever its own α) with its α grid;
+    ``bases`` gives what each of their needs is computed against (:func:`baselines_of`).  For each
+    row of topic weights, the sums of every need are computed once
+    (:func:`~riskeval.analysis.table.sums_of`: the paired sums of
+    :func:`riskeval.core.paired.paired_sums`, the chi-square sums of
+    :func:`riskeval.core.chisq.zsums`, the same functions as :func:`riskeval.risk_table`), and
+    each measure is its ``value(sums, α)``.  A measure's rows are i·k + α (system-major).
     """
 
     def __init__(
-        self, values: np.ndarray, base: np.ndarray | None, alphas: np.ndarray, wanted: Sequence[str]
+        self,
+        values: np.ndarray,
+        bases: dict[str, ResolvedBaseline | None],
+        measures: Sequence[tuple[RiskMeasure, np.ndarray]],
     ):
-        self.alphas = alphas
-        self.wanted = tuple(wanted)
+        self.values = values
+        self.bases = bases
+        self.measures = list(measures)
         self.r, self.c = values.shape
-        self.rows = self.r * alphas.size  # rows of one measure's distribution: i·k + α
-        empty = np.zeros((self.c, 0))
-        self.D = empty
-        if any(m in self.wanted for m in _PAIRED):
-            assert base is not None
-            delta = values - base
-            # c × 2r: δ⁺ then δ⁻ of each system, topic by topic
-            self.D = np.ascontiguousarray(np.concatenate([np.maximum(delta, 0.0), np.minimum(delta, 0.0)]).T)
-        self.Xt, self.T = empty, np.zeros(self.c)
-        self.q = self.T
-        if any(m in self.wanted for m in _CHI_SQUARE):
-            self.Xt = topic_major(values)
-            self.T = self.Xt.sum(axis=1)
-            self.q = np.sqrt(self.T)
+        #: The first row of each measure in the distributions, and one past its last.
+        self.offsets = np.cumsum([0] + [self.r * A.size for _, A in self.measures])
 
-    def fill(self, W: np.ndarray, out: dict[str, np.ndarray], start: int) -> None:
-        """Write the measures for the weights ``W`` (B × c) into columns ``start … start + B − 1``
-        of ``out[m]`` (rows i·k + α, C-contiguous): by the parallel kernel for work of at least
-        :data:`PARALLEL_WORK`, else by its serial compilation (the same values)."""
-        none = np.empty((0, 0))
-        D = self.D if any(m in out for m in _PAIRED) else np.zeros((self.c, 0))
-        Xt = self.Xt if any(m in out for m in _CHI_SQUARE) else np.zeros((self.c, 0))
-        kernel = by_size(resampled_measures, W.size * self.r, PARALLEL_WORK)
-        kernel(
-            np.ascontiguousarray(W, dtype=np.float64),
-            D,
-            Xt,
-            self.T,
-            self.q,
-            1.0 + self.alphas,
-            out.get("urisk", none),
-            out.get("trisk", none),
-            out.get("zrisk", none),
-            out.get("georisk", none),
-            start,
-        )
+    @property
+    def rows(self) -> int:
+        """Rows of the distributions: every measure's (system, α) cells."""
+        return int(self.offsets[-1])
 
-    def values_for(self, W: np.ndarray) -> dict[str, np.ndarray]:
+    def point(self) -> list[np.ndarray]:
+        """The estimates (r × k per measure), from the sums with every topic once: the values of
+        :func:`riskeval.risk_table`, to the last bit."""
+        sums = sums_for(self.values, self.bases)
+        out = []
+        for measure, A in self.measures:
+            est = np.full((A.size, self.r), np.nan)
+            est[...] = measure_value(measure, sums[measure.needs], A[:, None])
+            out.append(est.T)
+        return out
+
+    def fill(self, W: np.ndarray, dist: np.ndarray) -> None:
+        """Write the measures for the weights ``W`` (B × c) into ``dist`` ((rows) × B): the sums of
+        every need for all of them at once, then the measures ``_CHUNK`` resamples at a time, the
+        chunks shared among numba's threads (numpy releases the interpreter while it computes);
+        every chunk's values come from its own sums, whatever the number of threads."""
+        W = np.ascontiguousarray(W, dtype=np.float64)
+        sums = {need: _resample_axis_last(s) for need, s in sums_for(self.values, self.bases, W).items()}
+        views = self._split(dist)
+
+        def chunk(part: slice) -> None:
+            for (measure, A), cells in zip(self.measures, views, strict=True):
+                cells[:, :, part] = measure_value(measure, _columns(sums[measure.needs], part), A[:, None])
+
+        parts = [slice(j, min(j + _CHUNK, W.shape[0])) for j in range(0, W.shape[0], _CHUNK)]
+        threads = min(numba.get_num_threads(), len(parts))
+        if threads > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(chunk, parts))
+        else:
+            for part in parts:
+                chunk(part)
+
+    def values_for(self, W: np.ndarray) -> list[np.ndarray]:
         """Every measure for each row of topic weights ``W`` (B × c): r × k × B per measure."""
-        out = {m: np.empty((self.rows, W.shape[0])) for m in self.wanted}
-        self.fill(W, out, 0)
-        return {m: v.reshape(self.r, self.alphas.size, W.shape[0]) for m, v in out.items()}
+        dist = np.full((self.rows, W.shape[0]), np.nan)
+        self.fill(W, dist)
+        return self._split(dist)
 
-    def point(self) -> dict[str, np.ndarray]:
-        """The estimates (r × k per measure)."""
-        return {m: v[:, :, 0] for m, v in self.values_for(np.ones((1, self.c))).items()}
-
-    def jackknife(self) -> dict[str, np.ndarray]:
+    def jackknife(self) -> list[np.ndarray]:
         """Leave-one-topic-out values (r × k × c per measure), for the BCa acceleration."""
         return self.values_for(1.0 - np.eye(self.c))
 
     def batches(self, rng: np.random.Generator, n: int, batch: int | None) -> Iterator[np.ndarray]:
         """The bootstrap distribution of every measure, ``batch`` resamples at a time: arrays
-        (measures·r·k) × b, measure by measure, each measure's rows i·k + α."""
+        (rows) × b, measure by measure, each measure's rows i·k + α."""
         for W in bootstrap_counts(rng, self.c, n, batch):
-            block = np.empty((len(self.wanted) * self.rows, W.shape[0]))
-            self.fill(W, self._parts(block), 0)
+            block = np.full((self.rows, W.shape[0]), np.nan)
+            self.fill(W, block)
             yield block
 
     def resample(self, rng: np.random.Generator, n: int, batch: int | None) -> np.ndarray:
-        """The whole bootstrap distribution, (measures·r·k) × n, rows as :meth:`batches`."""
-        dist = np.empty((len(self.wanted) * self.rows, n))
-        parts = self._parts(dist)
+        """The whole bootstrap distribution, (rows) × n, rows as :meth:`batches`."""
+        dist = np.full((self.rows, n), np.nan)
         start = 0
         for W in bootstrap_counts(rng, self.c, n, batch):
-            self.fill(W, parts, start)
+            self.fill(W, dist[:, start : start + W.shape[0]])
             start += W.shape[0]
         return dist
 
-    def _parts(self, dist: np.ndarray) -> dict[str, np.ndarray]:
-        """Each measure's rows of ``dist`` (contiguous views)."""
-        return {m: dist[j * self.rows : (j + 1) * self.rows] for j, m in enumerate(self.wanted)}
+    def _split(self, dist: np.ndarray) -> list[np.ndarray]:
+        return [
+            dist[start:stop].reshape(self.r, A.size, -1)
+            for (_, A), start, stop in zip(self.measures, self.offsets[:-1], self.offsets[1:], strict=True)
+        ]
+
+
+def _resample_axis_last(sums: Any) -> Any:
+    """Sums of rows of weights (arrays m × r, ``n`` m × 1) as arrays r × 1 × m: systems, then an
+    axis for α, then resamples, the layout of the distributions' rows (i·k + α)."""
+    return type(sums)(*(np.asarray(v).T[:, None, :] for v in sums))
+
+
+def _columns(sums: Any, part: slice) -> Any:
+    """The resamples ``part`` of sums laid out by :func:`_resample_axis_last`."""
+    return type(sums)(*(v[..., part] for v in sums))
 
 
 def bca_acceleration(jack: np.ndarray) -> np.ndarray:
@@ -333,15 +270,16 @@ class SortedRows:
             q = np.where(t >= 0.5, b - (b - a) * (1.0 - t), a + (b - a) * t)  # numpy's lerp
         return np.where((self.valid > 0) & np.isfinite(p), q, np.nan)
 
-    def crossing(self, below: np.ndarray) -> np.ndarray:
-        """Where each row's quantile function crosses 0: for ``below`` = the number of values < 0
-        (≤ 0), the sup of the q with Q(q) ≤ 0 (the inf of those with Q(q) ≥ 0), found between the
-        order statistics ``below − 1`` and ``below`` by the same linear interpolation; −inf where
-        every value is on the upper side, +inf where every value is on the lower side."""
+    def crossing(self, below: np.ndarray, null: np.ndarray) -> np.ndarray:
+        """Where each row's quantile function crosses ``null``: for ``below`` = the number of values
+        < null (≤ null), the sup of the q with Q(q) ≤ null (the inf of those with Q(q) ≥ null),
+        found between the order statistics ``below − 1`` and ``below`` by the same linear
+        interpolation; −inf where every value is on the upper side, +inf where every value is on
+        the lower side."""
         v = self.valid
         a, b = self.at(below - 1), self.at(below)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(b > a, -a / (b - a), 0.0)
+            t = np.where(b > a, (null - a) / (b - a), 0.0)
             q = (below - 1 + t) / np.maximum(v - 1, 1)
         return np.where(below <= 0, -np.inf, np.where(below >= v, np.inf, q))
 
@@ -365,13 +303,15 @@ def intervals(
     confidence_level: float,
     method: str,
     alternative: str = "two-sided",
+    null: np.ndarray | None = None,
 ) -> Intervals:
     """Intervals of every row of a bootstrap distribution ``boot`` (m × B, NaN marks a resample
     where the measure is undefined; sorted in place) by ``method``: "percentile", or "bca" with the
     acceleration ``a`` (m); two-sided, or one-sided for ``alternative`` "less" (−inf, high] or
     "greater" [low, +inf).
 
-    ``pvalue`` is that of H0: θ = 0 by inverting the interval, read from the same order statistics.
+    ``pvalue`` is that of H0: θ = 0 (θ = ``null[i]`` in row i when given; NaN where it is NaN: the
+    measure has no null value) by inverting the interval, read from the same order statistics.
     One-sided, ``"greater"`` (H1: θ > 0): the smallest tail ``p`` whose lower bound of the same
     method, at probability ``p`` (BCa: adjusted by eq. 14.10), is above 0; ``"less"`` (H1: θ < 0):
     the smallest ``p`` whose upper bound, at ``1 − p``, is below 0.  Two-sided: twice the smaller of
@@ -392,11 +332,11 @@ def intervals(
     else:
         a = np.zeros(valid.size)
     p1, p2 = interval_probs(z0, a, confidence_level, alternative)
-    zero = np.zeros(valid.size)
-    # the lower bound is above 0 once its probability passes the crossing of the values ≤ 0, the
-    # upper bound below 0 until its probability reaches the crossing of the values < 0
-    greater = _level_of(rows.crossing(rows.count(zero, "right")), z0, a)
-    less = _level_of(1.0 - rows.crossing(rows.count(zero, "left")), -z0, -a)
+    null = np.zeros(valid.size) if null is None else null
+    # the lower bound is above the null once its probability passes the crossing of the values at
+    # or below it, the upper bound below it until its probability reaches that of the values below
+    greater = _level_of(rows.crossing(rows.count(null, "right"), null), z0, a)
+    less = _level_of(1.0 - rows.crossing(rows.count(null, "left"), null), -z0, -a)
     floor = 1.0 / (valid + 1.0)
     with np.errstate(invalid="ignore"):
         if alternative == "greater":
@@ -405,7 +345,7 @@ def intervals(
             p = np.clip(less, floor, 1.0)
         else:
             p = np.clip(2.0 * np.minimum(greater, less), 2.0 * floor, 1.0)
-    p = np.where(valid > 0, p, np.nan)
+    p = np.where((valid > 0) & ~np.isnan(null), p, np.nan)
     low, high = bounds(rows, p1, p2, alternative)
     return Intervals(low, high, p, rows.standard_error(), z0, a)
 
@@ -418,23 +358,23 @@ def measure_intervals(
     confidence_level: float,
     method: str,
     alternative: str = "two-sided",
-) -> tuple[dict[str, np.ndarray], dict[str, Intervals]]:
-    """Estimates (r × k) and intervals (rows i·k + α) of every measure of ``engine`` from ``n``
-    resamples drawn from ``seed``, ``batch`` at a time (:func:`intervals`)."""
+) -> tuple[list[np.ndarray], Intervals]:
+    """Estimates (r × k per measure of ``engine``) and intervals (rows of the distributions) of
+    every measure from ``n`` resamples drawn from ``seed``, ``batch`` at a time (:func:`intervals`);
+    each measure's p-value tests its ``null_value`` (NaN for a measure without one)."""
     point = engine.point()
-    estimate = np.concatenate([point[m].ravel() for m in engine.wanted])
+    estimate = np.concatenate([p.ravel() for p in point])
+    null = np.concatenate(
+        [
+            np.full(p.size, np.nan if m.null_value is None else m.null_value)
+            for (m, _), p in zip(engine.measures, point, strict=True)
+        ]
+    )
     a = np.zeros(estimate.size)
     if method == "bca":
-        jack = engine.jackknife()
-        a = bca_acceleration(np.concatenate([jack[m].reshape(-1, engine.c) for m in engine.wanted]))
+        a = bca_acceleration(np.concatenate([j.reshape(-1, engine.c) for j in engine.jackknife()]))
     dist = engine.resample(np.random.default_rng(seed), n, batch)
-    iv = intervals(dist, estimate, a, confidence_level, method, alternative)
-    per = engine.rows
-    out = {}
-    for j, m in enumerate(engine.wanted):
-        part = slice(j * per, (j + 1) * per)
-        out[m] = Intervals(*(getattr(iv, f)[part] for f in ("low", "high", "pvalue", "se", "z0", "a")))
-    return point, out
+    return point, intervals(dist, estimate, a, confidence_level, method, alternative, null)
 
 
 def _check_bca_topics(method: str, c: int, func: str) -> None:
@@ -446,19 +386,27 @@ def _check_bca_topics(method: str, c: int, func: str) -> None:
         )
 
 
-def _engine_baseline(
-    M: pd.DataFrame, kind: str, s: RiskSettings, func: str
-) -> tuple[str, np.ndarray | None, str]:
-    """The baseline's name and values of a risk measure's column ``kind``, and the engine's
-    measure that computes it: URisk and TRisk against the settings' baseline, T*Risk as TRisk
-    against the per-topic MEAN (Dinçer, Ounis & Macdonald, ECIR 2014, §3), ZRisk and GeoRisk
-    against every system of the matrix (no baseline; scores ≥ 0)."""
-    if kind in _CHI_SQUARE:
-        check_nonnegative(M.to_numpy(), M.index, M.columns, func)
-        return "all systems", None, kind
-    spec = "mean" if kind == "tstar" else s.baseline
-    rb = resolve_baseline(M, spec, func, leave_one_out=s.leave_one_out)
-    return rb.name, rb.values, "trisk" if kind == "tstar" else kind
+def _bases(
+    M: pd.DataFrame, s: RiskSettings, measures: Sequence[RiskMeasure], func: str
+) -> dict[str, ResolvedBaseline | None]:
+    """What the needs of ``measures`` are computed against (:func:`baselines_of`, as
+    :func:`riskeval.risk_table`); the chi-square sums need scores ≥ 0."""
+    needs = {m.needs for m in measures}
+    if "matrix" in needs and M.to_numpy().min() < 0:
+        try:
+            check_nonnegative(M.to_numpy(), M.index, M.columns, func)
+        except RiskevalError as exc:
+            raise RiskevalError(
+                f"{func}: {needing('matrix')} need scores >= 0 (the chi-square matrix of every "
+                f"system); leave them out of 'risk' for a matrix with negative scores. {exc}"
+            ) from None
+    return baselines_of(M, s, needs, func)
+
+
+def _baseline_name(bases: dict[str, ResolvedBaseline | None], measure: RiskMeasure) -> str:
+    """The baseline a measure's rows name: its need's baseline, or every system of the matrix."""
+    base = bases[measure.needs]
+    return "all systems" if base is None else base.name
 
 
 def _one_risk(risk: Any, alpha: Any, func: str) -> RiskMeasure:
@@ -511,7 +459,8 @@ def bootstrap_ci(
     alphas : float or list of float
         The α grid of the measures without their own α; default the settings' (0, 1, 5, 10).
     risk : risk measure, its text, or a list of them, default URisk, TRisk, GeoRisk
-        Objects such as ``riskeval.URisk(alpha=5)`` or text such as ``"GeoRisk@5"``: a measure
+        Objects such as ``riskeval.URisk(alpha=5)`` or text such as ``"GeoRisk@5"``, any declared
+        measure (:data:`riskeval.measures.declared.RISK_MEASURES`): a measure
         with its own α is computed at that α only, one without at every α of ``alphas``.  TRisk
         is studentised by ``s_x/√n`` in every resample (the jackknife SE of a mean is the same
         number, so ``TRisk(se="jackknife")`` gives the same rows); T*Risk is TRisk against the
@@ -538,22 +487,27 @@ def bootstrap_ci(
         ``(−inf, high]`` and "greater" ``[low, +inf)``.
     batch : int or None, default 10000
         Resamples drawn and computed at a time (None: all at once), as in
-        :func:`scipy.stats.bootstrap`: the working memory is about ``batch × (c + 7r) × 8`` bytes
-        besides the bootstrap distributions, which take 8 bytes per resample and row of the result.
+        :func:`scipy.stats.bootstrap`: the working memory is about ``batch × (c + 10r) × 8`` bytes
+        for each need of the measures (their sums against the baseline, against the MEAN, of the
+        chi-square matrix) besides the bootstrap distributions, which take 8 bytes per resample and
+        row of the result.
         The results do not depend on it.
 
     Returns
     -------
     DataFrame
         Columns ``system, alpha, risk`` (the measure's name: ``"URisk"``, ``"TRisk"``,
-        ``"TStarRisk"``, ``"ZRisk"``, ``"GeoRisk"``), ``baseline, estimate, low, high, se`` (the
-        bootstrap standard error), ``pvalue`` (URisk, TRisk and T*Risk: the p-value of H0 "= 0"
-        under ``alternative`` by inverting the interval, read from the same sorted bootstrap values
-        as the bounds (:func:`intervals`): one-sided "greater", the smallest tail whose lower bound
-        is above 0; "less", the smallest whose upper bound is below 0; two-sided, twice the smaller
-        of the two, capped at 1; NaN for ZRisk and GeoRisk, where 0 is no null value),
-        ``effect_size`` (URisk, TRisk, T*Risk rows: the standardised URisk x̄/s_x against the row's
-        baseline), ``method, confidence_level, n_resamples, seed``, and ``alternative`` when it is
+        ``"TStarRisk"``, ``"ZRisk"``, ``"GeoRisk"``, or a declared measure's), ``baseline,
+        estimate`` (:func:`riskeval.risk_table`'s value, to the last bit), ``low, high, se`` (the
+        bootstrap standard error), ``pvalue`` (measures with a null value, ``null_value``: URisk,
+        TRisk and T*Risk test 0; the p-value of H0 "= null value" under ``alternative`` by
+        inverting the interval, read from the same sorted bootstrap values as the bounds
+        (:func:`intervals`): one-sided "greater", the smallest tail whose lower bound is above it;
+        "less", the smallest whose upper bound is below it; two-sided, twice the smaller of the
+        two, capped at 1; NaN for the measures without one, ZRisk and GeoRisk), ``effect_size``
+        (rows of the measures against a baseline with a null value: the standardised URisk x̄/s_x
+        against the row's baseline), ``method, confidence_level, n_resamples, seed``, and
+        ``alternative`` when it is
         one-sided (the settings are columns, which survive ``concat`` and ``merge``).  Rows go
         measure by measure (in the order of ``risk``), system by system, α by α.
     """
@@ -573,55 +527,36 @@ def bootstrap_ci(
     values = M.to_numpy()
     r, c = values.shape
     _check_bca_topics(method, c, func)
-    if any(kind in _CHI_SQUARE for kind in wanted) and values.min() < 0:
-        raise RiskevalError(
-            f"{func}: ZRisk and GeoRisk need scores >= 0; leave them out of 'risk' for a matrix "
-            "with negative scores."
-        )
-    # one engine for the settings' baseline and the chi-square measures, one for the MEAN of T*Risk,
-    # each at the α of its measures: both draw the same resamples from the seed
-    names: dict[str, str] = {}
-    groups: dict[str, tuple[list[np.ndarray | None], list[str], list[float]]] = {}
-    for kind, at in wanted.items():
-        names[kind], base, engine_kind = _engine_baseline(M, kind, s, func)
-        bases, kinds, grid = groups.setdefault("tstar" if kind == "tstar" else "main", ([None], [], []))
-        if base is not None:
-            bases[0] = base
-        kinds.append(engine_kind)
-        grid.extend(a for a in at if a not in grid)
-    results = {}
-    for group, ([base], kinds, grid) in groups.items():
-        A = np.array(sorted(grid))
-        engine = ResampledMeasures(values, base, A, kinds)
-        point, ivs = measure_intervals(engine, used_seed, n, size, cl, method, alternative)
+    measures = [(next(iter(at.values())), np.array(sorted(at))) for at in wanted.values()]
+    bases = _bases(M, s, [m for m, _ in measures], func)
+    # every measure on the same resamples: one set of sums per need, each measure from them
+    engine = ResampledMeasures(values, bases, measures)
+    point, iv = measure_intervals(engine, used_seed, n, size, cl, method, alternative)
+    frames = []
+    starts = engine.offsets[:-1]
+    for (measure, A), est, start, at in zip(measures, point, starts, wanted.values(), strict=True):
+        k = np.searchsorted(A, list(at))
+        cells = start + (np.arange(r)[:, None] * A.size + k).ravel()  # system-major, the measure's α
         effect = np.full((r, A.size), np.nan)
-        if base is not None:  # standardised URisk x̄/s_x of every cell
-            sums = paired.paired_sums(values, base)
+        base = bases[measure.needs]
+        if base is not None and measure.null_value is not None:  # standardised URisk x̄/s_x
+            sums = sums_of(values, base)
             with np.errstate(divide="ignore", invalid="ignore"):
                 sd = np.sqrt(paired.variance_from(sums, A[:, None]))
                 effect = np.where(sd > 0, paired.urisk_from(sums, A[:, None]) / sd, np.nan).T
-        results[group] = (A, point, ivs, effect)
-    frames = []
-    for kind, at in wanted.items():
-        A, point, ivs, effect = results["tstar" if kind == "tstar" else "main"]
-        engine_kind = "trisk" if kind == "tstar" else kind
-        k = np.searchsorted(A, list(at))
-        cells = (np.arange(r)[:, None] * A.size + k).ravel()  # system-major, the measure's α
-        iv = ivs[engine_kind]
-        null_zero = kind not in _CHI_SQUARE  # 0 is the null value of URisk, TRisk and T*Risk
         frames.append(
             pd.DataFrame(
                 {
                     "system": np.repeat(M.index.to_numpy(), len(k)),
                     "alpha": np.tile(A[k], r),
-                    "risk": next(iter(at.values())).name,
-                    "baseline": names[kind],
-                    "estimate": point[engine_kind][:, k].ravel(),
+                    "risk": measure.name,
+                    "baseline": _baseline_name(bases, measure),
+                    "estimate": est[:, k].ravel(),
                     "low": iv.low[cells],
                     "high": iv.high[cells],
                     "se": iv.se[cells],
-                    "pvalue": iv.pvalue[cells] if null_zero else np.nan,
-                    "effect_size": effect[:, k].ravel() if null_zero else np.nan,
+                    "pvalue": iv.pvalue[cells],
+                    "effect_size": effect[:, k].ravel(),
                     "method": method,
                     "confidence_level": cl,
                     "n_resamples": n,
@@ -747,8 +682,9 @@ def bootstrap_difference(
     system_a, system_b : str
         The two systems (rows of ``X``); the statistic is a's measure minus b's.
     risk : risk measure or its text, default "GeoRisk"
-        One of URisk, TRisk, TStarRisk, ZRisk, GeoRisk, e.g. ``riskeval.URisk(alpha=5)`` or
-        ``"URisk@5"``; its α if it has one, else ``alpha``.
+        Any declared measure (URisk, TRisk, TStarRisk, ZRisk, GeoRisk, or one declared with
+        ``register_risk``), e.g. ``riskeval.URisk(alpha=5)`` or ``"URisk@5"``; its α if it has one,
+        else ``alpha``.
     alpha : float, default 0
         α of a measure given without one.
     baseline : str, Series or vector
@@ -794,22 +730,25 @@ def bootstrap_difference(
     values = M.to_numpy()
     c = values.shape[1]
     _check_bca_topics(method, c, func)
-    base_name, base_values, kind = _engine_baseline(M, measure.column, s, func)
-    if base_values is not None:  # only the two systems matter for a paired measure
+    bases = _bases(M, s, [measure], func)
+    base = bases[measure.needs]
+    if base is not None:  # only the two systems matter for a paired measure
         values = values[idx]
-        base_values = base_values[idx] if base_values.ndim == 2 else base_values
+        bases = {
+            measure.needs: replace(base, values=base.values[idx] if base.values.ndim == 2 else base.values)
+        }
         idx = [0, 1]
     assert measure.alpha is not None
-    engine = ResampledMeasures(values, base_values, np.array([measure.alpha]), [kind])
+    engine = ResampledMeasures(values, bases, [(measure, np.array([measure.alpha]))])
 
     def diff(x: np.ndarray) -> np.ndarray:  # rows: systems (α: one)
         return np.atleast_1d(x[idx[0]] - x[idx[1]])
 
-    est = diff(engine.point()[kind][:, 0])
+    est = diff(engine.point()[0][:, 0])
     boot = diff(engine.resample(gen, n, size))
     a = np.zeros(1)
     if method == "bca":
-        a = bca_acceleration(diff(engine.jackknife()[kind][:, 0])[None, :])
+        a = bca_acceleration(diff(engine.jackknife()[0][:, 0])[None, :])
     iv = intervals(boot[None, :].copy(), est, a, cl, method, alternative)
     se = float(iv.se[0])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -823,7 +762,7 @@ def bootstrap_difference(
         effect_size=effect,
         risk=measure.name,
         alpha=measure.alpha,
-        baseline=base_name,
+        baseline=_baseline_name(bases, measure),
         system_a=str(system_a),
         system_b=str(system_b),
         method=method,
@@ -877,9 +816,10 @@ def rank_intervals(
     size = check_batch(batch, func)
     gen, seed = resolve_rng(rng, func)
     values = M.to_numpy()
-    base_name, base_values, kind = _engine_baseline(M, measure.column, s, func)
-    engine = ResampledMeasures(values, base_values, np.array([measure.alpha]), [kind])
-    est = engine.point()[kind][:, 0]
+    bases = _bases(M, s, [measure], func)
+    assert measure.alpha is not None
+    engine = ResampledMeasures(values, bases, [(measure, np.array([measure.alpha]))])
+    est = engine.point()[0][:, 0]
     r = est.size
 
     def ranks(v: np.ndarray) -> np.ndarray:
@@ -904,7 +844,7 @@ def rank_intervals(
             "system": M.index.to_numpy(),
             "risk": measure.name,
             "alpha": measure.alpha,
-            "baseline": base_name,
+            "baseline": _baseline_name(bases, measure),
             "estimate": est,
             "rank": ranks(est),
             "rank_low": rank_low.astype(np.int64),

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.core.paired import risk_scores
-from riskeval.inference._common import check_n_resamples, resolve_rng
-from riskeval.inference.permutation import check_sign_flip, effect_sizes, sign_flip_counts
+from riskeval.core.paired import paired_sums, risk_scores
+from riskeval.inference._common import check_n_resamples, on_risk_scores, resolve_rng
+from riskeval.inference.permutation import effect_sizes, sign_flip_counts
 from riskeval.measures.baselines import resolve_baseline
-from riskeval.measures.declared import expand_risks, risk_measures
+from riskeval.measures.declared import URisk, expand_risks, risk_measures
 from riskeval.model.matrix import as_matrix
 from riskeval.options import ALTERNATIVES, check_option
 from riskeval.settings import RiskSettings, resolve_settings
@@ -31,7 +31,7 @@ COLUMNS = (
     "system",
     "alpha",
     "baseline",
-    "urisk",
+    URisk.column,
     "effect_size",
     "pvalue",
     "pvalue_maxt",
@@ -76,7 +76,8 @@ def risk_permutation_table(
     risk : URisk or TRisk (objects or text), or a list of them
         The measures tested (the sign-flip test of URisk and of TRisk is the same test): the rows
         are at their α, or at every α of the grid for a measure without one.  Default: every α.
-        ZRisk, GeoRisk and T*Risk are refused (their test is the bootstrap).
+        Measures that are not functions of the mean risk-reward score against the baseline (ZRisk,
+        GeoRisk: their test is the bootstrap; T*Risk: against the MEAN) are refused with the reason.
     settings : :class:`riskeval.RiskSettings`
         Baseline, α grid and leave-one-out in one object; the keywords given here override it.
     n_resamples : int, default 10,000
@@ -105,7 +106,7 @@ def risk_permutation_table(
     alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
     if risk is not None:
         for measure in risk_measures(risk, func):
-            check_sign_flip(measure, func)
+            on_risk_scores(measure, func, "the sign-flip test")
         A = np.array(sorted({float(m.alpha) for m in expand_risks(risk, s.alphas, func)}))  # type: ignore[arg-type]
     else:
         A = np.asarray(s.alphas, dtype=np.float64)
@@ -124,7 +125,8 @@ def risk_permutation_table(
             "system": np.repeat(M.index.to_numpy(), k),
             "alpha": np.tile(A, r),
             "baseline": rb.name,
-            "urisk": cells.mean(axis=1),
+            # URisk from the same sums and formula as risk_table's: the same bits
+            URisk.column: URisk().value(paired_sums(M.to_numpy(), rb.values), A[:, None]).T.ravel(),
             "effect_size": effect_sizes(cells),
             "pvalue": p,
             "pvalue_maxt": p_max,

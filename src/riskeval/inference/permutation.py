@@ -27,11 +27,19 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from riskeval.core._numba import njit
-from riskeval.core.paired import risk_scores
+from riskeval.core.paired import paired_sums, risk_scores
 from riskeval.errors import RiskevalError
-from riskeval.inference._common import TOL, all_signs, check_n_resamples, mc_pvalue, random_signs, resolve_rng
+from riskeval.inference._common import (
+    TOL,
+    all_signs,
+    check_n_resamples,
+    mc_pvalue,
+    on_risk_scores,
+    random_signs,
+    resolve_rng,
+)
 from riskeval.measures.baselines import as_pair
-from riskeval.measures.declared import RiskMeasure, TRisk, TStarRisk, URisk, risk_measures
+from riskeval.measures.declared import URisk, risk_measures
 from riskeval.measures.results import TestResult
 from riskeval.options import ALTERNATIVES, check_alpha, check_option
 
@@ -190,34 +198,16 @@ def effect_sizes(cells: np.ndarray) -> np.ndarray:
         return np.where(sd > 0, cells.mean(axis=1) / sd, np.nan)
 
 
-def check_sign_flip(measure: RiskMeasure, func: str) -> RiskMeasure:
-    """``measure`` if a sign-flip test tests it (URisk or TRisk); the others are refused, with the
-    test to use instead."""
-    if isinstance(measure, (URisk, TRisk)):
-        return measure
-    instead = (
-        "T*Risk is TRisk against the per-topic MEAN: use risk='TRisk' with baseline='mean'."
-        if isinstance(measure, TStarRisk)
-        else f"{measure.name} compares each system with every other; test it with the bootstrap "
-        "(riskeval.inference.bootstrap_difference, riskeval.bootstrap_ci)."
-    )
-    raise RiskevalError(
-        f"The 'risk' parameter of {func} must be URisk or TRisk: sign flips test a mean gain over "
-        f"one baseline. Got {measure}. {instead}"
-    )
-
-
 def _test_alpha(risk: Any, alpha: Any, func: str) -> float:
-    """The α of :func:`permutation_test`: that of ``risk`` (one URisk or TRisk, an object or its
-    text) if it has one, else ``alpha``, else 0."""
+    """The α of :func:`permutation_test`: that of ``risk`` (one measure of the risk-reward scores,
+    an object or its text) if it has one, else ``alpha``, else 0."""
     if risk is not None:
         measures = risk_measures(risk, func)
         if len(measures) != 1:
             raise RiskevalError(
-                f"The 'risk' parameter of {func} names one risk measure, URisk or TRisk. "
-                f"Got {', '.join(map(str, measures))}."
+                f"The 'risk' parameter of {func} names one risk measure. Got {', '.join(map(str, measures))}."
             )
-        measure = check_sign_flip(measures[0], func)
+        measure = on_risk_scores(measures[0], func, "the sign-flip test")
         if measure.alpha is not None:
             if alpha is not None and float(alpha) != measure.alpha:
                 raise RiskevalError(
@@ -249,8 +239,11 @@ def permutation_test(
         (Smucker, Allan & Carterette, CIKM 2007).
     risk : URisk or TRisk, an object or its text
         The measure tested, e.g. ``riskeval.URisk(alpha=5)`` or ``"TRisk@5"``: its α, if it has
-        one, is the test's.  URisk and TRisk give the same p-value (the statistic is URisk).
-        ZRisk, GeoRisk and T*Risk are refused (their test is the bootstrap).
+        one, is the test's.  Any declared measure that is an increasing function of the mean
+        risk-reward score against the baseline (``of_risk_scores``: URisk, TRisk) gives the same
+        p-value (the statistic is URisk, the same bits as :func:`riskeval.risk_table`'s).  The
+        others are refused with the reason: ZRisk and GeoRisk (their test is the bootstrap), T*Risk
+        (against the MEAN: give ``baseline="mean"``).
     n_resamples : int, default 10,000
         Random sign vectors; when 2^c ≤ ``n_resamples`` all 2^c are enumerated instead (exact).
     rng : int, None or numpy.random.Generator
@@ -284,8 +277,10 @@ def permutation_test(
         np.maximum(delta, 0.0), np.minimum(delta, 0.0), np.array([a]), n, gen, alternative
     )
     p, _ = flips.pvalues()
+    # the statistic is URisk, from the same sums and formula as risk_table's
+    statistic = URisk().value(paired_sums(s[None, :], b), a)[0]
     return PermutationResult(
-        statistic=float(x.mean()),
+        statistic=float(statistic),
         pvalue=float(p[0, 0]),
         n_resamples=flips.n,
         exact=flips.exact,

@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from riskeval.core._numba import njit, prange
-from riskeval.core.paired import risk_scores, topic_major
+from riskeval.core.paired import paired_sums, risk_scores, topic_major
 from riskeval.core.random import bounded, stream_key, stream_start
 from riskeval.errors import RiskevalError
-from riskeval.inference._common import TOL, check_n_resamples, mc_pvalue, resolve_rng
+from riskeval.inference._common import TOL, check_n_resamples, mc_pvalue, on_risk_scores, resolve_rng
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.declared import URisk, risk_measures
 from riskeval.model.matrix import as_matrix
@@ -250,8 +250,10 @@ def tukey_hsd(
         Risk aversion α of the risk-reward scores; needs a baseline when not 0.
     risk : URisk, an object or its text
         The measure compared, e.g. ``riskeval.URisk(alpha=5)`` or ``"URisk@5"``: its α if it has
-        one, else ``alpha``; against ``baseline`` (default the settings').  The HSD compares means,
-        so URisk is the one measure it takes.
+        one, else ``alpha``; against ``baseline`` (default the settings').  The HSD compares the
+        means of the risk-reward scores (URisk, the same bits as :func:`riskeval.risk_table`'s), so
+        it takes the declared measures of those scores (``of_risk_scores``: URisk, TRisk) and
+        refuses the others with the reason.
     settings : :class:`riskeval.RiskSettings`
         Baseline, level and leave-one-out in one object; the keywords given here override it.
     n_resamples : int, default 10,000
@@ -274,11 +276,12 @@ def tukey_hsd(
     s = resolve_settings(settings, func, baseline=baseline, level=level, leave_one_out=leave_one_out)
     if risk is not None:
         measures = risk_measures(risk, func)
-        if len(measures) != 1 or not isinstance(measures[0], URisk):
+        if len(measures) != 1:
             raise RiskevalError(
-                f"The 'risk' parameter of {func} must be URisk (an object or its text): the HSD "
-                f"compares the systems' mean risk-reward scores. Got {', '.join(map(str, measures))}."
+                f"The 'risk' parameter of {func} names one risk measure: the HSD compares the "
+                f"systems' mean risk-reward scores. Got {', '.join(map(str, measures))}."
             )
+        on_risk_scores(measures[0], func, "the HSD")
         if measures[0].alpha is not None:
             if alpha is not None and float(alpha) != measures[0].alpha:
                 raise RiskevalError(
@@ -302,12 +305,14 @@ def tukey_hsd(
                 f"a baseline. Got alpha={alpha!r} with baseline=None."
             )
         Y = values
+        means = Y.mean(axis=1)
     else:
         rb = resolve_baseline(M, s.baseline, func, leave_one_out=s.leave_one_out)
         name = rb.name
         Y = risk_scores(values - rb.values, alpha)
-    means = Y.mean(axis=1)
-    held = "urisk" if on_risk else "mean"  # the mean of x_ij(α) over the topics is URisk(α)
+        # the mean of x_ij(α) over the topics is URisk(α): from the same sums as risk_table's
+        means = URisk().value(paired_sums(values, rb.values), alpha)
+    held = URisk.column if on_risk else "mean"
     iu, ku = np.triu_indices(r, 1)
     threshold = np.abs(means[iu] - means[ku]) - TOL * max(1.0, float(np.abs(Y).max()))
     Yt = np.ascontiguousarray(topic_major(Y))

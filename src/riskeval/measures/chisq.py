@@ -17,6 +17,7 @@ import pandas as pd
 from riskeval.core import chisq as kern
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import resolve_baseline
+from riskeval.measures.declared import GeoRisk, RiskMeasure, ZRisk
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_alphas
 
@@ -28,8 +29,8 @@ def zrisk(X: Any, alpha: Any = 0.0, *, baseline: Any = None) -> pd.Series | pd.D
     column per α, from one pass over the matrix.  Scores must be ≥ 0; a cell with expected value
     0 has z = 0.
     """
-    M, z = _zsums(X, baseline, "zrisk")
-    return _by_alpha(kern.zrisk_from, z, alpha, M.index, "zrisk")
+    M, z = _zsums(X, baseline, zrisk.__name__)
+    return _by_alpha(ZRisk(), z, alpha, M.index, zrisk.__name__)
 
 
 def georisk(X: Any, alpha: Any = 0.0, *, baseline: Any = None) -> pd.Series | pd.DataFrame:
@@ -39,18 +40,19 @@ def georisk(X: Any, alpha: Any = 0.0, *, baseline: Any = None) -> pd.Series | pd
     Series indexed by system; with several α (a list or array), a DataFrame with one column per α,
     from one pass over the matrix.
     """
-    M, z = _zsums(X, baseline, "georisk")
-    return _by_alpha(kern.georisk_from, z, alpha, M.index, "georisk")
+    M, z = _zsums(X, baseline, georisk.__name__)
+    return _by_alpha(GeoRisk(), z, alpha, M.index, georisk.__name__)
 
 
 def _by_alpha(
-    measure: Any, z: kern.ZSums, alpha: Any, systems: pd.Index, func: str
+    measure: RiskMeasure, z: kern.ZSums, alpha: Any, systems: pd.Index, func: str
 ) -> pd.Series | pd.DataFrame:
-    """``measure(z, α)`` as a Series for one α, or a systems × α DataFrame for several."""
+    """``measure.value(z, α)`` (the formula of :func:`riskeval.risk_table`) as a Series for one α,
+    or a systems × α DataFrame for several."""
     if np.ndim(alpha) == 0:
-        return pd.Series(measure(z, check_alpha(alpha, func)), index=systems, name=func)
+        return pd.Series(measure.value(z, check_alpha(alpha, func)), index=systems, name=func)
     A = check_alphas(alpha, func)
-    values = measure(z, A[:, None]).T  # a new array: the frame may hold it without a copy
+    values = measure.value(z, A[:, None]).T  # a new array: the frame may hold it without a copy
     out = pd.DataFrame(values, index=systems, columns=A, copy=False)
     out.columns.name = "alpha"
     return out

@@ -18,6 +18,7 @@ from riskeval.core.baselines import loo_mean
 from riskeval.core.corrections import adjust_pvalues
 from riskeval.core.pvalues import t_pvalue
 from riskeval.measures.baselines import as_pair
+from riskeval.measures.declared import TRisk, URisk
 from riskeval.measures.results import RiskReward, TRiskResult
 from riskeval.options import ALTERNATIVES, SE_METHODS, check_alpha, check_level, check_option
 from riskeval.settings import RiskSettings, resolve_settings
@@ -28,9 +29,11 @@ def urisk(system: Any, baseline: Any, alpha: float = 1.0) -> float:
 
     Equals ``UGain − α·FRisk``; α = 0 gives the mean difference (UGain).
     """
-    alpha = check_alpha(alpha, "urisk")
-    s, b, _ = as_pair(system, baseline, "urisk")
-    return float(kern.risk_scores(s - b, alpha).mean())
+    func = urisk.__name__
+    alpha = check_alpha(alpha, func)
+    s, b, _ = as_pair(system, baseline, func)
+    # the sums and formula of riskeval.risk_table: the same bits
+    return float(URisk().value(kern.paired_sums(s[None, :], b), alpha)[0])
 
 
 def trisk(
@@ -53,21 +56,26 @@ def trisk(
     When the SE is 0 (the system equals the baseline, or every per-topic score is the same) the
     statistic and p-value are NaN and ``reason`` says why.
     """
-    alpha = check_alpha(alpha, "trisk")
-    se = check_option(se, SE_METHODS, "trisk", "se")
-    level = check_level(level, "trisk")
-    alternative = check_option(alternative, ALTERNATIVES, "trisk", "alternative")
-    s, b, topics = as_pair(system, baseline, "trisk")
+    func = trisk.__name__
+    alpha = check_alpha(alpha, func)
+    se = check_option(se, SE_METHODS, func, "se")
+    level = check_level(level, func)
+    alternative = check_option(alternative, ALTERNATIVES, func, "alternative")
+    s, b, topics = as_pair(system, baseline, func)
     x = kern.risk_scores(s - b, alpha)
     c = x.size
-    u = float(x.mean())
-    sd = float(x.std(ddof=1))
+    # URisk and TRisk from the sums and formulas of riskeval.risk_table: the same bits, and the
+    # one rule of an undefined TRisk (kern.trisk_from)
+    sums = kern.paired_sums(s[None, :], b)
+    u = float(URisk().value(sums, alpha)[0])
+    t = float(TRisk().value(sums, alpha)[0])
+    sd = float(np.sqrt(kern.variance_from(sums, alpha))[0])
     err = float(kern.jackknife_se(x)) if se == "jackknife" else sd / np.sqrt(c)
     jack = _jackknife_fields(x, u, topics) if se == "jackknife" else {}
     df = c - 1
     critical = float(stdtrit(df, 1 - (level / 2 if alternative == "two-sided" else level)))
-    if not kern.zero_spread(sd, _scale(s, b), alpha):
-        t = u / err
+    if not np.isnan(t):
+        t = u / err if se == "jackknife" else t
         p = float(t_pvalue(t, df, alternative))
         return TRiskResult(t, p, df, u, err, se, alpha, level, critical, alternative=alternative, **jack)
     reason = (
@@ -164,7 +172,7 @@ def topic_risk(
     x = kern.risk_scores(s - b, alpha)
     c = x.size
     sx = x.std(ddof=1)
-    if kern.zero_spread(sx, _scale(s, b), alpha):
+    if np.isnan(TRisk().value(kern.paired_sums(s[None, :], b), alpha)[0]):  # the one rule
         tr = tj = np.full(c, np.nan)  # no spread beyond rounding: nothing to standardise by
     else:
         theta = loo_mean(x.sum(), x, c)
@@ -199,11 +207,6 @@ def topic_risk(
         out["pvalue_adj"] = adjust_pvalues(pvalue, correction)
         out["significant"] = out["pvalue_adj"].to_numpy() < level
     return out
-
-
-def _scale(s: np.ndarray, b: np.ndarray) -> float:
-    """The largest |score| of a system and its baseline: the scale of their rounding errors."""
-    return float(max(np.abs(s).max(), np.abs(b).max()))
 
 
 def _name(v: Any, default: str) -> str:
