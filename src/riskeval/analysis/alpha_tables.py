@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from riskeval.settings import RiskSettings
 
+
 #: The risk measures that rank the systems of :func:`riskeval.analysis.baseline_rankings`.
 def ranking_measures() -> list[type[RiskMeasure]]:
     """The declared measures that rank systems against a baseline (Dinçer, Ounis & Macdonald,
