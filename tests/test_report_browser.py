@@ -16,6 +16,7 @@ import pytest
 import riskeval as rk
 from riskeval.cli.main import main
 from riskeval.datasets import example_scores
+from riskeval.measures.declared import RISK_MEASURES
 from tests.shared_data import chromium, shared_data
 
 pytestmark = pytest.mark.slow
@@ -156,9 +157,11 @@ def test_changing_alpha_updates_the_table_and_the_plots(browser, report_file):
     assert page.locator("#m0-risk-table caption").text_content() == "Risk at α = 0, systems by mean score"
     shown = [None if v == "–" else float(v) for v in column(page, "m0-risk-table", "TRisk")]
     assert shown == [None if v is None else round(v, 3) for v in d["table"][0]["trisk"]]
-    # the shading follows the significance at α = 0, computed by riskeval
+    # the shading of each measure declared as marked (URisk, TRisk) follows the significance at
+    # α = 0, computed by riskeval
+    marked = sum(cls.marked for cls in RISK_MEASURES.values())
     wins = page.locator("#m0-risk-table td.sig-win").count()
-    assert wins == sum(s > 0 for s in d["sig"][0])
+    assert marked == 2 and wins == marked * sum(s > 0 for s in d["sig"][0])
     assert float(page.get_attribute(line, "x1")) < x10  # the α marker moved left
     # every α picker of the measure follows, and the per-topic caption too
     assert page.locator("#topics select.rk-alpha").input_value() == "0"
