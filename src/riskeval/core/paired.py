@@ -64,32 +64,31 @@ _BLOCK = 64
 
 
 @njit(inline="always")
-def _add_topic(acc, k, wj, d, b, kp, kn):
-    """Add one topic (weight ``wj``, difference ``d`` to the baseline score ``b``) to system k's
-    accumulators ``acc``: Σwδ⁺, Σwδ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, wins,
-    losses and Loss>20%."""
+def _terms(d, b, kp, kn):
+    """The terms one topic adds, times its weight, to a system's sums for a difference ``d`` to the
+    baseline score ``b``: δ⁺, δ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, win, loss and
+    Loss>20%."""
     p = max(d, 0.0)
     q = min(d, 0.0)
     cp = p - kp
     cn = q - kn
-    acc[0][k] += wj * p
-    acc[1][k] += wj * q
-    acc[2][k] += wj * cp * cp
-    acc[3][k] += wj * cn * cn
-    acc[4][k] += wj * cp * cn
-    acc[5][k] += wj * (d > 0.0)
-    acc[6][k] += wj * (d < 0.0)
-    acc[7][k] += wj * loss20(d, b)
+    win = 1.0 if d > 0.0 else 0.0
+    loss = 1.0 if d < 0.0 else 0.0
+    return p, q, cp * cp, cn * cn, cp * cn, win, loss, 1.0 if loss20(d, b) else 0.0
 
 
 @njit(parallel=True, cache=True)  # pragma: no mutate
-def _paired_kernel(Xt, Bt, W, K):
+def _paired_kernel(Xt, Bt, W, K, counts):
     """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared); W: m × c,
     one row of topic weights per resample; K: 2 × r, each system's mean δ⁺ and δ⁻ over the topics
     (every topic once), about which the second moments are taken, or 0 × r: the kernel computes
     them first (one more pass).  Returns the sums (8 × r × m), those of :class:`PairedSums` from
-    ``sum_pos`` to ``loss20``, and each row's total weight (m).
+    ``sum_pos`` to ``loss20`` (wins, losses and Loss>20% left 0 unless ``counts``), and each row's
+    total weight (m).
 
+    The sums are Σ_j w_j t_j of each topic's terms t_j (:func:`_terms`), which depend on the
+    topic alone when K is given: they are then computed once (c × 8 × r, one parallel task per
+    topic) and every row of weights adds them up; otherwise each task computes them as it goes.
     One pass per (resample, block of systems), one parallel task each: the sums of δ⁺ and δ⁻,
     wins, losses, Loss>20%, and the second moments of δ⁺ − K⁺ and δ⁻ − K⁻, turned into moments
     about the resample's means by the shifted-data formula ``M2 = Σw(v − K)² − (Σw(v − K))²/n``
@@ -102,6 +101,15 @@ def _paired_kernel(Xt, Bt, W, K):
     """
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
+    terms = 8 if counts else 5
+    given = K.shape[0] > 0
+    V = np.empty((c if given else 0, terms, r))
+    for j in prange(V.shape[0]):  # each topic's terms, once
+        for i in range(r):
+            b = Bt[j, 0] if shared else Bt[j, i]
+            t = _terms(Xt[j, i] - b, b, K[0, i], K[1, i])
+            for q in range(terms):
+                V[j, q, i] = t[q]
     blocks = (r + _BLOCK - 1) // _BLOCK
     out = np.zeros((8, r, W.shape[0]))
     total = np.zeros(W.shape[0])
@@ -110,18 +118,12 @@ def _paired_kernel(Xt, Bt, W, K):
         i0 = (task - res * blocks) * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
         w = W[res]
-        acc = (
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-        )
+        acc = np.zeros((8, m))
         kp, kn = np.zeros(m), np.zeros(m)
-        if K.shape[0] == 0:  # the means over every topic, each once
+        if given:
+            kp[:] = K[0, i0 : i0 + m]
+            kn[:] = K[1, i0 : i0 + m]
+        else:  # the means over every topic, each once
             for j in range(c):
                 x = Xt[j, i0 : i0 + m]
                 if shared:
@@ -136,32 +138,32 @@ def _paired_kernel(Xt, Bt, W, K):
                         kn[k] += min(x[k] - b[k], 0.0)
             kp /= c
             kn /= c
-        else:
-            kp[:] = K[0, i0 : i0 + m]
-            kn[:] = K[1, i0 : i0 + m]
         n = 0.0  # the total weight, summed in topic order
         for j in range(c):
             wj = w[j]
             if wj == 0.0:
                 continue
             n += wj
+            if given:
+                for q in range(terms):
+                    v = V[j, q, i0 : i0 + m]
+                    a = acc[q]
+                    for k in range(m):
+                        a[k] += wj * v[k]
+                continue
             x = Xt[j, i0 : i0 + m]
-            if shared:
-                bj = Bt[j, 0]
-                for k in range(m):
-                    _add_topic(acc, k, wj, x[k] - bj, bj, kp[k], kn[k])
-            else:
-                b = Bt[j, i0 : i0 + m]
-                for k in range(m):
-                    _add_topic(acc, k, wj, x[k] - b[k], b[k], kp[k], kn[k])
+            for k in range(m):
+                b = Bt[j, 0] if shared else Bt[j, i0 + k]
+                t = _terms(x[k] - b, b, kp[k], kn[k])
+                for q in range(terms):
+                    acc[q, k] += wj * t[q]
         for k in range(m):
-            sp = acc[0][k] - n * kp[k]  # Σw(δ⁺ − K⁺)
-            sn = acc[1][k] - n * kn[k]
-            acc[2][k] -= sp * sp / n
-            acc[3][k] -= sn * sn / n
-            acc[4][k] -= sp * sn / n
-        for q in range(8):
-            out[q, i0 : i0 + m, res] = acc[q]
+            sp = acc[0, k] - n * kp[k]  # Σw(δ⁺ − K⁺)
+            sn = acc[1, k] - n * kn[k]
+            acc[2, k] -= sp * sp / n
+            acc[3, k] -= sn * sn / n
+            acc[4, k] -= sp * sn / n
+        out[:, i0 : i0 + m, res] = acc
         if i0 == 0:
             total[res] = n
     return out, total
@@ -183,7 +185,7 @@ def _paired_numpy(
     def weighted(v: np.ndarray, u: Any = None) -> np.ndarray:  # Σ_j w_j v_j u_j in topic order: m × r
         if unit:
             return topic_sums(v if u is None else v * u, axis=0)[None, :]
-        return topic_sums(w * v if u is None else w * v * u, axis=1)
+        return topic_sums(w * v if u is None else w * (v * u), axis=1)
 
     n = topic_sums(W, axis=1)
     sp, sn = weighted(pos), weighted(neg)
@@ -230,7 +232,9 @@ def topic_weights(weights: np.ndarray | None, c: int) -> np.ndarray:
     return np.ascontiguousarray(np.atleast_2d(np.asarray(weights, dtype=np.float64)))
 
 
-def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None) -> PairedSums:
+def paired_sums(
+    X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None, counts: bool = True
+) -> PairedSums:
     """Sufficient statistics of every row of ``X`` (r × c) against baseline ``B``: the one
     computation of them, for a table (unit weights), bootstrap resamples and jackknife values.
 
@@ -239,6 +243,8 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     non-negative topic weights give arrays of length r and ``n`` a number; a matrix (m × c), one
     row per resample, gives arrays m × r and ``n`` an m × 1 array (so that the measures of
     :mod:`riskeval.measures.declared` broadcast).  A row's total weight must be positive.
+    ``counts=False`` leaves out wins, losses and Loss>20% (``None``), which URisk and TRisk do not
+    read: a pass over the topics with fewer sums.
     """
     Xt = topic_major(X)
     B = np.asarray(B, dtype=np.float64)
@@ -255,13 +261,18 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     # do not depend on how the rows are batched
     work = W.shape[0] * Xt.size
     small = Xt.size < NUMPY_CELLS and not batched
-    out, n = _paired_numpy(Xt, Bt, W, K) if small else by_size(_paired_kernel, work)(Xt, Bt, W, K)
+    if small:
+        out, n = _paired_numpy(Xt, Bt, W, K)
+    else:
+        out, n = by_size(_paired_kernel, work)(Xt, Bt, W, K, counts)
     # the scale of every topic, whatever its weight: the rounding of the matrix's differences
     scale = np.maximum(_largest(Xt), _largest(Bt))
+    sums = [out[q, :, 0] for q in range(8)] if not batched else [v.T for v in out]
+    if not counts:
+        sums[5:] = [None, None, None]
     if not batched:
-        return PairedSums._make([float(n[0]), *out[:, :, 0], scale])
-    scales = np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))
-    return PairedSums._make([n[:, None], *(v.T for v in out), scales])
+        return PairedSums._make([float(n[0]), *sums, scale])
+    return PairedSums._make([n[:, None], *sums, np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))])
 
 
 def grouped_paired_sums(i: np.ndarray, x: np.ndarray, b: np.ndarray, r: int) -> PairedSums:
