@@ -31,8 +31,8 @@ class PairedSums(NamedTuple):
     weights, arrays m × r, one row per resample: :func:`paired_sums`).
 
     ``n`` is the (weighted) number of topics: one number, one per resample (m × 1), or one per
-    system in a partial sum (:func:`grouped_paired_sums`) until the partials are merged
-    (:func:`merge_paired`)."""
+    system in a partial sum of scattered cells (:func:`grouped_paired_sums`) until the partials
+    are merged (:func:`merge_paired`)."""
 
     n: Any
     sum_pos: np.ndarray
@@ -64,17 +64,23 @@ _BLOCK = 64
 
 
 @njit(inline="always")
-def _terms(d, b, kp, kn):
-    """The terms one topic adds, times its weight, to a system's sums for a difference ``d`` to the
-    baseline score ``b``: δ⁺, δ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, win, loss and
-    Loss>20%."""
+def _add_topic(acc, k, wj, d, b, kp, kn, counts):
+    """Add one topic (weight ``wj``, difference ``d`` to the baseline score ``b``) to system k's
+    accumulators ``acc``: Σwδ⁺, Σwδ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, and if
+    ``counts`` wins, losses and Loss>20%."""
     p = max(d, 0.0)
     q = min(d, 0.0)
     cp = p - kp
     cn = q - kn
-    win = 1.0 if d > 0.0 else 0.0
-    loss = 1.0 if d < 0.0 else 0.0
-    return p, q, cp * cp, cn * cn, cp * cn, win, loss, 1.0 if loss20(d, b) else 0.0
+    acc[0][k] += wj * p
+    acc[1][k] += wj * q
+    acc[2][k] += wj * cp * cp
+    acc[3][k] += wj * cn * cn
+    acc[4][k] += wj * cp * cn
+    if counts:
+        acc[5][k] += wj * (d > 0.0)
+        acc[6][k] += wj * (d < 0.0)
+        acc[7][k] += wj * loss20(d, b)
 
 
 @njit(parallel=True, cache=True)  # pragma: no mutate
@@ -86,9 +92,6 @@ def _paired_kernel(Xt, Bt, W, K, counts):
     ``sum_pos`` to ``loss20`` (wins, losses and Loss>20% left 0 unless ``counts``), and each row's
     total weight (m).
 
-    The sums are Σ_j w_j t_j of each topic's terms t_j (:func:`_terms`), which depend on the
-    topic alone when K is given: they are then computed once (c × 8 × r, one parallel task per
-    topic) and every row of weights adds them up; otherwise each task computes them as it goes.
     One pass per (resample, block of systems), one parallel task each: the sums of δ⁺ and δ⁻,
     wins, losses, Loss>20%, and the second moments of δ⁺ − K⁺ and δ⁻ − K⁻, turned into moments
     about the resample's means by the shifted-data formula ``M2 = Σw(v − K)² − (Σw(v − K))²/n``
@@ -101,15 +104,6 @@ def _paired_kernel(Xt, Bt, W, K, counts):
     """
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
-    terms = 8 if counts else 5
-    given = K.shape[0] > 0
-    V = np.empty((c if given else 0, terms, r))
-    for j in prange(V.shape[0]):  # each topic's terms, once
-        for i in range(r):
-            b = Bt[j, 0] if shared else Bt[j, i]
-            t = _terms(Xt[j, i] - b, b, K[0, i], K[1, i])
-            for q in range(terms):
-                V[j, q, i] = t[q]
     blocks = (r + _BLOCK - 1) // _BLOCK
     out = np.zeros((8, r, W.shape[0]))
     total = np.zeros(W.shape[0])
@@ -118,12 +112,18 @@ def _paired_kernel(Xt, Bt, W, K, counts):
         i0 = (task - res * blocks) * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
         w = W[res]
-        acc = np.zeros((8, m))
+        acc = (
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+            np.zeros(m),
+        )
         kp, kn = np.zeros(m), np.zeros(m)
-        if given:
-            kp[:] = K[0, i0 : i0 + m]
-            kn[:] = K[1, i0 : i0 + m]
-        else:  # the means over every topic, each once
+        if K.shape[0] == 0:  # the means over every topic, each once
             for j in range(c):
                 x = Xt[j, i0 : i0 + m]
                 if shared:
@@ -138,32 +138,32 @@ def _paired_kernel(Xt, Bt, W, K, counts):
                         kn[k] += min(x[k] - b[k], 0.0)
             kp /= c
             kn /= c
+        else:
+            kp[:] = K[0, i0 : i0 + m]
+            kn[:] = K[1, i0 : i0 + m]
         n = 0.0  # the total weight, summed in topic order
         for j in range(c):
             wj = w[j]
             if wj == 0.0:
                 continue
             n += wj
-            if given:
-                for q in range(terms):
-                    v = V[j, q, i0 : i0 + m]
-                    a = acc[q]
-                    for k in range(m):
-                        a[k] += wj * v[k]
-                continue
             x = Xt[j, i0 : i0 + m]
-            for k in range(m):
-                b = Bt[j, 0] if shared else Bt[j, i0 + k]
-                t = _terms(x[k] - b, b, kp[k], kn[k])
-                for q in range(terms):
-                    acc[q, k] += wj * t[q]
+            if shared:
+                bj = Bt[j, 0]
+                for k in range(m):
+                    _add_topic(acc, k, wj, x[k] - bj, bj, kp[k], kn[k], counts)
+            else:
+                b = Bt[j, i0 : i0 + m]
+                for k in range(m):
+                    _add_topic(acc, k, wj, x[k] - b[k], b[k], kp[k], kn[k], counts)
         for k in range(m):
-            sp = acc[0, k] - n * kp[k]  # Σw(δ⁺ − K⁺)
-            sn = acc[1, k] - n * kn[k]
-            acc[2, k] -= sp * sp / n
-            acc[3, k] -= sn * sn / n
-            acc[4, k] -= sp * sn / n
-        out[:, i0 : i0 + m, res] = acc
+            sp = acc[0][k] - n * kp[k]  # Σw(δ⁺ − K⁺)
+            sn = acc[1][k] - n * kn[k]
+            acc[2][k] -= sp * sp / n
+            acc[3][k] -= sn * sn / n
+            acc[4][k] -= sp * sn / n
+        for q in range(8):
+            out[q, i0 : i0 + m, res] = acc[q]
         if i0 == 0:
             total[res] = n
     return out, total
@@ -185,7 +185,7 @@ def _paired_numpy(
     def weighted(v: np.ndarray, u: Any = None) -> np.ndarray:  # Σ_j w_j v_j u_j in topic order: m × r
         if unit:
             return topic_sums(v if u is None else v * u, axis=0)[None, :]
-        return topic_sums(w * v if u is None else w * (v * u), axis=1)
+        return topic_sums(w * v if u is None else w * v * u, axis=1)
 
     n = topic_sums(W, axis=1)
     sp, sn = weighted(pos), weighted(neg)
@@ -277,28 +277,21 @@ def paired_sums(
 
 def grouped_paired_sums(i: np.ndarray, x: np.ndarray, b: np.ndarray, r: int) -> PairedSums:
     """The :class:`PairedSums` of scattered cells: system ``i[k]`` scores ``x[k]`` on a topic where
-    its baseline scores ``b[k]`` (one row of a long table each), for systems 0..r−1.  ``n`` is the
-    number of cells of each system; merge partials with :func:`merge_paired`."""
-    d = x - b
-    pos, neg = np.maximum(d, 0.0), np.minimum(d, 0.0)
-    n = np.bincount(i, minlength=r).astype(np.float64)
-    sp, sn = np.bincount(i, pos, r), np.bincount(i, neg, r)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cp, cn = pos - (sp / n)[i], neg - (sn / n)[i]
-    scale = np.zeros(r)
-    np.maximum.at(scale, i, np.maximum(np.abs(x), np.abs(b)))
-    return PairedSums(
-        n,
-        sp,
-        sn,
-        np.bincount(i, cp * cp, r),
-        np.bincount(i, cn * cn, r),
-        np.bincount(i, cp * cn, r),
-        np.bincount(i, d > 0, r),
-        np.bincount(i, d < 0, r),
-        np.bincount(i, loss20(d, b), r),
-        scale,
-    )
+    its baseline scores ``b[k]`` (one row of a long table each), for systems 0..r−1, by
+    :func:`paired_sums`: each system's cells, in their order, are one row of a dense block with
+    its baselines (one per cell), the systems with as many cells in one block, so a system's sums
+    are those of :func:`paired_sums` on its row of cells.  ``n`` is the number of cells of each
+    system (0 and zero sums for a system without one); merge partials with :func:`merge_paired`."""
+    order = np.argsort(i, kind="stable")
+    counts = np.bincount(i, minlength=r)
+    first = np.cumsum(counts) - counts  # where each system's cells start in ``order``
+    fields: list[np.ndarray] = [counts.astype(np.float64)] + [np.zeros(r) for _ in PairedSums._fields[1:]]
+    for k in np.unique(counts[counts > 0]):
+        rows = np.flatnonzero(counts == k)
+        cells = order[first[rows][:, None] + np.arange(k)]  # systems × their k cells
+        for f, v in zip(fields[1:], paired_sums(x[cells], b[cells])[1:], strict=True):
+            f[rows] = v
+    return PairedSums._make(fields)
 
 
 def merge_paired(parts: Sequence[PairedSums]) -> PairedSums:
