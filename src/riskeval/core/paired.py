@@ -89,8 +89,8 @@ def _paired_kernel(Xt, Bt, W, K, counts):
     one row of topic weights per resample; K: 2 × r, each system's mean δ⁺ and δ⁻ over the topics
     (every topic once), about which the second moments are taken, or 0 × r: the kernel computes
     them first (one more pass).  Returns the sums (8 × r × m), those of :class:`PairedSums` from
-    ``sum_pos`` to ``loss20`` (wins, losses and Loss>20% left 0 unless ``counts``), and each row's
-    total weight (m).
+    ``sum_pos`` to ``loss20`` (without ``counts``: 5 × r × m, those up to ``cross``), and each
+    row's total weight (m).
 
     One pass per (resample, block of systems), one parallel task each: the sums of δ⁺ and δ⁻,
     wins, losses, Loss>20%, and the second moments of δ⁺ − K⁺ and δ⁻ − K⁻, turned into moments
@@ -105,7 +105,7 @@ def _paired_kernel(Xt, Bt, W, K, counts):
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
     blocks = (r + _BLOCK - 1) // _BLOCK
-    out = np.zeros((8, r, W.shape[0]))
+    out = np.zeros((8 if counts else 5, r, W.shape[0]))
     total = np.zeros(W.shape[0])
     for task in prange(W.shape[0] * blocks):
         res = task // blocks
@@ -162,7 +162,7 @@ def _paired_kernel(Xt, Bt, W, K, counts):
             acc[2][k] -= sp * sp / n
             acc[3][k] -= sn * sn / n
             acc[4][k] -= sp * sn / n
-        for q in range(8):
+        for q in range(out.shape[0]):
             out[q, i0 : i0 + m, res] = acc[q]
         if i0 == 0:
             total[res] = n
@@ -267,9 +267,8 @@ def paired_sums(
         out, n = by_size(_paired_kernel, work)(Xt, Bt, W, K, counts)
     # the scale of every topic, whatever its weight: the rounding of the matrix's differences
     scale = np.maximum(_largest(Xt), _largest(Bt))
-    sums = [out[q, :, 0] for q in range(8)] if not batched else [v.T for v in out]
-    if not counts:
-        sums[5:] = [None, None, None]
+    sums: list[Any] = [v.T if batched else v[:, 0] for v in out[: 8 if counts else 5]]
+    sums += [] if counts else [None, None, None]
     if not batched:
         return PairedSums._make([float(n[0]), *sums, scale])
     return PairedSums._make([n[:, None], *sums, np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))])
