@@ -206,7 +206,8 @@ def sums_for(
     values: np.ndarray, bases: dict[str, ResolvedBaseline | None], weights: Any = None, counts: bool = True
 ) -> dict[str, Any]:
     """:func:`sums_of` of each need of ``bases`` (:func:`baselines_of`), computed once for needs
-    that share their baseline (the MEAN of T*Risk when it is the settings' baseline)."""
+    that share their baseline (the MEAN of T*Risk when it is the settings' baseline); ``weights``
+    and ``counts`` as :func:`sums_of` takes them."""
     done: dict[int, Any] = {}
     out = {}
     for need, base in bases.items():
