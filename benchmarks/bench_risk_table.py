@@ -161,7 +161,7 @@ def serial_vs_parallel(repeat: int) -> bool:
     assert Xt.size < SERIAL_CELLS
     b, W, T = X.mean(axis=0)[:, None], np.ones((1, 50)), X.sum(axis=0)
     calls = {
-        "paired": (paired._paired_kernel, (Xt, b, W, np.zeros((0, 100)))),
+        "paired": (paired._paired_kernel, (Xt, b, W, np.zeros((0, 100)), True)),
         "chi-square": (chisq._z_kernel, (Xt, T, np.zeros(0), W)),
     }
     ok = True

@@ -85,7 +85,9 @@ def test_serial_and_parallel_compilations_agree(per_system):
     kernel = paired._paired_kernel
     assert _numba.by_size(kernel, Xt.size) is kernel
     for K in (np.zeros((0, 150)), rng.random((2, 150))):  # the shift of the moments: computed, given
-        for par, ser in zip(kernel(Xt, Bt, w, K), _numba.by_size(kernel, 1)(Xt, Bt, w, K), strict=True):
+        for par, ser in zip(
+            kernel(Xt, Bt, w, K, True), _numba.by_size(kernel, 1)(Xt, Bt, w, K, True), strict=True
+        ):
             np.testing.assert_array_equal(par, ser)
     T, T0, none = rng.random(700), rng.random(700), np.zeros(0)
     z = chisq._z_kernel

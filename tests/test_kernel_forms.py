@@ -147,6 +147,23 @@ def test_the_paired_sums_of_a_long_table_equal_those_of_the_matrix():
     np.testing.assert_array_equal(got.n, [5.0] * 4)
 
 
+def test_the_cells_of_a_long_table_go_through_the_matrix_computation():
+    """A system's cells, in topic order, give the bits of :func:`paired.paired_sums` on its row,
+    whatever the other systems' numbers of cells (systems with as many cells share a block)."""
+    X, B, _ = _case(5, 7)
+    keep = np.ones_like(X, dtype=bool)
+    keep[1, 2:] = keep[3, :4] = False  # s1 has 2 cells, s3 has 3, the others 7
+    i, j = np.nonzero(keep)
+    got = paired.grouped_paired_sums(i, X[i, j], B[j], 6)  # s5: no cell
+    np.testing.assert_array_equal(got.n, [7.0, 2.0, 7.0, 3.0, 7.0, 0.0])
+    for s in range(5):
+        want = paired.paired_sums(X[s : s + 1, keep[s]], B[keep[s]])
+        for name in paired.PairedSums._fields[1:]:
+            np.testing.assert_array_equal(getattr(got, name)[s], getattr(want, name)[0], err_msg=name)
+    for name in paired.PairedSums._fields:
+        assert getattr(got, name)[5] == 0.0, name
+
+
 def test_the_paired_sums_of_disjoint_topic_sets_merge_to_those_of_all_topics():
     """Sums and counts add; the centred moments combine by Chan, Golub & LeVeque (1979, eq. 2.1);
     a set with no topic of a system adds nothing to it."""

@@ -15,8 +15,11 @@ import pytest
 from shared_data import shared_data
 
 import riskeval as rk
+from riskeval.core import paired
 from riskeval.errors import RiskevalError
-from riskeval.measures.declared import RISK_MEASURES, RiskMeasure, register_risk
+from riskeval.inference.bootstrap import ResampledMeasures
+from riskeval.measures.baselines import ResolvedBaseline
+from riskeval.measures.declared import RISK_MEASURES, RiskMeasure, URisk, register_risk
 
 ALPHAS = [0.0, 1.0, 5.0, 10.0]
 
@@ -245,3 +248,36 @@ def test_a_value_of_the_wrong_shape_is_refused_by_name():
             rk.risk_table(dl19())
     finally:
         RISK_MEASURES.pop(Total.name)
+
+
+def test_resamples_count_wins_for_a_declared_measure_that_reads_them():
+    """The resamples' paired sums leave out wins, losses and Loss>20% when only measures that do
+    not read them are asked; a declared measure gets them, each resample's own."""
+
+    @dataclass(frozen=True)
+    class WinShare(RiskMeasure):
+        """Share of the topics won against the baseline."""
+
+        name: ClassVar[str] = "WinShare"
+        column: ClassVar[str] = "win_share"
+        citation: ClassVar[str] = "Wins of Dinçer, Macdonald & Ounis, SIGIR 2016, Table 7"
+
+        def value(self, sums: Any, alpha: Any) -> np.ndarray:
+            return sums.wins / sums.n + 0.0 * alpha
+
+    X = dl19().to_numpy()
+    base = X.mean(axis=0)
+    W = np.random.default_rng(7).integers(0, 3, (40, X.shape[1])).astype(np.float64)
+    bases = {"baseline": ResolvedBaseline(base, "MEAN", np.zeros(X.shape[0], dtype=bool))}
+    alone = ResampledMeasures(X, bases, [(URisk(), np.array([0.0, 5.0]))])
+    assert not alone.counts
+    both = ResampledMeasures(X, bases, [(URisk(), np.array([0.0, 5.0])), (WinShare(), np.array([0.0]))])
+    urisk, share = both.values_for(W)
+    np.testing.assert_array_equal(alone.values_for(W)[0], urisk)  # the same bits either way
+    want = ((X > base) @ W.T) / W.sum(axis=1)  # systems × resamples
+    np.testing.assert_allclose(share[:, 0, :], want, rtol=1e-15)
+    lean = paired.paired_sums(X, base, W, counts=False)
+    full = paired.paired_sums(X, base, W)
+    assert lean.wins is None and lean.losses is None and lean.loss20 is None
+    for f in ("n", "sum_pos", "sum_neg", "m2_pos", "m2_neg", "cross", "scale"):
+        np.testing.assert_array_equal(getattr(lean, f), getattr(full, f))

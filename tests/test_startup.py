@@ -118,7 +118,7 @@ def test_numpy_forms_equal_the_kernels(seed, shared, weighted):
     K = np.zeros((0, X.shape[0]))  # the shift of the moments computed by each form
     for got, want in zip(
         paired._paired_numpy(Xt, Bt, W, K),
-        _numba.serial_twin(paired._paired_kernel)(Xt, Bt, W, K),
+        _numba.serial_twin(paired._paired_kernel)(Xt, Bt, W, K, True),
         strict=True,
     ):
         np.testing.assert_array_equal(got, want)

@@ -203,27 +203,31 @@ def baselines_of(
 
 
 def sums_for(
-    values: np.ndarray, bases: dict[str, ResolvedBaseline | None], weights: Any = None
+    values: np.ndarray, bases: dict[str, ResolvedBaseline | None], weights: Any = None, counts: bool = True
 ) -> dict[str, Any]:
     """:func:`sums_of` of each need of ``bases`` (:func:`baselines_of`), computed once for needs
-    that share their baseline (the MEAN of T*Risk when it is the settings' baseline)."""
+    that share their baseline (the MEAN of T*Risk when it is the settings' baseline); ``weights``
+    and ``counts`` as :func:`sums_of` takes them."""
     done: dict[int, Any] = {}
     out = {}
     for need, base in bases.items():
         key = id(base)
         if key not in done:
-            done[key] = sums_of(values, base, weights)
+            done[key] = sums_of(values, base, weights, counts)
         out[need] = done[key]
     return out
 
 
-def sums_of(values: np.ndarray, base: ResolvedBaseline | None, weights: Any = None) -> Any:
+def sums_of(
+    values: np.ndarray, base: ResolvedBaseline | None, weights: Any = None, counts: bool = True
+) -> Any:
     """The sufficient statistics a risk measure is computed from: the paired sums of ``values``
-    against ``base`` (:func:`riskeval.core.paired.paired_sums`), or with ``base=None`` the
-    chi-square sums of the whole matrix (:func:`riskeval.core.chisq.zsums`; ``None`` when a
-    score is negative).  ``weights`` as those functions take them (rows of topic weights)."""
+    against ``base`` (:func:`riskeval.core.paired.paired_sums`, without wins, losses and Loss>20%
+    unless ``counts``), or with ``base=None`` the chi-square sums of the whole matrix
+    (:func:`riskeval.core.chisq.zsums`; ``None`` when a score is negative).  ``weights`` as those
+    functions take them (rows of topic weights)."""
     if base is not None:
-        return paired.paired_sums(values, base.values, weights)
+        return paired.paired_sums(values, base.values, weights, counts)
     if weights is None and values.size and values.min() < 0:
         return None
     return chisq.zsums(values, weights=weights)

@@ -31,8 +31,8 @@ class PairedSums(NamedTuple):
     weights, arrays m × r, one row per resample: :func:`paired_sums`).
 
     ``n`` is the (weighted) number of topics: one number, one per resample (m × 1), or one per
-    system in a partial sum (:func:`grouped_paired_sums`) until the partials are merged
-    (:func:`merge_paired`)."""
+    system in a partial sum of scattered cells (:func:`grouped_paired_sums`) until the partials
+    are merged (:func:`merge_paired`)."""
 
     n: Any
     sum_pos: np.ndarray
@@ -64,10 +64,10 @@ _BLOCK = 64
 
 
 @njit(inline="always")
-def _add_topic(acc, k, wj, d, b, kp, kn):
+def _add_topic(acc, k, wj, d, b, kp, kn, counts):
     """Add one topic (weight ``wj``, difference ``d`` to the baseline score ``b``) to system k's
-    accumulators ``acc``: Σwδ⁺, Σwδ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, wins,
-    losses and Loss>20%."""
+    accumulators ``acc``: Σwδ⁺, Σwδ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, and if
+    ``counts`` wins, losses and Loss>20%."""
     p = max(d, 0.0)
     q = min(d, 0.0)
     cp = p - kp
@@ -77,18 +77,20 @@ def _add_topic(acc, k, wj, d, b, kp, kn):
     acc[2][k] += wj * cp * cp
     acc[3][k] += wj * cn * cn
     acc[4][k] += wj * cp * cn
-    acc[5][k] += wj * (d > 0.0)
-    acc[6][k] += wj * (d < 0.0)
-    acc[7][k] += wj * loss20(d, b)
+    if counts:
+        acc[5][k] += wj * (d > 0.0)
+        acc[6][k] += wj * (d < 0.0)
+        acc[7][k] += wj * loss20(d, b)
 
 
 @njit(parallel=True, cache=True)  # pragma: no mutate
-def _paired_kernel(Xt, Bt, W, K):
+def _paired_kernel(Xt, Bt, W, K, counts):
     """Xt: c × r (topic-major); Bt: c × r (one baseline per system) or c × 1 (shared); W: m × c,
     one row of topic weights per resample; K: 2 × r, each system's mean δ⁺ and δ⁻ over the topics
     (every topic once), about which the second moments are taken, or 0 × r: the kernel computes
     them first (one more pass).  Returns the sums (8 × r × m), those of :class:`PairedSums` from
-    ``sum_pos`` to ``loss20``, and each row's total weight (m).
+    ``sum_pos`` to ``loss20`` (without ``counts``: 5 × r × m, those up to ``cross``), and each
+    row's total weight (m).
 
     One pass per (resample, block of systems), one parallel task each: the sums of δ⁺ and δ⁻,
     wins, losses, Loss>20%, and the second moments of δ⁺ − K⁺ and δ⁻ − K⁻, turned into moments
@@ -103,7 +105,7 @@ def _paired_kernel(Xt, Bt, W, K):
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
     blocks = (r + _BLOCK - 1) // _BLOCK
-    out = np.zeros((8, r, W.shape[0]))
+    out = np.zeros((8 if counts else 5, r, W.shape[0]))
     total = np.zeros(W.shape[0])
     for task in prange(W.shape[0] * blocks):
         res = task // blocks
@@ -149,18 +151,18 @@ def _paired_kernel(Xt, Bt, W, K):
             if shared:
                 bj = Bt[j, 0]
                 for k in range(m):
-                    _add_topic(acc, k, wj, x[k] - bj, bj, kp[k], kn[k])
+                    _add_topic(acc, k, wj, x[k] - bj, bj, kp[k], kn[k], counts)
             else:
                 b = Bt[j, i0 : i0 + m]
                 for k in range(m):
-                    _add_topic(acc, k, wj, x[k] - b[k], b[k], kp[k], kn[k])
+                    _add_topic(acc, k, wj, x[k] - b[k], b[k], kp[k], kn[k], counts)
         for k in range(m):
             sp = acc[0][k] - n * kp[k]  # Σw(δ⁺ − K⁺)
             sn = acc[1][k] - n * kn[k]
             acc[2][k] -= sp * sp / n
             acc[3][k] -= sn * sn / n
             acc[4][k] -= sp * sn / n
-        for q in range(8):
+        for q in range(out.shape[0]):
             out[q, i0 : i0 + m, res] = acc[q]
         if i0 == 0:
             total[res] = n
@@ -230,7 +232,9 @@ def topic_weights(weights: np.ndarray | None, c: int) -> np.ndarray:
     return np.ascontiguousarray(np.atleast_2d(np.asarray(weights, dtype=np.float64)))
 
 
-def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None) -> PairedSums:
+def paired_sums(
+    X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None, counts: bool = True
+) -> PairedSums:
     """Sufficient statistics of every row of ``X`` (r × c) against baseline ``B``: the one
     computation of them, for a table (unit weights), bootstrap resamples and jackknife values.
 
@@ -239,6 +243,8 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     non-negative topic weights give arrays of length r and ``n`` a number; a matrix (m × c), one
     row per resample, gives arrays m × r and ``n`` an m × 1 array (so that the measures of
     :mod:`riskeval.measures.declared` broadcast).  A row's total weight must be positive.
+    ``counts=False`` leaves out wins, losses and Loss>20% (``None``), which URisk and TRisk do not
+    read: a pass over the topics with fewer sums.
     """
     Xt = topic_major(X)
     B = np.asarray(B, dtype=np.float64)
@@ -255,39 +261,36 @@ def paired_sums(X: np.ndarray, B: np.ndarray, weights: np.ndarray | None = None)
     # do not depend on how the rows are batched
     work = W.shape[0] * Xt.size
     small = Xt.size < NUMPY_CELLS and not batched
-    out, n = _paired_numpy(Xt, Bt, W, K) if small else by_size(_paired_kernel, work)(Xt, Bt, W, K)
+    if small:
+        out, n = _paired_numpy(Xt, Bt, W, K)
+    else:
+        out, n = by_size(_paired_kernel, work)(Xt, Bt, W, K, counts)
     # the scale of every topic, whatever its weight: the rounding of the matrix's differences
     scale = np.maximum(_largest(Xt), _largest(Bt))
+    sums: list[Any] = [v.T if batched else v[:, 0] for v in out[: 8 if counts else 5]]
+    sums += [] if counts else [None, None, None]
     if not batched:
-        return PairedSums._make([float(n[0]), *out[:, :, 0], scale])
-    scales = np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))
-    return PairedSums._make([n[:, None], *(v.T for v in out), scales])
+        return PairedSums._make([float(n[0]), *sums, scale])
+    return PairedSums._make([n[:, None], *sums, np.broadcast_to(scale, (W.shape[0], Xt.shape[1]))])
 
 
 def grouped_paired_sums(i: np.ndarray, x: np.ndarray, b: np.ndarray, r: int) -> PairedSums:
     """The :class:`PairedSums` of scattered cells: system ``i[k]`` scores ``x[k]`` on a topic where
-    its baseline scores ``b[k]`` (one row of a long table each), for systems 0..r−1.  ``n`` is the
-    number of cells of each system; merge partials with :func:`merge_paired`."""
-    d = x - b
-    pos, neg = np.maximum(d, 0.0), np.minimum(d, 0.0)
-    n = np.bincount(i, minlength=r).astype(np.float64)
-    sp, sn = np.bincount(i, pos, r), np.bincount(i, neg, r)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cp, cn = pos - (sp / n)[i], neg - (sn / n)[i]
-    scale = np.zeros(r)
-    np.maximum.at(scale, i, np.maximum(np.abs(x), np.abs(b)))
-    return PairedSums(
-        n,
-        sp,
-        sn,
-        np.bincount(i, cp * cp, r),
-        np.bincount(i, cn * cn, r),
-        np.bincount(i, cp * cn, r),
-        np.bincount(i, d > 0, r),
-        np.bincount(i, d < 0, r),
-        np.bincount(i, loss20(d, b), r),
-        scale,
-    )
+    its baseline scores ``b[k]`` (one row of a long table each), for systems 0..r−1, by
+    :func:`paired_sums`: each system's cells, in their order, are one row of a dense block with
+    its baselines (one per cell), the systems with as many cells in one block, so a system's sums
+    are those of :func:`paired_sums` on its row of cells.  ``n`` is the number of cells of each
+    system (0 and zero sums for a system without one); merge partials with :func:`merge_paired`."""
+    order = np.argsort(i, kind="stable")
+    counts = np.bincount(i, minlength=r)
+    first = np.cumsum(counts) - counts  # where each system's cells start in ``order``
+    fields: list[np.ndarray] = [counts.astype(np.float64)] + [np.zeros(r) for _ in PairedSums._fields[1:]]
+    for k in np.unique(counts[counts > 0]):
+        rows = np.flatnonzero(counts == k)
+        cells = order[first[rows][:, None] + np.arange(k)]  # systems × their k cells
+        for f, v in zip(fields[1:], paired_sums(x[cells], b[cells])[1:], strict=True):
+            f[rows] = v
+    return PairedSums._make(fields)
 
 
 def merge_paired(parts: Sequence[PairedSums]) -> PairedSums:

@@ -17,7 +17,9 @@ system's sums can be formed:
    SIGIR 2016, eq. 4–8).  Partitions are folded into running totals in chains of ``_FAN_IN``.
 2. per system, by the primitives of :mod:`riskeval.core`: the paired sums of Dinçer, Macdonald &
    Ounis (SIGIR 2014, eq. 1–4 and 7–12) against the baseline and against the MEAN (for T*Risk),
-   :func:`~riskeval.core.paired.grouped_paired_sums`; ``Σ max(z_ij, 0)`` and ``Σ z_ij`` of the
+   :func:`~riskeval.core.paired.grouped_paired_sums`: each system's cells of the partition, with
+   their baselines, are a row of :func:`~riskeval.core.paired.paired_sums`, the one computation of
+   the table and the bootstrap; ``Σ max(z_ij, 0)`` and ``Σ z_ij`` of the
    residuals :func:`~riskeval.core.chisq.residual`; and three 20-bit hash sums of its topics for
    the completeness check: every system must score every topic once (equal counts and hash sums; a
    repeated or missing row is an error naming the system).  Partial sums merge by

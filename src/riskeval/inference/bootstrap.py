@@ -43,7 +43,9 @@ from riskeval.measures.declared import (
     GeoRisk,
     RiskMeasure,
     TRisk,
+    TStarRisk,
     URisk,
+    ZRisk,
     expand_risks,
     risk_measures,
 )
@@ -52,6 +54,8 @@ from riskeval.model.matrix import as_matrix
 from riskeval.options import ALTERNATIVES, BOOTSTRAP_METHODS, check_alpha, check_level, check_option
 from riskeval.settings import RiskSettings, resolve_settings
 
+#: The measures computed from the paired sums without wins, losses and Loss>20%.
+_WITHOUT_COUNTS = (URisk, TRisk, TStarRisk, ZRisk, GeoRisk)
 #: Resamples drawn and computed at a time unless ``batch`` says otherwise.
 BATCH = 10_000
 #: Resamples whose measures are computed from their sums at a time: the arrays of one such chunk
@@ -82,6 +86,9 @@ class ResampledMeasures:
         self.bases = bases
         self.measures = list(measures)
         self.r, self.c = values.shape
+        #: Whether the resamples' paired sums need wins, losses and Loss>20%: a measure other than
+        #: URisk, TRisk and T*Risk (which read none of them) may read them.
+        self.counts = any(type(m) not in _WITHOUT_COUNTS for m, _ in self.measures)
         #: The first row of each measure in the distributions, and one past its last.
         self.offsets = np.cumsum([0] + [self.r * A.size for _, A in self.measures])
 
@@ -107,7 +114,10 @@ class ResampledMeasures:
         chunks shared among numba's threads (numpy releases the interpreter while it computes);
         every chunk's values come from its own sums, whatever the number of threads."""
         W = np.ascontiguousarray(W, dtype=np.float64)
-        sums = {need: _resample_axis_last(s) for need, s in sums_for(self.values, self.bases, W).items()}
+        sums = {
+            need: _resample_axis_last(s)
+            for need, s in sums_for(self.values, self.bases, W, self.counts).items()
+        }
         views = self._split(dist)
 
         def chunk(part: slice) -> None:
@@ -160,12 +170,12 @@ class ResampledMeasures:
 def _resample_axis_last(sums: Any) -> Any:
     """Sums of rows of weights (arrays m × r, ``n`` m × 1) as arrays r × 1 × m: systems, then an
     axis for α, then resamples, the layout of the distributions' rows (i·k + α)."""
-    return type(sums)(*(np.asarray(v).T[:, None, :] for v in sums))
+    return type(sums)(*(None if v is None else np.asarray(v).T[:, None, :] for v in sums))
 
 
 def _columns(sums: Any, part: slice) -> Any:
     """The resamples ``part`` of sums laid out by :func:`_resample_axis_last`."""
-    return type(sums)(*(v[..., part] for v in sums))
+    return type(sums)(*(None if v is None else v[..., part] for v in sums))
 
 
 def bca_acceleration(jack: np.ndarray) -> np.ndarray:
