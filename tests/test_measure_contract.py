@@ -214,6 +214,28 @@ def test_declared_value(declared, data):
         same(got[:, k], data.expected(declared), f"{declared.name}.value, resample {k}, on {data.name}")
 
 
+def test_resampled_value(declared, data):
+    """The sums of rows of topic weights, as the bootstrap draws them, give each row the measure of
+    its topics repeated by their weights: the resamples' sums are the table's computation (every
+    topic kept at least once, so that the scale of the rounding rule is the matrix's)."""
+    from riskeval.core import chisq, paired
+
+    X = data.matrix.to_numpy()
+    W = np.random.default_rng(7).integers(1, 4, (3, X.shape[1])).astype(np.float64)
+    b = X.mean(axis=0) if declared.needs == "mean" else data.baseline_vector()
+    sums = chisq.zsums(X, None, W) if declared.needs == "matrix" else paired.paired_sums(X, b, W)
+    got = declared().value(sums, np.asarray(ALPHAS)[:, None, None])
+    # a resample's second moments are taken about the mean over every topic (shifted data, Chan,
+    # Golub & LeVeque 1983), whose rounding grows with (mean/sd)²: on the near-constant rows
+    # (sd/mean from 1e-8 down to 1e-13) TRisk keeps about 6 digits
+    rtol = 1e-5 if data.name == "near_constant" else RTOL
+    for k, w in enumerate(W.astype(int)):
+        want = np.vstack([NAIVE[declared.name](np.repeat(X, w, axis=1), np.repeat(b, w), a) for a in ALPHAS])
+        np.testing.assert_allclose(
+            got[:, k], want, rtol=rtol, atol=ATOL, equal_nan=True, err_msg=f"{declared.name}, resample {k}"
+        )
+
+
 def test_risk_table(declared, data):
     table = once("risk_table", data, lambda: rk.risk_table(data.matrix, data.baseline, ALPHAS))
     got = by_alpha(table, declared.column, data.matrix)

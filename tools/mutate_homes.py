@@ -62,7 +62,7 @@ MUTATIONS = (
     Mutation(PAIRED, "ZERO_SPREAD_RTOL", "1024 *", "1 *"),
     Mutation(PAIRED, "_paired_numpy", "weighted(cp, cn) - qp * qn", "weighted(cp, cp) - qp * qn"),
     Mutation(PAIRED, "_paired_numpy", "pos, neg = np.maximum(D, 0.0)", "pos, neg = np.abs(D)"),
-    Mutation(PAIRED, "_largest", "-A.min(axis=0", "A.min(axis=0"),
+    Mutation(PAIRED, "_largest", "np.maximum(A.max(axis=0", "np.maximum(A.min(axis=0"),
     Mutation(PAIRED, "_add_topic", "acc[4][k] += wj * cp * cn", "acc[4][k] += wj * cp * cp"),
     Mutation(PAIRED, "_paired_kernel", "acc[3][k] -= sn * sn / n", "acc[3][k] -= sn * sn / (n - 1.0)"),
     Mutation(PAIRED, "_add_topic", "acc[1][k] += wj * q", "acc[1][k] += wj * q * 0.5"),
