@@ -94,6 +94,19 @@ def test_the_example_imports_no_numba_and_compiles_nothing(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+def test_the_registry_of_risk_measures_imports_neither_numpy_nor_scipy():
+    """Declaring, parsing and listing risk measures (the command line's help lists them) stays
+    light: the built-in measures import their kernels when first computed."""
+    code = (
+        "import sys\nfrom riskeval.measures.declared import measure_table, parse_risk\n"
+        "parse_risk('GeoRisk@5'); measure_table()\n"
+        "print(sorted({'numpy', 'scipy'} & {m.split('.')[0] for m in sys.modules}), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stderr == "[]\n"
+
+
 def _random_case(seed: int, shared: bool, weighted: bool):
     rng = np.random.default_rng(seed)
     r, c = rng.integers(1, 70), rng.integers(1, 60)

@@ -25,13 +25,16 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
-from riskeval.core import chisq, paired
 from riskeval.errors import RiskevalError
 from riskeval.options import SE_METHODS, SEMethod, check_alpha, check_option
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# The built-in measures' values import their kernels when first computed: declaring, parsing and
+# listing measures (the command line's help among them) imports neither numpy nor scipy.
 
 #: What a risk measure is computed from: paired sums against the settings' baseline, paired sums
 #: against the per-topic MEAN of every system, or the chi-square sums of the whole matrix.
@@ -139,7 +142,9 @@ class URisk(RiskMeasure):
     of_risk_scores: ClassVar[bool] = True
 
     def value(self, sums: Any, alpha: Any) -> np.ndarray:
-        return paired.urisk_from(sums, alpha)
+        from riskeval.core.paired import urisk_from
+
+        return urisk_from(sums, alpha)
 
 
 @dataclass(frozen=True)
@@ -169,7 +174,9 @@ class TRisk(RiskMeasure):
 
     def value(self, sums: Any, alpha: Any) -> np.ndarray:
         # the jackknife SE of a mean equals s_x/√c exactly (eq. 17–18): one formula serves both
-        return paired.trisk_from(sums, alpha)
+        from riskeval.core.paired import trisk_from
+
+        return trisk_from(sums, alpha)
 
 
 @dataclass(frozen=True)
@@ -186,7 +193,9 @@ class TStarRisk(RiskMeasure):
     of_risk_scores: ClassVar[bool] = True
 
     def value(self, sums: Any, alpha: Any) -> np.ndarray:
-        return paired.trisk_from(sums, alpha)
+        from riskeval.core.paired import trisk_from
+
+        return trisk_from(sums, alpha)
 
 
 @dataclass(frozen=True)
@@ -203,7 +212,9 @@ class ZRisk(RiskMeasure):
     null_value: ClassVar[float | None] = None
 
     def value(self, sums: Any, alpha: Any) -> np.ndarray:
-        return chisq.zrisk_from(sums, alpha)
+        from riskeval.core.chisq import zrisk_from
+
+        return zrisk_from(sums, alpha)
 
 
 @dataclass(frozen=True)
@@ -221,7 +232,9 @@ class GeoRisk(RiskMeasure):
     null_value: ClassVar[float | None] = None
 
     def value(self, sums: Any, alpha: Any) -> np.ndarray:
-        return chisq.georisk_from(sums, alpha)
+        from riskeval.core.chisq import georisk_from
+
+        return georisk_from(sums, alpha)
 
 
 #: The declared risk measures, by name, in the order tables show them.
