@@ -40,6 +40,7 @@ from riskeval.ltr.lightgbm_params import check_lightgbm_params
 from riskeval.ltr.model_evaluation import RiskProfile, risk_profile
 from riskeval.ltr.objectives import OBJECTIVES
 from riskeval.ltr.options import LEARNERS, OBJECTIVE_NAMES, check_ltr_options
+from riskeval.measures.declared import TRisk, URisk
 from riskeval.options import check_alpha, check_alphas, check_correction, check_option
 from riskeval.settings import RiskSettings, resolve_settings
 
@@ -662,7 +663,7 @@ class Experiment:
                     s, b, alpha=self.test_alpha, n_resamples=self.n_resamples, rng=self.rng
                 ).pvalue
             rows.append([model, other, t.urisk, t.statistic, t.pvalue, perm])
-        frame = pd.DataFrame(rows, columns=["model", "against", "URisk", "TRisk", "p", "p_perm"])
+        frame = pd.DataFrame(rows, columns=["model", "against", URisk.header, TRisk.header, "p", "p_perm"])
         if settings.correction is not None and len(frame):
             from riskeval.core.corrections import adjust_pvalues
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
+from riskeval.measures.declared import GeoRisk
 from riskeval.options import check_option
 
 #: The objectives: LightGBM's LambdaMART and its risk-sensitive variants (see
-#: :mod:`riskeval.ltr.objectives`, whose ``OBJECTIVES`` declares them, GeoRisk's by
-#: ``GeoRisk.column``; written out here so that ``riskeval ltr --help`` imports no numpy).
-Objective = Literal["lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", "georisk"]
-OBJECTIVE_NAMES: tuple[str, ...] = get_args(Objective)
+#: :mod:`riskeval.ltr.objectives`, whose ``OBJECTIVES`` declares them); GeoRisk's is named by the
+#: registry of risk measures, which imports nothing heavy.
+OBJECTIVE_NAMES: tuple[str, ...] = ("lambdarank", "ucro", "tsaro", "tfaro", "tstar_faro", GeoRisk.column)
 
 #: T-SARO/T-FARO/T*-FARO: when ``s_x``, the standard deviation of the risk-reward scores in
 #: ``TR_q = x_q / s_x``, is estimated: during the first tree and kept (the paper), or at every tree.

@@ -18,7 +18,7 @@ from riskeval.core import chisq, paired
 from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.chisq import zsums_for
-from riskeval.measures.declared import TRisk
+from riskeval.measures.declared import GeoRisk, TRisk
 from riskeval.model.matrix import as_matrix
 from riskeval.options import check_alpha, check_alphas
 from riskeval.plots._base import GAIN_COLOUR, LOSS_COLOUR, axes_for, legend_outside, line_styles, plain_text
@@ -57,7 +57,7 @@ class GeoRiskDisplay(_AlphaCurves):
     marks a system with a risk of abject failure on some topics.
     """
 
-    ylabel = "GeoRisk"
+    ylabel = GeoRisk.header
 
     def __init__(self, georisk: pd.DataFrame):
         super().__init__(georisk)
@@ -80,7 +80,7 @@ class TRiskDisplay(_AlphaCurves):
     band) and ``critical_lines_`` (the lines at −critical and +critical).
     """
 
-    ylabel = "TRisk"
+    ylabel = TRisk.header
 
     def __init__(self, trisk: pd.DataFrame, critical: float, baseline: str, level: float):
         super().__init__(trisk)
