@@ -33,36 +33,23 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from declared_measures import LossURisk, registered
 from naive_risk import NAIVE, urisk
 from shared_data import shared_data
 
 import riskeval as rk
-from riskeval.measures.declared import RISK_MEASURES, RiskMeasure, register_risk
+from riskeval.measures.declared import RISK_MEASURES, RiskMeasure
 
 RTOL = ATOL = 1e-12
 ALPHAS = (0.0, 1.0, 5.0, 10.0)
 INPUTS = ("dl19", "clef2015", "near_constant", "tied")
 #: A user's own measure, declared in the tests (the fixture ``declared`` registers it).
-USER = "LossURisk"
-
-
-@dataclass(frozen=True)
-class LossURisk(RiskMeasure):
-    """(1+α)·Σδ⁻/c: URisk without its rewards (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4)."""
-
-    name: ClassVar[str] = USER
-    column: ClassVar[str] = "loss_urisk"
-    citation: ClassVar[str] = "Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4, its losses only"
-    needs: ClassVar[str] = "baseline"
-    higher_is_better: ClassVar[bool] = True
-
-    def value(self, sums: Any, alpha: Any) -> np.ndarray:
-        return (1.0 + alpha) * sums.sum_neg / sums.n
+USER = LossURisk.name
 
 
 @pytest.fixture(params=[*RISK_MEASURES, USER])
@@ -71,11 +58,8 @@ def declared(request: pytest.FixtureRequest) -> Iterator[type[RiskMeasure]]:
     if request.param != USER:
         yield RISK_MEASURES[request.param]
         return
-    register_risk(LossURisk)
-    try:
+    with registered(LossURisk):
         yield LossURisk
-    finally:
-        RISK_MEASURES.pop(USER)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 import pytest
+from declared_measures import LossURisk, registered
 from shared_data import shared_data
 
 import riskeval as rk
@@ -19,7 +20,7 @@ from riskeval.core import paired
 from riskeval.errors import RiskevalError
 from riskeval.inference.bootstrap import ResampledMeasures
 from riskeval.measures.baselines import ResolvedBaseline
-from riskeval.measures.declared import RISK_MEASURES, RiskMeasure, URisk, register_risk
+from riskeval.measures.declared import RISK_MEASURES, RiskMeasure, URisk
 
 ALPHAS = [0.0, 1.0, 5.0, 10.0]
 
@@ -123,22 +124,8 @@ def test_zrisk_and_georisk_are_risk_tables_values():
 def loss_urisk() -> Any:
     """A loss-only URisk, declared for the test and removed afterwards."""
 
-    @dataclass(frozen=True)
-    class LossURisk(RiskMeasure):
-        """(1+α)·Σδ⁻/c: URisk without its rewards."""
-
-        name: ClassVar[str] = "LossURisk"
-        column: ClassVar[str] = "loss_urisk"
-        citation: ClassVar[str] = "URisk's risk part (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4)"
-        needs: ClassVar[str] = "baseline"
-        higher_is_better: ClassVar[bool] = True
-
-        def value(self, sums: Any, alpha: Any) -> np.ndarray:
-            return (1.0 + alpha) * sums.sum_neg / sums.n
-
-    register_risk(LossURisk)
-    yield LossURisk
-    RISK_MEASURES.pop(LossURisk.name)
+    with registered(LossURisk):
+        yield LossURisk
 
 
 def _loss_urisk(X: pd.DataFrame, baseline: np.ndarray, alpha: float) -> np.ndarray:
@@ -216,8 +203,7 @@ def test_a_measure_without_a_null_value_has_no_pvalue_and_nothing_unwritten(loss
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.where(sums.losses > 0, sums.sum_neg / sums.losses, np.nan)  # no α: broadcast
 
-    register_risk(Worst)
-    try:
+    with registered(Worst):
         X = X.copy()
         X.iloc[3] = X.iloc[:, :].max().to_numpy() + 0.01  # wins every topic against the MEAN
         boot = rk.bootstrap_ci(X, "mean", [0.0, 2.0], risk="Worst", n_resamples=50, rng=6, method="bca")
@@ -227,8 +213,6 @@ def test_a_measure_without_a_null_value_has_no_pvalue_and_nothing_unwritten(loss
         assert np.isfinite(boot.loc[~never, ["estimate", "low", "high", "se"]].to_numpy()).all()
         table = rk.risk_table(X, "mean", [0.0, 2.0])
         np.testing.assert_array_equal(boot["estimate"], table["worst"])
-    finally:
-        RISK_MEASURES.pop(Worst.name)
 
 
 def test_a_value_of_the_wrong_shape_is_refused_by_name():
@@ -240,14 +224,11 @@ def test_a_value_of_the_wrong_shape_is_refused_by_name():
         def value(self, sums: Any, alpha: Any) -> np.ndarray:
             return np.atleast_1d(np.sum(sums.sum_pos))  # one number for every system: not vectorised
 
-    register_risk(Total)
-    try:
+    with registered(Total):
         with pytest.raises(RiskevalError, match=r"Total\.value\(sums, alpha\) returned an array of shape"):
             rk.bootstrap_ci(dl19(), "mean", [1.0], risk="Total", n_resamples=20, rng=1)
         with pytest.raises(RiskevalError, match=r"Total\.value\(sums, alpha\) returned"):
             rk.risk_table(dl19())
-    finally:
-        RISK_MEASURES.pop(Total.name)
 
 
 def test_resamples_count_wins_for_a_declared_measure_that_reads_them():

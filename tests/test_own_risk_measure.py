@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 import pytest
+from declared_measures import LossURisk, registered
 from doc_blocks import run_statements
 
 import riskeval as rk
@@ -31,20 +32,6 @@ from riskeval.reporting.sections import alpha_curves_section, summary_section
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "risk.md"
 SYSTEMS = ["bm25base_p", "bm25tuned_p", "p_bert", "UNH_bm25"]
-
-
-@dataclass(frozen=True)
-class LossURisk(rk.RiskMeasure):
-    """(1+α)·Σδ⁻/c: URisk without its rewards (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4)."""
-
-    name: ClassVar[str] = "LossURisk"
-    column: ClassVar[str] = "loss_urisk"
-    citation: ClassVar[str] = "Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 4, its losses"
-    needs: ClassVar[str] = "baseline"
-    header: ClassVar[str] = "Loss URisk"
-
-    def value(self, sums: Any, alpha: Any) -> np.ndarray:
-        return (1.0 + alpha) * sums.sum_neg / sums.n
 
 
 @dataclass(frozen=True)
@@ -67,16 +54,14 @@ class Spread(rk.RiskMeasure):
 @pytest.fixture
 def declared():
     """LossURisk declared for one test, removed afterwards."""
-    rk.register_risk(LossURisk)
-    yield LossURisk
-    RISK_MEASURES.pop(LossURisk.name)
+    with registered(LossURisk):
+        yield LossURisk
 
 
 @pytest.fixture
 def spread():
-    rk.register_risk(Spread)
-    yield Spread
-    RISK_MEASURES.pop(Spread.name)
+    with registered(Spread):
+        yield Spread
 
 
 def _loss(M: pd.DataFrame, baseline: str, systems: pd.Series, alphas: pd.Series) -> np.ndarray:
