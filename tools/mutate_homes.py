@@ -1,14 +1,14 @@
 """Mutation check of the homes of the risk statistics against the contract tests.
 
 Each mutation below changes one formula in one home of a statistic (``urisk_from``,
-``variance_from``, ``trisk_from``, ``zero_spread``, ``zrisk_from``, ``georisk_from``, the paired-sums
-kernels of ``core/paired.py`` and the chi-square kernels of ``core/chisq.py``).  The script copies the
-repository (the files git tracks or would track) into a working folder, runs
-``tests/test_measure_contract.py`` there once unchanged, then applies the mutations one at a time and
-runs the tests that passed unchanged again, up to the first failure: a mutant is *killed* when one
-of them fails, else it *survives*.  Tests that fail unchanged (consumers not yet on the contract)
-decide nothing.  A
-mutation whose text is no longer in its function is reported *not found*: update its line here.
+``variance_from``, ``standard_error``, ``trisk_from``, ``zero_spread``, ``zrisk_from``,
+``georisk_from``, the paired-sums kernels of ``core/paired.py`` and the chi-square kernels of
+``core/chisq.py``). The script copies the repository (the files git tracks or would track) into a
+working folder, runs ``tests/test_measure_contract.py`` there once unchanged, then applies the
+mutations one at a time and runs the tests that passed unchanged again, up to the first failure: a
+mutant is *killed* when one of them fails, else it *survives*. Tests that fail unchanged (consumers
+not yet on the contract) decide nothing. A mutation whose text is no longer in its function is
+reported *not found*: update its line here.
 
 The kernels are compiled as in use (numba, cached in the working folder), so a mutated kernel is
 compiled again for its run; the contract tests' largest input is above ``NUMPY_CELLS``, so both
@@ -55,8 +55,10 @@ MUTATIONS = (
     Mutation(PAIRED, "variance_from", "/ (s.n - 1.0)", "/ s.n"),
     Mutation(PAIRED, "variance_from", "2.0 * k * s.cross", "k * s.cross"),
     Mutation(PAIRED, "variance_from", "k * k * s.m2_neg", "k * s.m2_neg"),
-    Mutation(PAIRED, "trisk_from", "sd / np.sqrt(s.n)", "sd / np.sqrt(s.n - 1.0)"),
-    Mutation(PAIRED, "trisk_from", "np.where(constant, np.nan, u", "np.where(constant, 0.0, u"),
+    Mutation(PAIRED, "standard_error", "sd / np.sqrt(s.n)", "sd / np.sqrt(s.n - 1.0)"),
+    Mutation(
+        PAIRED, "trisk_from", "np.where(constant, np.nan, urisk_from", "np.where(constant, 0.0, urisk_from"
+    ),
     Mutation(PAIRED, "zero_spread", "(1.0 + np.asarray(alpha))", "np.asarray(alpha)"),
     Mutation(PAIRED, "zero_spread", "np.asarray(sd) <= ", "np.asarray(sd) <= 0.0 * "),
     Mutation(PAIRED, "ZERO_SPREAD_RTOL", "1024 *", "1 *"),

@@ -312,8 +312,7 @@ def table_from_sums(
     if ranked:
         per_alpha.update(zip(ranked, _ranks(np.vstack(list(ranked.values())), A.size), strict=True))
     t = per_alpha[TRisk.column]
-    sd = np.sqrt(paired.variance_from(base, a))
-    constant = paired.zero_spread(sd, base.scale, a)
+    err, constant = paired.standard_error(base, a)
     pvalue = t_pvalue(t, df, alternative)
     pvalue_adj = (
         np.vstack([adjust_pvalues(row, correction) for row in pvalue])
@@ -322,7 +321,7 @@ def table_from_sums(
     )
     decisive = pvalue_adj if correction else pvalue
     per_alpha.update(
-        se=sd / np.sqrt(base.n),
+        se=err,
         pvalue=pvalue,
         pvalue_adj=pvalue_adj,
         significant=np.nan_to_num(decisive, nan=1.0) < level,

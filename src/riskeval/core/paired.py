@@ -334,14 +334,20 @@ def variance_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
         return np.maximum(m2, 0.0) / (s.n - 1.0)
 
 
+def standard_error(s: PairedSums, alpha: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """The standard error s_x/√c of URisk(α) (eq. 12), and where the risk-reward scores are
+    constant up to rounding (:func:`zero_spread`): the one rule that decides when TRisk is
+    undefined, for :func:`trisk_from` and the tables' standard errors and reasons alike."""
+    sd = np.sqrt(variance_from(s, alpha))
+    return sd / np.sqrt(s.n), zero_spread(sd, s.scale, alpha)
+
+
 def trisk_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
     """TRisk(α) = URisk(α)/(s_x/√c) (eq. 7–12), NaN where the risk-reward scores are constant up to
-    rounding (:func:`zero_spread`): the one rule that decides when TRisk is undefined."""
-    u = urisk_from(s, alpha)
-    sd = np.sqrt(variance_from(s, alpha))
-    constant = zero_spread(sd, s.scale, alpha)
+    rounding (:func:`standard_error`)."""
+    err, constant = standard_error(s, alpha)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.where(constant, np.nan, u / np.where(constant, 1.0, sd / np.sqrt(s.n)))
+        return np.where(constant, np.nan, urisk_from(s, alpha) / np.where(constant, 1.0, err))
 
 
 #: Relative tolerance below which the spread of the per-topic risk-reward scores is rounding noise.

@@ -69,8 +69,7 @@ def trisk(
     sums = kern.paired_sums(s[None, :], b)
     u = float(URisk().value(sums, alpha)[0])
     t = float(TRisk().value(sums, alpha)[0])
-    sd = float(np.sqrt(kern.variance_from(sums, alpha))[0])
-    err = float(kern.jackknife_se(x)) if se == "jackknife" else sd / np.sqrt(c)
+    err = float(kern.jackknife_se(x)) if se == "jackknife" else float(kern.standard_error(sums, alpha)[0][0])
     jack = _jackknife_fields(x, u, topics) if se == "jackknife" else {}
     df = c - 1
     critical = float(stdtrit(df, 1 - (level / 2 if alternative == "two-sided" else level)))
