@@ -110,6 +110,35 @@ def test_the_single_pair_functions_and_tests_are_risk_tables_values(case):
     np.testing.assert_array_equal(hsd.reindex(X.index).to_numpy(), urisk[2 :: len(ALPHAS)])
 
 
+def test_effect_sizes_are_undefined_exactly_where_trisk_is(case):
+    """The standardised URisk x̄/s_x of the bootstrap, the sign-flip test and the max-T table is
+    TRisk/√c, NaN exactly where TRisk is (one rule of a constant difference: the tied system equal
+    to its baseline, and no huge value where the spread is rounding noise)."""
+    X, baseline = case
+    table = rk.risk_table(X, baseline, ALPHAS)
+    b = X.loc[baseline] if baseline in X.index else rk.analysis.baseline(X, baseline)
+    want = table["trisk"].to_numpy() / np.sqrt(X.shape[1])
+    boot = rk.bootstrap_ci(X, baseline, ALPHAS, risk="URisk", n_resamples=9, rng=1)
+    perm = rk.risk_permutation_table(X, baseline, ALPHAS, n_resamples=9, rng=1)
+    single = [
+        rk.permutation_test(X.loc[s], b, a, n_resamples=9, rng=1).effect_size for s in X.index for a in ALPHAS
+    ]
+    for got in (boot["effect_size"].to_numpy(), perm["effect_size"].to_numpy(), np.array(single)):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+def test_rounding_noise_has_no_effect_size():
+    """Differences 0.1 − 0.3, 0.2 − 0.4, … are −0.2 up to rounding: TRisk and the effect size are
+    both undefined (no ±1e15 from a spread of one ulp)."""
+    base = np.arange(3, 13) / 10
+    X = pd.DataFrame([base, base - 0.2], index=["base", "shifted"])
+    table = rk.risk_table(X, "base", [0.0])
+    assert np.isnan(table["trisk"]).all()
+    assert np.isnan(rk.bootstrap_ci(X, "base", [0.0], risk="URisk", n_resamples=9, rng=1)["effect_size"]).all()
+    assert np.isnan(rk.permutation_test(X.loc["shifted"], X.loc["base"], 0.0, n_resamples=9, rng=1).effect_size)
+
+
 def test_zrisk_and_georisk_are_risk_tables_values():
     X = dl19()
     table = rk.risk_table(X, "mean", ALPHAS)

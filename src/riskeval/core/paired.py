@@ -64,23 +64,56 @@ _BLOCK = 64
 
 
 @njit(inline="always")
-def _add_topic(acc, k, wj, d, b, kp, kn, counts):
-    """Add one topic (weight ``wj``, difference ``d`` to the baseline score ``b``) to system k's
-    accumulators ``acc``: Σwδ⁺, Σwδ⁻, the squares and product of δ⁺ − kp and δ⁻ − kn, and if
-    ``counts`` wins, losses and Loss>20%."""
+def _terms(d, b, kp, kn, out, k, counts):
+    """The terms one topic adds to system k's sums, written to ``out[q][k]`` for q = 0, 1, …: δ⁺,
+    δ⁻, the squares of δ⁺ − kp and δ⁻ − kn, and if ``counts`` whether δ > 0, δ < 0 and Loss>20%
+    (F = 7 terms, 4 without ``counts``)."""
     p = max(d, 0.0)
     q = min(d, 0.0)
-    cp = p - kp
-    cn = q - kn
+    out[0][k] = p
+    out[1][k] = q
+    out[2][k] = (p - kp) * (p - kp)
+    out[3][k] = (q - kn) * (q - kn)
+    if counts:
+        out[4][k] = d > 0.0
+        out[5][k] = d < 0.0
+        out[6][k] = loss20(d, b)
+
+
+@njit(inline="always")
+def _add_topic(acc, k, wj, d, b, kp, kn, counts):
+    """Add ``wj`` times one topic's terms (:func:`_terms`) to system k's sums ``acc``."""
+    p = max(d, 0.0)
+    q = min(d, 0.0)
     acc[0][k] += wj * p
     acc[1][k] += wj * q
-    acc[2][k] += wj * cp * cp
-    acc[3][k] += wj * cn * cn
-    acc[4][k] += wj * cp * cn
+    acc[2][k] += wj * ((p - kp) * (p - kp))
+    acc[3][k] += wj * ((q - kn) * (q - kn))
     if counts:
-        acc[5][k] += wj * (d > 0.0)
-        acc[6][k] += wj * (d < 0.0)
-        acc[7][k] += wj * loss20(d, b)
+        acc[4][k] += wj * (d > 0.0)
+        acc[5][k] += wj * (d < 0.0)
+        acc[6][k] += wj * loss20(d, b)
+
+
+@njit(inline="always")
+def _finish(acc, F, n, kp, kn, out):
+    """The sums of :class:`PairedSums` from ``sum_pos`` on, written to ``out`` ((F + 1) × m), from
+    the F terms (:func:`_terms`) of m systems added with their weights (``acc``: F arrays of m) and the total
+    weight ``n``: the second moments of δ⁺ and δ⁻ about the resample's means by the shifted-data
+    formula ``M2 = Σw(v − K)² − (Σw(v − K))²/n`` (Chan, Golub & LeVeque, "Algorithms for computing
+    the sample variance", The American Statistician, 1983, §3), exact up to rounding for any shift
+    and as accurate as the two-pass algorithm with K near the mean; the cross moment
+    ``Σw(δ⁺ − δ̄⁺)(δ⁻ − δ̄⁻) = −Σwδ⁺ · Σwδ⁻ / n``, since δ⁺δ⁻ = 0 on every topic."""
+    for k in range(kp.size):
+        sp = acc[0][k] - n * kp[k]  # Σw(δ⁺ − K⁺)
+        sn = acc[1][k] - n * kn[k]
+        out[0, k] = acc[0][k]
+        out[1, k] = acc[1][k]
+        out[2, k] = acc[2][k] - sp * sp / n
+        out[3, k] = acc[3][k] - sn * sn / n
+        out[4, k] = -acc[0][k] * acc[1][k] / n
+        for q in range(4, F):
+            out[q + 1, k] = acc[q][k]
 
 
 @njit(parallel=True, cache=True)  # pragma: no mutate
@@ -92,15 +125,12 @@ def _paired_kernel(Xt, Bt, W, K, counts):
     ``sum_pos`` to ``loss20`` (without ``counts``: 5 × r × m, those up to ``cross``), and each
     row's total weight (m).
 
-    One pass per (resample, block of systems), one parallel task each: the sums of δ⁺ and δ⁻,
-    wins, losses, Loss>20%, and the second moments of δ⁺ − K⁺ and δ⁻ − K⁻, turned into moments
-    about the resample's means by the shifted-data formula ``M2 = Σw(v − K)² − (Σw(v − K))²/n``
-    (Chan, Golub & LeVeque, "Algorithms for computing the sample variance", The American
-    Statistician, 1983, §3): exact up to rounding for any shift, and as accurate as the two-pass
-    algorithm with K near the mean, as the mean over every topic is to a resample's.  Topics of
-    weight 0 are skipped.  Nothing is reassociated (no fast-math): a system's sums are the same
-    bits wherever it stands in the matrix, and every value depends on its own resample's weights
-    alone, added in topic order, whatever the number of threads.
+    One pass per (resample, block of systems), one parallel task each, each topic's terms
+    (:func:`_terms`) computed as it is read and added with its weight (:func:`_finish` makes the
+    moments).  Topics of weight 0 are skipped.  Nothing is reassociated (no fast-math): a system's
+    sums are the same bits wherever it stands in the matrix, and every value depends on its own
+    resample's weights alone, added in topic order, whatever the number of threads.  The sums are
+    those of :func:`_weighted_kernel` over the same terms, to the bit.
     """
     c, r = Xt.shape
     shared = Bt.shape[1] == 1
@@ -112,16 +142,7 @@ def _paired_kernel(Xt, Bt, W, K, counts):
         i0 = (task - res * blocks) * _BLOCK
         m = min(r, i0 + _BLOCK) - i0
         w = W[res]
-        acc = (
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-            np.zeros(m),
-        )
+        acc = (np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m))
         kp, kn = np.zeros(m), np.zeros(m)
         if K.shape[0] == 0:  # the means over every topic, each once
             for j in range(c):
@@ -156,16 +177,52 @@ def _paired_kernel(Xt, Bt, W, K, counts):
                 b = Bt[j, i0 : i0 + m]
                 for k in range(m):
                     _add_topic(acc, k, wj, x[k] - b[k], b[k], kp[k], kn[k], counts)
-        for k in range(m):
-            sp = acc[0][k] - n * kp[k]  # Σw(δ⁺ − K⁺)
-            sn = acc[1][k] - n * kn[k]
-            acc[2][k] -= sp * sp / n
-            acc[3][k] -= sn * sn / n
-            acc[4][k] -= sp * sn / n
-        for q in range(out.shape[0]):
-            out[q, i0 : i0 + m, res] = acc[q]
+        _finish(acc, 7 if counts else 4, n, kp, kn, out[:, i0 : i0 + m, res])
         if i0 == 0:
             total[res] = n
+    return out, total
+
+
+@njit(parallel=True, cache=True)  # pragma: no mutate
+def _topic_terms(Xt, Bt, K, counts):
+    """Every topic's terms (:func:`_terms`) for every system: c × F × r, about the shift ``K``."""
+    c, r = Xt.shape
+    shared = Bt.shape[1] == 1
+    V = np.zeros((c, 7 if counts else 4, r))
+    for j in prange(c):
+        for k in range(r):
+            b = Bt[j, 0 if shared else k]
+            _terms(Xt[j, k] - b, b, K[0, k], K[1, k], V[j], k, counts)
+    return V
+
+
+@njit(parallel=True, cache=True)  # pragma: no mutate
+def _weighted_kernel(V, W, K):
+    """:func:`_paired_kernel` for many rows of topic weights ``W`` (m × c) from the topics' terms
+    ``V`` (c × F × r, :func:`_topic_terms` about the shift ``K``), computed once for all of them.
+    Returns the sums resample by resample (m × (F + 1) × r) and each row's total weight (m).
+
+    One parallel task per resample: it adds ``w_j`` times the terms of each topic in topic order,
+    skipping topics of weight 0, and :func:`_finish` makes the moments; the same operations in the
+    same order as :func:`_paired_kernel`, so the same bits."""
+    c, F, r = V.shape
+    terms = V.reshape(c, F * r)
+    out = np.zeros((W.shape[0], F + 1, r))
+    total = np.zeros(W.shape[0])
+    for res in prange(W.shape[0]):
+        w = W[res]
+        acc = np.zeros(F * r)
+        n = 0.0
+        for j in range(c):
+            wj = w[j]
+            if wj == 0.0:
+                continue
+            n += wj
+            v = terms[j]
+            for k in range(F * r):
+                acc[k] += wj * v[k]
+        _finish(acc.reshape(F, r), F, n, K[0], K[1], out[res])
+        total[res] = n
     return out, total
 
 
@@ -182,10 +239,8 @@ def _paired_numpy(
     w = W[:, :, None]  # m × c × 1
     unit = W.shape[0] == 1 and bool((W == 1.0).all())  # every topic once: w_j v_j = v_j exactly
 
-    def weighted(v: np.ndarray, u: Any = None) -> np.ndarray:  # Σ_j w_j v_j u_j in topic order: m × r
-        if unit:
-            return topic_sums(v if u is None else v * u, axis=0)[None, :]
-        return topic_sums(w * v if u is None else w * v * u, axis=1)
+    def weighted(v: np.ndarray) -> np.ndarray:  # Σ_j w_j v_j in topic order: m × r
+        return topic_sums(v, axis=0)[None, :] if unit else topic_sums(w * v, axis=1)
 
     n = topic_sums(W, axis=1)
     sp, sn = weighted(pos), weighted(neg)
@@ -195,9 +250,9 @@ def _paired_numpy(
     cp, cn = pos - K[0], neg - K[1]
     qp, qn = sp - n[:, None] * K[0], sn - n[:, None] * K[1]  # Σw(δ⁺ − K⁺), Σw(δ⁻ − K⁻)
     m2 = (
-        weighted(cp, cp) - qp * qp / n[:, None],
-        weighted(cn, cn) - qn * qn / n[:, None],
-        weighted(cp, cn) - qp * qn / n[:, None],
+        weighted(cp * cp) - qp * qp / n[:, None],
+        weighted(cn * cn) - qn * qn / n[:, None],
+        -sp * sn / n[:, None],
     )
     counts = (weighted(D > 0.0), weighted(D < 0.0), weighted(_loss20(D, B)))
     return np.stack([sp, sn, *m2, *counts]).transpose(0, 2, 1), n
@@ -257,12 +312,15 @@ def paired_sums(
     if batched:
         once = paired_sums(X, B)
         K = np.stack([once.sum_pos, once.sum_neg]) / once.n
-    # one row of weights on a small matrix: numpy; rows of weights always the kernel, whose values
-    # do not depend on how the rows are batched
+    # one row of weights on a small matrix: numpy; rows of weights always a kernel, whose values
+    # do not depend on how the rows are batched: each topic's terms computed once for all rows
     work = W.shape[0] * Xt.size
-    small = Xt.size < NUMPY_CELLS and not batched
-    if small:
+    if Xt.size < NUMPY_CELLS and not batched:
         out, n = _paired_numpy(Xt, Bt, W, K)
+    elif batched:
+        V = by_size(_topic_terms, Xt.size)(Xt, Bt, K, counts)
+        out, n = by_size(_weighted_kernel, work)(V, W, K)
+        out = out.transpose(1, 2, 0)
     else:
         out, n = by_size(_paired_kernel, work)(Xt, Bt, W, K, counts)
     # the scale of every topic, whatever its weight: the rounding of the matrix's differences
@@ -342,12 +400,21 @@ def standard_error(s: PairedSums, alpha: np.ndarray | float) -> tuple[np.ndarray
     return sd / np.sqrt(s.n), zero_spread(sd, s.scale, alpha)
 
 
+def effect_size_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
+    """The standardised URisk x̄/s_x (x̄ = URisk(α), s_x the standard deviation of the risk-reward
+    scores), NaN where they are constant up to rounding: the rule of :func:`standard_error`, so
+    the effect size is undefined exactly where TRisk is."""
+    sd = np.sqrt(variance_from(s, alpha))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # sd = 0 is constant
+        return np.where(zero_spread(sd, s.scale, alpha), np.nan, urisk_from(s, alpha) / sd)
+
+
 def trisk_from(s: PairedSums, alpha: np.ndarray | float) -> np.ndarray:
     """TRisk(α) = URisk(α)/(s_x/√c) (eq. 7–12), NaN where the risk-reward scores are constant up to
     rounding (:func:`standard_error`)."""
     err, constant = standard_error(s, alpha)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.where(constant, np.nan, urisk_from(s, alpha) / np.where(constant, 1.0, err))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # err = 0 is constant
+        return np.where(constant, np.nan, urisk_from(s, alpha) / err)
 
 
 #: Relative tolerance below which the spread of the per-topic risk-reward scores is rounding noise.

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from riskeval.core._numba import njit
 from riskeval.errors import RiskevalError
 from riskeval.measures.declared import RISK_MEASURES, RiskMeasure
 from riskeval.options import MAX_RESAMPLES, RESAMPLES_REASON
@@ -112,9 +113,17 @@ def bootstrap_counts(rng: np.random.Generator, c: int, n: int, batch: int | None
     (``rng.integers(0, c, (batch, c))``, batch by batch).  The generator's stream of indices does not
     depend on how it is cut into batches, so neither do the resamples."""
     for m in blocks(n, n if batch is None else batch):
-        idx = rng.integers(0, c, (m, c))
-        idx += c * np.arange(m)[:, None]  # resample b's topics counted in cells b·c … b·c + c − 1
-        yield np.bincount(idx.ravel(), minlength=m * c).reshape(m, c).astype(np.float64)
+        yield _counts(rng.integers(0, c, (m, c)))
+
+
+@njit(cache=True)
+def _counts(idx):
+    """Row b counts how many times each topic 0 … c − 1 appears in row b of ``idx`` (m × c)."""
+    out = np.zeros(idx.shape)
+    for b in range(idx.shape[0]):
+        for j in range(idx.shape[1]):
+            out[b, idx[b, j]] += 1.0
+    return out
 
 
 def random_signs(rng: np.random.Generator, c: int, n: int, size: int) -> Iterator[np.ndarray]:

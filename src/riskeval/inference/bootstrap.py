@@ -550,10 +550,7 @@ def bootstrap_ci(
         effect = np.full((r, A.size), np.nan)
         base = bases[measure.needs]
         if base is not None and measure.null_value is not None:  # standardised URisk x̄/s_x
-            sums = sums_of(values, base)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                sd = np.sqrt(paired.variance_from(sums, A[:, None]))
-                effect = np.where(sd > 0, paired.urisk_from(sums, A[:, None]) / sd, np.nan).T
+            effect = paired.effect_size_from(sums_of(values, base), A[:, None]).T
         frames.append(
             pd.DataFrame(
                 {

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from riskeval.core.paired import paired_sums, risk_scores
+from riskeval.core.paired import effect_size_from, paired_sums
 from riskeval.inference._common import check_n_resamples, on_risk_scores, resolve_rng
-from riskeval.inference.permutation import effect_sizes, sign_flip_counts
+from riskeval.inference.permutation import sign_flip_counts
 from riskeval.measures.baselines import resolve_baseline
 from riskeval.measures.declared import URisk, expand_risks, risk_measures
 from riskeval.model.matrix import as_matrix
@@ -40,14 +40,6 @@ COLUMNS = (
     "exact",
     "seed",
 )
-
-
-def risk_cells(values: np.ndarray, base: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """Risk-reward scores of every (system, α) cell: (r·k) × c, system-major (all α of system 0,
-    then system 1, ...)."""
-    delta = values - base
-    cells = np.stack([risk_scores(delta, a) for a in alphas], axis=1)  # r × k × c
-    return cells.reshape(-1, values.shape[1])
 
 
 def risk_permutation_table(
@@ -115,9 +107,9 @@ def risk_permutation_table(
     gen, seed = resolve_rng(rng, func)
     rb = resolve_baseline(M, s.baseline, func, leave_one_out=s.leave_one_out)
     delta = M.to_numpy() - rb.values
-    cells = risk_cells(M.to_numpy(), rb.values, A)
+    sums = paired_sums(M.to_numpy(), rb.values)
     flips = sign_flip_counts(np.maximum(delta, 0.0), np.minimum(delta, 0.0), A, n, gen, alternative)
-    p, p_max = (q.ravel() for q in flips.pvalues())  # r × k, system-major like the cells
+    p, p_max = (q.ravel() for q in flips.pvalues())  # r × k, system-major
     r, k = M.shape[0], A.size
     columns = [c for c in COLUMNS if c != "alternative" or alternative != "two-sided"]
     return pd.DataFrame(
@@ -126,8 +118,8 @@ def risk_permutation_table(
             "alpha": np.tile(A, r),
             "baseline": rb.name,
             # URisk from the same sums and formula as risk_table's: the same bits
-            URisk.column: URisk().value(paired_sums(M.to_numpy(), rb.values), A[:, None]).T.ravel(),
-            "effect_size": effect_sizes(cells),
+            URisk.column: URisk().value(sums, A[:, None]).T.ravel(),
+            "effect_size": effect_size_from(sums, A[:, None]).T.ravel(),
             "pvalue": p,
             "pvalue_maxt": p_max,
             "alternative": alternative,

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from riskeval.core._numba import njit
-from riskeval.core.paired import paired_sums, risk_scores
+from riskeval.core.paired import effect_size_from, paired_sums
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import (
     TOL,
@@ -191,13 +191,6 @@ def sign_flip_counts(
     return FlipCounts(hits.T, hits_max.T, 2**c if exact else n_resamples, exact)
 
 
-def effect_sizes(cells: np.ndarray) -> np.ndarray:
-    """Standardised mean ``x̄/s_x`` of each row (NaN where s_x = 0)."""
-    sd = cells.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(sd > 0, cells.mean(axis=1) / sd, np.nan)
-
-
 def _test_alpha(risk: Any, alpha: Any, func: str) -> float:
     """The α of :func:`permutation_test`: that of ``risk`` (one measure of the risk-reward scores,
     an object or its text) if it has one, else ``alpha``, else 0."""
@@ -272,13 +265,13 @@ def permutation_test(
     gen, seed = resolve_rng(rng, func)
     s, b, _ = as_pair(system, baseline, func)
     delta = (s - b)[None, :]
-    x = risk_scores(delta, a)
     flips = sign_flip_counts(
         np.maximum(delta, 0.0), np.minimum(delta, 0.0), np.array([a]), n, gen, alternative
     )
     p, _ = flips.pvalues()
     # the statistic is URisk, from the same sums and formula as risk_table's
-    statistic = URisk().value(paired_sums(s[None, :], b), a)[0]
+    sums = paired_sums(s[None, :], b)
+    statistic = URisk().value(sums, a)[0]
     return PermutationResult(
         statistic=float(statistic),
         pvalue=float(p[0, 0]),
@@ -286,7 +279,7 @@ def permutation_test(
         exact=flips.exact,
         alpha=a,
         alternative=alternative,
-        effect_size=float(effect_sizes(x)[0]),
-        n_topics=x.shape[1],
+        effect_size=float(effect_size_from(sums, a)[0]),
+        n_topics=s.size,
         seed=seed,
     )
