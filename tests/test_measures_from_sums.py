@@ -135,8 +135,12 @@ def test_rounding_noise_has_no_effect_size():
     X = pd.DataFrame([base, base - 0.2], index=["base", "shifted"])
     table = rk.risk_table(X, "base", [0.0])
     assert np.isnan(table["trisk"]).all()
-    assert np.isnan(rk.bootstrap_ci(X, "base", [0.0], risk="URisk", n_resamples=9, rng=1)["effect_size"]).all()
-    assert np.isnan(rk.permutation_test(X.loc["shifted"], X.loc["base"], 0.0, n_resamples=9, rng=1).effect_size)
+    assert np.isnan(
+        rk.bootstrap_ci(X, "base", [0.0], risk="URisk", n_resamples=9, rng=1)["effect_size"]
+    ).all()
+    assert np.isnan(
+        rk.permutation_test(X.loc["shifted"], X.loc["base"], 0.0, n_resamples=9, rng=1).effect_size
+    )
 
 
 def test_zrisk_and_georisk_are_risk_tables_values():
