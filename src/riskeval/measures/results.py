@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from numbers import Number
 from typing import NamedTuple
 
 import pandas as pd
 from scipy.special import stdtrit
 
+from riskeval import _display
 from riskeval.options import check_level
 
 
@@ -51,6 +53,15 @@ class TestResult:
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of every field."""
         return pd.DataFrame([asdict(self)])
+
+    def _repr_html_(self) -> str:
+        """The fields shown by ``repr`` (numbers, text, flags), one row each."""
+        shown = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.repr and (getattr(self, f.name) is None or isinstance(getattr(self, f.name), (Number, str)))
+        }
+        return _display.fields(type(self).__name__, shown)
 
 
 @dataclass(frozen=True)
