@@ -54,6 +54,12 @@ class TestResult:
         """One-row DataFrame of every field."""
         return pd.DataFrame([asdict(self)])
 
+    def __repr__(self) -> str:
+        """One line: the fields shown in ``repr``, numbers to 4 significant digits (the attributes
+        hold them whole).  Subclasses are declared with ``repr=False`` to keep this one."""
+        shown = ", ".join(f"{f.name}={_short(getattr(self, f.name))}" for f in fields(self) if f.repr)
+        return f"{type(self).__name__}({shown})"
+
     def _repr_html_(self) -> str:
         """The fields shown by ``repr`` (numbers, text, flags), one row each."""
         shown = {
@@ -64,7 +70,11 @@ class TestResult:
         return _display.fields(type(self).__name__, shown)
 
 
-@dataclass(frozen=True)
+def _short(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else repr(value)
+
+
+@dataclass(frozen=True, repr=False)
 class TRiskResult(TestResult):
     """TRisk of one system against a baseline (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 7–13).
 
