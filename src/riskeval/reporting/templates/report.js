@@ -370,6 +370,7 @@
       note.hidden = has;
     }
     var target = document.getElementById(d.key + "-topics-table");
+    target = target && target.closest ? target.closest("section") || target : target;
     if (target && target.scrollIntoView) { target.scrollIntoView({ block: "start" }); }
   }
 
