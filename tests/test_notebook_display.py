@@ -25,7 +25,7 @@ HOSTILE = "<script>alert('x')</script>&run"
 MAX_ROWS = 2 * _display.MAX_ROWS + 4
 MAX_HTML = 12_000
 #: The longest repr (one line; the bootstrap's 20 fields are the most).
-MAX_REPR = 400
+MAX_REPR = 450
 
 
 def _scores(systems: int = 8) -> pd.DataFrame:
@@ -98,6 +98,7 @@ def results() -> dict[str, object]:
 def _rendered(obj: object) -> str:
     """The output cell of ``obj`` as nbconvert writes it into an HTML page."""
     nb = nbformat.v4.new_notebook()
+    nb.metadata["language_info"] = {"name": "python", "pygments_lexer": "python3"}  # IPython not needed
     cell = nbformat.v4.new_code_cell("result")
     cell.outputs = [
         nbformat.v4.new_output(
