@@ -14,15 +14,16 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "riskeval"
 
 #: what every module may import: the error family, the options and the settings of a risk
-#: evaluation, optional imports, names exported on first use, the version and numba's shared
-#: configuration
-BASE = {"errors", "options", "settings", "_optional", "_lazy", "__version__", "core._numba"}
+#: evaluation, optional imports, names exported on first use, the notebook display of results, the
+#: version and numba's shared configuration
+BASE = {"errors", "options", "settings", "_optional", "_lazy", "_display", "__version__", "core._numba"}
 #: layer -> the layers (besides itself and BASE) it may import
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "options": set(),
     "settings": set(),
     "_optional": set(),
+    "_display": set(),
     "_lazy": set(),
     "variations": set(),  # a namespace: names exported on first use, nothing imported
     "model": set(),

@@ -340,3 +340,157 @@ def test_print_shows_every_row_and_no_control(browser, dl20_file):
     page.emulate_media(media="screen")
     assert page.evaluate("getComputedStyle(document.querySelector('div.scroll')).maxHeight") != "none"
     page.context.close()
+
+
+def test_a_click_on_a_system_opens_its_per_topic_analysis(browser, dl20_file):
+    page = open_page(browser, dl20_file)
+    d = data(page)
+    page.locator("#m0-risk-table tbody tr:has(th:text-is('DoRA_Small'))").click()
+    caption = page.locator("#m0-topics-table caption").text_content()
+    assert caption == "DoRA_Small at α = 10, topics by TR"
+    assert page.locator("select.rk-system").input_value() == str(d["systems"].index("DoRA_Small"))
+    box = page.locator("#topics").bounding_box()
+    assert box is not None and -1 <= box["y"] < 50  # the per-topic section brought into view
+    # from the keyboard too: Enter on a system's name
+    page.locator("#m0-risk-table tbody tr:has(th:text-is('pash_r3')) th").focus()
+    page.keyboard.press("Enter")
+    assert page.locator("#m0-topics-table caption").text_content().startswith("pash_r3 at α = 10")
+    assert page.errors == []
+    page.context.close()
+
+
+def test_a_system_without_per_topic_data_in_the_page_says_how_to_get_it(browser, tmp_path, monkeypatch):
+    from riskeval.reporting import explorer
+
+    X = example_scores()
+    # room in the page for the per-topic data of 3 systems (43 topics, 2 + 3 × 4 numbers each)
+    monkeypatch.setattr(explorer, "TOPIC_VALUES", 3 * 43 * 14)
+    path = tmp_path / "few.html"
+    rk.report(X, baseline="bm25base_p", path=path)
+    page = open_page(browser, path)
+    d = data(page)
+    assert len(d["pt"]["systems"]) == 3
+    absent = next(n for i, n in enumerate(d["systems"]) if i not in d["pt"]["systems"])
+    before = page.locator("#m0-topics-table caption").text_content()
+    page.locator(f"#m0-risk-table tbody tr:has(th:text-is('{absent}'))").click()
+    note = page.locator("#m0-topics-note")
+    assert note.is_visible() and f"riskeval risk --topics {absent} gives it" in note.text_content()
+    assert page.locator("#m0-topics-table caption").text_content() == before
+    # a system whose data is in the page hides the note again
+    shown = d["systems"][d["pt"]["systems"][1]]
+    page.locator(f"#m0-risk-table tbody tr:has(th:text-is('{shown}'))").click()
+    assert not note.is_visible() and page.locator("#m0-topics-table caption").text_content().startswith(shown)
+    assert page.errors == []
+    page.context.close()
+
+
+def test_captions_name_the_order_of_the_rows(browser, report_file):
+    page = open_page(browser, report_file)
+    caption = page.locator("#m0-risk-table caption")
+    assert caption.text_content() == "Risk at α = 10, systems by mean score"
+    page.click("#m0-risk-table thead th:has-text('TRisk')")
+    assert caption.text_content() == "Risk at α = 10, systems by TRisk, ascending"
+    page.click("#m0-risk-table thead th:has-text('TRisk')")
+    assert caption.text_content() == "Risk at α = 10, systems by TRisk, descending"
+    page.select_option("#summary select.rk-alpha", "0")  # the sort stays, the caption says so
+    assert caption.text_content() == "Risk at α = 0, systems by TRisk, descending"
+    values = [float(v) for v in column(page, "m0-risk-table", "TRisk") if v != "–"]
+    assert values == sorted(values, reverse=True)
+    topics = page.locator("#m0-topics-table caption")
+    page.click("#m0-topics-table thead th:text-is('score')")
+    assert topics.text_content() == "p_bert at α = 0, topics by score, ascending"
+    page.context.close()
+
+
+def test_printed_landscape_every_column_of_the_widest_table_stays_on_the_page(browser, report_file, tmp_path):
+    """The tidy table's 26 columns on an A4 landscape page less its 10 mm margins (277 mm, 1047
+    CSS px): the page asks for landscape, and in print type the table fits that width."""
+    page = open_page(browser, report_file, width=1047)
+    page.emulate_media(media="print")
+    full = page.locator("table.full")
+    heads = full.locator("thead tr").last.locator("th")
+    assert heads.count() == 26
+    right = page.evaluate("document.documentElement.clientWidth")
+    assert heads.last.bounding_box()["x"] + heads.last.bounding_box()["width"] <= right
+    assert full.bounding_box()["x"] + full.bounding_box()["width"] <= right
+    page.emulate_media(media="screen")
+    pdf = page.pdf(prefer_css_page_size=True)
+    import re as _re
+
+    box = _re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
+    assert box is not None and float(box.group(1)) > float(box.group(2))  # landscape
+    page.context.close()
+
+
+def _fuzz(page, seed: int, events: int) -> None:
+    """Dispatch ``events`` random synthetic events (clicks, key presses, mouse moves, hovers,
+    wheel turns, input and change) on random elements (half of them among those the script listens
+    to, some already replaced by a redraw) at random coordinates, some outside the element or the
+    window, and real mouse moves and clicks at random points, from ``seed``."""
+    page.evaluate(
+        """([seed, n]) => {
+          let s = seed >>> 0;
+          const rand = () => { s = (s + 0x6D2B79F5) >>> 0; let t = s;
+            t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+            return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+          const pick = a => a[Math.floor(rand() * a.length)];
+          const mouse = ["click", "dblclick", "mousedown", "mouseup", "mousemove", "mousemove", "mousemove",
+                         "mouseover", "mouseout", "mouseenter", "mouseleave", "contextmenu"];
+          const keys = ["Enter", " ", "Escape", "ArrowDown", "ArrowUp", "Tab", "a", "1"];
+          // the elements as they were: a redraw replaces some, and events still reach the old ones
+          const kinds = ["svg rect[fill='transparent']", "thead th", "tbody tr", "table", "select, input",
+                         "button, summary"];
+          let all = [], live = kinds.map(() => []);
+          const look = () => {
+            all = all.concat(Array.from(document.querySelectorAll("*")));
+            kinds.forEach((k, i) => { live[i] = live[i].concat(Array.from(document.querySelectorAll(k))); });
+          };
+          for (let i = 0; i < n; i++) {
+            if (i % 50 === 0) { look(); }
+            const some = live.filter(l => l.length);  // the elements the script listens to, by kind
+            const target = rand() < 0.5 && some.length ? pick(pick(some)) : pick(all);
+            const kind = rand();
+            const x = pick([0, 0, -5, 1e6, rand() * innerWidth]), y = pick([0, 0, -5, 1e6, rand() * innerHeight]);
+            if (kind < 0.55) {
+              target.dispatchEvent(new MouseEvent(pick(mouse), { bubbles: true, cancelable: true, clientX: x, clientY: y }));
+            } else if (kind < 0.75) {
+              target.dispatchEvent(new KeyboardEvent(pick(["keydown", "keyup", "keypress"]), { bubbles: true, key: pick(keys) }));
+            } else if (kind < 0.85) {
+              target.dispatchEvent(new WheelEvent("wheel", { bubbles: true, deltaY: rand() * 400 - 200 }));
+            } else if (kind < 0.95) {
+              const controls = document.querySelectorAll("select, input");
+              const control = controls.length && rand() < 0.8 ? pick(controls) : target;
+              if (control.tagName === "SELECT" && control.options.length) { control.selectedIndex = Math.floor(rand() * control.options.length); }
+              if (control.tagName === "INPUT") { control.value = pick(["", "a", "<b>", "1", "zz"]); }
+              control.dispatchEvent(new Event(pick(["input", "change"]), { bubbles: true }));
+            } else {
+              target.dispatchEvent(new Event(pick(["focus", "blur", "scroll", "resize"]), { bubbles: true }));
+            }
+          }
+        }""",
+        [seed, events],
+    )
+    rng = np.random.default_rng(seed)
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    for _ in range(events // 10):
+        x, y = float(rng.uniform(0, width)), float(rng.uniform(0, height))
+        page.mouse.move(x, y)
+        if rng.uniform() < 0.3:
+            page.mouse.click(x, y)
+        if rng.uniform() < 0.2:
+            page.mouse.wheel(0, float(rng.uniform(-600, 600)))
+
+
+@pytest.mark.parametrize("which", ["two_file", "report_file"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_events_raise_no_page_error(browser, request, which, seed):
+    """No event sequence throws: synthetic mouse events without coordinates on a chart once threw
+    "Cannot read properties of undefined (reading 'topic')", even on a report of two runs."""
+    page = open_page(browser, request.getfixturevalue(which))
+    _fuzz(page, seed, 400)
+    page.emulate_media(media="print")
+    page.evaluate(
+        "window.dispatchEvent(new Event('beforeprint')); window.dispatchEvent(new Event('afterprint'))"
+    )
+    assert page.errors == []
+    page.context.close()

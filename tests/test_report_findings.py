@@ -74,35 +74,54 @@ def test_every_number_of_the_findings_equals_the_tables(X, kwargs):
         f"α = {alpha:g} (TRisk, Student's t, level 0.05, {f'correction {correction}' if correction else 'no correction'}); "
         f"{worse} significantly worse."
     )
+    b = X.loc[kwargs["baseline"]] if "baseline" in kwargs else rk.analysis.baseline(X, "mean")
+
+    def topic_losses(name):
+        tr = rk.topic_risk(X.loc[name], b, alpha=alpha, correction=correction)
+        return int((tr["significant"] & (tr["tr"] < 0)).sum())
+
+    # the runs to ship: significantly better, and significantly worse on no topic
+    better = runs[runs["significant"] & (runs["urisk"] > 0)].sort_values("mean", ascending=False)
+    safe = [n for n in better.index if topic_losses(n) == 0]
+    assert lines[1].startswith(f"To ship at α = {alpha:g}: {', '.join(safe) if safe else 'none'}")
+    for name in better.index.difference(safe):
+        assert f"{name} ({topic_losses(name)})" in lines[1]
     best = runs["mean"].idxmax()
-    assert lines[1] == (
+    assert lines[2] == (
         f"The run of highest mean nDCG@10: {best} ({runs.loc[best, 'mean']:.4f}; the baseline {base}: "
         f"{runs.loc[best, 'baseline_mean']:.4f})."
     )
-    risky = runs["trisk"].idxmin()
-    assert lines[2] == (
-        f"The riskiest run (lowest TRisk): {risky} (URisk {runs.loc[risky, 'urisk']:.4f}, TRisk "
+    # broken runs (below the baseline on at least 90% of the topics) apart from the riskiest
+    broken = runs[runs["losses"] >= 0.9 * X.shape[1]].sort_values("losses", ascending=False, kind="stable")
+    assert len(broken) == 1
+    assert lines[3] == (
+        f"Broken, not risky (below {base} on at least 90% of the topics): "
+        + ", ".join(f"{n} ({runs.loc[n, 'losses']} of {X.shape[1]})" for n in broken.index)
+        + "; check these runs before reading their risk."
+    )
+    risky = runs.drop(index=broken.index)["trisk"].idxmin()
+    assert lines[4] == (
+        f"The riskiest other run (lowest TRisk): {risky} (URisk {runs.loc[risky, 'urisk']:.4f}, TRisk "
         f"{runs.loc[risky, 'trisk']:.3f}; losses on {runs.loc[risky, 'losses']} of {X.shape[1]} topics)."
     )
     # the topics whose losses against the baseline, summed over the runs, are the largest
-    b = X.loc[kwargs["baseline"]] if "baseline" in kwargs else rk.analysis.baseline(X, "mean")
     deltas = pd.DataFrame({n: rk.topic_risk(X.loc[n], b, alpha=alpha)["delta"] for n in runs.index}).T
     loss = (-deltas.clip(upper=0)).sum().sort_values(ascending=False)
     below = (deltas < 0).sum()
     want = ", ".join(
         f"{t} (summed loss {loss[t]:.4f}; {below[t]} of {len(runs)} runs below it)" for t in loss.index[:3]
     )
-    assert lines[3].startswith(
+    assert lines[5].startswith(
         "The topics that carry most of the risk (losses against the baseline summed over the runs): " + want
     )
-    assert lines[3].endswith(
+    assert lines[5].endswith(
         f"these 3 of 43 topics hold {loss.iloc[:3].sum() / loss.sum():.0%} of all losses."
     )
     # one line per focus system: its row of the risk table and its significant topic losses
     ranks = at["mean"].rank(ascending=False, method="first")
     focus = kwargs["systems"]
-    assert len(lines) == 4 + len(focus)
-    for name, line in zip(focus, lines[4:], strict=True):
+    assert len(lines) == 6 + len(focus)
+    for name, line in zip(focus, lines[6:], strict=True):
         row = at.loc[name]
         tr = rk.topic_risk(X.loc[name], b, alpha=alpha, correction=correction)
         lost = tr[tr["significant"] & (tr["tr"] < 0)].sort_values("tr")
@@ -127,6 +146,49 @@ def test_every_number_of_the_findings_equals_the_tables(X, kwargs):
     d = data_of(r.html)
     i = d["systems"].index(risky)
     assert d["table"][d["alpha"]]["trisk"][i] == round(runs.loc[risky, "trisk"], 3)
+
+
+def test_the_findings_say_what_to_ship_and_which_runs_are_broken():
+    """Against "base": "good" wins on every topic, "lossy" wins overall but loses one topic badly,
+    "mild" wins with three small losses (fine at α = 0, not at α = 20), "broken" loses on 19 of
+    20 topics."""
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0.4, 0.6, 20)
+    noise = rng.uniform(0, 0.01, (5, 20))
+    X = pd.DataFrame(
+        [
+            base,
+            base + 0.2 + noise[0],
+            base + np.r_[np.full(19, 0.1), -0.35] + noise[1],
+            base + np.r_[np.full(17, 0.08), np.full(3, -0.02)] + noise[2],
+            base - np.r_[np.full(19, 0.1), -0.1] + noise[3],
+            base + rng.normal(0, 0.05, 20),
+        ],
+        index=["base", "good", "lossy", "mild", "broken", "plain"],
+        columns=[f"t{j}" for j in range(20)],
+    )
+    r = rk.report(X, baseline="base", alphas=[0], sections=FAST)
+    lines = items(r)
+    assert lines[1] == (
+        "To ship at α = 0: good, mild (significantly better than base and significantly worse on no "
+        "topic; best mean first). Better, but with significant topic losses: lossy (1)."
+    )
+    assert lines[3] == (
+        "Broken, not risky (below base on at least 90% of the topics): broken (19 of 20); "
+        "check these runs before reading their risk."
+    )
+    assert lines[4].startswith("The riskiest other run (lowest TRisk): plain")
+    lead = r.html.split('<p class="lead">')[1].split("</p>")[0]
+    assert "The findings are at α = 0" in lead and "a loss and a gain of the same size weigh the same" in lead
+    # at α = 20 nothing ships without "good": the line names the largest α where a run does
+    hard = rk.report(X.drop(index="good"), baseline="base", alphas=[0, 5, 20], sections=FAST)
+    assert items(hard)[1].startswith("To ship at α = 20: none; no run is ")
+    assert items(hard)[1].endswith(" At α = 5, where a loss weighs less: mild.")
+    lead = hard.html.split('<p class="lead">')[1].split("</p>")[0]
+    assert "there a loss against the baseline weighs 21 times a gain of the same size" in lead
+    # on fewer than 10 topics no run is called broken
+    few = rk.report(X.iloc[:, :8], baseline="base", alphas=[0], sections=FAST)
+    assert not any(line.startswith("Broken") for line in items(few))
 
 
 def test_findings_come_first_and_the_settings_are_folded(X):

@@ -19,6 +19,7 @@ from scipy import stats
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from riskeval import _display
 from riskeval.core import baselines as agg
 from riskeval.core import paired, pairwise
 from riskeval.errors import RiskevalError
@@ -60,6 +61,40 @@ class BiasStudy:
     friedman: Any
     correlation: pd.DataFrame
     pca: PCAResult
+
+    def summary(self) -> pd.DataFrame:
+        """One row per system, by mean rank: its mean, best and worst rank among the others over
+        the real-system baselines (how much the choice of baseline moves it, Table 2 of the paper)
+        and its URisk(α) against each virtual baseline."""
+        real = self.ranks.loc[list(self.ranks.columns)]
+        out = pd.DataFrame(
+            {"mean rank": real.mean(), "best rank": real.min(), "worst rank": real.max()},
+            index=self.ranks.columns,
+        )
+        for name in self.urisk.index[len(self.ranks.columns) :]:
+            out[f"URisk vs {name}"] = self.urisk.loc[name]
+        return out.sort_values("mean rank", kind="stable").rename_axis("system")
+
+    def _facts(self) -> list[str]:
+        r = self.urisk.shape[1]
+        virtual = list(self.urisk.index[r:])
+        return [
+            f"{r} systems × {self.pca.loadings.shape[0]} topics",
+            f"α = {self.alpha:g}",
+            f"virtual baselines: {', '.join(map(str, virtual)) or 'none'}",
+            f"Friedman χ² = {self.friedman.statistic:.4g}, p = {self.friedman.pvalue:.3g}",
+        ]
+
+    def __repr__(self) -> str:
+        return f"<BiasStudy: {'; '.join(self._facts())}>"
+
+    def _repr_html_(self) -> str:
+        return _display.block(
+            "Baseline-bias study",
+            self._facts(),
+            [("Systems by their mean rank over the real-system baselines", self.summary())],
+            note="Attributes: urisk, ranks (baselines × systems), friedman, correlation, pca.",
+        )
 
 
 def bias_study(

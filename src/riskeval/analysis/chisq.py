@@ -32,7 +32,7 @@ from riskeval.options import check_alpha
 COLUMNS = ("system", "topic", "baseline", "score", "expected", "z", "below", "zrisk_term")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ChiSquareResult(TestResult):
     """Pearson's chi-square test of a systems × topics matrix (SIGIR 2016, eq. 4).
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval import _display
 from riskeval.bayes.model import Priors
 from riskeval.bayes.posterior import (
     BayesDiagnosticWarning,
@@ -97,6 +98,30 @@ class ChampionComparison:
         """The probability of beating the champion, challengers × α."""
         rows = self.table[self.table["role"] == "challenger"]
         return rows.pivot(index="system", columns="alpha", values="p_better").loc[list(self.challengers)]
+
+    def _facts(self) -> list[str]:
+        alphas = ", ".join(f"{a:g}" for a in self.fits)
+        return [
+            f"champion {self.champion}",
+            f"{len(self.challengers)} challenger{'' if len(self.challengers) == 1 else 's'}",
+            f"α = {alphas}",
+            f"level {self.level:g}, margin {self.margin:g}",
+            f"seed {self.seed}",
+        ]
+
+    def __repr__(self) -> str:
+        return f"<ChampionComparison: {'; '.join(self._facts())}>"
+
+    def _repr_html_(self) -> str:
+        rows = self.table[self.table["role"] == "challenger"].drop(columns="role")
+        found = self.problems()
+        return _display.block(
+            "Champion against challengers",
+            self._facts(),
+            [("Each challenger's difference from the champion", rows.set_index(["system", "alpha"]))],
+            note=(f"{len(found)} failed sampling check(s): see problems(). " if found else "")
+            + "table holds every column; p_better() the probabilities, challengers × α.",
+        )
 
 
 def champion_challengers(

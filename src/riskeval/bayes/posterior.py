@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval import _display
 from riskeval._optional import require
 from riskeval.bayes.model import FEATURE, Priors, sample
 from riskeval.errors import RiskevalError, RiskevalWarning
@@ -212,6 +213,25 @@ class BayesFit:
         return (
             f"BayesFit({len(self.systems)} systems × {len(self.topics)} topics, {shape[0]} chains × "
             f"{shape[1]} draws, {self.divergences} divergences, seed={self.seed})"
+        )
+
+    def _repr_html_(self) -> str:
+        shape = self.idata.posterior["b_system"].shape
+        facts = [
+            f"{len(self.systems)} systems × {len(self.topics)} topics",
+            f"{shape[0]} chains × {shape[1]} draws",
+            f"{self.divergences} divergent transitions",
+            f"seed {self.seed}",
+        ]
+        effects = self.system_effects().sort_values("mean", ascending=False, kind="stable")
+        return _display.block(
+            "Bayesian fit of score ~ (1 | topic) + (1 | system)",
+            facts,
+            [
+                ("Standard deviations, 95% credible intervals", self.variance_components()),
+                ("System effects by posterior mean, 95% credible intervals", effects),
+            ],
+            note="problems() runs the sampling checks; compare() puts challengers against a champion.",
         )
 
 

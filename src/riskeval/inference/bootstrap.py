@@ -577,7 +577,7 @@ def bootstrap_ci(
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class BootstrapDifferenceResult(TestResult):
     """Bootstrap test of the difference of one risk measure between two systems, over topics.
 

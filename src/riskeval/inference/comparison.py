@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval import _display
 from riskeval.analysis.table import risk_table
 from riskeval.core.corrections import adjust_pvalues
 from riskeval.core.pvalues import t_pvalue
@@ -190,6 +191,20 @@ class Comparison:
         return (
             f"<Comparison of {len(self.labels)} systems on {', '.join(self.means.columns)}: "
             f"{TEST_NAMES[self.test]}, risk against {self.baseline}>"
+        )
+
+    def _repr_html_(self) -> str:
+        s = self.settings
+        facts = [
+            f"{len(self.labels)} systems; {', '.join(map(str, self.means.columns))}",
+            f"{TEST_NAMES[self.test]}, level {s.level:g}, {s.correction or 'no'} correction",
+            f"risk against {self.baseline}",
+        ]
+        return _display.block(
+            "Comparison",
+            facts,
+            [(self.caption(), self.to_frame())],
+            note="str() gives the whole table; to_latex(), to_markdown() and to_frame() the paper's.",
         )
 
     def _risk_values(self, measure: str, r: RiskMeasure) -> np.ndarray:

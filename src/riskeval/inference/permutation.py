@@ -44,7 +44,7 @@ from riskeval.measures.results import TestResult
 from riskeval.options import ALTERNATIVES, check_alpha, check_option
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PermutationResult(TestResult):
     """Randomisation test of URisk(α) of one system against a baseline.
 

@@ -24,6 +24,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from riskeval import _display
 from riskeval.core._numba import njit, prange
 from riskeval.core.paired import paired_sums, risk_scores, topic_major
 from riskeval.core.random import bounded, stream_key, stream_start
@@ -153,6 +154,35 @@ class TukeyHSDResult:
     level: float
     n_resamples: int
     seed: int
+
+    def _facts(self) -> list[str]:
+        scores = (
+            f"risk-reward scores, α = {self.alpha:g}, baseline {self.baseline}"
+            if self.baseline is not None
+            else "effectiveness scores"
+        )
+        return [
+            f"{len(self.letters)} systems, {len(self.table)} pairs, "
+            f"{int(self.table['significant'].sum())} significant at level {self.level:g} (family-wise)",
+            scores,
+            f"{self.n_resamples:,} resamples, seed {self.seed}",
+        ]
+
+    def __repr__(self) -> str:
+        return f"<TukeyHSDResult: {'; '.join(self._facts())}>"
+
+    def _repr_html_(self) -> str:
+        return _display.block(
+            "Randomised Tukey HSD",
+            self._facts(),
+            [
+                (
+                    "Compact letter display: systems that share a letter do not differ",
+                    self.letters.set_index("system"),
+                )
+            ],
+            note="table holds every pair.",
+        )
 
 
 def _letter(k: int) -> str:

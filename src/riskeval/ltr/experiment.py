@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from riskeval import _display
 from riskeval.errors import RiskevalError
 from riskeval.inference._common import check_n_resamples, resolve_rng
 from riskeval.ltr.baselines import feature_column, ranking_ndcg
@@ -99,6 +100,30 @@ class ExperimentResult:
         wide.insert(2, "objective", [OBJECTIVES[self.models[m][0]].title for m in models])
         wide.insert(3, "alpha", [self.models[m][1] for m in models])
         return wide.drop(columns="model").set_index(["baseline", "objective", "alpha"])
+
+    def _facts(self) -> list[str]:
+        s = self.settings
+        facts = [
+            f"{len(self.models)} models, {len(self.baselines)} baselines",
+            f"{self.ndcg.shape[1]:,} test queries",
+            f"NDCG@{s.get('k', 10)}",
+        ]
+        if "folds" in s:
+            facts.append(f"{s['folds']} folds")
+        if "seed" in s:
+            facts.append(f"seed {s['seed']}")
+        return facts
+
+    def __repr__(self) -> str:
+        return f"<ExperimentResult: {'; '.join(self._facts())}>"
+
+    def _repr_html_(self) -> str:
+        return _display.block(
+            "Risk-sensitive learning to rank",
+            self._facts(),
+            [("Table 7: test effectiveness and risk of each model", self.to_frame())],
+            note="ndcg: per-query NDCG of every model; tests: the paired tests; selected: the grid points.",
+        )
 
 
 @dataclass(frozen=True)
@@ -689,13 +714,11 @@ class Experiment:
     def run(self, X: Any, y: Any, group: Any = None, *, qid: Any = None) -> ExperimentResult:
         """Run every step on documents ``X`` (rows), labels ``y`` and queries given by ``group``
         sizes or one ``qid`` per document; every query outside the held-out ones is tested once."""
-        from tqdm.auto import tqdm
-
         experiment = replace(self, rng=resolve_rng(self.rng, "Experiment")[1])
         queries = experiment.queries(X, y, group, qid=qid)
         split = experiment.split(queries.sizes.size)
         total = len(self.learned_baselines) + split.n_parts * len(self.models) * len(grid_points(self.grid))
-        bar = tqdm(total=total, disable=not self.progress, desc="training", unit="model")
+        bar = _display.progress_bar(total=total, disable=not self.progress, desc="training", unit="model")
         systems = experiment.baselines(queries, split, bar.update)
         tested = {c: {n: np.full(queries.sizes.size, np.nan) for n in self.models} for c in self.cutoffs}
         chosen = []

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from riskeval import _display
 from riskeval.errors import RiskevalError
 
 if TYPE_CHECKING:
@@ -212,15 +213,13 @@ def validation(
 def progress_callback(total: int, progress: bool | None) -> Callable[[Any], None]:
     """A LightGBM callback drawing a progress bar of ``total`` trees on stderr (by default when it
     is a terminal), shown from the first tree (not for input that fails before)."""
-    from tqdm.auto import tqdm
-
     bars: list[Any] = []
 
     def callback(env: Any) -> None:
         if not (sys.stderr.isatty() if progress is None else progress):
             return
         if not bars:
-            bars.append(tqdm(total=total, desc="boosting", unit="tree", file=sys.stderr))
+            bars.append(_display.progress_bar(total=total, desc="boosting", unit="tree", file=sys.stderr))
         bars[0].update()
         if env.iteration + 1 >= env.end_iteration:
             bars[0].close()

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from numbers import Number
 from typing import NamedTuple
 
 import pandas as pd
 from scipy.special import stdtrit
 
+from riskeval import _display
 from riskeval.options import check_level
 
 
@@ -52,8 +54,27 @@ class TestResult:
         """One-row DataFrame of every field."""
         return pd.DataFrame([asdict(self)])
 
+    def __repr__(self) -> str:
+        """One line: the fields shown in ``repr``, numbers to 4 significant digits (the attributes
+        hold them whole).  Subclasses are declared with ``repr=False`` to keep this one."""
+        shown = ", ".join(f"{f.name}={_short(getattr(self, f.name))}" for f in fields(self) if f.repr)
+        return f"{type(self).__name__}({shown})"
 
-@dataclass(frozen=True)
+    def _repr_html_(self) -> str:
+        """The fields shown by ``repr`` (numbers, text, flags), one row each."""
+        shown = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.repr and (getattr(self, f.name) is None or isinstance(getattr(self, f.name), (Number, str)))
+        }
+        return _display.fields(type(self).__name__, shown)
+
+
+def _short(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else repr(value)
+
+
+@dataclass(frozen=True, repr=False)
 class TRiskResult(TestResult):
     """TRisk of one system against a baseline (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 7–13).
 

@@ -25,20 +25,29 @@ if TYPE_CHECKING:
 RISK_TOPICS = 3
 #: Topic texts are shortened to this many characters in the findings.
 TEXT_CHARS = 60
+#: A run below the baseline on at least this share of the topics is broken, not risky: the
+#: findings name it on its own line, apart from the riskiest run ...
+BROKEN_SHARE = 0.9
+#: ... on a matrix of at least this many topics (on fewer, the share says little).
+BROKEN_MIN_TOPICS = 10
+#: The runs to ship are named up to this many, best mean first.
+SHIP_NAMED = 8
 
 
 def findings(ctx: ReportContext) -> Markup:
     """The findings of one measure as an HTML list (``<ul class="findings">``): how many runs are
-    significantly better and worse than the baseline, the run of highest mean score, the riskiest
-    run (lowest TRisk), the topics whose losses against the baseline, summed over the runs, are the
-    largest, and one line per focus system."""
+    significantly better and worse than the baseline, which of the better ones lose significantly
+    on no topic (the runs one can ship), the run of highest mean score, the broken runs (below the
+    baseline on almost every topic), the riskiest of the other runs (lowest TRisk), the topics whose
+    losses against the baseline, summed over the runs, are the largest, and one line per focus
+    system."""
     s = ctx.settings
     alpha = s["topic_alpha"]
     t = ctx.risk_table
     at = t[t["alpha"] == alpha].set_index("system")
     baseline = str(t["baseline"].iloc[0])
     runs = at[at.index.astype(str) != baseline] if baseline in ctx.matrix.index else at
-    lines = [_significance(runs, baseline, alpha, s)]
+    lines = [_significance(runs, baseline, alpha, s), _ship(ctx, runs, baseline, alpha)]
     by_mean = runs["mean"].sort_values(ascending=False, kind="stable")
     measure = f" {ctx.measure}" if ctx.measure else ""
     if len(runs) > 1:
@@ -52,13 +61,17 @@ def findings(ctx: ReportContext) -> Markup:
                 f"{runs.loc[by_mean.index[0], 'baseline_mean']:.4f}).",
             )
         )
-    risky = runs[TRisk.column].dropna().sort_values(kind="stable")
+    c = ctx.matrix.shape[1]
+    broken = runs[runs["losses"] >= BROKEN_SHARE * c] if c >= BROKEN_MIN_TOPICS else runs.iloc[:0]
+    if len(broken):
+        lines.append(_broken(broken, baseline, c))
+    risky = runs.drop(index=broken.index)[TRisk.column].dropna().sort_values(kind="stable")
     if len(runs) > 1 and len(risky):
         name = risky.index[0]
         row = runs.loc[name]
         lines.append(
             _sentence(
-                f"The riskiest run (lowest {TRisk.header}): ",
+                f"The riskiest {'other ' if len(broken) else ''}run (lowest {TRisk.header}): ",
                 _b(name),
                 f" ({_shown(row, URisk)}, {_shown(row, TRisk)}; losses on {int(row['losses'])} "
                 f"of {ctx.matrix.shape[1]} topics).",
@@ -113,6 +126,88 @@ def _significance(runs: pd.DataFrame, baseline: str, alpha: float, s: dict[str, 
         f" at α = {alpha:g} ({_test_words(s)}); ",
         _b(str(worse)),
         " significantly worse.",
+    )
+
+
+def _names(names: list[str], limit: int = SHIP_NAMED) -> Markup:
+    """Names in bold, comma separated, the first ``limit`` and a count of the others."""
+    shown = Markup(", ").join(_b(n) for n in names[:limit])
+    return shown + (escape(f" and {len(names) - limit} more") if len(names) > limit else Markup(""))
+
+
+def _shippable(
+    ctx: ReportContext, runs: pd.DataFrame, alpha: float
+) -> tuple[list[str], list[tuple[str, int]]]:
+    """The runs significantly better than the baseline at ``alpha`` (the table's test), best mean
+    first, split into those with no significant loss on any topic (the per-topic test of
+    :func:`riskeval.topic_risk`, the page's level and correction) and those with some (name, count)."""
+    better = runs[runs["significant"].astype(bool) & (runs[URisk.column] > 0)]
+    safe: list[str] = []
+    losing: list[tuple[str, int]] = []
+    for name in better["mean"].sort_values(ascending=False, kind="stable").index:
+        topics = ctx.topic_risk(str(name), alpha)
+        lost = int((topics["significant"].astype(bool) & (topics["tr"] < 0)).sum())
+        if lost:
+            losing.append((str(name), lost))
+        else:
+            safe.append(str(name))
+    return safe, losing
+
+
+def _ship(ctx: ReportContext, runs: pd.DataFrame, baseline: str, alpha: float) -> Markup:
+    """The runs one can ship at ``alpha`` (:func:`_shippable`), the better runs that lose
+    significantly on some topic, and, when none is to ship, the largest α of the report at which
+    some run is."""
+    safe, losing = _shippable(ctx, runs, alpha)
+    head = f"To ship at α = {alpha:g}: "
+    if safe:
+        text = _sentence(
+            head,
+            _names(safe),
+            " (significantly better than ",
+            _b(baseline),
+            " and significantly worse on no topic" + ("; best mean first)." if len(safe) > 1 else ")."),
+        )
+    else:
+        text = _sentence(
+            head,
+            "none; no run is ",
+            "both significantly better than " if losing else "significantly better than ",
+            _b(baseline),
+            " and without a significant topic loss." if losing else ".",
+        )
+    if losing:
+        text += _sentence(
+            " Better, but with significant topic losses: ",
+            Markup(", ").join(_sentence(_b(n), f" ({k})") for n, k in losing[:SHIP_NAMED]),
+            f" and {len(losing) - SHIP_NAMED} more." if len(losing) > SHIP_NAMED else ".",
+        )
+    if not safe:
+        t = ctx.risk_table
+        for other in sorted((a for a in ctx.settings["alphas"] if a < alpha), reverse=True):
+            at = t[t["alpha"] == other].set_index("system").loc[runs.index]
+            found, _ = _shippable(ctx, at, other)
+            if found:
+                text += _sentence(f" At α = {other:g}, where a loss weighs less: ", _names(found), ".")
+                break
+    return text
+
+
+def _broken(broken: pd.DataFrame, baseline: str, topics: int) -> Markup:
+    """The runs below the baseline on almost every topic: broken (a failed run, a wrong file)
+    rather than risky."""
+    worst = broken.sort_values("losses", ascending=False, kind="stable")
+    named = [
+        _sentence(_b(name), f" ({int(row['losses'])} of {topics})")
+        for name, row in worst.iloc[:SHIP_NAMED].iterrows()
+    ]
+    more = f" and {len(worst) - SHIP_NAMED} more" if len(worst) > SHIP_NAMED else ""
+    return _sentence(
+        "Broken, not risky (below ",
+        _b(baseline),
+        f" on at least {BROKEN_SHARE:.0%} of the topics): ",
+        Markup(", ").join(named),
+        f"{more}; check these runs before reading their risk.",
     )
 
 

@@ -72,8 +72,8 @@ def summary_section(ctx: ReportContext) -> Section:
         _alpha_picker(ctx),
         h.paragraph(
             f"{_against(cols, d['baseline'], s['se'])}{shading} Loss>20%: topics where the system "
-            "loses more than 20% of the baseline's score. Click a column to sort, type in the box to "
-            f"filter.{note}"
+            "loses more than 20% of the baseline's score. Click a column to sort, a system for its "
+            f"per-topic analysis; type in the box to filter.{note}"
         ),
         _filter_box(ctx, "risk-table", "filter systems"),
         h.table(
@@ -172,6 +172,7 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
         h.Markup(
             '<p class="js-only"><label>System: '
             f'<select class="rk-system" data-key="{ctx.key}"></select></label></p>'
+            f'<p class="rk-note js-only" id="{ctx.key}-topics-note" role="status" hidden></p>'
         ),
         h.paragraph(
             f"Each topic's risk-reward score against {d['baseline']}, standardised: bars TR_j = x_j / s_x "

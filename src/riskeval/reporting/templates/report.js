@@ -70,6 +70,7 @@
       for (var i = 0; i < heads.length; i++) { heads[i].removeAttribute("aria-sort"); }
       heads[s.col].setAttribute("aria-sort", s.dir > 0 ? "ascending" : "descending");
     }
+    caption(table);
     var q = (table.rkFilter || "").toLowerCase(), body = el("tbody"), shown = 0, more = 0;
     rows.forEach(function (r) {
       var text = r.cells[0].textContent + " " + (r.getAttribute("data-text") || "");
@@ -82,6 +83,16 @@
       body.appendChild(tr);
     }
     table.replaceChild(body, table.tBodies[0]);
+  }
+  /* The caption names the order the rows are in: the table's own until a header is clicked. */
+  function caption(table) {
+    if (!table.caption || table.rkTitle === undefined) { return; }
+    var s = table.rkSort, order = table.rkOrder;
+    if (s) {
+      var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
+      order = heads[s.col].textContent + (s.dir > 0 ? ", ascending" : ", descending");
+    }
+    table.caption.textContent = table.rkTitle + ", " + table.rkNoun + " by " + order;
   }
   function sortable(table) {
     var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
@@ -121,9 +132,16 @@
         /* c: [column, header, decimals, marked by the system's significance] */
         return [fmt(t[c[0]][i], c[2]), c[3] ? sysClass(d.sig[a][i]) : null];
       });
-      rows.push(row(name, cells, st.focus[i] ? "focus" : null));
+      var tr = row(name, cells, st.focus[i] ? "focus" : null);
+      tr.setAttribute("data-system", String(i));
+      tr.cells[0].setAttribute("tabindex", "0");
+      tr.cells[0].className = "rk-pick";
+      tr.cells[0].title = "per-topic analysis of " + name;
+      rows.push(tr);
     });
-    table.caption.textContent = "Risk at α = " + g(d.alphas[a]) + ", systems by mean score";
+    table.rkTitle = "Risk at α = " + g(d.alphas[a]);
+    table.rkNoun = "systems";
+    table.rkOrder = "mean score";
     fillBody(table, rows);
   }
 
@@ -157,7 +175,9 @@
       if (r.text) { tr.setAttribute("data-text", r.text); }
       return tr;
     });
-    table.caption.textContent = d.systems[st.system] + " at α = " + g(d.alphas[st.alpha]) + ", topics by TR";
+    table.rkTitle = d.systems[st.system] + " at α = " + g(d.alphas[st.alpha]);
+    table.rkNoun = "topics";
+    table.rkOrder = "TR";
     fillBody(table, rows);
     drawTopics(st, items);
   }
@@ -215,6 +235,7 @@
     hit.addEventListener("mousemove", function (e) {
       var box = svg.getBoundingClientRect(), px = (e.clientX - box.left) * W / box.width;
       var r = items[Math.min(items.length - 1, Math.max(0, Math.floor((px - L) / bw)))];
+      if (!r) { hideTip(); return; }  /* no topic under the pointer (a zero-size chart, a synthetic event) */
       showTip(e, "topic " + r.topic + (r.text ? ": " + r.text : "") + "\nscore " + fmt(r.score, 4) + ", baseline " + fmt(r.base, 4) +
         ", δ " + fmt(r.delta, 4) + "\nTR " + fmt(r.tr, 2) + ", TJ " + fmt(r.tj, 2) + ", p" + (d.correction ? " (" + d.correction + ")" : "") +
         " " + fmt(r.p, "p") + (r.sign < 0 ? "\nsignificant loss" : r.sign > 0 ? "\nsignificant gain" : ""));
@@ -318,11 +339,7 @@
     hit.addEventListener("mouseleave", function () { hideTip(); if (near) { near.style.strokeWidth = ""; } });
     hit.addEventListener("click", function (e) {
       var h = nearest(e);
-      if (h && d.pt.systems.indexOf(c.systems[h.k]) >= 0) {
-        setSystem(st, c.systems[h.k]);
-        var t = document.getElementById(d.key + "-topics-table");
-        if (t) { t.scrollIntoView({ block: "center" }); }
-      }
+      if (h) { openSystem(st, c.systems[h.k]); }
     });
   }
 
@@ -340,6 +357,21 @@
     st.system = i;
     document.querySelectorAll('select.rk-system[data-key="' + st.d.key + '"]').forEach(function (s) { s.value = String(i); });
     renderTopics(st);
+  }
+  /* a click on a system (the risk table, the curves): its per-topic analysis, brought into view;
+     a system whose per-topic data the page does not hold gets a note saying how to have it */
+  function openSystem(st, i) {
+    var d = st.d, note = document.getElementById(d.key + "-topics-note");
+    var has = d.pt.systems.indexOf(i) >= 0;
+    if (has) { setSystem(st, i); }
+    if (note) {
+      note.textContent = has || d.systems[i] === undefined ? "" :
+        "The per-topic data of " + d.systems[i] + " is not in this page: riskeval risk --topics " + d.systems[i] + " gives it.";
+      note.hidden = has;
+    }
+    var target = document.getElementById(d.key + "-topics-table");
+    target = target && target.closest ? target.closest("section") || target : target;
+    if (target && target.scrollIntoView) { target.scrollIntoView({ block: "start" }); }
   }
 
   document.querySelectorAll('script[type="application/json"][id^="rk-data-"]').forEach(function (node) {
@@ -374,6 +406,15 @@
       var t = document.getElementById(id);
       if (t) { sortable(t); }
     });
+    var risk = document.getElementById(d.key + "-risk-table");
+    if (risk) {
+      var pick = function (e) {
+        var tr = e.target && e.target.closest ? e.target.closest("tr[data-system]") : null;
+        if (tr && risk.contains(tr)) { openSystem(st, Number(tr.getAttribute("data-system"))); }
+      };
+      risk.addEventListener("click", pick);
+      risk.addEventListener("keydown", function (e) { if (e.key === "Enter") { pick(e); } });
+    }
     redraw(st);
   });
 
