@@ -18,10 +18,13 @@ depends on the data only through ȳ, ``D = Σ d_i²``, ``G = Σ g_j²`` and ``R 
 ``θ = (log σ, log τ_s, log τ_t)`` (σ_s = σ·τ_s·scale, σ_t = σ·τ_t·scale, as rstanarm's ``decov()``
 writes them), therefore costs O(1) per evaluation, whatever the size of the matrix.
 
-It is sampled by rejection (von Neumann, 1951): proposals from a multivariate Student t (5 degrees
-of freedom) centred at the posterior mode with 1.5 times the Laplace approximation's scale, each
-accepted with probability ``p(θ) / (M·q(θ))``, where ``M`` is the largest ratio ``p/q``, found by
-Newton's method from the mode and from six points around it.  Accepted proposals are independent
+It is sampled by rejection (von Neumann, *Various techniques used in connection with random
+digits*, NBS Applied Mathematics Series 12, 1951): proposals from a multivariate Student t (5
+degrees of freedom) with 1.5 times the scale of the posterior (its Laplace approximation at the
+mode, then the mean and covariance of two rounds of pilot proposals weighted by ``p/q``, which
+widen it where the posterior is skewed), each accepted with probability ``p(θ) / (M·q(θ))``, where
+``M`` is the largest ratio ``p/q``, found by Newton's method from the mode, from the pilot's largest
+ratios and from points around the centre.  Accepted proposals are independent
 draws from the exact posterior as long as ``M`` bounds the ratio; every proposal's ratio is checked
 against it, and should one exceed it, ``M`` is raised and the draws are made again, so that all the
 draws returned come from a bound that held for every proposal made.  Given the scales, the intercept,
@@ -56,6 +59,11 @@ from riskeval.errors import RiskevalError
 #: for skewed posteriors (a group SD near zero) and accepts about a third of the proposals.
 PROPOSAL_DOF = 5.0
 PROPOSAL_SCALE = 1.5
+#: Rounds of moment matching of the proposal, proposals per round, and the pilot proposals of the
+#: largest ratio ``p/q`` from which Newton's method looks for the bound.
+PILOT_ROUNDS = 2
+PILOT = 4096
+STARTS = 4
 #: Draws of the effects made at once (memory: this many × (systems + topics) float64 numbers).
 CHUNK = 1024
 
@@ -253,18 +261,13 @@ def _start(stats: Statistics, priors: dict[str, float]) -> list[float]:
     ]
 
 
-def proposal(stats: Statistics, priors: dict[str, float]) -> Proposal:
-    """The posterior mode, the Laplace approximation there, and the bound of ``p/q``."""
-    f = _scalar(lambda theta: log_posterior(theta, stats, priors))
-    mode, top = _maximize(f, _start(stats, priors))
-    _, _, hess = _derivatives(f, mode)
-    low = _cholesky([[-v / PROPOSAL_SCALE**2 for v in row] for row in hess])
-    if low is None or not math.isfinite(top):
-        raise RiskevalError(
-            "The posterior of the variance components has no finite mode with a negative definite "
-            "curvature for these scores; fit them with sampler='nuts'."
-        )
-    n = len(mode)
+def _shape(centre: list[float], precision: list[list[float]]) -> Proposal | None:
+    """The Student t proposal centred at ``centre`` whose scale matrix is ``PROPOSAL_SCALE²`` times
+    the inverse of ``precision`` (None when that is not positive definite); its bound is unset."""
+    n = len(centre)
+    low = _cholesky([[v / PROPOSAL_SCALE**2 for v in row] for row in precision])
+    if low is None:
+        return None
     # R⁻ᵀ: solve Rᵀ X = I column by column (Rᵀ is upper triangular)
     root = [[0.0] * n for _ in range(n)]
     for col in range(n):
@@ -273,18 +276,61 @@ def proposal(stats: Statistics, priors: dict[str, float]) -> Proposal:
             x[i] = ((1.0 if i == col else 0.0) - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
         for i in range(n):
             root[i][col] = x[i]
-    shape = Proposal(mode, low, root, 0.0)
+    return Proposal(list(centre), low, root, 0.0)
+
+
+def _pilot(
+    shape: Proposal, stats: Statistics, priors: dict[str, float], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """``PILOT`` proposals (3 × PILOT) and the log ratio ``log p − log q`` at each."""
+    theta, log_q = _propose(shape, rng, PILOT)
+    return np.array(theta), log_posterior(theta, stats, priors) - log_q
+
+
+def proposal(stats: Statistics, priors: dict[str, float], rng: np.random.Generator) -> Proposal:
+    """The proposal: the Laplace approximation at the posterior mode, then ``PILOT_ROUNDS``
+    rounds of moment matching by importance sampling (mean and covariance of pilot proposals
+    weighted by ``p/q``, so that a skewed posterior is covered), and the bound of ``p/q``: the
+    largest local maximum found by Newton's method from the mode, from the pilot's ``STARTS``
+    largest ratios and from two scales out along each axis of the proposal."""
+    f = _scalar(lambda theta: log_posterior(theta, stats, priors))
+    mode, top = _maximize(f, _start(stats, priors))
+    _, _, hess = _derivatives(f, mode)
+    shape = _shape(mode, [[-v for v in row] for row in hess]) if math.isfinite(top) else None
+    if shape is None:
+        raise RiskevalError(
+            "The posterior of the variance components has no finite mode with a negative definite "
+            "curvature for these scores; fit them with sampler='nuts'."
+        )
+    n = len(mode)
+    for _ in range(PILOT_ROUNDS):
+        theta, log_ratio = _pilot(shape, stats, priors, rng)
+        weight = _vexp(log_ratio - np.max(log_ratio))
+        weight /= weight.sum()
+        mean = [float(np.sum(weight * theta[i])) for i in range(n)]
+        gap = [theta[i] - mean[i] for i in range(n)]
+        cov = [[float(np.sum(weight * gap[i] * gap[j])) for j in range(n)] for i in range(n)]
+        low = _cholesky(cov)
+        if low is None:
+            break
+        precision = [_solve(low, [1.0 if i == col else 0.0 for i in range(n)]) for col in range(n)]
+        shape = _shape(mean, precision) or shape
+    final = shape
 
     def ratio(theta: list[float]) -> float:
-        return f(theta) - shape.log_density(theta)
+        return f(theta) - final.log_density(theta)
 
-    best = ratio(mode)
-    for col in range(n):
-        for sign in (-2.0, 2.0):
-            start = [mode[i] + sign * root[i][col] for i in range(n)]
-            _, found = _maximize(ratio, start)
-            best = max(best, found)
-    return Proposal(mode, low, root, best)
+    theta, log_ratio = _pilot(final, stats, priors, rng)
+    starts = [mode] + [list(map(float, theta[:, k])) for k in np.argsort(-log_ratio, kind="stable")[:STARTS]]
+    starts += [
+        [final.centre[i] + sign * final.root[i][col] for i in range(n)]
+        for col in range(n)
+        for sign in (-2.0, 2.0)
+    ]
+    best = float(np.max(log_ratio))
+    for start in starts:
+        best = max(best, _maximize(ratio, start)[1])
+    return Proposal(final.centre, final.precision_root, final.root, best)
 
 
 def _propose(
@@ -309,7 +355,7 @@ def scales(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """``draws`` independent posterior draws of σ, τ_s, τ_t by rejection, and the share of
     proposals accepted."""
-    shape = proposal(stats, priors)
+    shape = proposal(stats, priors, rng)
     state = rng.bit_generator.state
     while True:
         kept: list[tuple[np.ndarray, ...]] = []
@@ -355,7 +401,24 @@ def sample(
     sigma, tau_s, tau_t, accepted = scales(
         stats, priors, draws, np.random.Generator(np.random.PCG64(scales_seed))
     )
-    rng = np.random.Generator(np.random.PCG64(effects_seed))
+    result = conditional(
+        stats, priors, sigma, tau_s, tau_t, np.random.Generator(np.random.PCG64(effects_seed))
+    )
+    return {name: value[None] for name, value in result.items()}, accepted
+
+
+def conditional(
+    stats: Statistics,
+    priors: dict[str, float],
+    sigma: np.ndarray,
+    tau_s: np.ndarray,
+    tau_t: np.ndarray,
+    rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
+    """One draw of the intercept and every effect from their Gaussian posterior given each draw of
+    the scales (σ, τ_s, τ_t), in O(systems + topics) each (see the module); the scales' draws are
+    returned with them as ``sigma``, ``sd_system`` and ``sd_topic``."""
+    draws = sigma.shape[0]
     n_s, n_t = stats.n_systems, stats.n_topics
     var = sigma * sigma
     sd_system = sigma * tau_s * priors["group_scale"]
@@ -376,7 +439,7 @@ def sample(
     shrink_t = var_t / (var_t + var / n_s)
     b_system = _effects(rng, mean_b, shrink_s, np.sqrt(shrink_s * var / n_t), stats.rows)
     b_topic = _effects(rng, mean_c, shrink_t, np.sqrt(shrink_t * var / n_s), stats.columns)
-    result = {
+    return {
         "intercept": intercept,
         "sigma": sigma,
         "sd_system": sd_system,
@@ -384,7 +447,6 @@ def sample(
         "b_system": b_system,
         "b_topic": b_topic,
     }
-    return {name: value[None] for name, value in result.items()}, accepted
 
 
 def _effects(
