@@ -54,16 +54,15 @@ import numpy as np
 
 from riskeval.errors import RiskevalError
 
-#: Degrees of freedom and scale factor of the Student t proposal.  A scale factor ``c`` with
-#: ``c² ≥ (ν + 3)/ν`` makes the mode of a Gaussian posterior the maximum of ``p/q``; 1.5 leaves room
-#: for skewed posteriors (a group SD near zero) and accepts about a third of the proposals.
+#: Degrees of freedom of the Student t proposal, and the factor of its scales.  For a Gaussian
+#: posterior, a factor ``c`` with ``c² ≥ (ν + 3)/ν`` makes the centre the maximum of ``p/q``.
 PROPOSAL_DOF = 5.0
-PROPOSAL_SCALE = 1.5
-#: Rounds of moment matching of the proposal, proposals per round, and the pilot proposals of the
-#: largest ratio ``p/q`` from which Newton's method looks for the bound.
+PROPOSAL_SCALE = 1.4
+#: Rounds of moment matching after the first, proposals per round (and for the bound), and how
+#: many of the largest ratios ``p/q`` among them start Newton's method in search of the bound.
 PILOT_ROUNDS = 2
 PILOT = 4096
-STARTS = 4
+STARTS = 8
 #: Draws of the effects made at once (memory: this many × (systems + topics) float64 numbers).
 CHUNK = 1024
 
@@ -111,15 +110,14 @@ class Statistics:
         )
 
 
-def log_posterior(theta: tuple[np.ndarray, ...], stats: Statistics, priors: dict[str, float]) -> np.ndarray:
-    """The log density of ``θ = (log σ, log τ_s, log τ_t)`` a posteriori, up to a constant, with
-    the intercept and every effect integrated out (see the module), at arrays of points."""
-    e, s, t = theta
+def _log_density(
+    e: np.ndarray, tau_s: np.ndarray, tau_t: np.ndarray, stats: Statistics, priors: dict[str, float]
+) -> np.ndarray:
+    """log p(log σ = e, τ_s, τ_t | y) + const with the Jacobian of log σ but none for the τs (the
+    coordinates' business), with the intercept and every effect integrated out."""
     n_s, n_t = stats.n_systems, stats.n_topics
     scale2 = priors["group_scale"] ** 2
-    a = priors["group_shape"]
     sigma = _vexp(e)
-    tau_s, tau_t = _vexp(s), _vexp(t)
     var = sigma * sigma
     group_s = scale2 * tau_s * tau_s  # σ_s² / σ²
     group_t = scale2 * tau_t * tau_t
@@ -129,13 +127,49 @@ def log_posterior(theta: tuple[np.ndarray, ...], stats: Statistics, priors: dict
     gap = stats.grand - priors["intercept_location"]
     return (
         e - priors["sigma_rate"] * sigma  # σ ~ Exponential(rate), with the Jacobian of log σ
-        + a * s - tau_s  # τ ~ Gamma(a, 1), with the Jacobian of log τ
-        + a * t - tau_t
+        - tau_s - tau_t  # τ ~ Gamma(a, 1), but the factor τ^(a − 1)
         - 0.5 * _vlog(v_0) - gap * gap / (2 * v_0)
         - 0.5 * (n_s - 1) * _vlog(v_s) - stats.between_systems / (2 * v_s)
         - 0.5 * (n_t - 1) * _vlog(v_t) - stats.between_topics / (2 * v_t)
         - (n_s - 1) * (n_t - 1) * e - stats.residual / (2 * var)
     )  # fmt: skip
+
+
+def log_posterior(theta: tuple[np.ndarray, ...], stats: Statistics, priors: dict[str, float]) -> np.ndarray:
+    """The log density of ``θ = (log σ, log τ_s, log τ_t)`` a posteriori, up to a constant, with
+    the intercept and every effect integrated out (see the module), at arrays of points."""
+    e, s, t = theta
+    a = priors["group_shape"]
+    return _log_density(e, _vexp(s), _vexp(t), stats, priors) + a * s + a * t
+
+
+def _taus(rho: np.ndarray, power: float) -> np.ndarray:
+    """τ from ρ = τ^power (ρ ≥ 0)."""
+    if power == 1.0:
+        return rho
+    safe = np.where(rho > 0, rho, 1.0)
+    return np.where(rho > 0, _vexp(_vlog(safe) / power), 0.0)
+
+
+def log_posterior_rho(
+    theta: tuple[np.ndarray, ...], stats: Statistics, priors: dict[str, float]
+) -> np.ndarray:
+    """The log density of ``θ = (log σ, ρ_s, ρ_t)`` with ``ρ = τ^c``, ``c = min(a, 1)`` for the
+    Gamma prior's shape a, a posteriori, up to a constant; −inf where a ρ is negative.  In these
+    coordinates the density is bounded (finite at ρ = 0, a group SD of 0, when a ≤ 1, and 0 there
+    when a > 1) and has no long tail: in log τ its tail towards a group SD of 0 is ``τ^a``, long
+    for a ≤ 1, and ρ = τ^a for a > 1 would stretch the other tail, ``exp(−τ)``."""
+    e, rho_s, rho_t = theta
+    a = priors["group_shape"]
+    power = min(a, 1.0)
+    inside = (rho_s >= 0) & (rho_t >= 0)
+    tau_s, tau_t = _taus(np.abs(rho_s), power), _taus(np.abs(rho_t), power)
+    density = _log_density(e, tau_s, tau_t, stats, priors)
+    if a > power:  # the prior's τ^(a − 1), which ρ = τ leaves
+        positive = (tau_s > 0) & (tau_t > 0)
+        logs = _vlog(np.where(positive, tau_s * tau_t, 1.0))
+        density = np.where(positive, density + (a - power) * logs, -np.inf)
+    return np.where(inside, density, -np.inf)
 
 
 def _scalar(f: Callable[..., np.ndarray]) -> Callable[[list[float]], float]:
@@ -227,21 +261,34 @@ def _maximize(
 
 @dataclass(frozen=True)
 class Proposal:
-    """The Student t proposal: centre, the transposed inverse Cholesky factor of the scaled
-    Laplace precision (a draw is ``centre + root @ z / √(w/ν)``), and the rejection bound."""
+    """The Student t proposal in ``(log σ, ρ_s, ρ_t)``: ``θ = centre + root @ z / √(w/ν)`` with
+    ``z`` standard normal and ``w ~ χ²(ν)/ν``; ``precision_root`` is the lower Cholesky factor R of
+    the inverse of the scale matrix (``root`` = R⁻ᵀ); and the rejection bound, log M."""
 
     centre: list[float]
-    precision_root: list[list[float]]  # lower R with R Rᵀ = the scaled precision
-    root: list[list[float]]  # R⁻ᵀ
+    precision_root: list[list[float]]
+    root: list[list[float]]
     log_bound: float
 
-    def log_density(self, theta: list[float]) -> float:
-        """log q(θ) up to the constant that cancels in ``p/q``."""
-        gap = [ti - ci for ti, ci in zip(theta, self.centre, strict=True)]
-        n = len(gap)
-        u = [sum(self.precision_root[k][i] * gap[k] for k in range(i, n)) for i in range(n)]  # Rᵀ gap
-        q = sum(v * v for v in u)
-        return -(PROPOSAL_DOF + n) / 2 * math.log1p(q / PROPOSAL_DOF)
+    def log_density(self, theta: tuple[np.ndarray, ...]) -> np.ndarray:
+        """log q at arrays of points, up to the constant that cancels in ``p/q``."""
+        n = len(theta)
+        gap = [theta[i] - self.centre[i] for i in range(n)]
+        u = [
+            sum((self.precision_root[k][i] * gap[k] for k in range(i, n)), np.zeros_like(gap[0]))
+            for i in range(n)
+        ]
+        q = sum((v * v for v in u), np.zeros_like(u[0]))
+        return -(PROPOSAL_DOF + n) / 2 * _vlog(1.0 + q / PROPOSAL_DOF)
+
+    def widened(self, factor: float) -> Proposal:
+        """The same proposal with its scales multiplied by ``factor``."""
+        return Proposal(
+            self.centre,
+            [[v / factor for v in row] for row in self.precision_root],
+            [[v * factor for v in row] for row in self.root],
+            self.log_bound,
+        )
 
 
 def _start(stats: Statistics, priors: dict[str, float]) -> list[float]:
@@ -261,11 +308,12 @@ def _start(stats: Statistics, priors: dict[str, float]) -> list[float]:
     ]
 
 
-def _shape(centre: list[float], precision: list[list[float]]) -> Proposal | None:
-    """The Student t proposal centred at ``centre`` whose scale matrix is ``PROPOSAL_SCALE²`` times
-    the inverse of ``precision`` (None when that is not positive definite); its bound is unset."""
-    n = len(centre)
-    low = _cholesky([[v / PROPOSAL_SCALE**2 for v in row] for row in precision])
+def _laplace(
+    mode: list[float], hess: list[list[float]]
+) -> tuple[list[list[float]], list[list[float]]] | None:
+    """R (lower, R Rᵀ = −Hessian) and R⁻ᵀ, or None when −Hessian is not positive definite."""
+    n = len(mode)
+    low = _cholesky([[-v for v in row] for row in hess])
     if low is None:
         return None
     # R⁻ᵀ: solve Rᵀ X = I column by column (Rᵀ is upper triangular)
@@ -276,58 +324,84 @@ def _shape(centre: list[float], precision: list[list[float]]) -> Proposal | None
             x[i] = ((1.0 if i == col else 0.0) - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
         for i in range(n):
             root[i][col] = x[i]
+    return low, root
+
+
+def _moments(theta: np.ndarray, log_weight: np.ndarray) -> tuple[list[float], list[list[float]]] | None:
+    """The weighted mean and the Cholesky factor of the inverse weighted covariance (None when
+    that is singular) of points (``3 × n``) with log weights."""
+    n = theta.shape[0]
+    weight = _vexp(log_weight - np.max(log_weight))
+    weight /= weight.sum()
+    mean = [float(np.sum(weight * theta[i])) for i in range(n)]
+    gap = [theta[i] - mean[i] for i in range(n)]
+    cov = [[float(np.sum(weight * gap[i] * gap[j])) for j in range(n)] for i in range(n)]
+    low = _cholesky(cov)
+    if low is None:
+        return None
+    precision = [_solve(low, [1.0 if i == col else 0.0 for i in range(n)]) for col in range(n)]
+    root = _cholesky([[v * PROPOSAL_SCALE**-2 for v in row] for row in precision])
+    return (mean, root) if root is not None else None
+
+
+def _with_root(centre: list[float], low: list[list[float]]) -> Proposal:
+    n = len(centre)
+    root = [[0.0] * n for _ in range(n)]
+    for col in range(n):
+        x = [0.0] * n
+        for i in reversed(range(n)):
+            x[i] = ((1.0 if i == col else 0.0) - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
+        for i in range(n):
+            root[i][col] = x[i]
     return Proposal(list(centre), low, root, 0.0)
 
 
-def _pilot(
-    shape: Proposal, stats: Statistics, priors: dict[str, float], rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """``PILOT`` proposals (3 × PILOT) and the log ratio ``log p − log q`` at each."""
-    theta, log_q = _propose(shape, rng, PILOT)
-    return np.array(theta), log_posterior(theta, stats, priors) - log_q
-
-
 def proposal(stats: Statistics, priors: dict[str, float], rng: np.random.Generator) -> Proposal:
-    """The proposal: the Laplace approximation at the posterior mode, then ``PILOT_ROUNDS``
-    rounds of moment matching by importance sampling (mean and covariance of pilot proposals
-    weighted by ``p/q``, so that a skewed posterior is covered), and the bound of ``p/q``: the
-    largest local maximum found by Newton's method from the mode, from the pilot's ``STARTS``
-    largest ratios and from two scales out along each axis of the proposal."""
+    """The proposal and its bound.  The Laplace approximation at the mode of ``(log σ, log τ_s,
+    log τ_t)`` (where the mode is interior) gives the first pilot proposals; their mean and
+    covariance in ``(log σ, ρ_s, ρ_t)``, weighted by ``p/q``, give a Student t there (scales ×
+    ``PROPOSAL_SCALE``), refined by ``PILOT_ROUNDS`` more rounds.  The bound is the largest of the
+    ratios ``p/q`` at ``PILOT`` draws of that proposal with doubled scales and of the local maxima
+    that Newton's method finds from the centre and from the ``STARTS`` largest of those ratios,
+    the ratio taken at the nearest point with ρ ≥ 0 where a step crosses ρ = 0 (the same largest
+    value)."""
     f = _scalar(lambda theta: log_posterior(theta, stats, priors))
     mode, top = _maximize(f, _start(stats, priors))
     _, _, hess = _derivatives(f, mode)
-    shape = _shape(mode, [[-v for v in row] for row in hess]) if math.isfinite(top) else None
-    if shape is None:
+    laplace = _laplace(mode, hess) if math.isfinite(top) else None
+    if laplace is None:
         raise RiskevalError(
             "The posterior of the variance components has no finite mode with a negative definite "
             "curvature for these scores; fit them with sampler='nuts'."
         )
-    n = len(mode)
-    for _ in range(PILOT_ROUNDS):
-        theta, log_ratio = _pilot(shape, stats, priors, rng)
-        weight = _vexp(log_ratio - np.max(log_ratio))
-        weight /= weight.sum()
-        mean = [float(np.sum(weight * theta[i])) for i in range(n)]
-        gap = [theta[i] - mean[i] for i in range(n)]
-        cov = [[float(np.sum(weight * gap[i] * gap[j])) for j in range(n)] for i in range(n)]
-        low = _cholesky(cov)
-        if low is None:
+    a = priors["group_shape"]
+    shape = _with_root(mode, laplace[0]).widened(PROPOSAL_SCALE)
+    theta, log_q = _propose(shape, rng, PILOT)
+    log_weight = log_posterior(theta, stats, priors) - log_q
+    power = min(a, 1.0)
+    points = np.array([theta[0], _vexp(power * theta[1]), _vexp(power * theta[2])])
+    for round in range(PILOT_ROUNDS + 1):
+        found = _moments(points, log_weight)
+        if found is None:
             break
-        precision = [_solve(low, [1.0 if i == col else 0.0 for i in range(n)]) for col in range(n)]
-        shape = _shape(mean, precision) or shape
+        shape = _with_root(*found)
+        if round < PILOT_ROUNDS:
+            drawn, log_q = _propose(shape, rng, PILOT)
+            points, log_weight = np.array(drawn), log_posterior_rho(drawn, stats, priors) - log_q
     final = shape
 
-    def ratio(theta: list[float]) -> float:
-        return f(theta) - final.log_density(theta)
+    def clamped(theta: tuple[np.ndarray, ...]) -> np.ndarray:
+        inside = (theta[0], np.maximum(theta[1], 0.0), np.maximum(theta[2], 0.0))
+        return log_posterior_rho(inside, stats, priors) - final.log_density(inside)
 
-    theta, log_ratio = _pilot(final, stats, priors, rng)
-    starts = [mode] + [list(map(float, theta[:, k])) for k in np.argsort(-log_ratio, kind="stable")[:STARTS]]
-    starts += [
-        [final.centre[i] + sign * final.root[i][col] for i in range(n)]
-        for col in range(n)
-        for sign in (-2.0, 2.0)
-    ]
+    drawn, _ = _propose(final.widened(2.0), rng, PILOT)
+    log_ratio = clamped(drawn)
+    pilot = np.array(drawn)
     best = float(np.max(log_ratio))
+    ratio = _scalar(clamped)
+    starts = [final.centre] + [
+        list(map(float, pilot[:, k])) for k in np.argsort(-log_ratio, kind="stable")[:STARTS]
+    ]
     for start in starts:
         best = max(best, _maximize(ratio, start)[1])
     return Proposal(final.centre, final.precision_root, final.root, best)
@@ -346,8 +420,7 @@ def _propose(
         for i in range(n)
     )
     q = sum((z[k] * z[k] for k in range(n)), np.zeros(count)) / w
-    log_q = -(PROPOSAL_DOF + n) / 2 * _vlog(1.0 + q / PROPOSAL_DOF)
-    return theta, log_q
+    return theta, -(PROPOSAL_DOF + n) / 2 * _vlog(1.0 + q / PROPOSAL_DOF)
 
 
 def scales(
@@ -365,7 +438,7 @@ def scales(
         while have < draws:
             count = max(1024, int((draws - have) / rate * 1.1))
             theta, log_q = _propose(shape, rng, count)
-            log_ratio = log_posterior(theta, stats, priors) - log_q
+            log_ratio = log_posterior_rho(theta, stats, priors) - log_q
             worst = float(np.max(log_ratio))
             if not worst <= shape.log_bound:
                 # the bound failed somewhere: raise it above what was seen, and start again
@@ -373,15 +446,17 @@ def scales(
                 rng.bit_generator.state = state
                 raised = True
                 break
-            accept = _vlog(rng.random(count)) < log_ratio - shape.log_bound
+            # a proposal outside ρ ≥ 0 has ratio 0 (log −inf): never accepted
+            accept = _vlog(1.0 - rng.random(count)) < log_ratio - shape.log_bound
             kept.append(tuple(part[accept] for part in theta))
             have += int(accept.sum())
             made += count
             rate = max(have / made, 0.01)
         if not raised:
             break
-    e, s, t = (np.concatenate([part[i] for part in kept])[:draws] for i in range(3))
-    return _vexp(e), _vexp(s), _vexp(t), have / made
+    e, rho_s, rho_t = (np.concatenate([part[i] for part in kept])[:draws] for i in range(3))
+    power = min(priors["group_shape"], 1.0)
+    return _vexp(e), _taus(rho_s, power), _taus(rho_t, power), have / made
 
 
 def sample(
