@@ -119,16 +119,39 @@ def test_the_effects_given_the_scales_are_the_dense_gaussian_conditional():
     assert np.all(drawn["sd_system"] == sigma * tau_s) and np.all(drawn["sigma"] == sigma)
 
 
-@pytest.mark.parametrize("data", [X, FLAT], ids=["informative", "no-system-effect"])
-def test_the_scales_follow_their_posterior_integrated_on_a_grid(data):
+@pytest.mark.parametrize("shape", [0.5, 1.0, 3.0])
+def test_the_sampling_coordinates_are_the_log_coordinates_with_their_jacobian(shape):
+    """The density of (log σ, ρ_s, ρ_t), ρ = τ^c with c = min(a, 1), is that of (log σ, log τ_s,
+    log τ_t) times the Jacobian |d log τ / dρ| = 1/(c·ρ) of each group: their logarithms differ by
+    −c·(log τ_s + log τ_t) and a constant; negative ρ has density 0."""
+    y = X.to_numpy()
+    priors = Priors(group_shape=shape).resolve(y)
+    stats = exact.Statistics.of(y)
+    power = min(shape, 1.0)
+    theta = np.random.default_rng(6).normal([-3.0, 0.0, 0.5], 0.7, size=(40, 3)).T
+    in_rho = (theta[0], np.exp(power * theta[1]), np.exp(power * theta[2]))
+    gaps = exact.log_posterior_rho(in_rho, stats, priors) - exact.log_posterior(tuple(theta), stats, priors)
+    gaps += power * (theta[1] + theta[2])
+    assert np.ptp(gaps) < 1e-9, gaps
+    outside = (theta[0][:2], np.array([-0.1, 0.2]), np.array([0.3, -1e-9]))
+    assert np.all(exact.log_posterior_rho(outside, stats, priors) == -np.inf)
+
+
+@pytest.mark.parametrize(
+    ("data", "shape"),
+    [(X, 1.0), (FLAT, 1.0), (X, 0.5), (FLAT, 3.0)],
+    ids=["informative", "no-system-effect", "informative-shape-0.5", "no-system-effect-shape-3"],
+)
+def test_the_scales_follow_their_posterior_integrated_on_a_grid(data, shape):
     """The rejection sampler's draws of log σ, log τ_s and log τ_t against the posterior
-    integrated numerically (midpoint rule on a 48³ grid spanning the draws and beyond): at the
+    integrated numerically (midpoint rule on a 48³ grid spanning the draws and beyond), under the
+    default prior of the group SDs' τ (Gamma(1, 1)) and under Gamma(0.5, 1) and Gamma(3, 1): at the
     draws' 5%, 25%, 50%, 75% and 95% points of each coordinate, the grid's cumulative probability
     is the nominal one within 4.5 binomial standard errors."""
     y = data.to_numpy()
-    priors = Priors().resolve(y)
+    priors = Priors(group_shape=shape).resolve(y)
     stats = exact.Statistics.of(y)
-    n = 20_000
+    n = 10_000
     sigma, tau_s, tau_t, accepted = exact.scales(stats, priors, n, np.random.default_rng(4))
     assert 0.01 < accepted < 0.9
     theta = np.log(np.column_stack([sigma, tau_s, tau_t]))

@@ -19,15 +19,18 @@ depends on the data only through ȳ, ``D = Σ d_i²``, ``G = Σ g_j²`` and ``R 
 writes them), therefore costs O(1) per evaluation, whatever the size of the matrix.
 
 It is sampled by rejection (von Neumann, *Various techniques used in connection with random
-digits*, NBS Applied Mathematics Series 12, 1951): proposals from a multivariate Student t (5
-degrees of freedom) with 1.5 times the scale of the posterior (its Laplace approximation at the
-mode, then the mean and covariance of two rounds of pilot proposals weighted by ``p/q``, which
-widen it where the posterior is skewed), each accepted with probability ``p(θ) / (M·q(θ))``, where
-``M`` is the largest ratio ``p/q``, found by Newton's method from the mode, from the pilot's largest
-ratios and from points around the centre.  Accepted proposals are independent
-draws from the exact posterior as long as ``M`` bounds the ratio; every proposal's ratio is checked
-against it, and should one exceed it, ``M`` is raised and the draws are made again, so that all the
-draws returned come from a bound that held for every proposal made.  Given the scales, the intercept,
+digits*, NBS Applied Mathematics Series 12, 1951) in the coordinates ``(log σ, ρ_s, ρ_t)`` with
+``ρ = τ^min(a, 1)`` for the Gamma(a, 1) prior of τ: there the density is bounded and has no long
+tail (in log τ, the tail towards a group SD of 0 decays only as ``τ^a``, and hides the largest
+ratio ``p/q`` far out in it).  The proposal is a Student t (5 degrees of freedom) fitted to the
+posterior: from the Laplace approximation at the mode of ``(log σ, log τ_s, log τ_t)``, the mean and
+covariance of pilot proposals weighted by ``p/q`` (importance sampling, three rounds), its scales
+×1.4.  Each proposal is accepted with probability ``p(θ) / (M·q(θ))``, where ``M`` is the largest
+ratio ``p/q``, found by Newton's method from the centre and from the largest ratios among 4,096
+draws of the proposal with doubled scales.  Accepted proposals are independent draws from the
+exact posterior as long as ``M`` bounds the ratio; every proposal's ratio is checked against it,
+and should one exceed it, ``M`` is raised and the draws are made again, so that all the draws
+returned come from a bound that held for every proposal made.  Given the scales, the intercept,
 the effects' means and their contrasts are Gaussian and independent a posteriori:
 
 - a system's deviation from the systems' mean effect is ``w_s·d_i`` plus Gaussian noise of variance
