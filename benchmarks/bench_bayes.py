@@ -46,7 +46,7 @@ EXACT_DRAWS = {"default": (4, 4_000), "huge": (4, 2_600)}
 
 #: One fit, or two (``warm``), in a fresh process; prints what it measured as JSON.
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 import numpy as np
 import pandas as pd
 from riskeval.bayes import fit
@@ -64,7 +64,9 @@ if warm:
     f = fit(scores, chains=chains, draws=draws, rng=1, check=False)
     seconds = time.process_time() - start
 table = f.diagnostics()
-memory = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# the process's own peak (VmHWM; ru_maxrss keeps the parent's peak across fork and exec on Linux)
+lines = open("/proc/self/status").read().splitlines()
+memory = next(float(line.split()[1]) / 1024 for line in lines if line.startswith("VmHWM:"))
 print(json.dumps({"warm_cpu_s": seconds, "min_ess": float(table["ess_bulk"].min()), "sampler": f.sampler,
                   "problems": len(f.problems()), "max_rss_mb": memory}))
 """
