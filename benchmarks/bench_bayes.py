@@ -1,25 +1,37 @@
 """Speed of the Bayesian crossed random-effects model (Benham, Carterette, Culpepper & Moffat,
-SIGIR 2020): seconds, the smallest bulk effective sample size of the system and of the topic
-effects, and effective samples per second, for
+SIGIR 2020).
 
-- each Benham collection (45 systems × 50 topics of AP) with the defaults of ``riskeval.bayes.posterior``
-  (target: every system effect with bulk ESS ≥ 10,000 and R-hat < 1.01 within 60 s on two cores);
-- 300 systems × 200 topics drawn from the model with AP-like values (target: the authors' checks
-  within 5 minutes);
-- the same model of a Benham collection in PyMC (``--pymc``; not a dependency of riskeval:
-  ``pip install pymc``), beside NumPyro's.
+By default, the exact sampler (``riskeval.bayes.exact``, ``fit``'s default): CPU seconds of a fresh
+process that imports riskeval, reads the scores and fits them (``cold``: everything from the
+process's start, interpreter included, measured by the parent), of a second fit in the same process
+(``warm``), the number of independent draws (every parameter's effective sample size), the
+share of rejection proposals accepted and the process's peak memory, for
 
-Seconds include compiling the sampler (a fresh process compiles once per shape and setting).
+- each Benham collection (45 systems × 50 topics of AP, 16,000 draws; target: every system effect
+  and every variance component at bulk ESS ≥ 10,000 within 2 CPU-s, process start included);
+- 300 systems × 200 topics drawn from the model with AP-like values (16,000 draws; target 5 s);
+- 1,000 systems × 10,000 topics (``--huge``; 10,400 draws; target 60 s).
 
-    python benchmarks/bench_bayes.py [--collections rb04,trec17,trec18] [--large] [--pymc]
+With ``--nuts``, NumPyro's No-U-Turn sampler (``sampler="nuts"``) on the same data, seconds
+including its compilation, the smallest bulk ESS of the system and topic effects and R-hat; with
+``--pymc``, the same model of a Benham collection in PyMC (not a dependency of riskeval: ``pip
+install pymc``), beside NumPyro's.
+
+    python benchmarks/bench_bayes.py [--collections rb04,trec17,trec18] [--large] [--huge] [--nuts] [--pymc]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,6 +40,36 @@ from data import data_dir
 from riskeval.bayes import BayesDiagnosticWarning, Priors, fit
 
 CHAINS, DRAWS, WARMUP = 4, 3_000, 1_000
+#: The exact sampler's draws (chains × draws): fit's default, and 10,400 for 1,000 × 10,000, just
+#: above the 10,000 of the checks, to bound the memory (draws × (systems + topics) numbers).
+EXACT_DRAWS = {"default": (4, 4_000), "huge": (4, 2_600)}
+
+#: One fit, or two (``warm``), in a fresh process; prints what it measured as JSON.
+CHILD = """
+import json, sys, time
+import numpy as np
+import pandas as pd
+from riskeval.bayes import fit
+source, chains, draws, warm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "warm"
+if source.endswith(".csv"):
+    scores = pd.read_csv(source).pivot(index="system", columns="topic", values="score")
+else:
+    values = np.load(source)
+    scores = pd.DataFrame(values, index=[f"s{i}" for i in range(values.shape[0])],
+                          columns=[f"t{j}" for j in range(values.shape[1])])
+f = fit(scores, chains=chains, draws=draws, rng=0, check=False)
+seconds = None
+if warm:
+    start = time.process_time()
+    f = fit(scores, chains=chains, draws=draws, rng=1, check=False)
+    seconds = time.process_time() - start
+table = f.diagnostics()
+# the process's own peak (VmHWM; ru_maxrss keeps the parent's peak across fork and exec on Linux)
+lines = open("/proc/self/status").read().splitlines()
+memory = next(float(line.split()[1]) / 1024 for line in lines if line.startswith("VmHWM:"))
+print(json.dumps({"warm_cpu_s": seconds, "min_ess": float(table["ess_bulk"].min()), "sampler": f.sampler,
+                  "problems": len(f.problems()), "max_rss_mb": memory}))
+"""
 
 
 def benham(name: str) -> pd.DataFrame:
@@ -52,6 +94,39 @@ def large(n_systems: int = 300, n_topics: int = 200, seed: int = 0) -> pd.DataFr
     )
 
 
+def _child(source: Path, chains: int, draws: int, warm: bool) -> tuple[dict, float, float]:
+    """Run :data:`CHILD`; its output, and its CPU seconds (user + system) and wall seconds, from
+    the parent (the whole process, interpreter start included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(source), str(chains), str(draws), "warm" if warm else "cold"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return json.loads(out.stdout), cpu, wall
+
+
+def exact_row(label: str, source: Path, chains: int, draws: int) -> dict:
+    """The exact sampler in a fresh process (cold) and again in the same process (warm)."""
+    cold, cpu, wall = _child(source, chains, draws, warm=False)
+    warm, _, _ = _child(source, chains, draws, warm=True)
+    return {
+        "data": label,
+        "sampler": cold["sampler"],
+        "cold_cpu_s": round(cpu, 2),
+        "cold_wall_s": round(wall, 2),
+        "warm_cpu_s": round(warm["warm_cpu_s"], 2),
+        "min_ess_every_parameter": round(cold["min_ess"]),
+        "checks": "pass" if cold["problems"] == 0 else f"{cold['problems']} failed",
+        "max_rss_mb": round(cold["max_rss_mb"]),
+    }
+
+
 def row(
     label: str, library: str, seconds: float, ess_system: float, ess_topic: float, rhat: float, problems: int
 ) -> dict:
@@ -71,7 +146,7 @@ def numpyro_row(label: str, scores: pd.DataFrame) -> dict:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BayesDiagnosticWarning)
-        result = fit(scores, chains=CHAINS, draws=DRAWS, warmup=WARMUP, rng=0)
+        result = fit(scores, chains=CHAINS, draws=DRAWS, warmup=WARMUP, rng=0, sampler="nuts")
     seconds = time.perf_counter() - start
     table = result.diagnostics()
     ess = table.groupby("group")["ess_bulk"].min()
@@ -129,21 +204,43 @@ def main() -> None:
         "--collections", default="rb04,trec17,trec18", help="Benham collections ('' for none)"
     )
     parser.add_argument("--large", action="store_true", help="also 300 systems × 200 topics")
+    parser.add_argument("--huge", action="store_true", help="also 1,000 systems × 10,000 topics (exact only)")
+    parser.add_argument("--nuts", action="store_true", help="also NumPyro's NUTS on the same data")
     parser.add_argument("--pymc", action="store_true", help="also PyMC on the first collection")
     args = parser.parse_args()
-    rows = []
     names = [n for n in args.collections.split(",") if n]
-    for name in names:
-        rows.append(numpyro_row(name, benham(name)))
-        print(rows[-1], flush=True)
-    if args.large:
-        rows.append(numpyro_row("300×200", large()))
-        print(rows[-1], flush=True)
+    exact_rows, nuts_rows = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        sources = [
+            (name, data_dir("benham2020-bayesian-risk", f"{name}_data.csv"), "default") for name in names
+        ]
+        for flag, label, shape, size in (
+            (args.large, "300×200", (300, 200), "default"),
+            (args.huge, "1000×10000", (1_000, 10_000), "huge"),
+        ):
+            if flag:
+                path = Path(folder) / f"{label}.npy"
+                np.save(path, large(*shape).to_numpy())
+                sources.append((label, path, size))
+        for label, path, size in sources:
+            exact_rows.append(exact_row(label, path, *EXACT_DRAWS[size]))
+            print(exact_rows[-1], flush=True)
+    if args.nuts:
+        for name in names:
+            nuts_rows.append(numpyro_row(name, benham(name)))
+            print(nuts_rows[-1], flush=True)
+        if args.large:
+            nuts_rows.append(numpyro_row("300×200", large()))
+            print(nuts_rows[-1], flush=True)
     if args.pymc and names:
-        rows.append(pymc_row(names[0], benham(names[0])))
-        print(rows[-1], flush=True)
-    print(f"\n{CHAINS} chains × {DRAWS:,} draws after {WARMUP:,} warm-up iterations; load {os.getloadavg()}")
-    print(pd.DataFrame(rows).to_string(index=False))
+        nuts_rows.append(pymc_row(names[0], benham(names[0])))
+        print(nuts_rows[-1], flush=True)
+    print(f"\nload {os.getloadavg()}")
+    print("exact sampler (CPU seconds; cold: a fresh process, start to fit, interpreter included):")
+    print(pd.DataFrame(exact_rows).to_string(index=False))
+    if nuts_rows:
+        print(f"\nNUTS: {CHAINS} chains × {DRAWS:,} draws after {WARMUP:,} warm-up iterations")
+        print(pd.DataFrame(nuts_rows).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ from riskeval.bayes import model as bayes_model  # noqa: E402
 from riskeval.errors import MissingTopicsError, RiskevalError  # noqa: E402
 from tests.shared_data import ROOT  # noqa: E402
 
-#: Small enough to sample in about a second; enough draws for the means, too few for the checks.
-SMALL = {"chains": 2, "draws": 200, "warmup": 200}
+#: NUTS, small enough to sample in about a second; enough draws for the means, too few for the
+#: checks (the exact sampler is tested in test_bayes_exact.py).
+SMALL = {"chains": 2, "draws": 200, "warmup": 200, "sampler": "nuts"}
 
 
 def scores(n_systems=6, n_topics=40, seed=0):

@@ -139,6 +139,7 @@ def champion_challengers(
     target_accept: float = 0.9,
     rng: Any = None,
     progress: bool = False,
+    sampler: str = "exact",
 ) -> ChampionComparison:
     """Which challengers beat the champion, and with what probability, at each risk weight α
     (Benham, Carterette, Culpepper & Moffat, SIGIR 2020).
@@ -163,8 +164,8 @@ def champion_challengers(
     margin : float
         The smallest difference that matters: ``p_better_margin`` is the probability of beating
         the champion by more.
-    priors, chains, draws, warmup, target_accept, progress
-        As for :func:`fit`; a failed sampling check of any α's fit is one
+    priors, chains, draws, warmup, target_accept, progress, sampler
+        As for :func:`fit` (by default independent exact draws); a failed sampling check of any α's fit is one
         :class:`BayesDiagnosticWarning` naming the α.
     rng : int, numpy Generator or None
         The seed; each α's fit gets its own seed drawn from it.
@@ -193,6 +194,7 @@ def champion_challengers(
             rng=int(alpha_seed),
             progress=progress,
             check=False,
+            sampler=sampler,
         )
         fits[alpha] = model
         effects = model.system_effects(level).loc[[champion, *names]]

@@ -9,6 +9,7 @@ expected scores on any topic.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ import pandas as pd
 
 from riskeval import _display
 from riskeval._optional import require
+from riskeval.bayes import exact
 from riskeval.bayes.model import FEATURE, Priors, sample
 from riskeval.errors import RiskevalError, RiskevalWarning
 from riskeval.inference._common import resolve_rng
@@ -32,6 +34,11 @@ MIN_ESS_SYSTEM = 10_000
 MIN_ESS_TOPIC = 1_000
 #: Most draws in all chains together (memory: draws × (systems + topics) float64 numbers).
 MAX_DRAWS = 10_000_000
+#: The samplers of :func:`fit`: independent exact draws (:mod:`riskeval.bayes.exact`) or NumPyro's
+#: No-U-Turn sampler (:mod:`riskeval.bayes.model`).
+SAMPLERS = ("exact", "nuts")
+#: The variables drawn, as :attr:`BayesFit.samples` holds them.
+VARIABLES = ("intercept", "sigma", "sd_system", "sd_topic", "b_system", "b_topic")
 
 
 class BayesDiagnosticWarning(RiskevalWarning):
@@ -46,22 +53,40 @@ class BayesFit:
     ----------
     scores : DataFrame
         The scores fitted (systems × topics).
-    idata : arviz.InferenceData
-        The posterior draws: ``intercept``, ``sigma`` (residual SD), ``sd_system``, ``sd_topic``,
-        ``b_system`` (dimension ``system``) and ``b_topic`` (dimension ``topic``), by chain and draw.
+    samples : dict
+        The posterior draws, ``{name: array[chain, draw, ...]}``: ``intercept``, ``sigma``
+        (residual SD), ``sd_system``, ``sd_topic``, ``b_system`` (one column per system) and
+        ``b_topic`` (one per topic).  The exact sampler's draws are one sequence of independent
+        draws (one "chain").
     priors : dict
         The priors' numbers used (see :class:`Priors`).
     divergences : int
-        Divergent transitions after warm-up (each one a sign the sampler missed part of the posterior).
+        Divergent transitions after warm-up (each one a sign the sampler missed part of the
+        posterior); 0 for the exact sampler, which has none.
     seed : int
         The seed that reproduces the draws (pass it back as ``rng``).
+    sampler : str
+        Which sampler answered: ``"exact"`` (independent draws, :mod:`riskeval.bayes.exact`) or
+        ``"nuts"`` (NumPyro's No-U-Turn sampler, :mod:`riskeval.bayes.model`).
     """
 
     scores: pd.DataFrame
-    idata: Any = field(repr=False)
+    samples: dict[str, np.ndarray] = field(repr=False)
     priors: dict[str, float]
     divergences: int
     seed: int
+    sampler: str
+
+    @functools.cached_property
+    def idata(self) -> Any:
+        """The draws as an ArviZ ``InferenceData`` (dimensions ``system`` and ``topic``), built on
+        first use."""
+        az = require("arviz", FEATURE)
+        return az.from_dict(
+            posterior=dict(self.samples),
+            coords={"system": list(self.systems), "topic": list(self.topics)},
+            dims={"b_system": ["system"], "b_topic": ["topic"]},
+        )
 
     @property
     def systems(self) -> pd.Index:
@@ -73,7 +98,7 @@ class BayesFit:
 
     def draws(self, name: str) -> np.ndarray:
         """All draws of a posterior variable, chains concatenated (``[draws, ...]``)."""
-        values = np.asarray(self.idata.posterior[name].values)
+        values = self.samples[name]
         return values.reshape(-1, *values.shape[2:])
 
     def system_draws(self, system: Any) -> np.ndarray:
@@ -103,11 +128,20 @@ class BayesFit:
     def diagnostics(self) -> pd.DataFrame:
         """R-hat and bulk and tail effective sample sizes of every parameter (Vehtari, Gelman,
         Simpson, Carpenter & Bürkner, *Bayesian Analysis* 16(2), 2021, via ArviZ): columns
-        ``group, name, rhat, ess_bulk, ess_tail``, one row per parameter."""
-        az = require("arviz", FEATURE)
-        rhat = az.rhat(self.idata)
-        bulk = az.ess(self.idata, method="bulk")
-        tail = az.ess(self.idata, method="tail")
+        ``group, name, rhat, ess_bulk, ess_tail``, one row per parameter.
+
+        The exact sampler's draws are independent: their effective sample size is the number of
+        draws and R-hat, a comparison of chains, does not apply (NaN); no chains are pretended."""
+        if self.sampler == "exact":
+            count = float(self.samples["sigma"].size)
+            rhat = {name: np.full(self.samples[name].shape[2:], np.nan) for name in VARIABLES}
+            bulk = {name: np.full(self.samples[name].shape[2:], count) for name in VARIABLES}
+            tail = bulk
+        else:
+            az = require("arviz", FEATURE)
+            rhat = _values(az.rhat(self.idata))
+            bulk = _values(az.ess(self.idata, method="bulk"))
+            tail = _values(az.ess(self.idata, method="tail"))
         rows: list[pd.DataFrame] = []
         for name, group, labels in (
             ("intercept", "global", ["intercept"]),
@@ -122,9 +156,9 @@ class BayesFit:
                     {
                         "group": group,
                         "name": labels,
-                        "rhat": np.atleast_1d(rhat[name].values),
-                        "ess_bulk": np.atleast_1d(bulk[name].values),
-                        "ess_tail": np.atleast_1d(tail[name].values),
+                        "rhat": np.atleast_1d(rhat[name]),
+                        "ess_bulk": np.atleast_1d(bulk[name]),
+                        "ess_tail": np.atleast_1d(tail[name]),
                     }
                 )
             )
@@ -133,21 +167,27 @@ class BayesFit:
     def problems(self) -> list[str]:
         """The sampling checks this posterior fails, as sentences (empty when all pass): R-hat
         below 1.01 everywhere, bulk ESS above 10,000 for system effects and above 1,000 for topic
-        effects (Benham et al., SIGIR 2020), and no divergent transitions."""
+        effects (Benham et al., SIGIR 2020), above 10,000 for the intercept and the three standard
+        deviations too (the system effects' shrinkage and every interval depend on them), and no
+        divergent transitions.  Independent draws (the exact sampler) have no R-hat to check."""
         table = self.diagnostics()
         found: list[str] = []
         high = table[~(table["rhat"] < MAX_RHAT)]
-        if len(high):
+        if self.sampler != "exact" and len(high):
             found.append(
                 f"R-hat is {high['rhat'].max():.3f} (≥ {MAX_RHAT}) for {len(high)} parameter(s), "
                 f"e.g. {_quote(high)}: the chains disagree; draw more (draws=, warmup=)."
             )
-        for group, minimum in (("system", MIN_ESS_SYSTEM), ("topic", MIN_ESS_TOPIC)):
+        for group, minimum, what in (
+            ("global", MIN_ESS_SYSTEM, "intercept and standard deviation"),
+            ("system", MIN_ESS_SYSTEM, "system effect"),
+            ("topic", MIN_ESS_TOPIC, "topic effect"),
+        ):
             part = table[table["group"] == group]
             low = part[~(part["ess_bulk"] > minimum)]
             if len(low):
                 found.append(
-                    f"the bulk effective sample size of {len(low)} {group} effect(s) is below "
+                    f"the bulk effective sample size of {len(low)} {what}(s) is below "
                     f"{minimum:,} (lowest {low['ess_bulk'].min():,.0f}, e.g. {_quote(low)}): "
                     "draw more (chains=, draws=)."
                 )
@@ -209,11 +249,13 @@ class BayesFit:
         return labels.index(system)
 
     def __repr__(self) -> str:
-        shape = self.idata.posterior["b_system"].shape
-        return (
-            f"BayesFit({len(self.systems)} systems × {len(self.topics)} topics, {shape[0]} chains × "
-            f"{shape[1]} draws, {self.divergences} divergences, seed={self.seed})"
+        shape = self.samples["b_system"].shape
+        drawn = (
+            f"{shape[1]} independent exact draws"
+            if self.sampler == "exact"
+            else f"{shape[0]} chains × {shape[1]} NUTS draws, {self.divergences} divergences"
         )
+        return f"BayesFit({len(self.systems)} systems × {len(self.topics)} topics, {drawn}, seed={self.seed})"
 
     def _repr_html_(self) -> str:
         shape = self.idata.posterior["b_system"].shape
@@ -246,9 +288,10 @@ def fit(
     rng: Any = None,
     progress: bool = False,
     check: bool = True,
+    sampler: str = "exact",
 ) -> BayesFit:
     """Fit ``score ~ (1 | topic) + (1 | system)`` to a score matrix (Benham, Carterette, Culpepper
-    & Moffat, SIGIR 2020, §3) with NumPyro's No-U-Turn sampler.
+    & Moffat, SIGIR 2020, §3): independent exact draws by default, or NumPyro's No-U-Turn sampler.
 
     Parameters
     ----------
@@ -258,22 +301,31 @@ def fit(
     priors : Priors, optional
         Default rstanarm's ``stan_glmer`` priors scaled to the scores (see :class:`Priors`).
     chains, draws, warmup : int
-        Chains (run vectorised in one program), draws kept per chain, and warm-up iterations per
-        chain (adaptation of the step size and the diagonal mass matrix).  The defaults, 4 × 4,000,
-        give bulk effective sample sizes above 10,000 for every system effect on 45 systems × 50
-        topics of AP.
+        NUTS: chains (run vectorised in one program), draws kept per chain, and warm-up iterations
+        per chain (adaptation of the step size and the diagonal mass matrix).  The defaults, 4 ×
+        4,000, give bulk effective sample sizes above 10,000 for every system effect on 45 systems
+        × 50 topics of AP.  The exact sampler makes ``chains × draws`` independent draws in one
+        sequence (16,000 by default: that many effective draws of every parameter) and has no
+        warm-up.
     target_accept : float
-        The target acceptance probability of the step-size adaptation (rstanarm's
+        The target acceptance probability of NUTS's step-size adaptation (rstanarm's
         ``adapt_delta``); higher is slower and safer.
     rng : int, numpy Generator or None
         The seed; the fit records it (``.seed``) and the same seed gives the same draws on any
         machine.
     progress : bool
-        Show a progress bar on stderr that counts the sampler's iterations (warm-up and draws);
-        it changes no draw.
+        Show a progress bar on stderr that counts NUTS's iterations (warm-up and draws); it
+        changes no draw.  The exact sampler shows none (it takes a fraction of a second on 45 ×
+        50).
     check : bool
         Warn (:class:`BayesDiagnosticWarning`) when the draws fail the authors' checks
         (:meth:`BayesFit.problems`).
+    sampler : {"exact", "nuts"}
+        ``"exact"``: independent draws from the exact posterior, the variance components by
+        rejection and the intercept and effects from their Gaussian conditionals
+        (:mod:`riskeval.bayes.exact`), numpy only, with no compilation.  ``"nuts"``: NumPyro's
+        No-U-Turn sampler (:mod:`riskeval.bayes.model`), compiled once per shape and setting.
+        Both target the same posterior; ``BayesFit.sampler`` records which one answered.
 
     Returns
     -------
@@ -283,6 +335,10 @@ def fit(
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
         raise RiskevalError(f"The 'priors' parameter of fit must be a riskeval.bayes.Priors; got {priors!r}.")
+    if sampler not in SAMPLERS:
+        raise RiskevalError(
+            f"The 'sampler' parameter of fit must be one of {', '.join(SAMPLERS)}; got {sampler!r}."
+        )
     chains = _count(chains, "chains", 1)
     draws = _count(draws, "draws", 10)
     warmup = _count(warmup, "warmup", 10)
@@ -301,25 +357,22 @@ def fit(
     # row-major whatever the frame's layout: the priors' scale and the sampler see the same bits
     values = np.ascontiguousarray(matrix.to_numpy(dtype=np.float64))
     resolved = priors.resolve(values)
-    by_chain, divergences = sample(
-        values,
-        resolved,
-        chains=chains,
-        draws=draws,
-        warmup=warmup,
-        target_accept=float(target_accept),
-        seed=seed,
-        progress=progress,
-    )
-    az = require("arviz", FEATURE)
-    idata = az.from_dict(
-        posterior={
-            k: by_chain[k] for k in ("intercept", "sigma", "sd_system", "sd_topic", "b_system", "b_topic")
-        },
-        coords={"system": list(matrix.index), "topic": list(matrix.columns)},
-        dims={"b_system": ["system"], "b_topic": ["topic"]},
-    )
-    result = BayesFit(matrix, idata, resolved, divergences, seed)
+    if sampler == "exact":
+        by_chain, _ = exact.sample(values, resolved, draws=chains * draws, seed=seed)
+        divergences = 0
+    else:
+        by_chain, divergences = sample(
+            values,
+            resolved,
+            chains=chains,
+            draws=draws,
+            warmup=warmup,
+            target_accept=float(target_accept),
+            seed=seed,
+            progress=progress,
+        )
+    samples = {name: by_chain[name] for name in VARIABLES}
+    result = BayesFit(matrix, samples, resolved, divergences, seed, sampler)
     if check:
         found = result.problems()
         if found:
@@ -387,6 +440,11 @@ def _count(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise RiskevalError(f"The '{name}' parameter of fit must be an integer >= {minimum}; got {value!r}.")
     return int(value)
+
+
+def _values(dataset: Any) -> dict[str, np.ndarray]:
+    """An ArviZ diagnostic's numbers per variable."""
+    return {name: np.asarray(dataset[name].values) for name in VARIABLES}
 
 
 def _quote(rows: pd.DataFrame) -> str:
