@@ -87,6 +87,7 @@ def atomic_open(
         fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
     except OSError as exc:
         raise _error(target, exc) from exc
+    _OPEN.add(temp)
     try:
         with (
             os.fdopen(fd, "w", encoding=encoding, newline="\n") if mode == "w" else os.fdopen(fd, "wb")
@@ -102,6 +103,18 @@ def atomic_open(
         if isinstance(exc, OSError):
             raise _error(target, exc) from exc
         raise
+    finally:
+        _OPEN.discard(temp)
+
+
+#: The temporary files of the writes open now, in every thread.
+_OPEN: set[str] = set()
+
+
+def open_temporaries() -> list[str]:
+    """The temporary files of the writes not finished yet (for a process ended at once, e.g. by
+    :func:`riskeval.io.interrupt.end_now`, to remove)."""
+    return list(_OPEN)
 
 
 #: The part of a temporary file's name after ``.NAME.``: the writer's process id, its host's tag,
