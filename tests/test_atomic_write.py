@@ -238,3 +238,64 @@ def test_sigterm_handler_is_restored_after_the_command(tmp_path, monkeypatch):
     with pytest.raises(SystemExit):
         main(["report", "absent.csv", "-o", "report.html"])
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+_KILLED_WRITER = """
+import os, signal, sys
+from riskeval.io.atomic import atomic_open
+with atomic_open(sys.argv[1]) as handle:
+    handle.write("half of the ")
+    handle.flush()
+    if sys.argv[2] == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    print("writing", flush=True)
+    sys.stdin.readline()  # until the test lets it finish
+    handle.write("new file")
+"""
+
+
+def writer(path, how: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, str(path), how],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL")
+def test_the_next_write_removes_the_temporary_of_a_killed_writer(tmp_path):
+    path = tmp_path / "out.csv"
+    path.write_text("the old file")
+    killed = writer(path, "kill")
+    assert killed.wait(timeout=60) == -signal.SIGKILL
+    [stale] = leftovers(tmp_path)
+    assert stale.startswith(f".out.csv.{killed.pid}-") and (tmp_path / stale).read_text() == "half of the "
+    assert path.read_text() == "the old file"
+    other = tmp_path / ".out.csv.bak.1-00000000.abcdefgh.tmp"  # another target's name: not ours
+    other.write_text("x")
+    write_atomic(path, "new")
+    assert path.read_text() == "new" and leftovers(tmp_path) == [other.name]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process ids")
+def test_temporaries_of_live_writers_and_other_machines_are_left_alone(tmp_path):
+    path = tmp_path / "out.csv"
+    live = writer(path, "wait")
+    assert live.stdout.readline() == "writing\n"
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    elsewhere = tmp_path / f".out.csv.{dead.stdout.strip()}-{'0' * 8}.abcdefgh.tmp"
+    elsewhere.write_text("a writer's on another machine sharing the folder")
+    mine = atomic._host_tag()
+    dead_here = tmp_path / f".out.csv.{dead.stdout.strip()}-{mine}.abcdefgh.tmp"
+    dead_here.write_text("a dead writer's on this machine")
+    assert atomic.remove_stale_temporaries(path) == [dead_here]
+    write_atomic(path, "from the test")
+    assert path.read_text() == "from the test"
+    live.communicate("go\n", timeout=60)  # the concurrent writer finishes its own write
+    assert live.returncode == 0 and path.read_text() == "half of the new file"
+    assert leftovers(tmp_path) == [elsewhere.name]

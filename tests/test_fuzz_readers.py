@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import riskeval as rk
-from riskeval.errors import RiskevalError
+from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError
 from riskeval.io.baseline_map import read_baseline_map
 from riskeval.io.clef2015 import read_clef2015_queries
 from riskeval.io.families import read_families
@@ -81,14 +81,20 @@ def _report_outcomes():
                 )
 
 
-def only_riskeval_errors(name: str, read: Callable[[], object]) -> None:
-    """Call ``read``: a result or a RiskevalError are fine; any other exception fails the test."""
+def only_riskeval_errors(name: str, read: Callable[[], object], *paths: Path) -> None:
+    """Call ``read``: a result or a RiskevalError are fine; any other exception fails the test.
+
+    With ``paths`` (the files read), the error is an :class:`InputFormatError` naming one of them
+    (:class:`MissingTopicsError` for files that read well but miss topics, the caller's policy)."""
     counts = OUTCOMES.setdefault(name, Counter())
     try:
         read()
     except RiskevalError as exc:
         counts["error"] += 1
         assert str(exc)  # a message, never an empty one
+        if paths:
+            assert isinstance(exc, (InputFormatError, MissingTopicsError)), (type(exc).__name__, str(exc))
+            assert any(str(p) in str(exc) for p in paths) or isinstance(exc, MissingTopicsError), str(exc)
     else:
         counts["clean"] += 1
 
@@ -235,7 +241,7 @@ EVERY_FILE_READER = {
 def fuzz_reader(name: str, data: st.DataObject, readers: dict) -> None:
     seed, filename, read = readers[name]
     path = write(filename.replace(" ", "-"), data.draw(contents(seed)))
-    only_riskeval_errors(name, lambda: read(path))
+    only_riskeval_errors(name, lambda: read(path), path)
 
 
 @pytest.mark.parametrize("name", sorted(FILE_READERS))
@@ -249,7 +255,9 @@ def test_file_readers(name, data):
 @given(letor=contents(LETOR.replace("qid:1 ", "").replace("qid:2 ", "")), query=contents(QUERY_FILE))
 def test_read_letor_with_a_query_file(letor, query):
     path = write("fuzz-q.letor", letor)
-    only_riskeval_errors("read_letor query_file", lambda: letor_with_query_file(path, query))
+    only_riskeval_errors(
+        "read_letor query_file", lambda: letor_with_query_file(path, query), path, TMP / "fuzz-letor.query"
+    )
 
 
 @pytest.mark.slow
@@ -267,14 +275,14 @@ def test_every_file_reader_long(name, data):
 @given(data=contents(RUN), topics=st.none() | st.sets(st.sampled_from(["301", "302", "1", "¹"])))
 def test_read_run(data, topics):
     path = write("fuzz.run", data)
-    only_riskeval_errors("read_run", lambda: read_run(path, topics=topics))
+    only_riskeval_errors("read_run", lambda: read_run(path, topics=topics), path)
 
 
 @FUZZ
 @given(data=contents(QRELS))
 def test_read_qrels(data):
     path = write("fuzz.qrels", data)
-    only_riskeval_errors("read_qrels", lambda: read_qrels(path))
+    only_riskeval_errors("read_qrels", lambda: read_qrels(path), path)
 
 
 @FUZZ
@@ -282,7 +290,7 @@ def test_read_qrels(data):
 def test_evaluate_runs(data, run, measure):
     qrels, path = write("fuzz-e.qrels", data), write("fuzz-e.run", run)
     only_riskeval_errors(
-        "evaluate_runs", lambda: rk.evaluate_runs(qrels, [path], measure, names=["x"], n_jobs=1)
+        "evaluate_runs", lambda: rk.evaluate_runs(qrels, [path], measure, names=["x"], n_jobs=1), qrels, path
     )
 
 
@@ -290,7 +298,7 @@ def test_evaluate_runs(data, run, measure):
 @given(data=contents(TREC_EVAL), measure=st.sampled_from(["map", "AP", "P_10", "ndcg_cut_10"]))
 def test_read_trec_eval(data, measure):
     path = write("fuzz.eval", data)
-    only_riskeval_errors("read_trec_eval", lambda: rk.io.read_trec_eval(path, measure, missing="zero"))
+    only_riskeval_errors("read_trec_eval", lambda: rk.io.read_trec_eval(path, measure, missing="zero"), path)
 
 
 @FUZZ
@@ -303,7 +311,9 @@ def test_read_trec_eval(data, measure):
 def test_score_matrices_of_per_query_files(data, name, measures, as_list):
     path = write(name, data)  # one .tsv path may be a score table or per-query output: told by content
     given_as = [path] if as_list else path
-    only_riskeval_errors("score_matrices", lambda: rk.io.score_matrices(given_as, measures, missing="zero"))
+    only_riskeval_errors(
+        "score_matrices", lambda: rk.io.score_matrices(given_as, measures, missing="zero"), path
+    )
 
 
 @FUZZ
@@ -314,28 +324,28 @@ def test_score_matrices_of_per_query_files(data, name, measures, as_list):
 )
 def test_read_scores(data, name, missing):
     path = write(name, data.replace(b",", b"\t") if ".t" in name else data)
-    only_riskeval_errors("read_scores", lambda: rk.io.read_scores(path, missing=missing))
+    only_riskeval_errors("read_scores", lambda: rk.io.read_scores(path, missing=missing), path)
 
 
 @FUZZ
 @given(data=contents(MAPPING))
 def test_read_mapping(data):
     path = write("fuzz.map", data)
-    only_riskeval_errors("read_mapping", lambda: read_mapping(path))
+    only_riskeval_errors("read_mapping", lambda: read_mapping(path), path)
 
 
 @FUZZ
 @given(data=contents(VARIATIONS), name=st.sampled_from(["fuzz-v.csv", "fuzz-v.tsv", "fuzz-v.txt"]))
 def test_read_variation_table(data, name):
     path = write(name, data.replace(b",", b"\t") if name.endswith(".tsv") else data)
-    only_riskeval_errors("read_variation_table", lambda: read_variation_table(path))
+    only_riskeval_errors("read_variation_table", lambda: read_variation_table(path), path)
 
 
 @FUZZ
 @given(data=contents(CLEF))
 def test_read_clef2015_queries(data):
     path = write("fuzz-queries.txt", data)
-    only_riskeval_errors("read_clef2015_queries", lambda: read_clef2015_queries(path))
+    only_riskeval_errors("read_clef2015_queries", lambda: read_clef2015_queries(path), path)
 
 
 class Metric:
@@ -374,3 +384,44 @@ def test_from_ir_measures(records, as_dict, measure, missing):
     only_riskeval_errors(
         "from_ir_measures", lambda: rk.io.from_ir_measures(results, measure, system=system, missing=missing)
     )
+
+
+def parquet_seed() -> bytes:
+    """A valid long score table with a measure column, as Parquet bytes."""
+    import io
+
+    import pandas as pd
+
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame(
+        {
+            "system": ["a", "a", "b", "b"],
+            "topic": ["1", "2", "1", "2"],
+            "measure": "AP",
+            "score": [0.1, 0.2, 0.3, 0.4],
+        }
+    )
+    out = io.BytesIO()
+    frame.to_parquet(out, index=False)
+    return out.getvalue()
+
+
+@FUZZ
+@given(
+    flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=8),
+    keep=st.none() | st.integers(0, 10**6),
+    read=st.sampled_from(["read_scores", "score_matrices", "read_variation_table"]),
+)
+def test_damaged_parquet(flips, keep, read):
+    """Bytes of a valid Parquet file changed (in the data, the footer's Thrift metadata, the magic
+    bytes) or cut: an InputFormatError naming the file, never pyarrow's OSError or ArrowInvalid."""
+    data = bytearray(parquet_seed())
+    for position, mask in flips:
+        data[position % len(data)] ^= mask
+    path = write("fuzz.parquet", bytes(data if keep is None else data[: keep % len(data)]))
+    readers = {
+        "read_scores": lambda: rk.io.read_scores(path, measure="AP"),
+        "score_matrices": lambda: rk.io.score_matrices(path),
+        "read_variation_table": lambda: read_variation_table(path),
+    }
+    only_riskeval_errors(f"{read} parquet", readers[read], path)

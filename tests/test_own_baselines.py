@@ -116,4 +116,8 @@ def test_cli_baseline_map(X, tmp_path, capsys):
     assert code == 0 and set(pd.read_csv(io.StringIO(out)).baseline) == {"g1.base"}
     mapping.write_text("g0.a,g0.base\n")
     code, out, err = run(["risk", str(scores), "--baseline-map", str(mapping)], capsys)
-    assert code == 2 and "have no baseline" in err and "Traceback" not in err
+    assert (
+        code == 2
+        and f"{mapping}: gives no baseline for 5 system(s) of the scores: 'g0.base'," in err
+        and "Traceback" not in err
+    )

@@ -68,18 +68,21 @@ def main(argv: list[str] | None = None) -> None:
     """Run the command line; user errors exit with status 2 and a message, without a traceback."""
     from riskeval.cli._output import finish_stdout
     from riskeval.errors import RiskevalError
+    from riskeval.io.interrupt import interrupted, interruptible
     from riskeval.io.terminal import escape_controls
 
     previous = _exit_on_sigterm()
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), interruptible():
             warnings.showwarning = _show_warning
             # numpy's RuntimeWarnings (NaN it computes on purpose) are not messages for the user:
             # riskeval's own caveats are RiskevalWarning and MissingTopicsWarning.
             warnings.simplefilter("ignore", RuntimeWarning)
             cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
             finish_stdout()
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:  # click's Abort, from Ctrl-C in a command
+        if not isinstance(exc, click.exceptions.Abort) or isinstance(exc.__context__, KeyboardInterrupt):
+            interrupted(whole_process=argv is None)  # exit status 130; the process is the command
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except click.ClickException as exc:

@@ -316,7 +316,7 @@ def bias_variance_families(
 
     scores = source.load()
     X = scores.one()
-    families = read_families(families_path)
+    families = read_families(families_path, X.index)
     table = (
         bvf.error_decomposition(X, target)
         if decomposition

@@ -121,7 +121,7 @@ def risk(
 
     scores = source.load(client)
     settings = cli_baseline(settings, scores)
-    mapping = None if baseline_map is None else read_baseline_map(baseline_map)
+    mapping = None if baseline_map is None else read_baseline_map(baseline_map, scores.matrix.index)
     if tukey:
         _tukey(scores, settings, mapping, resampling, out)
     elif topics_of is not None:

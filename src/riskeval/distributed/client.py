@@ -71,15 +71,40 @@ def cluster(
                     "of a running scheduler, e.g. tcp://10.0.0.5:8786 (dask scheduler prints it)."
                 ) from None
         else:
-            local = stack.enter_context(
-                distributed.LocalCluster(
-                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-                )
-            )
+            local = stack.enter_context(_local_cluster(distributed, workers))
             client = stack.enter_context(distributed.Client(local, set_as_default=False))
         # Dask's current client only once connected: a failed connection leaves Dask as it was
         stack.enter_context(client.as_current())
         yield client
+
+
+#: Times a local cluster is started again after a worker process stopped while it started.
+START_ATTEMPTS = 3
+
+
+def _local_cluster(distributed: Any, workers: int | None) -> Any:
+    """A ``LocalCluster`` of ``workers`` single-threaded processes, started again (up to
+    :data:`START_ATTEMPTS` times in all) when a worker process stops before the cluster is up."""
+    problem: Exception | None = None
+    for _ in range(START_ATTEMPTS):
+        try:
+            return distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                # the scheduler's HTTP server (its health checks) on a free local port, not on 8787,
+                # which another cluster may hold ("Port 8787 is already in use", a warning)
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            )
+        except (RuntimeError, OSError) as exc:  # "Nanny failed to start", a lost connection, a timeout
+            problem = exc
+    why = str(problem).rstrip(".")
+    raise RiskevalError(
+        f"The local Dask cluster of {workers} worker process(es) did not start: a worker process "
+        f"stopped while starting, {START_ATTEMPTS} times in a row ({why}). Check the memory free "
+        "for the workers, start fewer workers (--workers), or evaluate without a cluster."
+    )
 
 
 #: The protocols of a Dask scheduler's address (distributed's ``comm`` backends reached over a

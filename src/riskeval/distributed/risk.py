@@ -43,7 +43,8 @@ import pandas as pd
 from riskeval._optional import require
 from riskeval.analysis.table import restrict_to_risks, table_from_sums
 from riskeval.core import baselines, chisq, paired
-from riskeval.errors import RiskevalError
+from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.io.score_files import cannot_open
 from riskeval.measures.baselines import baseline_option, listed
 from riskeval.measures.paired import topic_risk
 from riskeval.model.matrix import MAX_MAGNITUDE
@@ -223,7 +224,15 @@ def _partitions(source: Any, measure: str | None, func: str) -> list[Any]:
     """The table as delayed pandas partitions of ``system, topic, score`` (strings, float64)."""
     dd = require("dask.dataframe", f"{func} (a long table on Dask)")
     if isinstance(source, (str, os.PathLike)):
-        frame = dd.read_parquet(os.fspath(source))
+        try:
+            frame = dd.read_parquet(os.fspath(source))
+        except Exception as exc:  # pyarrow's ArrowInvalid, or OSError for a damaged footer
+            if cannot_open(exc):
+                raise
+            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]  # pyarrow's, under dask's
+            raise InputFormatError(
+                [(os.fspath(source), f"is not a readable Parquet file or folder of Parquet files: {detail}")]
+            ) from None
     elif isinstance(source, pd.DataFrame):
         frame = dd.from_pandas(source, npartitions=max(1, len(source) // 1_000_000))
     elif isinstance(source, dd.DataFrame):

@@ -120,20 +120,22 @@ def _on_client(client: Any, evaluator: RunEvaluator, paths: list[str]) -> Iterat
     memory stays bounded.
 
     Dask runs a task again when the worker running it is lost, but not data sent to a worker (a
-    piece, the evaluator on every worker that had it): a run whose data was lost is submitted again
-    (the evaluator sent again), up to :data:`RESUBMITS` times, so that the evaluation survives the
-    loss of any number of workers short of all.  A task whose workers keep dying (Dask's
-    ``KilledWorker``), or a run lost more often, is a :class:`RiskevalError` naming the run.
+    piece, the evaluator on every worker that had it): a run whose data was lost, or could not be
+    sent (the evaluator's first broadcast included), is submitted again (the evaluator sent again),
+    up to :data:`RESUBMITS` times, so that the evaluation survives the loss of any number of workers
+    short of all.  A task whose workers keep dying (Dask's ``KilledWorker``), or a run lost more
+    often, is a :class:`RiskevalError` naming the run.
     """
     from distributed.client import FutureCancelledError
     from distributed.scheduler import KilledWorker
 
+    lost = (FutureCancelledError, OSError)  # a worker lost while data is sent or gathered
     state = _Submitter(client, evaluator)
     planned: list[tuple[str, list[Any] | None, list[int]]] = []
     for path in paths:
         try:
             planned.append((path, *state.submit(path)))
-        except (FutureCancelledError, OSError):  # a worker lost while sending: submitted again below
+        except lost:  # submitted again below
             planned.append((path, None, []))
     for path, futures, lines in planned:
         for attempt in range(RESUBMITS + 1):
@@ -143,7 +145,7 @@ def _on_client(client: Any, evaluator: RunEvaluator, paths: list[str]) -> Iterat
                     futures, lines = state.submit(path)
                 results = client.gather(futures)
                 break
-            except (FutureCancelledError, OSError) as exc:
+            except lost as exc:
                 if attempt == RESUBMITS:
                     raise RiskevalError(
                         f"The Dask cluster lost the workers holding the data of {path} "
@@ -167,14 +169,19 @@ class _Submitter:
         self.client, self.evaluator = client, evaluator
         self.in_flight = max(2, 2 * sum(client.nthreads().values()))
         self.pending: list[Any] = []
-        self.resend()
+        self.shared: Any = None  # the evaluator's future, once sent
 
     def resend(self) -> None:
         """Send the evaluator to every worker (again, after losing workers)."""
-        [self.shared] = self.client.scatter([self.evaluator], broadcast=True)
+        try:
+            [self.shared] = self.client.scatter([self.evaluator], broadcast=True)
+        except KeyError as exc:  # Dask's, for a worker that left while the evaluator was sent to it
+            raise ConnectionError(f"worker {exc} left during the broadcast") from None
 
     def submit(self, path: str) -> tuple[list[Any], list[int]]:
         """The futures of a run's tasks and, for a run in pieces, each piece's first line."""
+        if self.shared is None:
+            self.resend()
         client, size = self.client, run_pieces.PIECE_BYTES
         if _size(path) <= size // 4:  # not a file (read, and refused, in the task) or small
             return [client.submit(_evaluate_run, self.shared, path, pure=False)], []

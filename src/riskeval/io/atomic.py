@@ -10,12 +10,21 @@ The target must be a new path or a regular file: a directory, a symbolic link, a
 replace the special file by a regular one.  ``-`` and ``/dev/stdout`` (:data:`STDOUT_NAMES`) are
 standard output, written as a stream.  :func:`refuse_inputs` stops a command from writing over one
 of the files it reads.
+
+A writer killed outright (SIGKILL, a power cut) cannot remove its temporary file.  Its name,
+``.NAME.PID-HOST.XXXXXXXX.tmp``, says for which target, by which process and on which machine
+(:func:`_host_tag`) it was written, so the next write to the same target removes the temporaries of
+writers on this machine whose process is gone (:func:`remove_stale_temporaries`); those of live
+writers (a concurrent write) and of other machines (a shared network folder) are left alone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
+import socket
 import stat
 import sys
 import tempfile
@@ -72,10 +81,13 @@ def atomic_open(
     refuse_inputs(target, inputs)
     check_target(target)
     folder = target.parent
+    remove_stale_temporaries(target)
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        prefix = f".{target.name}.{os.getpid()}-{_host_tag()}."
+        fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
     except OSError as exc:
         raise _error(target, exc) from exc
+    _OPEN.add(temp)
     try:
         with (
             os.fdopen(fd, "w", encoding=encoding, newline="\n") if mode == "w" else os.fdopen(fd, "wb")
@@ -91,6 +103,70 @@ def atomic_open(
         if isinstance(exc, OSError):
             raise _error(target, exc) from exc
         raise
+    finally:
+        _OPEN.discard(temp)
+
+
+#: The temporary files of the writes open now, in every thread.
+_OPEN: set[str] = set()
+
+
+def open_temporaries() -> list[str]:
+    """The temporary files of the writes not finished yet (for a process ended at once, e.g. by
+    :func:`riskeval.io.interrupt.end_now`, to remove)."""
+    return list(_OPEN)
+
+
+#: The part of a temporary file's name after ``.NAME.``: the writer's process id, its host's tag,
+#: then mkstemp's random letters.
+_TEMPORARY = re.compile(r"(\d+)-([0-9a-f]{8})\.[A-Za-z0-9_]+\.tmp")
+
+
+def remove_stale_temporaries(target: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files that writes to ``target`` left in its folder when their process
+    was killed; return their paths.
+
+    A temporary is stale when its name (``.NAME.PID-HOST.XXXXXXXX.tmp``) names this machine and a
+    process that no longer exists.  A live writer's temporary is left alone, even when its process
+    id was reused; so is any file whose name does not say so (another machine's, an older
+    riskeval's, another program's).  A temporary that cannot be removed is left as it is: the
+    write itself does not depend on it.
+    """
+    target = Path(target)
+    head, host = f".{target.name}.", _host_tag()
+    removed: list[Path] = []
+    try:
+        names = [entry.name for entry in os.scandir(target.parent) if entry.name.startswith(head)]
+    except OSError:  # the folder cannot be listed: the write itself reports it
+        return removed
+    for name in names:
+        match = _TEMPORARY.fullmatch(name[len(head) :])
+        if match is None or match.group(2) != host or _alive(int(match.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(target.parent / name)
+            removed.append(target.parent / name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` may exist on this machine (another user's included).  Outside POSIX,
+    where signal 0 is not a probe (on Windows ``os.kill`` would end the process), always."""
+    if pid == os.getpid() or os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OverflowError, OSError):  # another user's process, or not a process id: keep the file
+        return True
+    return True
+
+
+def _host_tag() -> str:
+    """Eight hex digits of this machine's host name: the temporaries of a folder shared with other
+    machines are judged by the machine that wrote them only."""
+    return hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def is_stdout(path: str | os.PathLike) -> bool:

@@ -12,23 +12,28 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 
 import pandas as pd
 
 from riskeval.io.decoding import lines, read_text
 from riskeval.io.problems import Problems
+from riskeval.io.system_names import did_you_mean, unlisted_systems
 
 _SEPARATOR = re.compile(r"\s*[,\t]\s*|\s+")
 
 
-def read_baseline_map(path: str | os.PathLike[str]) -> pd.Series:
+def read_baseline_map(path: str | os.PathLike[str], systems: Iterable[str] | None = None) -> pd.Series:
     """The system → baseline mapping of ``path`` as a Series (index ``system``, name ``baseline``).
 
     Raises :class:`~riskeval.errors.InputFormatError`, naming the file and line of every problem: a
-    line without exactly two fields, a system listed twice, a file without any mapping.
+    line without exactly two fields, a system listed twice, a file without any mapping; with the
+    ``systems`` of the scores, also a system of them the file does not map (and the names of the
+    file that are not systems, with the close ones: a misspelt name), and a baseline that is not one
+    of them (with the close ones), at its line.
     """
     location = os.fspath(path)
-    systems: list[str] = []
+    mapped: list[str] = []
     baselines: list[str] = []
     seen: dict[str, int] = {}
     problems = Problems()
@@ -56,9 +61,24 @@ def read_baseline_map(path: str | os.PathLike[str]) -> pd.Series:
             )
             continue
         seen[system] = number
-        systems.append(system)
+        mapped.append(system)
         baselines.append(base)
-    if not systems and not problems:
+    if not mapped and not problems:
         problems.append((location, "the baseline map lists no system"))
+    if systems is not None and not problems:
+        names = [str(s) for s in systems]
+        known = set(names)
+        lines_of = {s: f"{location}:{seen[s]}" for s in mapped}
+        problems.extend(unlisted_systems(lines_of, names, location, "baseline"))
+        problems.extend(
+            [
+                (
+                    lines_of[s],
+                    f"the baseline {b!r} of {s!r} is not a system of the scores{did_you_mean(b, names)}",
+                )
+                for s, b in zip(mapped, baselines, strict=True)
+                if s in known and b not in known
+            ]
+        )
     problems.raise_any()
-    return pd.Series(baselines, index=pd.Index(systems, name="system"), name="baseline", dtype=object)
+    return pd.Series(baselines, index=pd.Index(mapped, name="system"), name="baseline", dtype=object)

@@ -443,14 +443,18 @@ def read_files(
     return fmt.read([os.fspath(p) for p in paths], request)
 
 
-def unnamed_key(wanted: Sequence[Any] | None) -> str:
+def unnamed_key(wanted: Sequence[Any] | None, source: str | None = None) -> str:
     """The key of the one matrix of a table without a ``measure`` column: the one measure
-    requested, else :data:`UNNAMED`; several requested are an error."""
+    requested, else :data:`UNNAMED`; several requested are an error (an :class:`InputFormatError`
+    naming the file ``source`` of the table, when it is read from one)."""
     if wanted is not None and len(wanted) > 1:
-        raise RiskevalError(
-            f"score_matrices: {len(wanted)} measures were asked for ({', '.join(map(str, wanted))}) "
-            "but the table has no 'measure' column: it holds one measure."
+        message = (
+            f"{len(wanted)} measures were asked for ({', '.join(map(str, wanted))}) but the table has no "
+            "'measure' column: it holds one measure."
         )
+        if source is not None:
+            raise InputFormatError([(source, f"{message} Ask for one measure, or add a 'measure' column.")])
+        raise RiskevalError(f"score_matrices: {message}")
     return UNNAMED if wanted is None else str(wanted[0])
 
 

@@ -137,7 +137,7 @@ def read_table(path: str | os.PathLike, format: str, request: Request) -> dict[s
         return {UNNAMED if measure is None else str(measure): read(measure=measure)}
     present = score_table_measures(path, format) if MEASURE_COLUMN in table_columns(path, format) else None
     if present is None:
-        return {unnamed_key(wanted): read()}
+        return {unnamed_key(wanted, os.fspath(path)): read()}
     return {str(m): read(measure=m) for m in dict.fromkeys(wanted or present)}
 
 
@@ -145,9 +145,7 @@ def score_table_measures(path: str | os.PathLike, format: str | None = None) -> 
     """The measures named in the ``measure`` column of a score table file, in order."""
     fmt = table_format(path, format)
     if fmt == "parquet":
-        column = pd.read_parquet(path, columns=[MEASURE_COLUMN], read_dictionary=[MEASURE_COLUMN])[
-            MEASURE_COLUMN
-        ]
+        column = _read_parquet(path, [MEASURE_COLUMN], [MEASURE_COLUMN])[MEASURE_COLUMN]
     else:
         frame, _, _ = read_delimited(
             path, _DELIMITER[fmt], lambda header: {j for j, n in enumerate(header) if n == MEASURE_COLUMN}
@@ -173,9 +171,9 @@ def table_columns(path: str | os.PathLike, format: str | None = None) -> list[st
             raise RiskevalError(
                 "Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'."
             ) from None
-        except OSError:
-            raise
-        except Exception:  # pyarrow's ArrowInvalid and friends: read_scores says what is wrong
+        except Exception as exc:  # pyarrow's ArrowInvalid and friends: read_scores says what is wrong
+            if cannot_open(exc):
+                raise
             return []
     header = next((line for line in lines(read_text(path)) if line.strip()), None)
     if header is None:
@@ -196,13 +194,24 @@ def _label_columns(header: Sequence[Hashable], names: Sequence[Hashable]) -> set
     return {j for j, name in enumerate(header) if name in wanted}
 
 
-def _read_parquet(path: str | os.PathLike, dictionary: Sequence[Hashable] = ()) -> pd.DataFrame:
-    """The table; the ``dictionary`` columns of text read as categorical (Arrow dictionaries)."""
+def _read_parquet(
+    path: str | os.PathLike, dictionary: Sequence[Hashable] = (), columns: list[str] | None = None
+) -> pd.DataFrame:
+    """The table (its ``columns``, or all); the ``dictionary`` columns of text read as categorical
+    (Arrow dictionaries).  A file that is not Parquet, or is damaged, is an
+    :class:`InputFormatError` naming it."""
     try:
-        return pd.read_parquet(path, read_dictionary=list(dictionary) or None)
+        return pd.read_parquet(path, columns=columns, read_dictionary=list(dictionary) or None)
     except ImportError:
         raise RiskevalError("Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'.") from None
-    except OSError:
-        raise
-    except Exception as exc:  # pyarrow raises ArrowInvalid and friends for a broken file
-        raise InputFormatError([(str(path), f"is not a readable Parquet file: {exc}")]) from None
+    except Exception as exc:  # pyarrow raises ArrowInvalid, and OSError for a damaged footer
+        if cannot_open(exc):
+            raise
+        raise InputFormatError([(str(path), f"is not a readable Parquet file: {str(exc).strip()}")]) from None
+
+
+def cannot_open(exc: BaseException) -> bool:
+    """Whether ``exc`` says that a file cannot be opened (missing, a folder, no permission: an
+    ``OSError`` with an ``errno``), rather than that its content is damaged (pyarrow raises
+    ``OSError`` without one for "Couldn't deserialize thrift")."""
+    return isinstance(exc, OSError) and exc.errno is not None

@@ -78,12 +78,12 @@ def as_variations(df: pd.DataFrame, *, name: str = "df") -> pd.DataFrame:
         )
     absent = [c for c in COLUMNS if c not in df.columns]
     if absent:
-        raise RiskevalError(
-            f"{name} lacks column(s) {absent}; a query-variation table needs columns "
-            f"{list(COLUMNS)} (one row per system, topic and variant). Got {list(df.columns)}."
+        needs = (
+            f"a query-variation table needs columns {list(COLUMNS)} (one row per system, topic and variant)"
         )
+        raise InputFormatError([(name, f"lacks column(s) {absent}; {needs}. Got {list(df.columns)}.")])
     if df.empty:
-        raise RiskevalError(f"{name} has no rows.")
+        raise InputFormatError([(name, "has no rows.")])
     out = df.copy()
     problems = []
     for col in ("system", "topic", "variant"):
