@@ -185,15 +185,19 @@ def _read(part: Any, columns: list[str]) -> Any:
 
 
 def _codes(column: Any, name: str) -> tuple[np.ndarray, pd.Index]:
-    """Each row's position in the column's labels (unique text), and the labels.  A dictionary
-    (Arrow) or categorical (pandas) column gives its codes; other columns are factorised."""
-    pa = _pyarrow_of(column)
-    if pa is not None:
-        codes, labels = _arrow_codes(pa, column)
-    elif isinstance(column.dtype, pd.CategoricalDtype):
-        codes, labels = column.cat.codes.to_numpy(), column.cat.categories
-    else:
-        codes, labels = pd.factorize(column)
+    """Each row's position in the column's labels (unique text), and the labels.  An Arrow
+    dictionary column (of Parquet) or a pandas categorical gives its codes; other columns are
+    factorised."""
+    if not isinstance(column, pd.Series):  # an Arrow column of a Parquet file
+        if _is_dictionary(column.type):
+            codes, labels = _arrow_codes(column)
+        else:  # not a text column (e.g. numbers), or a hive partition's column
+            column = column.to_pandas()
+    if isinstance(column, pd.Series):
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            codes, labels = column.cat.codes.to_numpy(), column.cat.categories
+        else:
+            codes, labels = pd.factorize(column)
     codes = codes.astype(np.intp, copy=False)
     labels = pd.Index(labels)
     if labels.hasnans:  # a missing label (a null in a dictionary, a NaN category): no label
@@ -210,39 +214,32 @@ def _codes(column: Any, name: str) -> tuple[np.ndarray, pd.Index]:
     return codes, labels
 
 
-def _pyarrow_of(column: Any) -> Any:
-    """The ``pyarrow`` module when ``column`` is an Arrow column (of a Parquet fragment, or a
-    pandas column backed by an Arrow dictionary), else ``None``."""
-    if isinstance(column, pd.Series):
-        if not (isinstance(column.dtype, pd.ArrowDtype) and str(column.dtype).startswith("dictionary")):
-            return None
+def _is_dictionary(kind: Any) -> bool:
     import pyarrow
 
-    return pyarrow
+    return bool(pyarrow.types.is_dictionary(kind))
 
 
-def _arrow_codes(pa: Any, column: Any) -> tuple[np.ndarray, pd.Index]:
-    """Codes and labels of an Arrow column: the dictionary indices of each chunk, mapped through
-    the chunk's dictionary to one label set (chunks of a Parquet file may have their own
-    dictionaries); a column of plain values is dictionary-encoded first."""
-    if isinstance(column, pd.Series):
-        column = pa.chunked_array(column.array._pa_array)
-    if not pa.types.is_dictionary(column.type):
-        column = column.dictionary_encode()
+def _arrow_codes(column: Any) -> tuple[np.ndarray, pd.Index]:
+    """Codes and labels of an Arrow dictionary column: each chunk's indices mapped through its
+    dictionary to one label set (the row groups of a Parquet file have their own dictionaries)."""
     chunks = [chunk for chunk in column.chunks if len(chunk)]
     dictionaries: list[Any] = []
+    which = []
     for chunk in chunks:
-        if not any(chunk.dictionary.equals(seen) for seen in dictionaries):
+        k = next((n for n, seen in enumerate(dictionaries) if chunk.dictionary.equals(seen)), None)
+        if k is None:
+            k = len(dictionaries)
             dictionaries.append(chunk.dictionary)
+        which.append(k)
     values = [pd.Index(d.to_pandas()).astype(str) for d in dictionaries]
     labels = values[0].append(values[1:]).unique() if values else pd.Index([], dtype=str)
+    to_labels = [np.append(labels.get_indexer(v), -1) for v in values]  # -1: a row with no label
     codes = np.empty(len(column), np.intp)
     start = 0
-    for chunk in chunks:
-        k = next(n for n, d in enumerate(dictionaries) if chunk.dictionary.equals(d))
-        to_labels = np.append(labels.get_indexer(values[k]), -1)  # -1: a row with no label
+    for chunk, k in zip(chunks, which, strict=True):
         indices = chunk.indices.fill_null(-1) if chunk.null_count else chunk.indices
-        codes[start : start + len(chunk)] = to_labels[indices.to_numpy()]
+        codes[start : start + len(chunk)] = to_labels[k][indices.to_numpy()]
         start += len(chunk)
     return codes, labels
 
