@@ -8,6 +8,10 @@ difference (a wrong baseline or moment shifts values in the third digit).  Count
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -269,3 +273,17 @@ def test_rows_without_a_label_are_refused(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(RiskevalError, match="No Parquet file"):
         long_risk_table(tmp_path / "empty")
+
+
+def test_a_local_run_does_not_import_distributed(tmp_path):
+    """Without a client (none can exist in a process that never imported ``distributed``), the
+    long table runs on Dask's local threads without importing ``distributed`` to look for one."""
+    pytest.importorskip("pyarrow")
+    long_form(matrix()).to_parquet(tmp_path / "t.parquet")
+    code = (
+        "import sys; from riskeval.distributed.risk import long_risk_table; "
+        f"long_risk_table({str(tmp_path / 't.parquet')!r}, 'mean'); print('distributed' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}  # this checkout's riskeval
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.strip() == "False"

@@ -44,9 +44,10 @@ class Piece(NamedTuple):
     score: np.ndarray  # float64; NaN where the value is not a number
 
 
-def partitions(source: Any, measure: str | None, func: str) -> list[Any]:
+def partitions(source: Any, measure: str | None, func: str, compute: Any) -> list[Any]:
     """Delayed :class:`Piece`\\ s of ``source`` (a Parquet path, a dask or a pandas DataFrame), the
-    rows of ``measure`` when the table has a ``measure`` column."""
+    rows of ``measure`` when the table has a ``measure`` column; ``compute`` computes a delayed
+    object (the measures the table holds)."""
     dask = require("dask", f"{func} (a long table on Dask)")
     if isinstance(source, (str, os.PathLike)):
         parts, columns = _parquet_parts(os.fspath(source), func)
@@ -60,7 +61,7 @@ def partitions(source: Any, measure: str | None, func: str) -> list[Any]:
         )
     chosen = None
     if "measure" in columns:
-        found = dask.compute(*[dask.delayed(_measures)(part) for part in parts])
+        found = compute(dask.delayed(list)([dask.delayed(_measures)(part) for part in parts]))
         measures = sorted(set().union(*found))
         if measure is None and len(measures) > 1:
             raise RiskevalError(
@@ -129,7 +130,10 @@ def _parquet_parts(path: str, func: str) -> tuple[list[Any], list[str]]:
     try:
         data = ds.dataset(files, format=fmt, partitioning="hive", partition_base_dir=base)
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
-        raise RiskevalError(f"Cannot read the Parquet table {path!r} ({func}): {exc}") from None
+        raise RiskevalError(
+            f"Cannot read the Parquet table {path!r} ({func}): {type(exc).__name__}: {exc}. "
+            "Check the path and that every file in it is Parquet."
+        ) from None
     parts = []
     for fragment in data.get_fragments():
         groups = fragment.row_groups

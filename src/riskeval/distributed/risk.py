@@ -34,6 +34,7 @@ and is refused.  Systems and topics keep the order in which they first appear in
 
 from __future__ import annotations
 
+import sys
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -115,7 +116,7 @@ def long_risk_table(
     if risk is not None:
         s, columns = restrict_to_risks(s, risk, func)
     A = np.asarray(s.alphas, dtype=np.float64)
-    parts = partitions(source, measure, func)
+    parts = partitions(source, measure, func, _compute)
     totals = _first_pass(parts, s.baseline)
     base = _baseline(totals, s.baseline, s.leave_one_out, func)
     need_mean = base.name != "MEAN"
@@ -168,7 +169,7 @@ def long_topic_risk(
     s = resolve_settings(
         settings, func, baseline=baseline, level=level, correction=correction, leave_one_out=leave_one_out
     )
-    parts = partitions(source, measure, func)
+    parts = partitions(source, measure, func, _compute)
     totals = _first_pass(parts, s.baseline)
     if system not in totals.systems:
         raise RiskevalError(f"No system {system!r} in the table; it has {listed(totals.systems)}.")
@@ -201,7 +202,11 @@ def _compute(work: Any) -> Any:
     """``work.compute()``.  Dask computes again what a lost worker held (the table's partitions are
     read from files or held in the task graph, never scattered, so nothing is lost for good); a task
     whose workers keep dying (Dask's ``KilledWorker``, after ``distributed.scheduler.allowed-failures``
-    deaths) is a RiskevalError."""
+    deaths) is a RiskevalError.  In a process that never imported ``distributed`` no client can be
+    active: the work runs on Dask's local threads (its default) without importing it to look for one."""
+    dask = require("dask", "Risk over a long table on Dask")
+    if "distributed" not in sys.modules and dask.config.get("scheduler", None) is None:
+        return work.compute(scheduler=require("dask.threaded", "Risk over a long table on Dask").get)
     try:
         from distributed.scheduler import KilledWorker
     except ImportError:  # dask without distributed: no worker to lose
