@@ -323,7 +323,7 @@ def _topic_hashes(j: np.ndarray) -> np.ndarray:
     return np.stack([(z >> np.uint64(s)) & mask for s in (0, 20, 40)]).astype(np.float64)
 
 
-def _totals_step(total: Any, part: pd.DataFrame, k: int, base_system: str | None) -> Any:
+def _totals_step(total: Any, part: Piece, k: int, base_system: str | None) -> Any:
     step = _totals_part(part, k, base_system)
     return step if total is None else _merge_totals(total, step)
 
