@@ -14,19 +14,30 @@ memory as a pandas DataFrame is larger than the workers' ``--memory-limit``, com
 ``riskeval.analysis.long_risk_table`` on 2 workers with that limit and checks it against ``risk_table`` of
 the same scores held as a NumPy matrix (8 bytes a score, which does fit).
 
+Part 3 (``--against-pandas``) times ``riskeval.analysis.long_risk_table`` of a long Parquet table
+(MEAN baseline, 21 α, Dask's default local scheduler) against the pandas ``groupby`` of
+``reference.long_table_pandas`` (the same sums: per-topic MEAN and totals, per-system moments of
+δ⁺, δ⁻ and the residuals), each as a whole process (``python -c``, interpreter start and imports
+included) started afresh for every measurement, the two alternating; CPU time (user + system) and
+peak resident memory come from ``os.wait4``.  Shapes ``ROWSxSYSTEMS`` (default 30 M rows of 1,000
+systems and 3 M rows of 10,000 systems); each table is ten Parquet files, written once into
+``--table-dir`` and reused by later runs.
+
 Targets (exit status 1 when one is missed): identical values; 2 workers at least 1.3× the
 throughput of 1 worker; the long-table risk completes with every worker's peak memory below its
-limit while the table in memory is larger than the limit.  The load (``uptime``) is printed with
-the figures.
+limit while the table in memory is larger than the limit; against pandas, at most 2× its CPU time
+and a lower peak memory (best of the rounds).  The load (``uptime``) is printed with the figures.
 
 Run from the repository root:  python benchmarks/bench_dask.py [--runs 20 --topics 5000 --docs 100]
-A collection of 100 million lines: ``--runs 50 --topics 20000 --docs 100``.
+A collection of 100 million lines: ``--runs 50 --topics 20000 --docs 100``.  Only part 3:
+``python benchmarks/bench_dask.py --skip-evaluation --skip-long --against-pandas``.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import logging
 import os
 import re
@@ -43,6 +54,26 @@ import pandas as pd
 
 MEASURES = ["nDCG@10", "AP", "RR@10"]
 SPEEDUP_TARGET = 1.3
+PANDAS_CPU_TARGET = 2.0
+#: the two sides of part 3, each run as ``python -c CODE PATH``; the last line printed is the TRisk
+#: of every system at every α, sorted by (α, system), as JSON (every 97th value)
+RISKEVAL_CODE = """
+import json, sys
+import numpy as np
+import riskeval as rk
+out = rk.analysis.long_risk_table(sys.argv[1], "mean", np.linspace(0.0, 20.0, 21))
+values = out.set_index(["alpha", "system"])["trisk"].sort_index().to_numpy()
+print(json.dumps(values[::97].tolist()))
+"""
+PANDAS_CODE = """
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[2])
+from reference import long_table_pandas
+out = long_table_pandas(sys.argv[1], np.linspace(0.0, 20.0, 21))
+values = out.rename_axis("system").set_index("alpha", append=True).swaplevel()["trisk"]
+print(json.dumps(values.sort_index().to_numpy()[::97].tolist()))
+"""
 
 
 def synthesise(
@@ -199,6 +230,86 @@ def long_table(args: argparse.Namespace, folder: Path) -> bool:
     return close and moved <= near_ties and fits
 
 
+def write_long_table(path: Path, rows: int, systems: int, categorical: bool) -> None:
+    """A long (system, topic, score) table of ``systems`` systems × ``rows // systems`` topics as
+    ten Parquet files of whole systems (pyarrow's defaults: dictionary-encoded strings, row groups
+    of 1 Mi rows, so a file of more rows has several dictionaries), into ``path`` unless there.
+    ``categorical``: the labels written from pandas categoricals (read back as categoricals)."""
+    done = path.with_name(path.name + ".done")
+    if done.exists():
+        return
+    path.mkdir(parents=True, exist_ok=True)
+    topics = max(2, rows // systems)
+    per_file = -(-systems // 10)
+    rng = np.random.default_rng(2)
+    names = np.array([f"topic{j:06d}" for j in range(topics)], dtype=object)
+    for k in range(0, systems, per_file):
+        n = min(per_file, systems - k)
+        frame = pd.DataFrame(
+            {
+                "system": np.repeat([f"system{i:05d}" for i in range(k, k + n)], topics),
+                "topic": np.tile(names, n),
+                "score": rng.beta(2, 5, (n, topics)).ravel(),
+            }
+        )
+        if categorical:
+            frame = frame.astype({"system": "category", "topic": "category"})
+        frame.to_parquet(path / f"part{k // per_file:02d}.parquet", index=False)
+    done.touch()
+
+
+def whole_process(code: str, *args: str) -> tuple[float, float, list[float]]:
+    """Run ``python -c code args`` in a fresh process: its CPU seconds (user + system) and peak
+    resident memory (GiB) from ``os.wait4``, and the JSON of the last line it printed."""
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    printed = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise RuntimeError(f"the measured process failed (exit status {proc.returncode})")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 2**20, json.loads(printed.splitlines()[-1])
+
+
+def against_pandas(args: argparse.Namespace) -> bool:
+    ok = True
+    here = str(Path(__file__).resolve().parent)
+    for shape in args.shapes.split(","):
+        rows, systems = (int(v) for v in shape.lower().split("x"))
+        kind = "categorical" if args.categorical else "strings"
+        path = Path(args.table_dir) / f"long_{rows}x{systems}_{kind}"
+        write_long_table(path, rows, systems, args.categorical)
+        topics = max(2, rows // systems)
+        print(
+            f"long table {systems:,} systems × {topics:,} topics = {systems * topics:,} rows, labels "
+            f"written as {kind} ({path})"
+        )
+        print(f"load: {load()}", flush=True)
+        cpu: dict[str, list[float]] = {"riskeval": [], "pandas": []}
+        peak: dict[str, list[float]] = {"riskeval": [], "pandas": []}
+        ours: list[float] = []
+        for _ in range(args.pandas_repeat):
+            for which, code in (("riskeval", RISKEVAL_CODE), ("pandas", PANDAS_CODE)):
+                seconds, gib, values = whole_process(code, str(path), here)
+                cpu[which].append(seconds)
+                peak[which].append(gib)
+                if which == "riskeval":
+                    ours = values
+                else:
+                    np.testing.assert_allclose(ours, values, rtol=1e-8)
+        ratio = min(cpu["riskeval"]) / min(cpu["pandas"])
+        met = ratio <= PANDAS_CPU_TARGET and min(peak["riskeval"]) < min(peak["pandas"])
+        ok &= met
+        print(
+            f"  CPU s riskeval {', '.join(f'{t:.1f}' for t in cpu['riskeval'])}; pandas "
+            f"{', '.join(f'{t:.1f}' for t in cpu['pandas'])}; best / best {ratio:.2f}× (target <= "
+            f"{PANDAS_CPU_TARGET:g}); peak GiB riskeval {min(peak['riskeval']):.2f}, pandas "
+            f"{min(peak['pandas']):.2f}; TRisk equal (rtol 1e-8); {'ok' if met else 'MISSED'}"
+        )
+        print(f"load: {load()}", flush=True)
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -211,6 +322,11 @@ def main() -> int:
     parser.add_argument("--memory-limit-mb", type=int, default=768, help="long table: worker limit (MiB)")
     parser.add_argument("--skip-evaluation", action="store_true")
     parser.add_argument("--skip-long", action="store_true")
+    parser.add_argument("--against-pandas", action="store_true", help="part 3: whole processes")
+    parser.add_argument("--shapes", default="30000000x1000,3000000x10000", help="part 3: ROWSxSYSTEMS,...")
+    parser.add_argument("--table-dir", default="/tmp/riskeval-bench-long", help="part 3: tables kept here")
+    parser.add_argument("--categorical", action="store_true", help="part 3: labels as categoricals")
+    parser.add_argument("--pandas-repeat", type=int, default=2, help="part 3: rounds")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as tmp:
@@ -219,6 +335,8 @@ def main() -> int:
             ok &= evaluation(args, Path(tmp))
         if not args.skip_long:
             ok &= long_table(args, Path(tmp))
+    if args.against_pandas:
+        ok &= against_pandas(args)
     print("OK" if ok else "TARGET MISSED")
     return 0 if ok else 1
 

@@ -8,6 +8,10 @@ difference (a wrong baseline or moment shifts values in the third digit).  Count
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -158,3 +162,128 @@ def test_on_a_distributed_client():
     ):
         got = long_risk_table(dd.from_pandas(long_form(M), npartitions=7), "s0", alphas=[0, 5])
     same(got, rk.risk_table(M, "s0", alphas=[0, 5]))
+
+
+def first_appearance(labels: pd.Series) -> list[str]:
+    return list(pd.unique(labels.astype(str)))
+
+
+def test_parquet_dictionaries_that_differ_across_row_groups_and_files(tmp_path):
+    """Each row group of a Parquet file has its own dictionary (here in other orders, unsorted and
+    with labels no row uses); the codes of every row group must name the right labels."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    M = matrix()
+    long = long_form(M, seed=4)
+    systems = np.array([*M.index[::-1], "unused system"])
+    topics = np.array([*M.columns[::-1], "unused topic", *M.columns[:3] + "x"])
+    for k, rows in enumerate((long.iloc[:150], long.iloc[150:])):
+        groups = []
+        for g in range(3):  # three row groups, each with its own dictionaries
+            part = rows.iloc[g::3]
+            order = np.random.default_rng(k * 3 + g).permutation
+            s, t = systems[order(len(systems))], topics[order(len(topics))]
+            groups.append(
+                pa.table(
+                    {
+                        "system": pa.DictionaryArray.from_arrays(
+                            pd.Index(s).get_indexer(part["system"]).astype(np.int32), s
+                        ),
+                        "topic": pa.DictionaryArray.from_arrays(
+                            pd.Index(t).get_indexer(part["topic"]).astype(np.int32), t
+                        ),
+                        "score": part["score"].to_numpy(),
+                    }
+                )
+            )
+        with pq.ParquetWriter(tmp_path / f"part{k}.parquet", groups[0].schema) as writer:
+            for table in groups:
+                writer.write_table(table)
+    ordered = pd.concat(
+        [long.iloc[:150].iloc[g::3] for g in range(3)] + [long.iloc[150:].iloc[g::3] for g in range(3)]
+    )
+    got = long_risk_table(tmp_path, "mean", leave_one_out=True)
+    same(got, rk.risk_table(M, "mean", leave_one_out=True))
+    assert first_appearance(got["system"]) == first_appearance(ordered["system"])
+    assert len(pd.read_parquet(tmp_path / "part0.parquet")) == 150  # the files hold what was written
+
+
+def test_categorical_labels_unsorted_unused_and_of_numbers():
+    """Categorical labels: categories in no order, unused ones, numbers (read as their text, as in
+    memory), and two categories with one text (1 and "1"), which name one label."""
+    M = matrix(r=5, c=12)
+    M.columns = range(12)
+    long = long_form(M)
+    long["system"] = pd.Categorical(long["system"], categories=["s4", "zz", "s1", "s3", "s0", "s2"])
+    long["topic"] = pd.Categorical(long["topic"], categories=[11, 3, *range(12)[::2], 99, 1, 5, 7, 9])
+    labelled = M.set_axis(M.columns.astype(str), axis=1)
+    for frame in (long, dd.from_pandas(long, npartitions=3)):
+        got = long_risk_table(frame, "s3", [0, 5])
+        same(got, rk.risk_table(labelled, "s3", [0, 5]))
+        assert first_appearance(got["system"]) == first_appearance(long["system"])
+    mixed = long.assign(topic=long["topic"].astype(object))
+    mixed.loc[mixed["topic"] == 1, "topic"] = "1"  # the number 1 and the text "1"
+    mixed["topic"] = mixed["topic"].astype("category")
+    same(long_risk_table(mixed, "s3", [0, 5]), rk.risk_table(labelled, "s3", [0, 5]))
+
+
+def test_labels_stay_codes(tmp_path, monkeypatch):
+    """The labels of a dictionary-encoded Parquet table and of categoricals are never converted or
+    factorised row by row: only the few labels themselves are (a table of 420 rows, 7 systems and
+    60 topics; any conversion of more than 100 values is one of rows)."""
+    pytest.importorskip("pyarrow")
+    M = matrix()
+    long = long_form(M)
+    long.to_parquet(tmp_path / "strings.parquet")  # pyarrow's default: dictionary-encoded columns
+    categorical = long.astype({"system": "category", "topic": "category"})
+    rowwise = []
+    real_factorize, real_astype = pd.factorize, pd.Series.astype
+
+    def factorize(values, *args, **kwargs):
+        if len(values) > 100:
+            rowwise.append(f"factorize of {len(values)} values")
+        return real_factorize(values, *args, **kwargs)
+
+    def astype(self, *args, **kwargs):
+        if len(self) > 100:
+            rowwise.append(f"astype of {len(self)} values ({self.dtype})")
+        return real_astype(self, *args, **kwargs)
+
+    monkeypatch.setattr(pd, "factorize", factorize)
+    monkeypatch.setattr(pd.Series, "astype", astype)
+    expected = rk.risk_table(M, "mean")
+    for source in (tmp_path / "strings.parquet", categorical, dd.from_pandas(categorical, npartitions=2)):
+        same(long_risk_table(source, "mean"), expected)
+    assert rowwise == []
+    long_risk_table(long, "mean")  # the spies see what a table of plain strings needs
+    assert rowwise
+
+
+def test_rows_without_a_label_are_refused(tmp_path):
+    M = matrix()
+    long = long_form(M)
+    nameless = long.astype({"system": "category"})
+    nameless.loc[5, "system"] = np.nan
+    with pytest.raises(RiskevalError, match="a row with no system"):
+        long_risk_table(nameless)
+    pytest.importorskip("pyarrow")
+    long.assign(topic=long["topic"].where(long.index != 7)).to_parquet(tmp_path / "t.parquet")
+    with pytest.raises(RiskevalError, match="a row with no topic"):
+        long_risk_table(tmp_path / "t.parquet")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(RiskevalError, match="No Parquet file"):
+        long_risk_table(tmp_path / "empty")
+
+
+def test_a_local_run_does_not_import_distributed(tmp_path):
+    """Without a client (none can exist in a process that never imported ``distributed``), the
+    long table runs on Dask's local threads without importing ``distributed`` to look for one."""
+    pytest.importorskip("pyarrow")
+    long_form(matrix()).to_parquet(tmp_path / "t.parquet")
+    code = (
+        "import sys; from riskeval.distributed.risk import long_risk_table; "
+        f"long_risk_table({str(tmp_path / 't.parquet')!r}, 'mean'); print('distributed' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}  # this checkout's riskeval
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.strip() == "False"

@@ -34,7 +34,7 @@ and is refused.  Systems and topics keep the order in which they first appear in
 
 from __future__ import annotations
 
-import os
+import sys
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -43,8 +43,8 @@ import pandas as pd
 from riskeval._optional import require
 from riskeval.analysis.table import restrict_to_risks, table_from_sums
 from riskeval.core import baselines, chisq, paired
-from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.score_files import cannot_open
+from riskeval.distributed.long_input import Piece, partitions
+from riskeval.errors import RiskevalError
 from riskeval.measures.baselines import baseline_option, listed
 from riskeval.measures.paired import topic_risk
 from riskeval.model.matrix import MAX_MAGNITUDE
@@ -116,7 +116,7 @@ def long_risk_table(
     if risk is not None:
         s, columns = restrict_to_risks(s, risk, func)
     A = np.asarray(s.alphas, dtype=np.float64)
-    parts = _partitions(source, measure, func)
+    parts = partitions(source, measure, func, _compute)
     totals = _first_pass(parts, s.baseline)
     base = _baseline(totals, s.baseline, s.leave_one_out, func)
     need_mean = base.name != "MEAN"
@@ -169,7 +169,7 @@ def long_topic_risk(
     s = resolve_settings(
         settings, func, baseline=baseline, level=level, correction=correction, leave_one_out=leave_one_out
     )
-    parts = _partitions(source, measure, func)
+    parts = partitions(source, measure, func, _compute)
     totals = _first_pass(parts, s.baseline)
     if system not in totals.systems:
         raise RiskevalError(f"No system {system!r} in the table; it has {listed(totals.systems)}.")
@@ -202,7 +202,11 @@ def _compute(work: Any) -> Any:
     """``work.compute()``.  Dask computes again what a lost worker held (the table's partitions are
     read from files or held in the task graph, never scattered, so nothing is lost for good); a task
     whose workers keep dying (Dask's ``KilledWorker``, after ``distributed.scheduler.allowed-failures``
-    deaths) is a RiskevalError."""
+    deaths) is a RiskevalError.  In a process that never imported ``distributed`` no client can be
+    active: the work runs on Dask's local threads (its default) without importing it to look for one."""
+    dask = require("dask", "Risk over a long table on Dask")
+    if "distributed" not in sys.modules and dask.config.get("scheduler", None) is None:
+        return work.compute(scheduler=require("dask.threaded", "Risk over a long table on Dask").get)
     try:
         from distributed.scheduler import KilledWorker
     except ImportError:  # dask without distributed: no worker to lose
@@ -220,69 +224,10 @@ def _delayed(func: Any, **kwargs: Any) -> Any:
     return require("dask", "Risk over a long table on Dask").delayed(func, **kwargs)
 
 
-def _partitions(source: Any, measure: str | None, func: str) -> list[Any]:
-    """The table as delayed pandas partitions of ``system, topic, score`` (strings, float64)."""
-    dd = require("dask.dataframe", f"{func} (a long table on Dask)")
-    if isinstance(source, (str, os.PathLike)):
-        try:
-            frame = dd.read_parquet(os.fspath(source))
-        except Exception as exc:  # pyarrow's ArrowInvalid, or OSError for a damaged footer
-            if cannot_open(exc):
-                raise
-            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]  # pyarrow's, under dask's
-            raise InputFormatError(
-                [(os.fspath(source), f"is not a readable Parquet file or folder of Parquet files: {detail}")]
-            ) from None
-    elif isinstance(source, pd.DataFrame):
-        frame = dd.from_pandas(source, npartitions=max(1, len(source) // 1_000_000))
-    elif isinstance(source, dd.DataFrame):
-        frame = source
-    else:
-        raise RiskevalError(
-            f"The 'source' of {func} must be a Parquet path, a dask DataFrame or a pandas DataFrame; "
-            f"got {type(source).__name__}."
-        )
-    missing = [c for c in ("system", "topic", "score") if c not in frame.columns]
-    if missing:
-        raise RiskevalError(
-            f"The table of {func} needs the columns system, topic, score (and measure with several "
-            f"measures); it lacks {missing}, has {list(frame.columns)}."
-        )
-    if "measure" in frame.columns:
-        measures = sorted(map(str, _compute(frame["measure"].unique())))
-        if measure is None and len(measures) > 1:
-            raise RiskevalError(
-                f"The table of {func} holds several measures ({', '.join(measures)}); "
-                "choose one with measure=."
-            )
-        if measure is not None and measure not in measures:
-            raise RiskevalError(
-                f"The table of {func} has no measure {measure!r}; it has {', '.join(measures)}."
-            )
-        chosen = measure if measure is not None else (measures[0] if measures else None)
-        frame = frame[frame["measure"].astype(str) == chosen]
-    elif measure is not None:
-        raise RiskevalError(f"The table of {func} has no measure column; leave measure=None.")
-    return list(frame[["system", "topic", "score"]].to_delayed())
-
-
-def _tidy(part: pd.DataFrame) -> pd.DataFrame:
-    """A partition with ``system`` and ``topic`` as strings (pandas' string dtype, not Python
-    objects) and ``score`` as float64."""
-    return pd.DataFrame(
-        {
-            "system": part["system"].astype("str"),
-            "topic": part["topic"].astype("str"),
-            "score": pd.to_numeric(part["score"], errors="coerce").astype(np.float64),
-        }
-    )
-
-
-def _positions(labels: pd.Series, index: pd.Index) -> np.ndarray:
-    """The position in ``index`` of each label: the partition's few distinct labels are looked up
-    once each (``pd.factorize``), not every row."""
-    codes, uniques = pd.factorize(labels)
-    return index.get_indexer(uniques)[codes]
+def _positions(codes: np.ndarray, labels: pd.Index, index: pd.Index) -> np.ndarray:
+    """The position in ``index`` of each row's label ``labels[codes]``: the partition's few labels
+    are looked up once each, not every row."""
+    return index.get_indexer(labels)[codes]
 
 
 def _reduce(partials: list[Any], merge: Any) -> Any:
@@ -378,52 +323,56 @@ def _topic_hashes(j: np.ndarray) -> np.ndarray:
     return np.stack([(z >> np.uint64(s)) & mask for s in (0, 20, 40)]).astype(np.float64)
 
 
-def _totals_step(total: Any, part: pd.DataFrame, k: int, base_system: str | None) -> Any:
+def _totals_step(total: Any, part: Piece, k: int, base_system: str | None) -> Any:
     step = _totals_part(part, k, base_system)
     return step if total is None else _merge_totals(total, step)
 
 
-def _totals_part(
-    part: pd.DataFrame, k: int, base_system: str | None
-) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
-    part = _tidy(part)
-    score = part["score"].to_numpy()
+def _totals_part(part: Piece, k: int, base_system: str | None) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+    """Per-topic and per-system totals of a partition, over its labels' codes; the labels no row
+    uses are left out and the others listed in the order of their first row."""
+    score = part.score
     finite = np.isfinite(score)
     bad = None
     if not finite.all():
-        row = part.iloc[int(np.flatnonzero(~finite)[0])]
-        bad = f"system {row['system']!r}, topic {row['topic']!r}, score {row['score']!r}"
-    tc, topics = pd.factorize(part["topic"])
-    sc, systems = pd.factorize(part["system"])
-    nt, ns = len(topics), len(systems)
-    is_base = np.asarray(systems == base_system)[sc] if base_system is not None else np.zeros(len(sc), bool)
+        row = int(np.flatnonzero(~finite)[0])
+        bad = (
+            f"system {part.systems[part.system[row]]!r}, topic {part.topics[part.topic[row]]!r}, "
+            f"score {score[row]!r}"
+        )
+    tc, sc = part.topic, part.system
+    nt, ns = len(part.topics), len(part.systems)
+    is_base = (
+        np.asarray(part.systems == base_system)[sc] if base_system is not None else np.zeros(len(sc), bool)
+    )
     top, low = np.full(nt, -np.inf), np.full(nt, np.inf)
     with np.errstate(invalid="ignore"):  # a NaN score is reported by name (``bad``), not warned about
         np.maximum.at(top, tc, score)
         np.minimum.at(low, tc, score)
+    topics, systems = pd.unique(tc), pd.unique(sc)  # codes in the order of their first row
     # labels in order of first appearance, numbered after those of the partitions before
-    first_topics, first_systems = k * _PART + np.arange(nt), k * _PART + np.arange(ns)
+    first_topics, first_systems = k * _PART + np.arange(len(topics)), k * _PART + np.arange(len(systems))
     return (
         bad,
         pd.DataFrame(
             {
-                "count": np.bincount(tc, minlength=nt),
-                "sum": np.bincount(tc, score, nt),
-                "max": top,
-                "min": low,
-                "base": np.bincount(tc, np.where(is_base, score, 0.0), nt),
-                "base_count": np.bincount(tc, is_base, nt).astype(np.int64),
+                "count": np.bincount(tc, minlength=nt)[topics],
+                "sum": np.bincount(tc, score, nt)[topics],
+                "max": top[topics],
+                "min": low[topics],
+                "base": np.bincount(tc, np.where(is_base, score, 0.0), nt)[topics],
+                "base_count": np.bincount(tc, is_base, nt).astype(np.int64)[topics],
                 "first": first_topics,
             },
-            index=pd.Index(topics, name="topic"),
+            index=pd.Index(part.topics[topics], name="topic"),
         ),
         pd.DataFrame(
             {
-                "count": np.bincount(sc, minlength=ns),
-                "sum": np.bincount(sc, score, ns),
+                "count": np.bincount(sc, minlength=ns)[systems],
+                "sum": np.bincount(sc, score, ns)[systems],
                 "first": first_systems,
             },
-            index=pd.Index(systems, name="system"),
+            index=pd.Index(part.systems[systems], name="system"),
         ),
     )
 
@@ -510,12 +459,11 @@ class _Part(NamedTuple):
     hashes: np.ndarray  # 3 × r sums of the topics' hashes (completeness check)
 
 
-def _paired_part(part: pd.DataFrame, shared: _Shared, need_mean: bool) -> _Part:
-    part = _tidy(part)
+def _paired_part(part: Piece, shared: _Shared, need_mean: bool) -> _Part:
     systems, topics, a, q, hashes, info = shared
-    i = _positions(part["system"], systems)
-    j = _positions(part["topic"], topics)
-    x = part["score"].to_numpy()
+    i = _positions(part.system, part.systems, systems)
+    j = _positions(part.topic, part.topics, topics)
+    x = part.score
     r = len(systems)
     loo = (
         baselines.equal_scores_exact(baselines.loo_mean(info.T[j], x, info.r), info.low[j], info.high[j])
@@ -551,7 +499,6 @@ def _merge_parts(*parts: _Part) -> _Part:
     )
 
 
-def _system_scores(part: pd.DataFrame, system: str) -> pd.Series:
-    part = _tidy(part)
-    rows = part[part["system"] == system]
-    return pd.Series(rows["score"].to_numpy(), index=rows["topic"].to_numpy())
+def _system_scores(part: Piece, system: str) -> pd.Series:
+    rows = part.system == part.systems.get_indexer([system])[0]
+    return pd.Series(part.score[rows], index=part.topics[part.topic[rows]])
