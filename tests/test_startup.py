@@ -166,3 +166,46 @@ def test_kernels_load_on_first_use_and_keep_their_options():
     assert paired._paired_kernel is dispatcher
     assert isinstance(paired.loss20, numba.np.ufunc.dufunc.DUFunc)  # the kernel's code names it
     np.testing.assert_array_equal(paired.loss20(np.array([-0.3, -0.1]), np.array([1.0, 1.0])), [True, False])
+
+
+#: Packages that neither ``riskeval evaluate`` nor ``riskeval risk`` of plain files uses: ranx
+#: (whose import brings numba, matplotlib and scipy.stats), plotting, reports, clusters, learning to
+#: rank and the Bayesian sampler.
+UNUSED = ("ranx", "matplotlib", "jinja2", "dask", "distributed", "lightgbm", "jax", "pyarrow")
+
+BUDGET = """
+import sys
+import pandas  # pandas from 3.0 imports pyarrow where installed: not riskeval's import
+through_pandas = {m.split('.')[0] for m in sys.modules}
+from riskeval.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit as stop:
+    assert not stop.code, stop.code
+loaded = {m.split('.')[0] for m in sys.modules} - through_pandas
+print(sorted(loaded & set(UNUSED)), file=sys.stderr)
+"""
+
+
+def _imports_of(args: list[str]) -> str:
+    code = f"UNUSED = {UNUSED!r}\n" + BUDGET
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_evaluate_and_risk_of_plain_files_import_nothing_they_do_not_use(tmp_path):
+    """An import budget in a fresh process: ``evaluate`` of a run file and ``risk`` of its scores
+    load none of :data:`UNUSED`, beyond what pandas itself imports.  Checking that nDCG@10 can be
+    evaluated asks ir_measures' providers in order and stops at pytrec_eval, so ranx's provider
+    (which imports ranx) is never started."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 0\n2 0 c 1\n", encoding="utf-8")
+    run = tmp_path / "a.run"
+    run.write_text("1 Q0 a 1 2.0 sys\n1 Q0 b 2 1.0 sys\n2 Q0 c 1 1.0 sys\n", encoding="utf-8")
+    scores = _scores(tmp_path / "scores.csv", 4, 6)
+    assert _imports_of(["evaluate", "--qrels", str(qrels), "-m", "nDCG@10", "-m", "AP", str(run)]) == "[]"
+    assert _imports_of(["risk", str(scores), "-b", "mean", "--format", "csv"]) == "[]"

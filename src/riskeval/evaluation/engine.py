@@ -24,6 +24,7 @@ from riskeval.errors import InputFormatError
 from riskeval.evaluation import kernels, run_pieces
 from riskeval.evaluation.run_arrays import JudgedDocuments, JudgedLines, read_judged_lines
 from riskeval.evaluation.run_pieces import RunPiece, topic_piece
+from riskeval.io.measures import evaluating_provider
 from riskeval.io.problems import Problems
 from riskeval.io.runs import Run, no_run_line, parse_run
 
@@ -56,7 +57,6 @@ def compiled_plan(measure: Any) -> Compiled | None:
     """How to compute ``measure`` with the compiled kernels, or ``None``: the measure has a
     parameter they do not implement, or ir_measures computes it with another provider than
     pytrec_eval (trec_eval's measures) or, for ``RR@k``, the MS MARCO evaluator."""
-    import ir_measures
     from ir_measures.providers.base import NOT_PROVIDED
 
     kinds = {
@@ -82,10 +82,7 @@ def compiled_plan(measure: Any) -> Compiled | None:
         return None
     if cutoff == 0 and measure.NAME in ("P", "R"):
         return None
-    provider = next(
-        (p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(measure) and p.is_available()),
-        None,
-    )
+    provider = getattr(evaluating_provider(measure), "NAME", None)
     expected = "msmarco" if measure.NAME == "RR" and cutoff else "pytrec_eval"
     if provider != expected:
         return None
