@@ -18,6 +18,12 @@ from numba import njit
 from riskeval.core import _numba, chisq, paired
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
+RISK_NOTICE = (
+    "riskeval: compiling the risk measures' kernels, once: about 5 s; later runs load them from the cache.\n"
+)
+EVALUATION_NOTICE = (
+    "riskeval: compiling the evaluation kernels, once: about 10 s; later runs load them from the cache.\n"
+)
 
 
 def _riskeval(*args: str, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -41,19 +47,26 @@ def _compiled_in(module: str):
 
 def test_notice_once_for_riskeval_kernels_only(capsys, monkeypatch):
     _numba._load_numba()
-    monkeypatch.setattr(_numba, "notice_written", False)  # as in a process that compiled nothing yet
+    monkeypatch.setattr(_numba, "quiet", False)  # as in a process that compiled nothing yet
+    monkeypatch.setattr(_numba, "announced", set())
     capsys.readouterr()
     assert _compiled_in("elsewhere.module")(np.float64(1.0)) == 2.0
     assert capsys.readouterr().err == ""
     assert _compiled_in("riskeval.core.probe")(np.float64(1.0)) == 2.0
     assert _compiled_in("riskeval.core.probe")(np.float64(2.0)) == 4.0
-    assert capsys.readouterr().err == _numba.COMPILE_NOTICE
-    assert _numba.notice_written
+    assert capsys.readouterr().err == RISK_NOTICE
+    assert _numba.announced == {RISK_NOTICE}
 
 
 def test_notice_text():
-    assert _numba.COMPILE_NOTICE.startswith("riskeval: compiling its kernels once (about ")
-    assert _numba.COMPILE_NOTICE.endswith(" s); later runs load them from the cache.\n")
+    """Each part is named; a module outside riskeval has no notice."""
+    assert _numba.compile_notice("riskeval.core.probe") == RISK_NOTICE
+    assert _numba.compile_notice("riskeval.evaluation.run_arrays") == EVALUATION_NOTICE
+    assert _numba.compile_notice("riskeval.io.qrels") == EVALUATION_NOTICE
+    assert _numba.compile_notice("riskeval.inference.tukey").startswith(
+        "riskeval: compiling the inference kernels, once: about "
+    )
+    assert _numba.compile_notice("riskevalx.core") is None
 
 
 def _scores(path: Path, r: int, c: int) -> Path:
@@ -72,7 +85,7 @@ def test_first_run_compiles_with_one_notice_and_the_next_is_silent(tmp_path):
     assert 150 * 120 >= _numba.NUMPY_CELLS
     cache = tmp_path / "cache"
     first = _riskeval("risk", str(scores), "-b", "mean", "--format", "json", cache=cache)
-    assert first.stderr == _numba.COMPILE_NOTICE
+    assert first.stderr == RISK_NOTICE
     rows = json.loads(first.stdout)
     second = _riskeval("risk", str(scores), "-b", "mean", "--format", "json", cache=cache)
     assert second.stderr == ""
