@@ -222,3 +222,65 @@ def test_evaluate_and_risk_of_plain_files_import_nothing_they_do_not_use(tmp_pat
     scores = _scores(tmp_path / "scores.csv", 4, 6)
     assert _imports_of(["evaluate", "--qrels", str(qrels), "-m", "nDCG@10", "-m", "AP", str(run)]) == "[]"
     assert _imports_of(["risk", str(scores), "-b", "mean", "--format", "csv"]) == "[]"
+
+
+SHIPPED = """
+import json, sys
+import riskeval as rk
+from riskeval.evaluation import engine
+from riskeval.io import qrels as reader
+
+qrels_path, runs = sys.argv[1], sys.argv[2:]
+seen = []
+made = engine.RunEvaluator.__init__
+engine.RunEvaluator.__init__ = lambda self, q, m, e="compiled": seen.append(e) or made(self, q, m, e)
+small = rk.io.evaluate_runs_long(qrels_path, runs, ["nDCG@10", "AP", "RR@10"], n_jobs=1)
+light = "numba" in sys.modules
+engine.COMPILED_MIN_BYTES = reader.COMPILED_BYTES = 0
+compiled = rk.io.evaluate_runs_long(qrels_path, runs, ["nDCG@10", "AP", "RR@10"], n_jobs=1)
+print(json.dumps([seen, light, "numba" in sys.modules, small.equals(compiled), len(small)]))
+"""
+
+
+def test_small_inputs_are_left_to_ir_measures_and_the_line_reader_with_the_same_values(tmp_path):
+    """With the sizes as shipped (a fresh process, outside this suite's settings), a few small runs
+    and qrels are evaluated by ir_measures and read line by line, numba never imported; the values
+    are those of the compiled path."""
+    rng = np.random.default_rng(3)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{t} 0 d{d} {rng.integers(0, 4)}\n" for t in range(1, 9) for d in range(30)),
+        encoding="utf-8",
+    )
+    runs = []
+    for k in range(3):
+        lines = [
+            f"{t} Q0 d{d} {r} {rng.random():.3f} sys{k}"
+            for t in range(1, 9)
+            for r, d in enumerate(rng.permutation(40))
+        ]
+        runs.append(tmp_path / f"run{k}.txt")
+        runs[-1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", SHIPPED, str(qrels), *map(str, runs)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [["ir_measures", "compiled"], False, True, True, 3 * 8 * 3]
+
+
+def test_the_engine_is_chosen_by_the_run_files_sizes(tmp_path, monkeypatch):
+    from riskeval.evaluation import engine
+
+    monkeypatch.setattr(engine, "COMPILED_MIN_BYTES", 400)
+    plain, packed = tmp_path / "a.run", tmp_path / "b.run.gz"
+    plain.write_bytes(b"x" * 300)
+    packed.write_bytes(b"x" * 100)  # counts as GZIP_RATIO × 100 bytes of text
+    assert engine.engine_for("compiled", [str(plain)]) == "ir_measures"
+    assert engine.engine_for("compiled", [str(packed)]) == "compiled"
+    assert engine.engine_for("compiled", [str(plain), str(plain)]) == "compiled"
+    assert engine.engine_for("ir_measures", [str(plain), str(plain)]) == "ir_measures"
+    assert engine.engine_for("compiled", [str(tmp_path / "absent.run")]) == "ir_measures"

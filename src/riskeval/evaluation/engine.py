@@ -5,7 +5,8 @@ Two engines compute the values, both equal to ir_measures' per-query values:
 - ``"compiled"`` (the default): the measures that ir_measures computes with pytrec_eval (trec_eval's
   ``nDCG``, ``AP``, ``P@k``, ``R@k``, ``RR``) or, for ``RR@k``, with the MS MARCO evaluator, are
   computed by the kernels of :mod:`riskeval.evaluation.kernels` from the judged lines read as arrays
-  (:mod:`riskeval.evaluation.run_arrays`); every other measure by ir_measures' evaluator;
+  (:mod:`riskeval.evaluation.run_arrays`); every other measure by ir_measures' evaluator.  Runs
+  of less than :data:`COMPILED_MIN_BYTES` of text in all are left to ir_measures (:func:`engine_for`);
 - ``"ir_measures"``: every measure by ir_measures' evaluator, fed the parsed run.
 
 A run file is read as a stream of pieces of whole topics (:mod:`riskeval.evaluation.run_pieces`), so
@@ -15,6 +16,7 @@ again from all its lines.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any, NamedTuple
 
@@ -30,6 +32,27 @@ from riskeval.io.runs import Run, no_run_line, parse_run
 
 #: The engines of :func:`riskeval.evaluate_runs` (``engine=``).
 ENGINES = ("compiled", "ir_measures")
+
+#: Below this much run text in one evaluation (bytes of the run files on disk, a gzip file counted
+#: :data:`GZIP_RATIO` times), the compiled engine leaves every measure to ir_measures, whose values
+#: are the same: numba's start-up in a process (importing it, preparing its compiler and loading the
+#: kernels from its cache, about 0.8 CPU-s) costs more than the kernels save below it (they save
+#: about 0.046 CPU-s per MB of gzip runs on TREC DL 2019; ``benchmarks/bench_commands.py``).
+COMPILED_MIN_BYTES = 64 * 2**20
+#: How many times its size on disk a gzip run file holds (TREC DL 2019: 3.7).
+GZIP_RATIO = 4
+
+
+def engine_for(engine: str, paths: list[str]) -> str:
+    """The engine that evaluates the run files ``paths``: ``engine``, or ``"ir_measures"`` in place
+    of ``"compiled"`` below :data:`COMPILED_MIN_BYTES` of run text (decided by the sizes alone)."""
+    if engine != "compiled":
+        return engine
+    text = 0
+    for path in paths:
+        size = os.path.getsize(path) if os.path.isfile(path) else 0
+        text += size * GZIP_RATIO if path.endswith(".gz") else size
+    return engine if text >= COMPILED_MIN_BYTES else "ir_measures"
 
 
 class RunScores(NamedTuple):
