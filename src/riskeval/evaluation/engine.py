@@ -48,11 +48,17 @@ def engine_for(engine: str, paths: list[str]) -> str:
     of ``"compiled"`` below :data:`COMPILED_MIN_BYTES` of run text (decided by the sizes alone)."""
     if engine != "compiled":
         return engine
+    return engine if run_text_bytes(paths) >= COMPILED_MIN_BYTES else "ir_measures"
+
+
+def run_text_bytes(paths: list[str]) -> int:
+    """The bytes of text of the run files ``paths``, from their sizes on disk (a gzip file counted
+    :data:`GZIP_RATIO` times; a path that is not a file, 0)."""
     text = 0
     for path in paths:
         size = os.path.getsize(path) if os.path.isfile(path) else 0
         text += size * GZIP_RATIO if path.endswith(".gz") else size
-    return engine if text >= COMPILED_MIN_BYTES else "ir_measures"
+    return text
 
 
 class RunScores(NamedTuple):
