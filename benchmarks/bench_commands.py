@@ -19,8 +19,9 @@ built once into a folder of one's choice::
     git clone https://github.com/usnistgov/trec_eval ~/.cache/trec_eval && make -C ~/.cache/trec_eval
     python benchmarks/bench_commands.py --trec-eval ~/.cache/trec_eval/trec_eval   # or $TREC_EVAL
 
-``--workers`` also times ``evaluate --workers 2`` (a local Dask cluster) and ``-j 2`` against
-``-j 1`` on growing numbers of DL 2019 runs: where a second process starts to pay on one machine.
+``--workers`` also times ``evaluate --workers 2``, ``-j 2`` and a local Dask cluster of 2 workers
+(``python -c``) against ``evaluate -j 1`` on growing numbers of DL 2019 runs: where a second process
+starts to pay on one machine.
 """
 
 from __future__ import annotations
@@ -238,25 +239,39 @@ def floor(mine: Usage, theirs: Usage) -> str:
     return slower(mine, theirs, 1.5)
 
 
+CLUSTER = """
+import sys, warnings
+import riskeval as rk
+from riskeval.distributed import cluster
+
+warnings.simplefilter("ignore")
+with cluster(int(sys.argv[1])) as client:
+    table = rk.io.evaluate_runs_long(sys.argv[2], sys.argv[3:], ["nDCG@10"], client=client)
+table.to_csv(sys.stdout, index=False)
+"""
+
+
 def workers(repeat: int) -> None:
-    """``--workers 2`` and ``-j 2`` against ``-j 1`` on 1, 4, 12 and 37 DL 2019 runs (.gz)."""
+    """On 1, 8 and 37 DL 2019 runs (.gz), against ``evaluate -j 1``: ``evaluate --workers 2`` (which
+    starts a cluster only where it pays), ``-j 2`` (a pool of processes) and a local cluster of 2
+    workers started by a ``python -c`` script whatever the size (what ``--workers 2`` did before)."""
     dl19 = data_dir("trec-dl-2019-passage")
     q19 = str(dl19 / "qrels.dl19-passage.txt")
     gz = [str(p) for p in sorted((dl19 / "runs").glob("*.gz"))]
     print("\n" + HEADER.replace("ratio (target)", "wall ratio"))
-    for k in (1, 4, 12, len(gz)):
+    for k in (1, 8, len(gz)):
         runs = gz[:k]
         size = sum(os.path.getsize(p) for p in runs) / 1e6
         base = riskeval(("nDCG@10",), q19, runs, "-j", "1")
-        for name, extra in (("--workers 2", ("--workers", "2")), ("-j 2", ("-j", "2"))):
-            mine, theirs = paired(riskeval(("nDCG@10",), q19, runs, *extra), base, repeat)
-            row(
-                f"{k} DL 2019 runs ({size:.0f} MB .gz), {name}",
-                "-j 1",
-                mine,
-                theirs,
-                f"{mine.wall / theirs.wall:.2f}x the wall of -j 1",
-            )
+        routes = {
+            "--workers 2": riskeval(("nDCG@10",), q19, runs, "--workers", "2"),
+            "-j 2": riskeval(("nDCG@10",), q19, runs, "-j", "2"),
+            "cluster(2), python -c": [sys.executable, "-c", CLUSTER, "2", q19, *runs],
+        }
+        for name, cmd in routes.items():
+            mine, theirs = paired(cmd, base, repeat)
+            job = f"{k} DL 2019 runs ({size:.0f} MB .gz), {name}"
+            row(job, "-j 1", mine, theirs, f"{mine.wall / theirs.wall:.2f}x the wall of -j 1")
 
 
 def main() -> None:
