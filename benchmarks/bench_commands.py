@@ -7,8 +7,8 @@ gives the medians of wall time, CPU time (user + system, the command's children 
 resident memory, all from ``os.wait4``, and the ratio that the target is stated in.  The references:
 
 - ``trec_eval`` (built from its C sources, see ``--trec-eval``): one process per run file, as a
-  shell loop, on the runs decompressed beforehand (trec_eval reads no gzip); riskeval reads the
-  same plain files;
+  shell loop, on the runs decompressed beforehand (trec_eval reads no gzip; the decompression is
+  not counted); riskeval reads the gzip files as distributed (the 20-line run: the same plain file);
 - an ir_measures script: ``read_trec_qrels`` once, then ``iter_calc`` over ``read_trec_run`` of each
   gzip file, one line per value written out (what riskeval writes with ``--per-topic``);
 - ``zcat RUNS | wc -l``: decompressing and counting the lines, the floor of any evaluation.
@@ -161,7 +161,7 @@ def find_trec_eval(given: str | None) -> str | None:
     return None
 
 
-def evaluation(repeat: int, trec_eval: str | None, work: Path) -> None:
+def evaluation(repeat: int, trec_eval: str | None, work: Path, only: str) -> None:
     dl19, dl20 = data_dir("trec-dl-2019-passage"), data_dir("trec-dl-2020-passage")
     q19, q20 = str(dl19 / "qrels.dl19-passage.txt"), str(dl20 / "qrels.dl20-passage.txt")
     gz19 = sorted((dl19 / "runs").glob("*.gz"))
@@ -169,6 +169,7 @@ def evaluation(repeat: int, trec_eval: str | None, work: Path) -> None:
     plain19 = plain_copies(gz19, work / "dl19")
     plain20 = plain_copies(gz20, work / "dl20") if gz20[0].suffix == ".gz" else [str(p) for p in gz20]
     one = next(p for p in plain19 if p.endswith("input.p_bert"))  # 200,000 lines
+    one_gz = str(dl19 / "runs" / "input.p_bert.gz")
     text = Path(one).read_text(encoding="utf-8").splitlines(keepends=True)
     judged = {line.split()[0] for line in Path(q19).read_text(encoding="utf-8").splitlines()}
     twenty = work / "twenty.run"
@@ -183,15 +184,15 @@ def evaluation(repeat: int, trec_eval: str | None, work: Path) -> None:
     cases = [
         ("20-line run, nDCG@10", riskeval(nd, q19, [str(twenty)]), "trec_eval", twenty_ref, absolute),
         (
-            f"one DL 2019 run ({n_lines} lines), nDCG@10",
-            riskeval(nd, q19, [one]),
+            f"one DL 2019 run ({n_lines} lines, .gz), nDCG@10",
+            riskeval(nd, q19, [one_gz]),
             "trec_eval",
             trec_eval and trec_loop(trec_eval, te, q19, [one]),
             lambda m, t: slower(m, t, 6),
         ),
         (
-            f"DL 2020, {len(plain20)} runs top-100, nDCG@10",
-            riskeval(nd, q20, plain20),
+            f"DL 2020, {len(plain20)} runs top-100 (.gz), nDCG@10",
+            riskeval(nd, q20, [str(p) for p in gz20]),
             "trec_eval loop",
             trec_eval and trec_loop(trec_eval, te, q20, plain20),
             lambda m, t: slower(m, t, 1.0),
@@ -205,15 +206,15 @@ def evaluation(repeat: int, trec_eval: str | None, work: Path) -> None:
         ),
         (f"DL 2019, {len(gz)} runs (.gz), nDCG@10", riskeval(nd, q19, gz), "zcat | wc -l", zcat, floor),
         (
-            f"DL 2019, {len(plain19)} runs, nDCG@10",
-            riskeval(nd, q19, plain19),
+            f"DL 2019, {len(plain19)} runs (.gz), nDCG@10",
+            riskeval(nd, q19, gz),
             "trec_eval loop",
             trec_eval and trec_loop(trec_eval, te, q19, plain19),
             lambda m, t: faster(m, t, 1.0),
         ),
         (
-            f"DL 2019, {len(plain19)} runs, {', '.join(FOUR)}",
-            riskeval(FOUR, q19, plain19),
+            f"DL 2019, {len(plain19)} runs (.gz), {', '.join(FOUR)}",
+            riskeval(FOUR, q19, gz),
             "trec_eval loop",
             trec_eval and trec_loop(trec_eval, FOUR_TREC, q19, plain19),
             lambda m, t: faster(m, t, 3),
@@ -221,6 +222,8 @@ def evaluation(repeat: int, trec_eval: str | None, work: Path) -> None:
     ]
     print(HEADER)
     for job, mine_cmd, ref_name, ref_cmd, ratio in cases:
+        if only not in f"{job} {ref_name}":
+            continue
         if not ref_cmd:
             print(f"{job:44s} {ref_name:20s} skipped: trec_eval not found (--trec-eval PATH or $TREC_EVAL)")
             continue
@@ -280,6 +283,7 @@ def main() -> None:
     parser.add_argument("--trec-eval", help="the trec_eval binary (default: $TREC_EVAL, then PATH)")
     parser.add_argument("--workers", action="store_true", help="also time --workers 2 and -j 2")
     parser.add_argument("--only-workers", action="store_true", help="time --workers 2 and -j 2 only")
+    parser.add_argument("--only", default="", help="the rows whose job or reference holds this text")
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the riskeval source tree to time")
     args = parser.parse_args()
     os.environ["PYTHONPATH"] = os.pathsep.join([str(args.src.resolve()), os.environ.get("PYTHONPATH", "")])
@@ -288,7 +292,7 @@ def main() -> None:
     print(f"{os.cpu_count()} CPUs; medians of {args.repeat} runs each, alternating; load before {load()}")
     if not args.only_workers:
         with tempfile.TemporaryDirectory() as work:
-            evaluation(args.repeat, trec_eval, Path(work))
+            evaluation(args.repeat, trec_eval, Path(work), args.only)
     if args.workers or args.only_workers:
         workers(args.repeat)
     print(f"load after {load()}")
