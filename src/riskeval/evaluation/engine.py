@@ -36,8 +36,9 @@ ENGINES = ("compiled", "ir_measures")
 #: Below this much run text in one evaluation (bytes of the run files on disk, a gzip file counted
 #: :data:`GZIP_RATIO` times), the compiled engine leaves every measure to ir_measures, whose values
 #: are the same: numba's start-up in a process (importing it, preparing its compiler and loading the
-#: kernels from its cache, about 0.8 CPU-s) costs more than the kernels save below it (they save
-#: about 0.046 CPU-s per MB of gzip runs on TREC DL 2019; ``benchmarks/bench_commands.py``).
+#: kernels from its cache, about 0.8 CPU-s) costs more than the kernels save below it: whole
+#: commands on TREC DL 2019 took 1.65 + 0.018 CPU-s per MB of gzip runs compiled against 0.84 +
+#: 0.064 by ir_measures, equal at about 18 MB of gzip, 66 MB of text (``benchmarks/README.md``).
 COMPILED_MIN_BYTES = 64 * 2**20
 #: How many times its size on disk a gzip run file holds (TREC DL 2019: 3.7).
 GZIP_RATIO = 4

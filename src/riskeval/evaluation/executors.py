@@ -57,8 +57,8 @@ def processes(n_jobs: int | None, paths: list[str]) -> int:
 
 #: On one machine, the wall seconds a local Dask cluster takes to start before it evaluates a run
 #: (its scheduler and worker processes, each importing riskeval and loading the kernels), and the
-#: seconds one process takes per byte of run text (TREC DL 2019, compiled kernels): measured on 2
-#: cores by ``benchmarks/bench_commands.py --workers`` (see ``docs/scale.md``).
+#: seconds one process takes per byte of run text (TREC DL 2019's 300 MB in 1.5 CPU-s, compiled
+#: kernels), from whole commands on 2 cores (``docs/scale.md`` gives the measurements).
 CLUSTER_START_S = 4.0
 SECONDS_PER_TEXT_BYTE = 5e-9
 
