@@ -540,9 +540,9 @@ def cluster_options(func: Callable) -> Callable:
         problem = None if scheduler is None else address_problem(scheduler)
         if problem is not None:
             raise RiskevalError(f"The '--scheduler' option {problem}")
-        require("distributed", f"riskeval {'--scheduler' if scheduler is not None else '--workers'}")
         if workers is not None and not local_cluster_pays(workers, kwargs.get("runs")):
             return func(*args, client=None, **kwargs)  # evaluate's runs, here: a warning says why
+        require("distributed", f"riskeval {'--scheduler' if scheduler is not None else '--workers'}")
         with cluster(workers, scheduler=scheduler) as client:
             return func(*args, client=client, **kwargs)
 
