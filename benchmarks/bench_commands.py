@@ -14,9 +14,13 @@ resident memory, all from ``os.wait4``, and the ratio that the target is stated 
 - ``zcat RUNS | wc -l``: decompressing and counting the lines, the floor of any evaluation.
 
 Where no trec_eval binary is found the rows that need it are skipped, saying so.  trec_eval is
-built once into a folder of one's choice::
+built once into a folder of one's choice (9.0.8, the version pytrec_eval-terrier builds: its sdist
+fetches these sources from GitHub when it is built, so a machine without that access builds from a
+clone; trec_eval 10.0 stops with "result qid ... not found in qrels" on a run that lacks a judged
+topic)::
 
-    git clone https://github.com/usnistgov/trec_eval ~/.cache/trec_eval && make -C ~/.cache/trec_eval
+    git clone --branch v9.0.8 https://github.com/usnistgov/trec_eval ~/.cache/trec_eval
+    make -C ~/.cache/trec_eval
     python benchmarks/bench_commands.py --trec-eval ~/.cache/trec_eval/trec_eval   # or $TREC_EVAL
 
 ``--workers`` also times ``evaluate --workers 2``, ``-j 2`` and a local Dask cluster of 2 workers
