@@ -69,7 +69,7 @@ def warm(repeat: int) -> None:
 
 def first_compile() -> None:
     """Each command once with an empty numba cache (it compiles), then once with that cache."""
-    notice = "compiling its kernels once"
+    notice = "riskeval: compiling "
     with tempfile.TemporaryDirectory() as work:
         scores = Path(work) / "scores.csv"
         rng = np.random.default_rng(7)

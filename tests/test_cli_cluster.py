@@ -17,6 +17,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from cli_runner import run_cli
 from shared_data import shared_data
 
 from riskeval.cli.main import main
@@ -34,12 +35,16 @@ def test_scheduler_without_dask_names_the_extra(tmp_path, capsys, monkeypatch):
     (tmp_path / "q").write_text("1 0 d 1\n")
     (tmp_path / "a.run").write_text("1 Q0 d 1 1.0 a\n")
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
-    for option in (["--scheduler", "tcp://127.0.0.1:1"], ["--workers", "2"]):
-        code, _, err = run_main(
-            ["evaluate", "--qrels", str(tmp_path / "q"), *option, str(tmp_path / "a.run")], capsys
-        )
-        assert code == 2
-        assert err.count("\n") == 1 and 'pip install "riskeval[dask]"' in err, err
+    evaluate = ["evaluate", "--qrels", str(tmp_path / "q"), str(tmp_path / "a.run")]
+    code, _, err = run_main([*evaluate, "--scheduler", "tcp://127.0.0.1:1"], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and 'pip install "riskeval[dask]"' in err, err
+    code, _, err = run_main(["risk", "--example", "--workers", "2"], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and 'pip install "riskeval[dask]"' in err, err
+    # a run too small for a cluster to pay is evaluated here: the extra is not needed
+    code, _, err = run_cli([*evaluate, "--workers", "2"], capsys)
+    assert code == 0 and "evaluating here instead" in err and "pip install" not in err, err
     code, _, err = run_main(
         ["risk", "--example", "--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], capsys
     )

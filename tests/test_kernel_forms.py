@@ -52,13 +52,15 @@ def test_a_parallel_kernel_runs_serially_below_65536_cells(monkeypatch):
     }
 
 
-def test_the_compile_notice_says_how_long_the_first_compilation_takes(monkeypatch):
+def test_the_compile_notice_names_the_part_and_how_long_its_first_compilation_takes(monkeypatch):
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
-    monkeypatch.setattr(_numba, "notice_written", False)
+    monkeypatch.setattr(_numba, "quiet", False)
+    monkeypatch.setattr(_numba, "announced", set())
     _numba._notice(types.SimpleNamespace(py_func=types.SimpleNamespace(__module__="riskeval.core.chisq")))
     assert err.getvalue() == (
-        "riskeval: compiling its kernels once (about 10 s); later runs load them from the cache.\n"
+        "riskeval: compiling the risk measures' kernels, once: about 5 s; later runs load them from "
+        "the cache.\n"
     )
 
 

@@ -80,18 +80,28 @@ def test_a_placeholder_no_longer_in_its_module_is_left_alone(probe):
     assert module.double == "replaced"
 
 
-def test_the_compile_notice_is_written_once_and_only_for_riskeval(monkeypatch):
+def test_the_compile_notice_is_written_once_per_part_and_only_for_riskeval(monkeypatch):
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
-    monkeypatch.setattr(_numba, "notice_written", False)
+    monkeypatch.setattr(_numba, "quiet", False)
+    monkeypatch.setattr(_numba, "announced", set())
     other = types.SimpleNamespace(py_func=types.SimpleNamespace(__module__="numpy.linalg"))
     _numba._notice(other)
     assert err.getvalue() == ""
-    ours = types.SimpleNamespace(py_func=types.SimpleNamespace(__module__="riskeval.core.paired"))
-    _numba._notice(ours)
-    _numba._notice(ours)
-    assert err.getvalue() == _numba.COMPILE_NOTICE
-    assert _numba.COMPILE_NOTICE == (
-        f"riskeval: compiling its kernels once (about {_numba.FIRST_COMPILE_S} s); "
-        "later runs load them from the cache.\n"
+    for module in (
+        "riskeval.core.paired",
+        "riskeval.core.chisq",
+        "riskeval.evaluation.kernels",
+        "riskeval.io.qrels",
+    ):
+        _numba._notice(types.SimpleNamespace(py_func=types.SimpleNamespace(__module__=module)))
+    assert err.getvalue() == (
+        "riskeval: compiling the risk measures' kernels, once: about 5 s; later runs load them from "
+        "the cache.\n"
+        "riskeval: compiling the evaluation kernels, once: about 10 s; later runs load them from the "
+        "cache.\n"
     )
+    monkeypatch.setattr(_numba, "quiet", True)
+    monkeypatch.setattr(_numba, "announced", set())
+    _numba._notice(types.SimpleNamespace(py_func=types.SimpleNamespace(__module__="riskeval.ltr.kernels")))
+    assert err.getvalue().count("\n") == 2  # quiet: nothing more

@@ -18,6 +18,12 @@ from numba import njit
 from riskeval.core import _numba, chisq, paired
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
+RISK_NOTICE = (
+    "riskeval: compiling the risk measures' kernels, once: about 5 s; later runs load them from the cache.\n"
+)
+EVALUATION_NOTICE = (
+    "riskeval: compiling the evaluation kernels, once: about 10 s; later runs load them from the cache.\n"
+)
 
 
 def _riskeval(*args: str, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -41,19 +47,26 @@ def _compiled_in(module: str):
 
 def test_notice_once_for_riskeval_kernels_only(capsys, monkeypatch):
     _numba._load_numba()
-    monkeypatch.setattr(_numba, "notice_written", False)  # as in a process that compiled nothing yet
+    monkeypatch.setattr(_numba, "quiet", False)  # as in a process that compiled nothing yet
+    monkeypatch.setattr(_numba, "announced", set())
     capsys.readouterr()
     assert _compiled_in("elsewhere.module")(np.float64(1.0)) == 2.0
     assert capsys.readouterr().err == ""
     assert _compiled_in("riskeval.core.probe")(np.float64(1.0)) == 2.0
     assert _compiled_in("riskeval.core.probe")(np.float64(2.0)) == 4.0
-    assert capsys.readouterr().err == _numba.COMPILE_NOTICE
-    assert _numba.notice_written
+    assert capsys.readouterr().err == RISK_NOTICE
+    assert _numba.announced == {RISK_NOTICE}
 
 
 def test_notice_text():
-    assert _numba.COMPILE_NOTICE.startswith("riskeval: compiling its kernels once (about ")
-    assert _numba.COMPILE_NOTICE.endswith(" s); later runs load them from the cache.\n")
+    """Each part is named; a module outside riskeval has no notice."""
+    assert _numba.compile_notice("riskeval.core.probe") == RISK_NOTICE
+    assert _numba.compile_notice("riskeval.evaluation.run_arrays") == EVALUATION_NOTICE
+    assert _numba.compile_notice("riskeval.io.qrels") == EVALUATION_NOTICE
+    assert _numba.compile_notice("riskeval.inference.tukey").startswith(
+        "riskeval: compiling the inference kernels, once: about "
+    )
+    assert _numba.compile_notice("riskevalx.core") is None
 
 
 def _scores(path: Path, r: int, c: int) -> Path:
@@ -72,7 +85,7 @@ def test_first_run_compiles_with_one_notice_and_the_next_is_silent(tmp_path):
     assert 150 * 120 >= _numba.NUMPY_CELLS
     cache = tmp_path / "cache"
     first = _riskeval("risk", str(scores), "-b", "mean", "--format", "json", cache=cache)
-    assert first.stderr == _numba.COMPILE_NOTICE
+    assert first.stderr == RISK_NOTICE
     rows = json.loads(first.stdout)
     second = _riskeval("risk", str(scores), "-b", "mean", "--format", "json", cache=cache)
     assert second.stderr == ""
@@ -166,3 +179,108 @@ def test_kernels_load_on_first_use_and_keep_their_options():
     assert paired._paired_kernel is dispatcher
     assert isinstance(paired.loss20, numba.np.ufunc.dufunc.DUFunc)  # the kernel's code names it
     np.testing.assert_array_equal(paired.loss20(np.array([-0.3, -0.1]), np.array([1.0, 1.0])), [True, False])
+
+
+#: Packages that neither ``riskeval evaluate`` nor ``riskeval risk`` of plain files uses: ranx
+#: (whose import brings numba, matplotlib and scipy.stats), plotting, reports, clusters, learning to
+#: rank and the Bayesian sampler.
+UNUSED = ("ranx", "matplotlib", "jinja2", "dask", "distributed", "lightgbm", "jax", "pyarrow")
+
+BUDGET = """
+import sys
+import pandas  # pandas from 3.0 imports pyarrow where installed: not riskeval's import
+through_pandas = {m.split('.')[0] for m in sys.modules}
+from riskeval.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit as stop:
+    assert not stop.code, stop.code
+loaded = {m.split('.')[0] for m in sys.modules} - through_pandas
+print(sorted(loaded & set(UNUSED)), file=sys.stderr)
+"""
+
+
+def _imports_of(args: list[str]) -> str:
+    code = f"UNUSED = {UNUSED!r}\n" + BUDGET
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_evaluate_and_risk_of_plain_files_import_nothing_they_do_not_use(tmp_path):
+    """An import budget in a fresh process: ``evaluate`` of a run file and ``risk`` of its scores
+    load none of :data:`UNUSED`, beyond what pandas itself imports.  Checking that nDCG@10 can be
+    evaluated asks ir_measures' providers in order and stops at pytrec_eval, so ranx's provider
+    (which imports ranx) is never started."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 0\n2 0 c 1\n", encoding="utf-8")
+    run = tmp_path / "a.run"
+    run.write_text("1 Q0 a 1 2.0 sys\n1 Q0 b 2 1.0 sys\n2 Q0 c 1 1.0 sys\n", encoding="utf-8")
+    scores = _scores(tmp_path / "scores.csv", 4, 6)
+    assert _imports_of(["evaluate", "--qrels", str(qrels), "-m", "nDCG@10", "-m", "AP", str(run)]) == "[]"
+    assert _imports_of(["risk", str(scores), "-b", "mean", "--format", "csv"]) == "[]"
+
+
+SHIPPED = """
+import json, sys
+import riskeval as rk
+from riskeval.evaluation import engine
+from riskeval.io import qrels as reader
+
+qrels_path, runs = sys.argv[1], sys.argv[2:]
+seen = []
+made = engine.RunEvaluator.__init__
+engine.RunEvaluator.__init__ = lambda self, q, m, e="compiled": seen.append(e) or made(self, q, m, e)
+small = rk.io.evaluate_runs_long(qrels_path, runs, ["nDCG@10", "AP", "RR@10"], n_jobs=1)
+light = "numba" in sys.modules
+engine.COMPILED_MIN_BYTES = reader.COMPILED_BYTES = 0
+compiled = rk.io.evaluate_runs_long(qrels_path, runs, ["nDCG@10", "AP", "RR@10"], n_jobs=1)
+print(json.dumps([seen, light, "numba" in sys.modules, small.equals(compiled), len(small)]))
+"""
+
+
+def test_small_inputs_are_left_to_ir_measures_and_the_line_reader_with_the_same_values(tmp_path):
+    """With the sizes as shipped (a fresh process, outside this suite's settings), a few small runs
+    and qrels are evaluated by ir_measures and read line by line, numba never imported; the values
+    are those of the compiled path."""
+    rng = np.random.default_rng(3)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{t} 0 d{d} {rng.integers(0, 4)}\n" for t in range(1, 9) for d in range(30)),
+        encoding="utf-8",
+    )
+    runs = []
+    for k in range(3):
+        lines = [
+            f"{t} Q0 d{d} {r} {rng.random():.3f} sys{k}"
+            for t in range(1, 9)
+            for r, d in enumerate(rng.permutation(40))
+        ]
+        runs.append(tmp_path / f"run{k}.txt")
+        runs[-1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", SHIPPED, str(qrels), *map(str, runs)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [["ir_measures", "compiled"], False, True, True, 3 * 8 * 3]
+
+
+def test_the_engine_is_chosen_by_the_run_files_sizes(tmp_path, monkeypatch):
+    from riskeval.evaluation import engine
+
+    monkeypatch.setattr(engine, "COMPILED_MIN_BYTES", 400)
+    plain, packed = tmp_path / "a.run", tmp_path / "b.run.gz"
+    plain.write_bytes(b"x" * 300)
+    packed.write_bytes(b"x" * 100)  # counts as GZIP_RATIO × 100 bytes of text
+    assert engine.engine_for("compiled", [str(plain)]) == "ir_measures"
+    assert engine.engine_for("compiled", [str(packed)]) == "compiled"
+    assert engine.engine_for("compiled", [str(plain), str(plain)]) == "compiled"
+    assert engine.engine_for("ir_measures", [str(plain), str(plain)]) == "ir_measures"
+    assert engine.engine_for("compiled", [str(tmp_path / "absent.run")]) == "ir_measures"

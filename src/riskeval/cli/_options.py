@@ -498,10 +498,10 @@ def given_command(ctx: click.Context | None = None) -> str:
     return ctx.command_path if ctx is not None else "riskeval"
 
 
-#: ``--scheduler ADDRESS`` / ``--workers N``: with either, :func:`riskeval.distributed.cluster` is
-#: open while the command runs (connected to the scheduler at ADDRESS, or a local cluster of N
-#: worker processes started for the command and shut down after it); without dask and distributed
-#: installed (``pip install "riskeval[dask]"``) either option is a one-line error naming the extra.
+#: ``--scheduler ADDRESS`` / ``--workers N``: :func:`riskeval.distributed.cluster` is open while the
+#: command runs (the scheduler at ADDRESS, or N local worker processes, unless the runs to evaluate
+#: are too few for them to pay: :func:`~riskeval.evaluation.executors.local_cluster_pays`); without
+#: dask and distributed (``pip install "riskeval[dask]"``) either is a one-line error naming the extra.
 _CLUSTER_OPTIONS = [
     click.option(
         "--scheduler",
@@ -515,8 +515,8 @@ _CLUSTER_OPTIONS = [
         "--workers",
         type=WholeNumber(1),
         metavar="N",
-        help="Evaluate runs on a local Dask cluster of N worker processes, started for this "
-        "command (risk: and the risk table of a long Parquet score table). Needs "
+        help="Evaluate runs on a local Dask cluster of N worker processes (here, with a warning, where "
+        "it would take longer); risk: also the risk table of a long Parquet score table. Needs "
         'pip install "riskeval[dask]".',
     ),
 ]
@@ -535,11 +535,13 @@ def cluster_options(func: Callable) -> Callable:
             )
         from riskeval._optional import require
         from riskeval.distributed.client import address_problem, cluster
+        from riskeval.evaluation.executors import local_cluster_pays
 
         problem = None if scheduler is None else address_problem(scheduler)
         if problem is not None:
             raise RiskevalError(f"The '--scheduler' option {problem}")
-
+        if workers is not None and not local_cluster_pays(workers, kwargs.get("runs")):
+            return func(*args, client=None, **kwargs)  # evaluate's runs, here: a warning says why
         require("distributed", f"riskeval {'--scheduler' if scheduler is not None else '--workers'}")
         with cluster(workers, scheduler=scheduler) as client:
             return func(*args, client=client, **kwargs)

@@ -120,11 +120,8 @@ def evaluate(
             client=client,
             engine=engine,
         )
-    if per_topic:
-        out.emit(table)
-        return
-    if not out.human:
-        out.emit(mean_scores(table))
+    if per_topic or not out.human:
+        out.emit(table if per_topic else mean_scores(table))
         return
     caption = f"Mean over {table['topic'].nunique()} topic(s) of {qrels}; --per-topic for each topic's score"
     out.emit(mean_scores(table, wide=True), caption=caption)

@@ -8,9 +8,11 @@ process that calls no kernel never imports numba.  When a kernel is loaded, the 
 ``prange`` its code names are loaded with it and put in place of the placeholders in its module, so
 that numba compiles the same code as if they had been defined with numba's decorators.
 
-The first compilation of one of riskeval's kernels in a process writes one line on stderr
-(:data:`COMPILE_NOTICE`); a kernel found in numba's cache (``NUMBA_CACHE_DIR`` where set) is loaded,
-not compiled, and writes nothing.
+The first compilation of one of riskeval's kernels in a process writes one line on stderr naming
+the part compiled (:func:`compile_notice`: the evaluation kernels, the risk measures' ...), once per
+part: each command compiles the kernels it uses, so a fresh install's first ``evaluate`` and first
+``risk`` each announce their own.  A kernel found in numba's cache (``NUMBA_CACHE_DIR`` where set) is
+loaded, not compiled, and writes nothing.
 
 The number of threads is numba's own setting (``NUMBA_NUM_THREADS`` or ``numba.set_num_threads``);
 riskeval never changes it.  Whether a kernel runs on threads or on one is decided by the size of its
@@ -45,14 +47,33 @@ SERIAL_CELLS = 1 << 16
 #: costs more than the work, and ``riskeval risk`` on a table of TREC runs imports no numba.
 NUMPY_CELLS = 1 << 14
 
-#: Seconds the first compilation takes on a 2-core machine (``benchmarks/bench_startup.py``
-#: measures it for ``riskeval risk --example`` and ``riskeval evaluate``).
-FIRST_COMPILE_S = 10
-
-COMPILE_NOTICE = (
-    f"riskeval: compiling its kernels once (about {FIRST_COMPILE_S} s); "
-    "later runs load them from the cache.\n"
+#: The parts of riskeval whose kernels are compiled together, by the module a kernel is defined in
+#: (the first prefix that matches): what the compile notice names, and the seconds of wall time its
+#: first compilation takes on a 2-core machine.  ``benchmarks/bench_startup.py --first-compile``
+#: measures the evaluation kernels (``riskeval evaluate``, qrels reader included) and the risk
+#: measures' (``riskeval risk`` of a table above :data:`NUMPY_CELLS`); the other parts are
+#: announced with the larger of the two.
+PARTS: tuple[tuple[str, str, int], ...] = (
+    ("riskeval.evaluation.", "the evaluation kernels", 10),
+    ("riskeval.io.qrels", "the evaluation kernels", 10),
+    ("riskeval.core.", "the risk measures' kernels", 5),
+    ("riskeval.inference.", "the inference kernels", 10),
+    ("riskeval.ltr.", "the learning-to-rank kernels", 10),
+    ("riskeval.io.letor", "the learning-to-rank kernels", 10),
+    ("riskeval.", "the readers' kernels", 10),
 )
+
+
+def compile_notice(module: str) -> str | None:
+    """The line written on stderr when a kernel of ``module`` is first compiled, naming its part
+    (:data:`PARTS`), or ``None`` for a module outside riskeval::
+
+        riskeval: compiling the evaluation kernels, once: about 10 s; later runs load them from the cache.
+    """
+    part = next(((what, s) for prefix, what, s in PARTS if module.startswith(prefix)), None)
+    if part is None:
+        return None
+    return f"riskeval: compiling {part[0]}, once: about {part[1]} s; later runs load them from the cache.\n"
 
 
 class _Deferred:
@@ -154,19 +175,21 @@ def _load_numba() -> Any:
 
 _NUMBA: Any = None
 
-#: Whether this process has written :data:`COMPILE_NOTICE`; set to True beforehand, it is never
-#: written (the test suite does, so that no test's stderr depends on the state of numba's cache).
-notice_written = False
+#: True: no compile notice is written (the test suite sets it, so that no test's stderr depends
+#: on the state of numba's cache).
+quiet = False
+#: The notices this process has written, one per part (:data:`PARTS`).
+announced: set[str] = set()
 
 
 def _notice(dispatcher: Any) -> None:
-    """Writes :data:`COMPILE_NOTICE` on stderr when numba starts compiling a riskeval kernel, once
-    per process.  numba sends ``numba:compile`` only for a compilation, never for a kernel it loads
-    from its on-disk cache, so a process whose kernels are all cached writes nothing."""
-    global notice_written
-    if not notice_written and str(dispatcher.py_func.__module__).startswith("riskeval."):
-        notice_written = True
-        sys.stderr.write(COMPILE_NOTICE)
+    """Writes :func:`compile_notice` on stderr when numba starts compiling a riskeval kernel, once
+    per part and process.  numba sends ``numba:compile`` only for a compilation, never for a kernel
+    it loads from its on-disk cache, so a process whose kernels are all cached writes nothing."""
+    line = compile_notice(str(dispatcher.py_func.__module__))
+    if line is not None and not quiet and line not in announced:
+        announced.add(line)
+        sys.stderr.write(line)
         sys.stderr.flush()
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
-from riskeval.evaluation.engine import ENGINES, RunEvaluator, RunScores
+from riskeval.evaluation.engine import ENGINES, RunEvaluator, RunScores, engine_for
 from riskeval.evaluation.executors import evaluate_files
 from riskeval.evaluation.inputs import qrels_dict, run_inputs
 from riskeval.evaluation.measures import parse_measures
@@ -173,8 +173,8 @@ def _evaluate(
     if not measures:
         raise RiskevalError("The 'measures' parameter of evaluate_runs_long must name at least one measure.")
     parsed = parse_measures(measures)
-    evaluator = RunEvaluator(qrels_dict(qrels), parsed, engine)
     paths = [s for s in sources if isinstance(s, str)]
+    evaluator = RunEvaluator(qrels_dict(qrels), parsed, engine_for(engine, paths))
     from_files = iter(evaluate_files(evaluator, paths, progress, n_jobs, client))
     results = [
         next(from_files) if isinstance(s, str) else evaluator.evaluate(s.restrict(evaluator.topics))

@@ -5,7 +5,8 @@ Two engines compute the values, both equal to ir_measures' per-query values:
 - ``"compiled"`` (the default): the measures that ir_measures computes with pytrec_eval (trec_eval's
   ``nDCG``, ``AP``, ``P@k``, ``R@k``, ``RR``) or, for ``RR@k``, with the MS MARCO evaluator, are
   computed by the kernels of :mod:`riskeval.evaluation.kernels` from the judged lines read as arrays
-  (:mod:`riskeval.evaluation.run_arrays`); every other measure by ir_measures' evaluator;
+  (:mod:`riskeval.evaluation.run_arrays`); every other measure by ir_measures' evaluator.  Runs
+  of less than :data:`COMPILED_MIN_BYTES` of text in all are left to ir_measures (:func:`engine_for`);
 - ``"ir_measures"``: every measure by ir_measures' evaluator, fed the parsed run.
 
 A run file is read as a stream of pieces of whole topics (:mod:`riskeval.evaluation.run_pieces`), so
@@ -15,6 +16,7 @@ again from all its lines.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any, NamedTuple
 
@@ -24,11 +26,40 @@ from riskeval.errors import InputFormatError
 from riskeval.evaluation import kernels, run_pieces
 from riskeval.evaluation.run_arrays import JudgedDocuments, JudgedLines, read_judged_lines
 from riskeval.evaluation.run_pieces import RunPiece, topic_piece
+from riskeval.io.measures import evaluating_provider
 from riskeval.io.problems import Problems
 from riskeval.io.runs import Run, no_run_line, parse_run
 
 #: The engines of :func:`riskeval.evaluate_runs` (``engine=``).
 ENGINES = ("compiled", "ir_measures")
+
+#: Below this much run text in one evaluation (bytes of the run files on disk, a gzip file counted
+#: :data:`GZIP_RATIO` times), the compiled engine leaves every measure to ir_measures, whose values
+#: are the same: numba's start-up in a process (importing it, preparing its compiler and loading the
+#: kernels from its cache, about 0.8 CPU-s) costs more than the kernels save below it: whole
+#: commands on TREC DL 2019 took 1.65 + 0.018 CPU-s per MB of gzip runs compiled against 0.84 +
+#: 0.064 by ir_measures, equal at about 18 MB of gzip, 66 MB of text (``benchmarks/README.md``).
+COMPILED_MIN_BYTES = 64 * 2**20
+#: How many times its size on disk a gzip run file holds (TREC DL 2019: 3.7).
+GZIP_RATIO = 4
+
+
+def engine_for(engine: str, paths: list[str]) -> str:
+    """The engine that evaluates the run files ``paths``: ``engine``, or ``"ir_measures"`` in place
+    of ``"compiled"`` below :data:`COMPILED_MIN_BYTES` of run text (decided by the sizes alone)."""
+    if engine != "compiled":
+        return engine
+    return engine if run_text_bytes(paths) >= COMPILED_MIN_BYTES else "ir_measures"
+
+
+def run_text_bytes(paths: list[str]) -> int:
+    """The bytes of text of the run files ``paths``, from their sizes on disk (a gzip file counted
+    :data:`GZIP_RATIO` times; a path that is not a file, 0)."""
+    text = 0
+    for path in paths:
+        size = os.path.getsize(path) if os.path.isfile(path) else 0
+        text += size * GZIP_RATIO if path.endswith(".gz") else size
+    return text
 
 
 class RunScores(NamedTuple):
@@ -56,7 +87,6 @@ def compiled_plan(measure: Any) -> Compiled | None:
     """How to compute ``measure`` with the compiled kernels, or ``None``: the measure has a
     parameter they do not implement, or ir_measures computes it with another provider than
     pytrec_eval (trec_eval's measures) or, for ``RR@k``, the MS MARCO evaluator."""
-    import ir_measures
     from ir_measures.providers.base import NOT_PROVIDED
 
     kinds = {
@@ -82,10 +112,7 @@ def compiled_plan(measure: Any) -> Compiled | None:
         return None
     if cutoff == 0 and measure.NAME in ("P", "R"):
         return None
-    provider = next(
-        (p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(measure) and p.is_available()),
-        None,
-    )
+    provider = getattr(evaluating_provider(measure), "NAME", None)
     expected = "msmarco" if measure.NAME == "RR" and cutoff else "pytrec_eval"
     if provider != expected:
         return None

@@ -19,14 +19,15 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
 from riskeval.evaluation import run_pieces
-from riskeval.evaluation.engine import RunEvaluator, RunScores, combine, failed
+from riskeval.evaluation.engine import RunEvaluator, RunScores, combine, failed, run_text_bytes
 
 #: With ``n_jobs=None``, below this much input (bytes of run files on disk) the runs are evaluated in
 #: this process: starting worker processes (an interpreter and the compiled kernels each) costs seconds.
@@ -52,6 +53,41 @@ def processes(n_jobs: int | None, paths: list[str]) -> int:
             return 1
         n_jobs = default_jobs()
     return max(1, min(n_jobs, len(paths)))
+
+
+#: On one machine, the wall seconds a local Dask cluster takes to start before it evaluates a run
+#: (its scheduler and worker processes, each importing riskeval and loading the kernels), and the
+#: seconds one process takes per byte of run text (TREC DL 2019's 300 MB in 1.5 CPU-s, compiled
+#: kernels), from whole commands on 2 cores (``docs/scale.md`` gives the measurements).
+CLUSTER_START_S = 4.0
+SECONDS_PER_TEXT_BYTE = 5e-9
+
+
+def local_cluster_pays(workers: int, paths: Sequence[str] | None) -> bool:
+    """Whether a local cluster of ``workers`` processes evaluates the run files ``paths`` in less
+    wall time than this process (``None``: not runs, the cluster is used): the time the evaluation
+    saves on min(``workers``, CPUs) processes must exceed the cluster's start
+    (:data:`CLUSTER_START_S`).  When it does not pay, a :class:`RiskevalWarning` says so and why."""
+    if paths is None:
+        return True
+    used = min(workers, default_jobs())
+    text = run_text_bytes(list(paths))
+    if used > 1 and text * SECONDS_PER_TEXT_BYTE * (1 - 1 / used) > CLUSTER_START_S:
+        return True
+    pays = (
+        f"it pays from about {CLUSTER_START_S / (SECONDS_PER_TEXT_BYTE * (1 - 1 / used)) / 1e9:.1f} GB "
+        f"of run text with {used} CPUs"
+        if used > 1
+        else f"this process may use {default_jobs()} CPU"
+    )
+    warnings.warn(
+        f"--workers {workers}: a local Dask cluster would take longer than this process for "
+        f"{text / 1e6:.0f} MB of run text ({pays}); evaluating here instead. --scheduler evaluates "
+        "on a running cluster.",
+        RiskevalWarning,
+        stacklevel=2,
+    )
+    return False
 
 
 def evaluate_files(

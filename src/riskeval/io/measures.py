@@ -325,19 +325,32 @@ def _unknown_name(spec: Any) -> str:
     return f"unknown measure {str(spec)!r}: no measure is called {name!r}{hint}"
 
 
+def evaluating_provider(measure: Any) -> Any:
+    """The ir_measures provider that evaluates ``measure``: the first of ir_measures' default
+    pipeline that supports it and is installed, or ``None``.
+
+    Providers are asked in that order and only until one supports the measure, so a provider is
+    loaded only when it evaluates the measure (ranx's provider imports ranx, numba and matplotlib).
+    """
+    return next(
+        (p for p in ir_measures.DefaultPipeline.providers if p.supports(measure) and p.is_available()),
+        None,
+    )
+
+
 def evaluator_problem(measure: Any) -> str | None:
     """Why no installed ir_measures evaluator computes ``measure`` (its parameters valid) and what
     to write or install instead, or ``None`` when one does."""
     from ir_measures.providers.base import NOT_PROVIDED, Choices
 
-    providers = list(ir_measures.providers.registry.values())
-    installed = [p for p in providers if p.is_available()]
-    if any(p.supports(measure) for p in installed):
+    if evaluating_provider(measure) is not None:
         try:
             ir_measures.evaluator([measure], {"q": {"d": 1}})
         except Exception as exc:  # an evaluator's own refusal: its words are all there is
             return f"ir_measures cannot evaluate it: {exc}"
         return None
+    providers = list(ir_measures.providers.registry.values())
+    installed = [p for p in providers if p.is_available()]  # every one: to say what would do
     name = measure.NAME
     fixes = []
     for provider in installed:

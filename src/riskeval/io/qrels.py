@@ -21,6 +21,10 @@ from riskeval.io.problems import MAX_PROBLEMS, Problems
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance", "iteration")
 #: Grades are C ``int`` in the evaluators (pytrec_eval): 32-bit signed.
 GRADE_RANGE = (-(2**31), 2**31 - 1)
+#: From this many bytes a qrels file is read by one compiled pass (:func:`_well_formed`); a smaller
+#: one line by line, which takes less than numba's start-up in a process (about 0.6 CPU-s): the
+#: same frame either way.
+COMPILED_BYTES = 8 * 2**20
 
 
 def read_qrels(path: str | os.PathLike[str], *, max_problems: int = MAX_PROBLEMS) -> pd.DataFrame:
@@ -47,7 +51,7 @@ def read_qrels(path: str | os.PathLike[str], *, max_problems: int = MAX_PROBLEMS
     location = os.fspath(path)
     problems = Problems(max_problems)
     text = read_utf8(location)
-    frame = _well_formed(text)
+    frame = _well_formed(text) if len(text) >= COMPILED_BYTES else None
     if frame is not None:
         return frame
     rows: list[tuple[str, str, int, str]] = []
