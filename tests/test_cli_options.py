@@ -16,6 +16,7 @@ from riskeval import RiskSettings
 from riskeval.cli import _options
 from riskeval.cli.main import cli
 from riskeval.measures.declared import RISK_MEASURES, URisk
+from riskeval.settings import field_help
 
 
 def _commands() -> dict[str, click.Command]:
@@ -130,7 +131,7 @@ def test_a_new_field_becomes_an_option_by_the_general_rule():
 
 
 def test_risk_settings_help_comes_from_its_docstring():
-    helps = _options.field_help()
+    helps = field_help()
     assert set(helps) == {f.name for f in dataclasses.fields(RiskSettings)}
     assert _params(COMMANDS["risk"])["se"].help == helps["se"]
     assert "``" not in helps["se"] and "Dinçer, Macdonald & Ounis, SIGIR 2014" in helps["se"]
