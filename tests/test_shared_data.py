@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import processes
+
 TESTS = Path(__file__).resolve().parent
 
 NEEDS_BOTH = """
@@ -36,7 +38,7 @@ def run_pytest(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     test_file.write_text(NEEDS_BOTH, encoding="utf-8")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("RISKEVAL_REQUIRE_")}
     environ.update(PYTHONPATH=os.pathsep.join([str(TESTS), environ.get("PYTHONPATH", "")]), **env)
-    return subprocess.run(
+    return processes.run(
         [
             sys.executable,
             "-m",
@@ -53,7 +55,6 @@ def run_pytest(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
         env=environ,
         capture_output=True,
         text=True,
-        timeout=120,
     )
 
 
