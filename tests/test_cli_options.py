@@ -74,6 +74,7 @@ def test_the_groups_reach_the_commands_that_analyse_scores():
         "risk",
         "report",
         "compare-runs",
+        "compare",
     }
     assert all("fmt" in _params(c) for name, c in COMMANDS.items() if name != "report")
 
@@ -158,7 +159,7 @@ def test_every_command_with_risk_lists_every_registered_measure(capsys, monkeypa
         columns = ("shifted",)
 
     monkeypatch.setitem(RISK_MEASURES, "ShiftedRisk", Shifted)
-    assert _risk_commands() == ["report", "risk"]
+    assert _risk_commands() == ["compare", "report", "risk"]
     for command in _risk_commands():
         code, out, _ = run_cli([command, "--help"], capsys)
         text = " ".join(out.split())
