@@ -203,7 +203,9 @@ def write_comparison(
     words = "--sort" if caller.startswith("riskeval") else "sort"
     systems = sort_rows(frame, sort, top, groups=(), best=best, caller=caller, parameter=words)["system"]
     shown = dataclasses.replace(comparison, means=comparison.means.loc[systems])
+    caption = shown.caption().removesuffix(".") + order_note(frame, sort, top, best) + "."
     if fmt in ("latex", "markdown"):
-        out.write(shown.to_latex(digits=digits) if fmt == "latex" else shown.to_markdown(digits=digits))
+        render = shown.to_latex if fmt == "latex" else shown.to_markdown
+        out.write(render(caption=caption, digits=digits))
         return
-    write_table(shown.to_frame(), fmt, out, digits=digits, caption=shown.caption(), caller=caller)
+    write_table(shown.to_frame(), fmt, out, digits=digits, caption=caption, caller=caller)
