@@ -157,3 +157,21 @@ def test_sort_rows_keeps_groups_in_order_and_missing_values_last():
     assert got["system"].tolist() == ["c", "a", "b", "b", "a"]
     assert sort_rows(frame, "urisk:asc", 1)["system"].tolist() == ["a", "a"]
     assert sort_rows(frame, "alpha")["alpha"].tolist() == [0, 0, 5, 5, 5]  # the group column itself
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["risk", "--example", "--columns", "system,uriskk"], "'uriskk' (did you mean 'urisk'"),
+        (["compare-runs", "--example", "--runs", "p_bertt,bm25base_p"], "'p_bertt' (did you mean 'p_bert'"),
+        (["report", "--example", "--systems", "p_bertt", "-o", "r.html"], "'p_bertt' (did you mean 'p_bert'"),
+        (["compare", "--example", "-b", "bm25bas"], "Did you mean 'bm25base_p'"),
+        (["risk", "--example", "--systems", "p_bertt"], "'p_bertt' (did you mean 'p_bert'"),
+    ],
+)
+def test_every_name_typed_gets_close_matches(args, named, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(args, capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert named in err
+    assert not (tmp_path / "r.html").exists()

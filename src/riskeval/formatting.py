@@ -180,10 +180,14 @@ def select_columns(
     wanted = [c for c in wanted if c]
     unknown = [c for c in wanted if c not in names]
     if unknown or not wanted:
+        import difflib
+
         given = ", ".join(map(repr, unknown)) if unknown else "no column"
+        close = difflib.get_close_matches(unknown[0], names, n=3, cutoff=0.6) if unknown else []
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
         raise RiskevalError(
             f"The '{parameter}' {'option' if parameter.startswith('--') else 'parameter'} of {func} "
-            f"names {given}; the table has the columns "
+            f"names {given}{hint}; the table has the columns "
             f"{', '.join(names)} (or give 'all')."
         )
     by_name = {str(c): c for c in frame.columns}

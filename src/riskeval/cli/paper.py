@@ -159,6 +159,7 @@ def compare_runs(
       riskeval compare-runs --example --runs p_bert,bm25base_p --test bootstrap --seed 1
       riskeval compare-runs --example --runs p_bert,bm25base_p --show summary --format csv
     """
+    from riskeval.analysis.by_measure import check_systems
     from riskeval.reporting.paper_tables import pair_table
 
     scores = source.load()
@@ -166,6 +167,7 @@ def compare_runs(
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
+    check_systems(names, X.index, "--runs")
     (a, b), (test, n, seed, _) = names, resampling
     table = pair_table(
         X, scores.source, a, b, settings, test=test, n_resamples=n, rng=seed, show=show, human=out.human
