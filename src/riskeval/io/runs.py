@@ -439,10 +439,7 @@ def _line_keys(buf: bytes, starts: np.ndarray) -> np.ndarray:
     word = ~_SEPARATORS[arr]
     begins = np.flatnonzero(np.concatenate((word[:1], word[1:] & ~word[:-1])))
     ends = np.flatnonzero(np.concatenate((word[:-1] & ~word[1:], word[-1:]))) + 1
-    powers = np.ones(arr.size + 1, dtype=np.uint64)
-    powers[1:] = np.cumprod(np.full(arr.size, _BASE, dtype=np.uint64))
-    inverse = np.ones(arr.size + 1, dtype=np.uint64)
-    inverse[1:] = np.cumprod(np.full(arr.size, _INVERSE, dtype=np.uint64))
+    powers, inverse = _powers(arr.size)
     prefix = np.zeros(arr.size + 1, dtype=np.uint64)
     prefix[1:] = np.cumsum(arr.astype(np.uint64) * powers[:-1], dtype=np.uint64)
     first = np.searchsorted(begins, starts)
@@ -451,6 +448,21 @@ def _line_keys(buf: bytes, starts: np.ndarray) -> np.ndarray:
     document = (prefix[d1] - prefix[d0]) * inverse[d0]
     lengths = ((t1 - t0).astype(np.uint64) << np.uint64(32)) | (d1 - d0).astype(np.uint64)
     return (topic * np.uint64(0x9E3779B97F4A7C15)) ^ document ^ lengths
+
+
+_POWERS: list[np.ndarray] = [np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64)]
+
+
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_BASE**j`` and ``_INVERSE**j`` modulo 2**64 for j = 0..n, computed once for the largest n
+    asked (a window of the scan: about :data:`_WINDOW_BYTES`)."""
+    if _POWERS[0].size <= n:
+        size = max(n + 1, 2 * _POWERS[0].size, _WINDOW_BYTES + 1)
+        for k, base in enumerate((_BASE, _INVERSE)):
+            table = np.ones(size, dtype=np.uint64)
+            table[1:] = np.cumprod(np.full(size - 1, base, dtype=np.uint64))
+            _POWERS[k] = table
+    return _POWERS[0][: n + 1], _POWERS[1][: n + 1]
 
 
 def _repeated_unread(
