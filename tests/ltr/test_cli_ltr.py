@@ -94,6 +94,26 @@ def test_train_then_evaluate(files, capsys):
     assert {"NDCG", "Reward", "Risk", "Reward/Risk", "Wins", "Losses", "W/L", "Loss>20%"} <= set(
         table.columns
     )
+    # the table sorted and written to a file, as every table of the command line
+    target = files / "table7.csv"
+    argv = ["ltr", "evaluate", str(files / "test.txt"), "--model", str(model), "--model", str(model)]
+    main(
+        [
+            *argv,
+            "--baseline-feature",
+            "0",
+            "--format",
+            "csv",
+            "--sort",
+            "baseline:desc",
+            "--top",
+            "1",
+            "-o",
+            str(target),
+        ]
+    )
+    assert capsys.readouterr().out == ""
+    assert list(pd.read_csv(target)["baseline"]) == ["feature 0"]
 
 
 def test_train_sx_update_is_the_python_option(files, tmp_path, capsys):
