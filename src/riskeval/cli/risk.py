@@ -108,9 +108,14 @@ def risk(
             f"{test} test gives two-sided p-values."
         )
     if on_cluster:
-        from riskeval.reporting.risk_tables import cluster_risk_table, mark_note
+        from riskeval.distributed.parquet_tables import cluster_risk_table
+        from riskeval.reporting.risk_tables import critical_note, mark_note
 
-        table, caption = cluster_risk_table(source.inputs, source.measure, settings, risks, alternative)
+        table = cluster_risk_table(source.inputs, source.measure, settings, risks, alternative)
+        caption = (
+            f"{table['system'].nunique()} systems from {source.inputs[0]} on the Dask cluster; baseline "
+            f"{table['baseline'].iloc[0]}{critical_note(table, settings, alternative)}"
+        )
         table = out.select(table, list(table["system"].unique()))
         caption += mark_note(table, out.fmt in MARKED)
         out.emit(table, caption=caption, baseline=table["baseline"].iloc[0])

@@ -9,7 +9,7 @@ randomisation test or the BCa bootstrap of URisk.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from riskeval.errors import RiskevalError
@@ -169,47 +169,6 @@ def system_topics_table(
     shown = " where it loses" if losses_only else ""
     shown += f", the {top} riskiest per α" if top is not None else ""
     return frame, caption + f"; topics{shown}, worst first"
-
-
-def cluster_risk_table(
-    inputs: Sequence[str],
-    measures: Sequence[str],
-    settings: RiskSettings,
-    risks: list[RiskMeasure] | None,
-    alternative: str,
-) -> tuple[pd.DataFrame, str]:
-    """:func:`riskeval.analysis.long_risk_table` of one long Parquet score table (a file, a folder of
-    Parquet files or a glob) on the active Dask cluster, of the ``risks`` with the ``alternative``
-    of the p-values, and its caption; with several ``measures``, one after the other, stacked with
-    a ``measure`` column first.  Other inputs are an error saying what to give instead."""
-    import os
-
-    import pandas as pd
-
-    from riskeval.distributed.risk import long_risk_table
-    from riskeval.io.measures import canonical_measure
-
-    path = inputs[0] if len(inputs) == 1 else None
-    if path is None or not (os.path.isdir(path) or path.endswith((".parquet", ".pq")) or "*" in path):
-        raise RiskevalError(
-            "With --scheduler/--workers, risk reads one long score table (columns system, topic, "
-            "[measure,] score) on the cluster: a Parquet file (.parquet, .pq), a folder of Parquet "
-            f"files or a glob of them; got {', '.join(inputs) or 'no input'}. Write the table as Parquet, "
-            "or leave out the cluster options to read it in memory."
-        )
-    names: list[str | None] = [canonical_measure(m) for m in measures] or [None]
-    tables = []
-    for name in names:
-        table = long_risk_table(path, measure=name, risk=risks, settings=settings, alternative=alternative)
-        if name is not None and len(names) > 1:
-            table.insert(0, "measure", name)
-        tables.append(table)
-    table = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
-    caption = (
-        f"{table['system'].nunique()} systems from {path} on the Dask cluster; baseline "
-        f"{table['baseline'].iloc[0]}{critical_note(table, settings, alternative)}"
-    )
-    return table, caption
 
 
 def check_baseline_name(given: str, systems: list[str]) -> None:
