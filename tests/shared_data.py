@@ -49,19 +49,16 @@ def _installed(module: str) -> bool:
 def missing_extra(failure: str) -> str | None:
     """The skip message of a test that failed or could not be collected for want of one of
     riskeval's extras: ``failure`` (the error's text) names a module of an extra (``No module named
-    'lightgbm'``) or the extra itself (riskeval's own error, ``... which is not installed: pip
-    install "riskeval[report]"``), and that extra is indeed not installed.  ``None`` for any other
+    'lightgbm'``, pandas' ```Import pyarrow` failed``) or the extra itself (riskeval's errors:
+    ``... needs ...: pip install "riskeval[report]"``), and that extra is indeed not installed.  ``None`` for any other
     failure, and under ``RISKEVAL_REQUIRE_EXTRAS=1``: a run meant to be complete fails instead."""
     from riskeval._optional import EXTRAS
 
     if _required("RISKEVAL_REQUIRE_EXTRAS"):
         return None
-    extras = {
-        EXTRAS[m.split(".")[0]]
-        for m in re.findall(r"No module named '([\w.]+)'", failure)
-        if m.split(".")[0] in EXTRAS
-    }
-    extras |= set(re.findall(r'which is not installed: pip install "riskeval\[(\w+)\]"', failure))
+    named = re.findall(r"No module named '([\w.]+)'|`Import ([\w.]+)` failed", failure)  # Python's, pandas'
+    extras = {EXTRAS[m.split(".")[0]] for m in map("".join, named) if m.split(".")[0] in EXTRAS}
+    extras |= set(re.findall(r"needs [^\n]*?pip install [\"']riskeval\[(\w+)\][\"']", failure))  # riskeval's
     for extra in sorted(extras):
         absent = [m for m, e in EXTRAS.items() if e == extra and not _installed(m)]
         if absent:
