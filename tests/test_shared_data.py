@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import processes
+import shared_data
 
 TESTS = Path(__file__).resolve().parent
 
@@ -78,3 +79,22 @@ def test_required_data_and_browser_fail_when_missing(tmp_path):
     assert "2 failed, 1 passed" in done.stdout
     assert "RISKEVAL_REQUIRE_DATA is set, so this is a failure" in done.stdout
     assert "RISKEVAL_REQUIRE_BROWSER is set, so this is a failure" in done.stdout
+
+
+def test_a_failure_for_want_of_an_extra_is_a_skip_naming_it(monkeypatch):
+    monkeypatch.setattr(shared_data, "_installed", lambda module: module != "pyarrow")
+    monkeypatch.delenv("RISKEVAL_REQUIRE_EXTRAS", raising=False)
+    for text in (
+        "ImportError: Unable to find a usable engine\n - `Import pyarrow` failed.",  # pandas
+        "RiskevalError: Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'.",
+        "ModuleNotFoundError: No module named 'pyarrow.parquet'",
+    ):
+        assert shared_data.missing_extra(text).startswith(
+            "needs riskeval's 'parquet' extra (pyarrow not installed)"
+        )
+    assert shared_data.missing_extra("No module named 'lightgbm'") is None  # installed here
+    assert (
+        shared_data.missing_extra("AssertionError: pip install 'riskeval[parquet]'") is None
+    )  # not an error of it
+    monkeypatch.setenv("RISKEVAL_REQUIRE_EXTRAS", "1")
+    assert shared_data.missing_extra("No module named 'pyarrow'") is None  # a failure, as .ci/run wants
