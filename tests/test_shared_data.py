@@ -1,6 +1,6 @@
-"""A missing data set or browser skips the test that needs it, with a message naming what is
-missing, and fails it under RISKEVAL_REQUIRE_DATA=1 / RISKEVAL_REQUIRE_BROWSER=1 (what .ci/run
-sets), so that a complete run cannot pass by skipping."""
+"""A missing data set, browser or extra skips the test that needs it, with a message naming what
+is missing, and fails it under RISKEVAL_REQUIRE_DATA=1 / RISKEVAL_REQUIRE_BROWSER=1 /
+RISKEVAL_REQUIRE_EXTRAS=1 (what .ci/run sets), so that a complete run cannot pass by skipping."""
 
 from __future__ import annotations
 
