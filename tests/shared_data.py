@@ -69,6 +69,20 @@ def missing_extra(failure: str) -> str | None:
     return None
 
 
+def needs_extra(extra: str) -> None:
+    """Skip the calling test (fail it under ``RISKEVAL_REQUIRE_EXTRAS=1``) when a module of
+    riskeval's ``extra`` is not installed: for a test whose command line catches the error (exit
+    status 2, the message on stderr) rather than raising it."""
+    from riskeval._optional import EXTRAS
+
+    absent = [m for m, e in EXTRAS.items() if e == extra and not _installed(m)]
+    if absent:
+        _missing(
+            "RISKEVAL_REQUIRE_EXTRAS",
+            f"needs riskeval's '{extra}' extra ({', '.join(absent)} not installed): pip install -e \".[{extra}]\"",
+        )
+
+
 def data_root() -> Path:
     """The folder holding the campaign data sets: ``$RISKEVAL_DATA`` or ``../shared/data``."""
     env = os.environ.get("RISKEVAL_DATA")

@@ -21,7 +21,7 @@ import pytest
 import riskeval.bayes
 from riskeval.bayes.champion import COLUMNS, ChampionComparison
 from tests.cli_runner import run_cli
-from tests.shared_data import shared_data
+from tests.shared_data import needs_extra, shared_data
 
 SYSTEMS = ["champ", "a", "b", "c", "d", "e"]
 
@@ -51,6 +51,7 @@ def sampler(monkeypatch):
     """champion_challengers replaced by a comparison of the systems and α it is given (effect of the
     i-th system i/100 − α/1000, p_better 0.25 + i/10), recording its arguments; ``problems``: what
     the fit at α = 1 fails."""
+    needs_extra("bayes")  # the command checks its extra before it samples
     calls: list[dict] = []
     state = {"problems": []}
 
