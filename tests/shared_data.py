@@ -1,4 +1,8 @@
-"""What the end-to-end tests need from outside the repository, and where they find it.
+"""What the tests need from outside the repository, and where they find it.
+
+riskeval's extras (``pip install -e ".[test]"`` installs none of them): a test that needs one that
+is not installed is skipped with a message naming it (:func:`missing_extra`, applied to every test
+by ``conftest.py``), unless ``RISKEVAL_REQUIRE_EXTRAS=1`` is set: then it fails.
 
 The campaign data: ``$RISKEVAL_DATA``, else ``../shared/data`` relative to the repository root.
 Chromium (for the browser tests): ``chromium`` or ``chromium-browser`` on the ``PATH``, else
@@ -11,7 +15,9 @@ test fails instead, so that a run meant to be complete (``.ci/run``) cannot pass
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import NoReturn
@@ -31,6 +37,50 @@ def _missing(variable: str, message: str) -> NoReturn:
     if _required(variable):
         pytest.fail(f"{message} ({variable} is set, so this is a failure, not a skip)", pytrace=False)
     pytest.skip(message)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_extra(failure: str) -> str | None:
+    """The skip message of a test that failed or could not be collected for want of one of
+    riskeval's extras: ``failure`` (the error's text) names a module of an extra (``No module named
+    'lightgbm'``, pandas' ```Import pyarrow` failed``) or the extra itself (riskeval's errors:
+    ``... needs ...: pip install "riskeval[report]"``), and that extra is indeed not installed.  ``None`` for any other
+    failure, and under ``RISKEVAL_REQUIRE_EXTRAS=1``: a run meant to be complete fails instead."""
+    from riskeval._optional import EXTRAS
+
+    if _required("RISKEVAL_REQUIRE_EXTRAS"):
+        return None
+    named = re.findall(r"No module named '([\w.]+)'|`Import ([\w.]+)` failed", failure)  # Python's, pandas'
+    extras = {EXTRAS[m.split(".")[0]] for m in map("".join, named) if m.split(".")[0] in EXTRAS}
+    extras |= set(re.findall(r"needs [^\n]*?pip install [\"']riskeval\[(\w+)\][\"']", failure))  # riskeval's
+    for extra in sorted(extras):
+        absent = [m for m, e in EXTRAS.items() if e == extra and not _installed(m)]
+        if absent:
+            return (
+                f"needs riskeval's '{extra}' extra ({', '.join(absent)} not installed): "
+                f'pip install -e ".[{extra}]" (RISKEVAL_REQUIRE_EXTRAS=1 makes this a failure)'
+            )
+    return None
+
+
+def needs_extra(extra: str) -> None:
+    """Skip the calling test (fail it under ``RISKEVAL_REQUIRE_EXTRAS=1``) when a module of
+    riskeval's ``extra`` is not installed: for a test whose command line catches the error (exit
+    status 2, the message on stderr) rather than raising it."""
+    from riskeval._optional import EXTRAS
+
+    absent = [m for m, e in EXTRAS.items() if e == extra and not _installed(m)]
+    if absent:
+        _missing(
+            "RISKEVAL_REQUIRE_EXTRAS",
+            f"needs riskeval's '{extra}' extra ({', '.join(absent)} not installed): pip install -e \".[{extra}]\"",
+        )
 
 
 def data_root() -> Path:

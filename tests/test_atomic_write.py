@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import processes
 import pytest
 
 import riskeval as rk
@@ -218,13 +219,14 @@ def test_sigterm_during_a_report_removes_the_temporary_and_exits_143(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-c", _SLOW_REPORT], cwd=tmp_path, env=env, stderr=subprocess.PIPE
     )
-    deadline = time.monotonic() + 120
+    processes.limit_cpu(process.pid)
+    deadline = time.monotonic() + processes.HANG_S
     while not leftovers(tmp_path):
         assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
         assert time.monotonic() < deadline, "the report never opened its temporary file"
         time.sleep(0.05)
     process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=processes.HANG_S)
     assert process.returncode == 128 + signal.SIGTERM, err.decode()
     assert b"Traceback" not in err
     assert leftovers(tmp_path) == []

@@ -67,14 +67,22 @@ def test_two_systems_without_b_take_the_first_as_the_baseline(tmp_path, capsys):
     assert code == 0 and (pd.read_csv(io.StringIO(out))["baseline"] == "MEAN").all()  # MEAN on request
 
 
-def test_more_systems_without_b_take_mean_and_say_so(capsys):
-    code, out, err = call(["risk", "--example", "-a", "5"], capsys)
+def test_more_systems_without_b_take_mean_and_say_so(tmp_path, capsys):
+    rk.example_scores().rename_axis("system").to_csv(tmp_path / "scores.csv")
+    code, out, err = call(["risk", tmp_path / "scores.csv", "-a", "5"], capsys)
     assert code == 0 and "baseline MEAN" in out
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("riskeval: warning: no -b/--baseline given: 37 systems")
     assert "-b NAME" in lines[0] and "-b mean" in lines[0]
-    code, out, err = call(["risk", "--example", "-a", "5", "-b", "mean"], capsys)
+    code, out, err = call(["risk", tmp_path / "scores.csv", "-a", "5", "-b", "mean"], capsys)
     assert code == 0 and "baseline MEAN" in out and err == ""
+
+
+def test_the_example_names_its_mean_baseline_without_a_warning(capsys):
+    """The README's first commands: the shipped example's table says its baseline, MEAN, in its
+    caption, and stderr stays empty."""
+    code, out, err = call(["risk", "--example", "-a", "5"], capsys)
+    assert code == 0 and "baseline MEAN" in out.splitlines()[0] and err == ""
 
 
 def test_unknown_b_is_an_error_in_cli_words_with_close_matches(capsys):

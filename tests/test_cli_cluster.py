@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import processes
 import pytest
 from cli_runner import run_cli
 from shared_data import shared_data
@@ -93,8 +94,8 @@ def cluster(tmp_path):
                     stderr=open(tmp_path / f"worker{k}.log", "w"),
                 )
             )
-        with distributed.Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=120)
+        with distributed.Client(address, timeout=f"{processes.HANG_S}s") as client:
+            client.wait_for_workers(2, timeout=processes.HANG_S)
         yield address
     finally:
         for proc in reversed(procs):
@@ -109,9 +110,7 @@ def cluster(tmp_path):
 
 
 def cli(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "riskeval", *args], capture_output=True, text=True, timeout=600
-    )
+    done = processes.run([sys.executable, "-m", "riskeval", *args], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
+import processes
 import pytest
 from cli_runner import run_cli as call
 
@@ -32,13 +33,12 @@ def workdir(tmp_path: Path) -> Path:
 
 def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run(
+    return processes.run(
         [sys.executable, "-m", "riskeval", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
     )
 
 
@@ -50,9 +50,7 @@ def test_readme_command_through_a_shell(workdir):
     )
     shell = command.replace("riskeval", f"{sys.executable} -m riskeval", 1)
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    done = subprocess.run(
-        shell, shell=True, cwd=workdir, env=env, capture_output=True, text=True, timeout=120
-    )
+    done = processes.run(shell, shell=True, cwd=workdir, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     scores = pd.read_csv(workdir / "scores.csv", dtype={"system": str, "topic": str})
     assert list(scores.columns) == ["system", "topic", "measure", "score"]  # one schema, one measure too

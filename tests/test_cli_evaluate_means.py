@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import processes
 import pytest
 from cli_runner import run_cli as call
 from shared_data import shared_data
@@ -88,14 +89,13 @@ def test_means_equal_ir_measures_calc_aggregate_on_trec_dl():
 
 def _riskeval(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run(
+    return processes.run(
         [sys.executable, "-m", "riskeval", *args],
         cwd=cwd,
         env=env,
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
     )
 
 

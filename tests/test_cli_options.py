@@ -16,6 +16,7 @@ from riskeval import RiskSettings
 from riskeval.cli import _options
 from riskeval.cli.main import cli
 from riskeval.measures.declared import RISK_MEASURES, URisk
+from riskeval.settings import field_help
 
 
 def _commands() -> dict[str, click.Command]:
@@ -73,6 +74,7 @@ def test_the_groups_reach_the_commands_that_analyse_scores():
         "risk",
         "report",
         "compare-runs",
+        "compare",
     }
     assert all("fmt" in _params(c) for name, c in COMMANDS.items() if name != "report")
 
@@ -130,7 +132,7 @@ def test_a_new_field_becomes_an_option_by_the_general_rule():
 
 
 def test_risk_settings_help_comes_from_its_docstring():
-    helps = _options.field_help()
+    helps = field_help()
     assert set(helps) == {f.name for f in dataclasses.fields(RiskSettings)}
     assert _params(COMMANDS["risk"])["se"].help == helps["se"]
     assert "``" not in helps["se"] and "Dinçer, Macdonald & Ounis, SIGIR 2014" in helps["se"]
@@ -157,7 +159,7 @@ def test_every_command_with_risk_lists_every_registered_measure(capsys, monkeypa
         columns = ("shifted",)
 
     monkeypatch.setitem(RISK_MEASURES, "ShiftedRisk", Shifted)
-    assert _risk_commands() == ["report", "risk"]
+    assert _risk_commands() == ["compare", "report", "risk"]
     for command in _risk_commands():
         code, out, _ = run_cli([command, "--help"], capsys)
         text = " ".join(out.split())

@@ -13,9 +13,8 @@ import pytest
 from cli_runner import run_cli as run
 
 import riskeval as rk
-from riskeval.cli._input import split_top_level
 from riskeval.datasets import example_scores
-from riskeval.measures.declared import RISK_MEASURES
+from riskeval.measures.declared import RISK_MEASURES, split_top_level
 
 
 @pytest.fixture(scope="module")

@@ -223,9 +223,17 @@ def test_parse_params_casts_and_refuses():
         "num_leaves": 50,
         "learning_rate": 0.1,
         "boosting": "dart",
+        "num_threads": 1,  # the command line's default thread count (docs/ltr.md, "Threads")
     }
     with pytest.raises(RiskevalError, match="KEY=VALUE"):
         w.parse_params(["oops"])
+
+
+@pytest.mark.parametrize("given", ["num_threads=0", "nthread=2", "n_jobs=2"])
+def test_parse_params_keeps_the_threads_given_by_any_alias(given):
+    params = w.parse_params([given])
+    key, value = given.split("=")
+    assert params == {"verbose": -1, key: int(value)}
 
 
 def test_parse_grid():

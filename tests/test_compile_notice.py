@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+import processes
 
 import riskeval
 from riskeval.core import _numba
@@ -48,7 +49,7 @@ def test_the_first_compilation_of_a_riskeval_kernel_writes_the_notice_once(tmp_p
     env = {name: value for name, value in os.environ.items() if name != "NUMBA_DISABLE_JIT"}
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
     env["PYTHONPATH"] = str(Path(riskeval.__file__).parents[1])
-    run = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=300)
+    run = processes.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True)
     assert run.stdout == "3 3 3 3\n"
     evaluation = _numba.compile_notice("riskeval.evaluation.probe_a")
     assert run.stderr == "numba loaded; " + evaluation + _numba.compile_notice("riskeval.core.probe_c")

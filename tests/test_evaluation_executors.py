@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import gzip
 import os
-import subprocess
 import sys
 import textwrap
 
+import processes
 import pytest
 
 import riskeval as rk
@@ -88,7 +88,7 @@ def test_pool_after_numba_threads_gives_the_values_of_one_process(tmp_path):
         print("pooled", len(pooled))
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    done = processes.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "pooled 96" in done.stdout  # 3 measures × 4 runs × 8 judged topics
 

@@ -8,6 +8,7 @@ import multiprocessing as mp
 
 import numpy as np
 import pandas as pd
+import processes
 import pytest
 
 import riskeval as rk
@@ -43,7 +44,7 @@ def test_a_spawned_child_after_the_threads_started_gives_the_same_numbers() -> N
     queue = ctx.Queue()
     child = ctx.Process(target=_child, args=(queue,))
     child.start()
-    there = queue.get(timeout=600)
+    there = queue.get(timeout=processes.HANG_S)
     child.join(60)
     assert child.exitcode == 0
     np.testing.assert_array_equal(there, here)

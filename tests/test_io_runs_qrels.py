@@ -116,12 +116,18 @@ def test_malformed_run_lines_are_all_reported_with_file_line_and_field(tmp_path)
     assert "got 'nan'" in message and "found 7" in message
 
 
-def test_problems_in_unread_topics_are_not_reported(tmp_path):
-    """With a topic filter only the lines of those topics are parsed (the speed design)."""
-    path = write(tmp_path / "r", "1 Q0 d1 1 2.0 t\n2 Q0 d1 1 oops t\n2 Q0 d1 1 1.0 t\n")
+def test_scores_in_unread_topics_are_not_parsed_but_repeated_documents_are_reported(tmp_path):
+    """With a topic filter only the lines of those topics are parsed (the speed design); a document
+    twice in a topic is reported in every topic, read or not."""
+    path = write(tmp_path / "r", "1 Q0 d1 1 2.0 t\n2 Q0 d1 1 oops t\n2 Q0 d2 1 1.0 t\n")
     assert read_run(path, topics={"1"}).scores == {"1": {"d1": 2.0}}
     with pytest.raises(InputFormatError, match=r":2: field 5"):
         read_run(path, topics={"2"})
+    path = write(tmp_path / "r", "1 Q0 d1 1 2.0 t\n2 Q0 d1 1 oops t\n2 Q0 d1 1 1.0 t\n")
+    with pytest.raises(
+        InputFormatError, match=r":3: document 'd1' appears twice in topic '2' \(first on line 2\)"
+    ):
+        read_run(path, topics={"1"})
 
 
 def test_unreadable_gzip(tmp_path):

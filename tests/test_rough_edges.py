@@ -8,13 +8,13 @@ import io
 import math
 import os
 import re
-import subprocess
 import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import processes
 import pytest
 from cli_runner import run_cli as call
 
@@ -79,7 +79,7 @@ def test_reporting_modules_without_the_extra_name_it():
         "    print(e)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    done = processes.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert 'pip install "riskeval[report]"' in done.stdout
 

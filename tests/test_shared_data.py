@@ -1,6 +1,6 @@
-"""A missing data set or browser skips the test that needs it, with a message naming what is
-missing, and fails it under RISKEVAL_REQUIRE_DATA=1 / RISKEVAL_REQUIRE_BROWSER=1 (what .ci/run
-sets), so that a complete run cannot pass by skipping."""
+"""A missing data set, browser or extra skips the test that needs it, with a message naming what
+is missing, and fails it under RISKEVAL_REQUIRE_DATA=1 / RISKEVAL_REQUIRE_BROWSER=1 /
+RISKEVAL_REQUIRE_EXTRAS=1 (what .ci/run sets), so that a complete run cannot pass by skipping."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import processes
+import shared_data
 
 TESTS = Path(__file__).resolve().parent
 
@@ -36,7 +39,7 @@ def run_pytest(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     test_file.write_text(NEEDS_BOTH, encoding="utf-8")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("RISKEVAL_REQUIRE_")}
     environ.update(PYTHONPATH=os.pathsep.join([str(TESTS), environ.get("PYTHONPATH", "")]), **env)
-    return subprocess.run(
+    return processes.run(
         [
             sys.executable,
             "-m",
@@ -53,7 +56,6 @@ def run_pytest(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
         env=environ,
         capture_output=True,
         text=True,
-        timeout=120,
     )
 
 
@@ -77,3 +79,22 @@ def test_required_data_and_browser_fail_when_missing(tmp_path):
     assert "2 failed, 1 passed" in done.stdout
     assert "RISKEVAL_REQUIRE_DATA is set, so this is a failure" in done.stdout
     assert "RISKEVAL_REQUIRE_BROWSER is set, so this is a failure" in done.stdout
+
+
+def test_a_failure_for_want_of_an_extra_is_a_skip_naming_it(monkeypatch):
+    monkeypatch.setattr(shared_data, "_installed", lambda module: module != "pyarrow")
+    monkeypatch.delenv("RISKEVAL_REQUIRE_EXTRAS", raising=False)
+    for text in (
+        "ImportError: Unable to find a usable engine\n - `Import pyarrow` failed.",  # pandas
+        "RiskevalError: Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'.",
+        "ModuleNotFoundError: No module named 'pyarrow.parquet'",
+    ):
+        assert shared_data.missing_extra(text).startswith(
+            "needs riskeval's 'parquet' extra (pyarrow not installed)"
+        )
+    assert shared_data.missing_extra("No module named 'lightgbm'") is None  # installed here
+    assert (
+        shared_data.missing_extra("AssertionError: pip install 'riskeval[parquet]'") is None
+    )  # not an error of it
+    monkeypatch.setenv("RISKEVAL_REQUIRE_EXTRAS", "1")
+    assert shared_data.missing_extra("No module named 'pyarrow'") is None  # a failure, as .ci/run wants

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 import pickle
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import processes
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -67,7 +67,7 @@ def results(tmp_path: Path, threads: int) -> dict:
         "NUMBA_NUM_THREADS": str(threads),
         **{v: str(threads) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
     }
-    subprocess.run([sys.executable, "-c", PROGRAM, str(path)], env=env, check=True, timeout=600)
+    processes.run([sys.executable, "-c", PROGRAM, str(path)], env=env, check=True)
     with path.open("rb") as f:
         return pickle.load(f)
 

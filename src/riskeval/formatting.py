@@ -143,6 +143,13 @@ def format_pvalue(p: float) -> str:
     return f"{p:.3g}"
 
 
+def p_equals(p: float) -> str:
+    """A p-value in a sentence: ``p = 0.0159``, ``p = 2.13e-11``, or ``p < 1e-300`` where it
+    underflowed to 0 (:func:`format_pvalue`)."""
+    text = format_pvalue(p)
+    return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
+
+
 def format_alpha(alpha: float) -> str:
     """α as written: ``5.0`` -> ``"5"``, ``0.5`` -> ``"0.5"``."""
     return f"{float(alpha):g}"
@@ -173,10 +180,14 @@ def select_columns(
     wanted = [c for c in wanted if c]
     unknown = [c for c in wanted if c not in names]
     if unknown or not wanted:
+        import difflib
+
         given = ", ".join(map(repr, unknown)) if unknown else "no column"
+        close = difflib.get_close_matches(unknown[0], names, n=3, cutoff=0.6) if unknown else []
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
         raise RiskevalError(
             f"The '{parameter}' {'option' if parameter.startswith('--') else 'parameter'} of {func} "
-            f"names {given}; the table has the columns "
+            f"names {given}{hint}; the table has the columns "
             f"{', '.join(names)} (or give 'all')."
         )
     by_name = {str(c): c for c in frame.columns}
@@ -475,7 +486,7 @@ def _cells(
     with ``marks``, the ``significant`` column becomes marks on the first :func:`marked` column.
     A number has the decimals of ``decimals``, else of its risk measure, else ``digits``."""
     frame = table.reset_index() if any(n is not None for n in table.index.names) else table
-    own = _own_rows(frame, baseline)
+    own = own_rows(frame, baseline)
     sups = {str(name): np.asarray(list(texts), dtype=object) for name, texts in (superscripts or {}).items()}
     for name, texts in sups.items():
         if name not in frame.columns or len(texts) != len(frame):
@@ -519,7 +530,7 @@ def _cells(
     text = pd.DataFrame(strings, index=frame.index, columns=frame.columns)
     bold = np.zeros(text.shape, dtype=bool)
     for j, name in enumerate(frame.columns):
-        direction = _direction(str(name), best)
+        direction = better(str(name), best)
         if direction is not None and numeric[j]:
             bold[:, j] = _best_cells(frame, name, direction, groups)
     where = {str(name): j for j, name in enumerate(frame.columns)}
@@ -533,7 +544,7 @@ def _cells(
     return _Cells(text, numeric, bold, notes, marked_cells, placed)
 
 
-def _own_rows(frame: pd.DataFrame, baseline: str | None) -> np.ndarray:
+def own_rows(frame: pd.DataFrame, baseline: str | None) -> np.ndarray:
     """Rows of a system against itself: ``system`` equal to ``baseline`` (given or a column)."""
     if "system" not in frame.columns:
         return np.zeros(len(frame), dtype=bool)
@@ -585,7 +596,11 @@ def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
 
 
-def _direction(name: str, best: Mapping[str, str] | None) -> str | None:
+def better(name: str, best: Mapping[str, str] | None = None) -> str | None:
+    """Which way a column's values are better: ``"max"`` (a mean, a risk measure whose larger
+    value is better, wins), ``"min"`` (losses, ranks, a risk measure whose smaller value is better)
+    or ``None`` (names, p-values, anything else); ``best`` (column -> direction), where given,
+    decides alone."""
     if best is not None:
         return best.get(name)
     for cls in RISK_MEASURES.values():

@@ -105,3 +105,22 @@ def _short(value: Any) -> str:
     if value is None or isinstance(value, (str, bool, float, int, tuple)):
         return repr(value)
     return f"<{type(value).__name__}>"
+
+
+def field_help(settings: type = RiskSettings) -> dict[str, str]:
+    """The help of each field of ``settings`` (a dataclass documented as :class:`RiskSettings` is),
+    from the ``Attributes`` section of its docstring, reST markup removed: the command line's help
+    of the option of each field."""
+    import inspect
+    import re
+
+    doc = inspect.cleandoc(settings.__doc__ or "").split("Attributes\n", 1)[-1]
+    found = re.findall(r"^(\w+) :[^\n]*\n((?:    [^\n]*\n?)+)", doc, flags=re.M)
+    clean = [(r":\w+:`~?([^`]+)`", r"\1"), (r"``([^`]+)``", r"\1")]
+    out = {}
+    for name, text in found:
+        text = " ".join(text.split())
+        for pattern, repl in clean:
+            text = re.sub(pattern, repl, text)
+        out[name] = text
+    return out

@@ -94,6 +94,26 @@ def test_train_then_evaluate(files, capsys):
     assert {"NDCG", "Reward", "Risk", "Reward/Risk", "Wins", "Losses", "W/L", "Loss>20%"} <= set(
         table.columns
     )
+    # the table sorted and written to a file, as every table of the command line
+    target = files / "table7.csv"
+    argv = ["ltr", "evaluate", str(files / "test.txt"), "--model", str(model), "--model", str(model)]
+    main(
+        [
+            *argv,
+            "--baseline-feature",
+            "0",
+            "--format",
+            "csv",
+            "--sort",
+            "baseline:desc",
+            "--top",
+            "1",
+            "-o",
+            str(target),
+        ]
+    )
+    assert capsys.readouterr().out == ""
+    assert list(pd.read_csv(target)["baseline"]) == ["feature 0"]
 
 
 def test_train_sx_update_is_the_python_option(files, tmp_path, capsys):
@@ -326,3 +346,36 @@ def test_train_with_the_jforests_variant(files, capsys):
         ["ltr", "train", str(files / "train.txt"), "--variant", "Jforests", "-o", str(model)], capsys
     )
     assert code == 2 and "'Jforests' is not one of 'paper', 'jforests'" in err
+
+
+@pytest.mark.slow  # three trainings of 100 trees on LightGBM's LambdaRank example
+def test_the_command_line_example_of_docs_ltr_runs_on_the_lambdarank_example(tmp_path, monkeypatch, capsys):
+    """docs/ltr.md's first command-line block, as written, in a folder holding LightGBM's
+    LambdaRank example; no training there early-stops on the test file it evaluates."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from shared_data import shared_data
+
+    source = shared_data("letor-lightgbm-lambdarank")
+    for name in ("rank.train", "rank.train.query", "rank.test", "rank.test.query"):
+        (tmp_path / name).symlink_to(source / name)
+    monkeypatch.chdir(tmp_path)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "ltr.md").read_text(encoding="utf-8")
+    block = page.split("## Command line", 1)[1].split("```console\n", 1)[1].split("```", 1)[0]
+    commands = [
+        line.removeprefix("$ ").split("#")[0] for line in block.splitlines() if "ltr experiment" not in line
+    ]
+    assert len(commands) == 3 and not any("--valid rank.test" in c for c in commands)
+    for command in commands:
+        main_args = shlex.split(command)[1:]
+        try:
+            main(main_args)
+        except SystemExit as exc:
+            assert exc.code in (0, None), command
+    out = capsys.readouterr().out
+    table = pd.read_csv(io.StringIO(out[out.rindex("baseline,") :]))
+    assert set(table["model"]) == {"lambdamart", "ucro"}
+    assert re.search(r"--valid \S+vali\.txt --early-stopping", page)
+    assert (tmp_path / "ucro.txt").read_text().count("Tree=") == 100

@@ -113,7 +113,7 @@ class RiskType(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[Any]:
         from riskeval.errors import RiskevalError
-        from riskeval.measures.declared import parse_risk
+        from riskeval.measures.declared import parse_risk, split_top_level
 
         if isinstance(value, list):
             return value
@@ -129,7 +129,8 @@ def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
     systems of ``scores`` (an unknown name is an error in the option's words, with close matches);
     without ``-b``, the first system given when there are exactly two (as ``pt.Experiment`` takes
     its first system as the baseline), else the per-topic MEAN with a one-line warning on stderr
-    naming the choice.  ``--baseline-map`` replaces the baseline, so it is left as it is."""
+    naming the choice (none for ``--example``, whose captions name it).  ``--baseline-map``
+    replaces the baseline, so it is left as it is."""
     from riskeval.reporting.risk_tables import check_baseline_name
 
     ctx = click.get_current_context(silent=True)
@@ -141,6 +142,8 @@ def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
     if given is None:
         if len(systems) == 2:
             return settings.replace(baseline=systems[0])
+        if params.get("example"):  # the example's tables and report name the MEAN baseline
+            return settings
         click.echo(
             f"riskeval: warning: no -b/--baseline given: {len(systems)} systems are compared with "
             "their per-topic mean (MEAN); name a baseline run with -b NAME, or give -b mean to keep "
@@ -150,19 +153,6 @@ def cli_baseline(settings: RiskSettings, scores: Scores) -> RiskSettings:
         return settings
     check_baseline_name(given, systems)
     return settings
-
-
-def split_top_level(text: str) -> list[str]:
-    """``text`` split at the commas outside parentheses: ``"URisk@5, TRisk(alpha=1, se='jackknife')"``
-    -> ``["URisk@5", "TRisk(alpha=1, se='jackknife')"]``."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += (char == "(") - (char == ")")
-        if char == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
 
 
 def parse_alphas(values: tuple[str, ...], default: Sequence[float]) -> list[float]:

@@ -11,8 +11,9 @@
   gets a :class:`Resampling`, ``resampling``.
 - :func:`cluster_options`: ``--scheduler`` and ``--workers``; the command runs with the Dask
   cluster's client, ``client``.
-- :func:`output_options`: the table's ``--format`` and, where a command has them, ``--columns``,
-  ``--systems`` and ``-o``; the command gets an :class:`Output`, ``out``, that writes the table.
+- :func:`output_options`: the table's ``--format``, ``-o``, ``--sort``, ``--top`` and, where a
+  command has them, ``--columns`` and ``--systems``; the command gets an :class:`Output`, ``out``,
+  that writes the table.
 
 A new field of RiskSettings, or a new registered risk measure, reaches every command that takes the
 group without editing the commands.  An option that several commands take outside these groups is
@@ -22,12 +23,10 @@ declared once in :data:`OPTIONS` and taken with :func:`option`.
 from __future__ import annotations
 
 import functools
-import inspect
-import re
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import MISSING, fields
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -41,11 +40,11 @@ from riskeval.cli._input import (
     load_scores,
     parse_alphas,
 )
-from riskeval.cli._output import emit
+from riskeval.cli._output import emit, to_stream
 from riskeval.errors import RiskevalError
 from riskeval.io.table_export import OUTPUT_FORMATS, PEOPLE_FORMATS
 from riskeval.options import ALTERNATIVES, MISSING_POLICIES, RISK_TESTS, check_option
-from riskeval.settings import RiskSettings
+from riskeval.settings import RiskSettings, field_help
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,6 +132,24 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         dict(
             metavar="A,B,...|all",
             help="The columns shown, in that order (comma list), or all. [default: {}; csv, json: all]",
+        ),
+    ),
+    "sort": (
+        ("--sort",),
+        dict(
+            metavar="COLUMN[:asc|:desc]",
+            help="Sort the rows by COLUMN (any column of the table, shown or not) within each measure "
+            "and α: best first where the column has a better direction (a larger mean or URisk, "
+            "fewer losses, a smaller rank), else ascending (names, p-values); :asc or :desc chooses.",
+        ),
+    ),
+    "top": (
+        ("--top",),
+        dict(
+            type=WholeNumber(1),
+            metavar="N",
+            help="Show the first N rows of each measure and α (after --sort), without a "
+            "baseline's rows against itself.",
         ),
     ),
     "missing": (
@@ -279,21 +296,6 @@ FIELD_OPTIONS: dict[str, dict[str, Any]] = {
         "across topics."
     ),
 }
-
-
-def field_help(settings: type = RiskSettings) -> dict[str, str]:
-    """The help of each field, from the ``Attributes`` section of the class's docstring, reST
-    markup removed."""
-    doc = inspect.cleandoc(settings.__doc__ or "").split("Attributes\n", 1)[-1]
-    found = re.findall(r"^(\w+) :[^\n]*\n((?:    [^\n]*\n?)+)", doc, flags=re.M)
-    clean = [(r":\w+:`~?([^`]+)`", r"\1"), (r"``([^`]+)``", r"\1")]
-    out = {}
-    for name, text in found:
-        text = " ".join(text.split())
-        for pattern, repl in clean:
-            text = re.sub(pattern, repl, text)
-        out[name] = text
-    return out
 
 
 def setting_option(name: str, settings: type = RiskSettings, **changes: Any) -> Callable:
@@ -444,6 +446,8 @@ class Output(NamedTuple):
     columns: str | None = None
     systems: str | None = None
     output: str = "-"
+    sort: str | None = None
+    top: int | None = None
 
     @property
     def human(self) -> bool:
@@ -469,26 +473,31 @@ class Output(NamedTuple):
         self.emit(result.table, caption=result.caption, baseline=result.baseline)
 
     def emit(self, frame: pd.DataFrame, inputs: Sequence[str] = (), **keywords: Any) -> None:
-        """Write ``frame`` (:func:`riskeval.cli._output.emit`) to ``-o`` (replaced atomically,
-        never one of ``inputs``) or standard output."""
+        """Write ``frame`` (:func:`riskeval.cli._output.emit`), its rows in the order of ``--sort``
+        and cut by ``--top``, to ``-o`` (never one of ``inputs``) or standard output."""
+        keywords = {"columns": self.columns, "sort": self.sort, "top": self.top, **keywords}
+        self.write(lambda out: emit(frame, self.fmt, out=out, **keywords), inputs)
+
+    def write(self, render: Callable[[IO], None], inputs: Sequence[str] = ()) -> None:
+        """``render(stream)`` on standard output (:func:`riskeval.cli._output.to_stream`) or, with
+        ``-o``, on the file, replaced atomically once written and never one of ``inputs``."""
         from riskeval.io.atomic import atomic_open, is_stdout
 
-        keywords.setdefault("columns", self.columns)
         if is_stdout(self.output):
-            emit(frame, self.fmt, **keywords)
+            to_stream(render)
             return
         with atomic_open(self.output, "w", inputs=inputs) as out:
-            emit(frame, self.fmt, out=out, **keywords)
+            render(out)
 
 
-def output_options(*, columns: str | None = None, systems: bool = False, output: bool = False) -> Callable:
-    """``--format`` and, as asked, ``--columns`` (``columns``: what the formats for people show by
-    default), ``--systems`` and ``-o/--output``, given to the command as an :class:`Output`,
-    ``out``."""
+def output_options(*, columns: str | None = None, systems: bool = False) -> Callable:
+    """``--format``, ``-o/--output``, ``--sort``, ``--top`` and, as asked, ``--columns``
+    (``columns``: what the formats for people show by default) and ``--systems``, given to the
+    command as an :class:`Output`, ``out``."""
     options = [option("format")]
     options += [option("columns", fill=columns)] if columns is not None else []
     options += [option("systems")] if systems else []
-    options += [option("output")] if output else []
+    options += [option("output"), option("sort"), option("top")]
     return group(options, "out", Output)
 
 

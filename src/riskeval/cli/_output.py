@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
@@ -31,15 +31,22 @@ if TYPE_CHECKING:
 
 def emit(frame: pd.DataFrame, fmt: str, *, out: IO | None = None, **keywords: Any) -> None:
     """Write ``frame`` to ``out`` (stdout) in ``fmt``, as
-    :func:`riskeval.reporting.table_output.write_table` does (``--columns`` named as ``riskeval
-    risk``'s); a failed write to standard output (a full disk) is an
-    :class:`~riskeval.errors.OutputError`, a closed pipe (``BrokenPipeError``) is left to the
-    caller."""
+    :func:`riskeval.reporting.table_output.write_table` does (``--columns`` and ``--sort`` named as
+    the running command's options)."""
     from riskeval.reporting.table_output import write_table
 
+    ctx = click.get_current_context(silent=True)
+    keywords.setdefault("caller", ctx.command_path if ctx is not None else "riskeval")
+    to_stream(lambda stream: write_table(frame, fmt, stream, parameter="--columns", **keywords), out)
+
+
+def to_stream(write: Callable[[IO], None], out: IO | None = None) -> None:
+    """``write(out)`` (standard output without ``out``); a failed write to standard output (a full
+    disk) is an :class:`~riskeval.errors.OutputError`, a closed pipe (``BrokenPipeError``) is left
+    to the caller."""
     stream = out or sys.stdout
     try:
-        write_table(frame, fmt, stream, caller="riskeval risk", parameter="--columns", **keywords)
+        write(stream)
     except BrokenPipeError:
         raise
     except OSError as exc:

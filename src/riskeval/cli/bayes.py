@@ -99,9 +99,7 @@ PROBABILITY = DecimalRange(0, 1, min_open=True, max_open=True)
 )
 @opts.option("seed", help="Seed of the sampler (recorded in the output); the same seed gives the same draws.")
 @opts.option("progress", fill="A progress bar on stderr counting the sampler's iterations.")
-@opts.output_options(
-    columns=f"table, latex, markdown: {', '.join(SHOWN)}, and p_better_margin with --margin", output=True
-)
+@opts.output_options(columns=f"table, latex, markdown: {', '.join(SHOWN)}, and p_better_margin with --margin")
 def bayes(
     source: opts.ScoreSource,
     sampler: Sampler,

@@ -106,13 +106,14 @@ _boosting_options = opts.group(
 )
 
 
-def _emit_table7(frame, fmt: str) -> None:
+def _emit_table7(frame, fmt: str, out: opts.Output | None = None) -> None:
     """Print a Table 7 frame (:func:`riskeval.ltr.workflow.table7_for_print`), the models (each
-    with its own α) against each baseline."""
+    with its own α) against each baseline (to ``out``'s file, sorted and cut, where given)."""
     from riskeval.ltr.workflow import table7_for_print
 
     flat, note = table7_for_print(frame, fmt == "table")
-    emit(flat, fmt, groups=("baseline",))
+    out = out or opts.Output(fmt)
+    out.emit(flat, groups=("baseline",))
     if note:
         click.echo(note)
 
@@ -205,15 +206,15 @@ def train(
 )
 @_baselines_options
 @_k
-@opts.option("format")
+@opts.output_options()
 def evaluate(
-    data: str, query_file: str | None, models: tuple[str, ...], baselines: Baselines, k: int, fmt: str
+    data: str, query_file: str | None, models: tuple[str, ...], baselines: Baselines, k: int, out: opts.Output
 ) -> None:
     """Table 7 of models on DATA against baselines (Dinçer et al., SIGIR 2016): NDCG@k, Risk..."""
 
     from riskeval.ltr.workflow import models_table
 
-    _emit_table7(models_table(data, query_file, models, baselines, k), fmt)
+    _emit_table7(models_table(data, query_file, models, baselines, k), out.fmt, out)
 
 
 @ltr.command()

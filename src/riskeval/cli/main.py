@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ltr": ("ltr", "Risk-sensitive LambdaMART: train, evaluate, experiment."),
     "baseline-correlation": ("paper", "Correlation with the baseline beside URisk (ECIR 2014)."),
     "baseline-rankings": ("paper", "Risk rankings against MEAN, MEDIAN, MAX side by side (ECIR 2014)."),
+    "compare": ("paper", "The table of a paper: means with significance letters, risk columns."),
     "compare-runs": ("paper", "Two runs topic by topic, each the other's baseline."),
     "risk-reward": ("paper", "Mean score beside FRisk, with the Pareto front."),
     "pca-topics": ("paper", "Topics loading on PC2; baselines projected (ECIR 2014)."),

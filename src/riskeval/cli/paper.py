@@ -11,13 +11,13 @@ residuals behind ZRisk and the chi-square test, ``risk-ranks``: every measure wi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from riskeval.analysis.alpha_tables import ranking_measures
 from riskeval.cli import _options as opts
-from riskeval.cli._input import RiskType, WholeNumber
+from riskeval.cli._input import RiskType, WholeNumber, cli_baseline
 
 if TYPE_CHECKING:
     from riskeval.measures.declared import RiskMeasure
@@ -159,6 +159,7 @@ def compare_runs(
       riskeval compare-runs --example --runs p_bert,bm25base_p --test bootstrap --seed 1
       riskeval compare-runs --example --runs p_bert,bm25base_p --show summary --format csv
     """
+    from riskeval.analysis.by_measure import check_systems
     from riskeval.reporting.paper_tables import pair_table
 
     scores = source.load()
@@ -166,11 +167,53 @@ def compare_runs(
     names = [p.strip() for p in pair.split(",")]
     if len(names) != 2 or not all(names):
         raise click.BadParameter(f"give two systems as A,B; got {pair!r}.", param_hint="'--runs'")
+    check_systems(names, X.index, "--runs")
     (a, b), (test, n, seed, _) = names, resampling
     table = pair_table(
         X, scores.source, a, b, settings, test=test, n_resamples=n, rng=seed, show=show, human=out.human
     )
     out.show(table)
+
+
+@opts.command("compare")
+@opts.input_options
+@opts.risk_options("baseline", "alphas", "level", "correction")
+@opts.risk_option(help="The risk columns, each at its own α or at every --alpha [default: URisk, TRisk].")
+@opts.inference_options(
+    test="Test of every pair of systems (the superscripts) and of URisk against --baseline (†).",
+    n_resamples="Resamples of --test permutation and bootstrap (at most 10,000,000).",
+)
+@opts.output_options()
+def compare(
+    source: opts.ScoreSource,
+    settings: RiskSettings,
+    risks: list[RiskMeasure] | None,
+    resampling: opts.Resampling,
+    out: opts.Output,
+) -> None:
+    """The table of a paper, as riskeval.compare makes it: the mean of each measure with the letters
+    of the systems it is significantly better than (ranx's report, Bassani, ECIR 2022), beside the
+    risk columns against --baseline with † where URisk differs from 0.
+
+    \b
+    Examples:
+      riskeval compare --example -b bm25base_p --sort nDCG@10 --top 10
+      riskeval compare scores.csv -b bm25 --risk URisk@5 --correction holm --format latex
+    """
+    from riskeval.inference.comparison import compare as compare_systems
+    from riskeval.reporting.table_output import write_comparison
+
+    scores = source.load()
+    settings = cli_baseline(settings, scores)
+    matrices = scores.matrices
+    X = matrices if len(matrices) > 1 else scores.matrix
+    test, n, seed, _ = resampling
+    measures = None if len(matrices) > 1 or scores.measure is None else scores.measure
+    table = compare_systems(
+        X, measures=measures, risk=risks, settings=settings, test=test, n_resamples=n, rng=seed
+    )
+    how: dict[str, Any] = dict(sort=out.sort, top=out.top, caller=opts.given_command())
+    out.write(lambda stream: write_comparison(table, out.fmt, stream, **how))
 
 
 @opts.command("risk-reward")

@@ -111,6 +111,7 @@ def report(
     """
     import riskeval as rk
     from riskeval._optional import require
+    from riskeval.analysis.by_measure import check_systems
     from riskeval.io.atomic import check_target, is_stdout, refuse_inputs
 
     for module in ("matplotlib", "jinja2", "markupsafe"):  # a missing extra before any other output
@@ -166,7 +167,7 @@ def report(
         inputs=[*scores.files, *files, *([topics_file] if topics_file else [])],
         title=title,
         n_risky=n_risky,
-        systems=[s.strip() for s in systems.split(",") if s.strip()] if systems else None,
+        systems=check_systems(systems, scores.matrix.index, "--systems"),
         topics=texts,
         test=resampling.test,
         n_resamples=resampling.n_resamples,

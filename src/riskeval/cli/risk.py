@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from riskeval.cli import _options as opts
-from riskeval.cli._input import Scores, WholeNumber, cli_baseline
+from riskeval.cli._input import Scores, cli_baseline
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,12 +45,6 @@ MARKED = ("latex", "markdown")
     help="With --topics: only the topics where SYSTEM scores below the baseline.",
 )
 @click.option(
-    "--top",
-    type=WholeNumber(1),
-    metavar="K",
-    help="With --topics: the K riskiest topics of each measure and α (the table is worst first).",
-)
-@click.option(
     "--tukey", is_flag=True, help="Instead: randomised Tukey HSD of all pairs of systems' URisk, per α."
 )
 @click.option(
@@ -73,7 +67,6 @@ def risk(
     resampling: opts.Resampling,
     topics_of: str | None,
     losses_only: bool,
-    top: int | None,
     tukey: bool,
     baseline_map: str | None,
     client: object,
@@ -105,7 +98,7 @@ def risk(
         topics=topics_of is not None,
         tukey=tukey,
         table_only={"--risk": risks is not None, "--alternative": alternative != "two-sided"},
-        topics_only={"--losses-only": losses_only, "--top": top is not None},
+        topics_only={"--losses-only": losses_only},
         in_memory_only={"--test": test != "t", "--baseline-map": baseline_map is not None},
         systems=out.systems is not None,
     )
@@ -115,7 +108,17 @@ def risk(
             f"{test} test gives two-sided p-values."
         )
     if on_cluster:
-        _cluster_table(source, settings, risks, alternative, out)
+        from riskeval.distributed.parquet_tables import cluster_risk_table
+        from riskeval.reporting.risk_tables import critical_note, mark_note
+
+        table = cluster_risk_table(source.inputs, source.measure, settings, risks, alternative)
+        caption = (
+            f"{table['system'].nunique()} systems from {source.inputs[0]} on the Dask cluster; baseline "
+            f"{table['baseline'].iloc[0]}{critical_note(table, settings, alternative)}"
+        )
+        table = out.select(table, list(table["system"].unique()))
+        caption += mark_note(table, out.fmt in MARKED)
+        out.emit(table, caption=caption, baseline=table["baseline"].iloc[0])
         return
     from riskeval.io.baseline_map import read_baseline_map
 
@@ -125,7 +128,7 @@ def risk(
     if tukey:
         _tukey(scores, settings, mapping, resampling, out)
     elif topics_of is not None:
-        _topics(scores, topics_of, settings, mapping, losses_only=losses_only, top=top, out=out)
+        _topics(scores, topics_of, settings, mapping, losses_only=losses_only, out=out)
     else:
         _show_table(scores, settings, risks, resampling, baseline_map=baseline_map, own=mapping, out=out)
 
@@ -145,7 +148,7 @@ def _check_modes(
     if topics and tukey:
         raise click.UsageError("--topics and --tukey are two analyses: choose one.")
     if not topics and any(topics_only.values()):
-        raise click.UsageError("--losses-only and --top go with --topics SYSTEM.")
+        raise click.UsageError("--losses-only goes with --topics SYSTEM.")
     if topics and systems:
         raise click.UsageError("--topics shows one system: leave out --systems.")
     used = [name for name, on in table_only.items() if on]
@@ -217,15 +220,20 @@ def _topics(
     mapping: dict[str, str] | None,
     *,
     losses_only: bool,
-    top: int | None,
     out: opts.Output,
 ) -> None:
-    """The per-topic analysis of ``system`` (``--topics``), worst topics first."""
+    """The per-topic analysis of ``system`` (``--topics``), worst topics first (the ``--top`` riskiest
+    of each measure and α without ``--sort``)."""
+    from riskeval.analysis.by_measure import check_systems
     from riskeval.reporting.risk_tables import mark_note, system_topics_table
 
+    check_systems([system], scores.matrix.index, "--topics")
     s = settings if mapping is None else settings.replace(baseline=mapping.get(system, settings.baseline))
     about = f"{scores.matrix.shape[1]} topics of {scores.source}{_measures_note(scores)}"
+    top = out.top if out.sort is None else None
     frame, caption = system_topics_table(scores.matrices, system, s, about, losses_only=losses_only, top=top)
+    caption = caption.removesuffix(", worst first") if out.sort is not None else caption
+    out = out._replace(top=None) if top is not None else out  # cut there, said in the caption
     if out.human and out.columns is None:
         frame = frame.drop(columns=["system", "baseline", "level", "critical"])
     out.emit(frame, caption=caption + mark_note(frame, out.fmt in MARKED))
@@ -244,63 +252,6 @@ def _tukey(
     n, seed = resampling.n_resamples, resampling.seed
     table, caption = tukey_table(scores.one(), settings, own=mapping, n_resamples=n, rng=seed, **out.view)
     out.emit(table, caption=caption + (" (--format csv: every pair)" if out.fmt == "table" else ""))
-
-
-def _cluster_table(
-    source: opts.ScoreSource,
-    settings: RiskSettings,
-    risks: list[RiskMeasure] | None,
-    alternative: str,
-    out: opts.Output,
-) -> None:
-    """The risk table of a long Parquet score table, computed on the cluster (``--scheduler``,
-    ``--workers``), of the ``--risk`` measures and with the ``--alternative`` of the p-values."""
-    from riskeval.reporting.risk_tables import critical_note, mark_note
-
-    table = _on_cluster(source.inputs, source.measure, settings, risks, alternative)
-    table = out.select(table, list(table["system"].unique()))
-    caption = (
-        f"{table['system'].nunique()} systems from {source.inputs[0]} on the Dask cluster; baseline "
-        f"{table['baseline'].iloc[0]}{critical_note(table, settings, alternative)}"
-    )
-    own = str(table["baseline"].iloc[0])
-    out.emit(table, caption=caption + mark_note(table, out.fmt in MARKED), baseline=own)
-
-
-def _on_cluster(
-    inputs: tuple[str, ...],
-    measure: tuple[str, ...],
-    settings: RiskSettings,
-    risks: list[RiskMeasure] | None,
-    alternative: str,
-) -> pd.DataFrame:
-    """:func:`riskeval.analysis.long_risk_table` of a long Parquet score table on the active cluster; with
-    several ``--measure``, one after the other, stacked with a ``measure`` column first."""
-    import os
-
-    import pandas as pd
-
-    from riskeval.distributed.risk import long_risk_table
-    from riskeval.errors import RiskevalError
-    from riskeval.io.measures import canonical_measure
-
-    path = inputs[0] if len(inputs) == 1 else None
-    if path is None or not (os.path.isdir(path) or path.endswith((".parquet", ".pq")) or "*" in path):
-        raise RiskevalError(
-            "With --scheduler/--workers, risk reads one long score table (columns system, topic, "
-            "[measure,] score) on the cluster: a Parquet file (.parquet, .pq), a folder of Parquet "
-            f"files or a glob of them; got {', '.join(inputs) or 'no input'}. Write the table as Parquet, "
-            "or leave out the cluster options to read it in memory."
-        )
-    names: list[str | None] = [canonical_measure(m) for m in measure] or [None]
-    s = settings
-    tables = []
-    for name in names:
-        table = long_risk_table(path, measure=name, risk=risks, settings=s, alternative=alternative)
-        if name is not None and len(names) > 1:
-            table.insert(0, "measure", name)
-        tables.append(table)
-    return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
 
 
 def _measures_note(scores: Scores) -> str:

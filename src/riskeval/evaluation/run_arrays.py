@@ -12,9 +12,9 @@ object per line.  It reads what :func:`riskeval.io.runs.parse_run` reads, to the
   pandas' C reader where it is correctly rounded too (:func:`_read_scores`), else by ``float``.
 
 It does not say what is wrong with a file: when a line lacks six fields, a score of a judged topic
-is not a finite decimal number or a document repeats within a topic, it returns ``None`` and the
-caller reads the text with :func:`~riskeval.io.runs.parse_run`, which lists every problem with its
-line.
+is not a finite decimal number or a document repeats within a topic (judged or not), it returns
+``None`` and the caller reads the text with :func:`~riskeval.io.runs.parse_run`, which lists every
+problem with its line.
 """
 
 from __future__ import annotations
@@ -121,10 +121,15 @@ def read_judged_lines(data: bytes, judgments: JudgedDocuments) -> JudgedLines | 
         if values is None:
             return None
         scores[unread] = values
-    doc_starts, doc_ends = doc_starts[rows], doc_ends[rows]
-    hashes = _hash_spans(text, doc_starts, doc_ends)
-    if _repeats(text, hashes, doc_starts, doc_ends, offsets):
+    # a document twice in any topic, judged or not, is reported (by the reader that names the lines)
+    every_hash = _hash_spans(text, doc_starts, doc_ends)
+    topic_of = {t: k for k, t in enumerate(dict.fromkeys(ids))}
+    line_group = np.repeat(np.fromiter((topic_of[t] for t in ids), dtype=np.int64, count=len(ids)), sizes)
+    every = np.argsort(line_group, kind="stable")
+    every_offsets = np.append(np.unique(line_group[every], return_index=True)[1], len(every)).astype(np.int64)
+    if _repeats(text, every_hash[every], doc_starts[every], doc_ends[every], every_offsets):
         return None
+    doc_starts, doc_ends, hashes = doc_starts[rows], doc_ends[rows], every_hash[rows]
     grades = _grades(text, doc_starts, doc_ends, hashes, judged, offsets, *judgments[1:7])
     names = {t: i for i, t in zip(ids, block_topic.tolist(), strict=True)}
     topics = [names[t].decode() for t in judged.tolist()]

@@ -50,7 +50,8 @@ class Comparison:
     Attributes
     ----------
     means : DataFrame
-        Mean of each IR measure (columns) for each system (rows), in the order given.
+        Mean of each IR measure (columns) for each system (rows), in the order given; the rows
+        of the tables (a copy with some rows, in another order, shows those).
     labels : Series
         The letter (or, beyond 26 systems, number) of each system.
     pairs : DataFrame
@@ -100,6 +101,8 @@ class Comparison:
         out = pd.DataFrame("", index=self.means.index, columns=self.means.columns, dtype=object)
         wins = self.pairs[self.pairs["better"]]
         for (measure, system), part in wins.groupby(["measure", "system"], sort=False):
+            if system not in out.index:  # a row left out (the means of some systems only)
+                continue
             others = sorted(part["other"], key=order.__getitem__)
             out.loc[system, measure] = sep.join(self.labels[o] for o in others)
         return out
@@ -220,7 +223,9 @@ class Comparison:
         """The table for people, the superscript of each cell, the columns' best direction and the
         risk columns' decimals (each measure's declared ones).  † goes on the first measure, in the
         order of the registry, that declares ``marked`` (URisk, else TRisk)."""
-        frame = pd.DataFrame({"#": self.labels.to_numpy(), "system": self.means.index.astype(str)})
+        frame = pd.DataFrame(
+            {"#": self.labels.reindex(self.means.index).to_numpy(), "system": self.means.index.astype(str)}
+        )
         better = self.better_than()
         names = self.risk_columns()
         sups: dict[str, list[str]] = {}

@@ -11,10 +11,11 @@ positions of the whitespace bytes, found in the same pass as the line breaks.  P
 own reader would produce.  (Only ASCII whitespace separates fields here; ir_measures also splits on
 other Unicode whitespace, which TREC files do not use.)
 
-Checked on every line: six fields.  On every line read: a finite score, no document twice in a
-topic.  The rank (4th field) and the ``Q0`` field are not used (ir_measures and trec_eval order
-documents by score).  Every problem in a file is collected and reported together, as
-``file:line: message``; a file without any line is an error.
+Checked on every line: six fields, no document twice in a topic (in the topics not read too, from a
+hash of each line's topic and document, vectorised; the lines whose hashes meet are compared by
+their text). On every line read: a finite score. The rank (4th field) and the ``Q0`` field are not
+used (ir_measures and trec_eval order documents by score). Every problem in a file is collected and
+reported together, as ``file:line: message``; a file without any line is an error.
 """
 
 from __future__ import annotations
@@ -139,7 +140,10 @@ def parse_run(
     underscores = _UNDERSCORE in buf  # one scan of the file; most have no "_"
     tag: str | None = None
     any_line = False
+    offset = 0  # of the window in ``buf``
+    unread: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # keys, starts, ends, lines
     for window, first in _windows(buf):
+        offset += len(window)
         if not window.strip():  # blank lines only
             continue
         starts, ends, simple, heads, regular = _scan(window)
@@ -164,6 +168,12 @@ def parse_run(
             for i in np.flatnonzero(complete & ~regular):  # leading whitespace or a long topic id
                 keep[i] = window[starts[i] : ends[i]].split(None, 1)[0] in wanted
         skipped |= _distinct_topics(window, starts, ends, heads, regular, complete & ~keep)
+        if topics is not None and (complete & ~keep).any():
+            out = np.flatnonzero(complete & ~keep)
+            base = offset - len(window)
+            unread.append(
+                (_line_keys(window, starts[out]), base + starts[out], base + ends[out], numbers[out])
+            )
         rows = np.flatnonzero(keep)
         fast = simple[rows] & regular[rows]
         _parse_lines(
@@ -179,6 +189,8 @@ def parse_run(
             problems,
             repeated,
         )
+    if unread:
+        repeated += _repeated_unread(buf, *(np.concatenate(parts) for parts in zip(*unread, strict=True)))
     if repeated:
         _repeated_documents(buf, first_line, line_numbers, repeated, location, problems)
     if problems:
@@ -412,6 +424,65 @@ def _parse_slowly(
                 repeated.append((number, fields[0], fields[2]))
         else:
             docs[docno] = score
+
+
+#: The multiplier of the lines' polynomial hashes, odd (so invertible modulo 2**64), and its inverse.
+_BASE = 1099511628211
+_INVERSE = pow(_BASE, -1, 2**64)
+
+
+def _line_keys(buf: bytes, starts: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each six-field line's topic and document (fields 1 and 3) starting at
+    ``starts``: polynomial hashes of the two spans, from prefix sums over the bytes (arithmetic
+    modulo 2**64), mixed with their lengths.  Equal (topic, document) pairs get equal keys."""
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    word = ~_SEPARATORS[arr]
+    begins = np.flatnonzero(np.concatenate((word[:1], word[1:] & ~word[:-1])))
+    ends = np.flatnonzero(np.concatenate((word[:-1] & ~word[1:], word[-1:]))) + 1
+    powers, inverse = _powers(arr.size)
+    prefix = np.zeros(arr.size + 1, dtype=np.uint64)
+    prefix[1:] = np.cumsum(arr.astype(np.uint64) * powers[:-1], dtype=np.uint64)
+    first = np.searchsorted(begins, starts)
+    t0, t1, d0, d1 = begins[first], ends[first], begins[first + 2], ends[first + 2]
+    topic = (prefix[t1] - prefix[t0]) * inverse[t0]
+    document = (prefix[d1] - prefix[d0]) * inverse[d0]
+    lengths = ((t1 - t0).astype(np.uint64) << np.uint64(32)) | (d1 - d0).astype(np.uint64)
+    return (topic * np.uint64(0x9E3779B97F4A7C15)) ^ document ^ lengths
+
+
+_POWERS: list[np.ndarray] = [np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64)]
+
+
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_BASE**j`` and ``_INVERSE**j`` modulo 2**64 for j = 0..n, computed once for the largest n
+    asked (a window of the scan: about :data:`_WINDOW_BYTES`)."""
+    if _POWERS[0].size <= n:
+        size = max(n + 1, 2 * _POWERS[0].size, _WINDOW_BYTES + 1)
+        for k, base in enumerate((_BASE, _INVERSE)):
+            table = np.ones(size, dtype=np.uint64)
+            table[1:] = np.cumprod(np.full(size - 1, base, dtype=np.uint64))
+            _POWERS[k] = table
+    return _POWERS[0][: n + 1], _POWERS[1][: n + 1]
+
+
+def _repeated_unread(
+    buf: bytes, keys: np.ndarray, starts: np.ndarray, ends: np.ndarray, numbers: np.ndarray
+) -> list[tuple[int, bytes, bytes]]:
+    """The lines (not read) whose topic and document came earlier in the file: the lines of equal
+    :func:`_line_keys` compared by their fields, as ``(line, topic, document)``."""
+    order = np.argsort(keys, kind="stable")
+    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    if same.size == 0:
+        return []
+    seen: set[tuple[bytes, bytes]] = set()
+    found = []
+    for i in sorted(set(order[same].tolist()) | set(order[same + 1].tolist()), key=lambda i: starts[i]):
+        fields = buf[starts[i] : ends[i]].split(None, 3)
+        pair = (fields[0], fields[2])
+        if pair in seen:
+            found.append((int(numbers[i]), *pair))
+        seen.add(pair)
+    return found
 
 
 def _repeated_documents(

@@ -392,3 +392,16 @@ def _value(text: str, spec: str) -> Any:
         if re.fullmatch(r"[A-Za-z_]+", text):
             return text
         raise RiskevalError(f"The risk measure {spec!r}: cannot read the value {text!r}.") from None
+
+
+def split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses: ``"URisk@5, TRisk(alpha=1, se='jackknife')"``
+    -> ``["URisk@5", "TRisk(alpha=1, se='jackknife')"]``."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts

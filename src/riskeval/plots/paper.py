@@ -65,9 +65,8 @@ class BaselineCorrelationDisplay:
         ax.set_xlabel("Pearson correlation with the baseline across topics")
         ax.set_ylabel(f"URisk, α = {self.alpha:g}")
         against = "each system in turn" if self.baseline == "each system" else self.baseline
-        ax.set_title(
-            f"URisk against {against} vs correlation: r = {self.statistic:.2f}, p = {self.pvalue:.2g}"
-        )
+        p = "p < 1e-300" if self.pvalue == 0 else f"p = {self.pvalue:.2g}"  # 0: underflowed
+        ax.set_title(f"URisk against {against} vs correlation: r = {self.statistic:.2f}, {p}")
         ax.grid(True, alpha=0.3)
         return self
 

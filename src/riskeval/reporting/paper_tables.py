@@ -67,7 +67,7 @@ def correlation_table(
     import pandas as pd
 
     from riskeval.analysis.correlation import baseline_correlation
-    from riskeval.formatting import format_pvalue
+    from riskeval.formatting import p_equals
 
     alphas, leave_one_out = settings.alphas, settings.leave_one_out
     results = [baseline_correlation(X, baseline, alpha, leave_one_out=leave_one_out) for alpha in alphas]
@@ -79,8 +79,8 @@ def correlation_table(
             f"{results[0].n_pairs} pairs (a system against itself left out)",
             *(
                 f"α = {r.alpha:g}: Pearson r of the correlation with the baseline and URisk: "
-                f"{r.statistic:.3f} (p = {format_pvalue(r.pvalue)}); and FRisk: "
-                f"{r.frisk_statistic:.3f} (p = {format_pvalue(r.frisk_pvalue)})"
+                f"{r.statistic:.3f} ({p_equals(r.pvalue)}); and FRisk: "
+                f"{r.frisk_statistic:.3f} ({p_equals(r.frisk_pvalue)})"
                 for r in results
             ),
         ]
@@ -168,7 +168,7 @@ def pair_table(
     import pandas as pd
 
     from riskeval.analysis.run_comparison import compare_runs
-    from riskeval.formatting import format_pvalue
+    from riskeval.formatting import p_equals
     from riskeval.inference.comparison import pair_summary
 
     alphas, level = list(settings.alphas), settings.level
@@ -185,7 +185,7 @@ def pair_table(
             if t is None
             else (f"{where} of {a} against {b}: {row['estimate']:.4f} ({int((t['x_a'] < 0).sum())} losses)")
         )
-        line += f", p = {format_pvalue(row['pvalue'])}"
+        line += f", {p_equals(row['pvalue'])}"
         if pd.notna(row["low"]):
             line += f", interval [{row['low']:.4f}, {row['high']:.4f}]"
         if t is not None:
@@ -276,7 +276,7 @@ def residuals_table(
     import pandas as pd
 
     from riskeval.analysis.chisq import chisq_residuals, chisq_test
-    from riskeval.formatting import format_pvalue
+    from riskeval.formatting import p_equals
 
     alphas = settings.alphas
     parts = [chisq_residuals(X, baseline, alpha) for alpha in alphas]
@@ -290,7 +290,7 @@ def residuals_table(
         f"{about}; expected values against "
         f"{table['baseline'].iloc[0] if len(table) else baseline}\n"
         f"Chi-square test of the matrix: G² = {test.statistic:.4f}, df = {test.df}, "
-        f"p = {format_pvalue(test.pvalue)}"
+        f"{p_equals(test.pvalue)}"
     )
     if human:
         table = table.drop(columns=["baseline"])
@@ -339,7 +339,7 @@ def bias_study_caption(
     §4): ``about`` (the scores and their source), the α; under it, unless the table is the overview
     itself, one line per measure (named when ``named``) and α with the Friedman test of the
     rankings and the PCA variance of the ``overview`` rows."""
-    from riskeval.formatting import format_pvalue
+    from riskeval.formatting import p_equals
 
     caption = f"{about}; URisk at α = {', '.join(f'{a:g}' for a in alphas)}"
     if show == "overview":
@@ -347,7 +347,7 @@ def bias_study_caption(
     return caption + "".join(
         f"\n{f'{row.measure}, ' if named else ''}α = {row.alpha:g}: Friedman test of the rankings, "
         f"each of the {row.systems} systems as the baseline: chi² = {row.friedman_statistic:.2f}, "
-        f"p = {format_pvalue(row.friedman_pvalue)}; PCA: PC1 {row.pc1_pct:.1f}%, PC2 "
+        f"{p_equals(row.friedman_pvalue)}; PCA: PC1 {row.pc1_pct:.1f}%, PC2 "
         f"{row.pc2_pct:.1f}% of the variance"
         for row in overview.itertuples()
     )
