@@ -272,7 +272,7 @@ def test_the_next_write_removes_the_temporary_of_a_killed_writer(tmp_path):
     path = tmp_path / "out.csv"
     path.write_text("the old file")
     killed = writer(path, "kill")
-    assert killed.wait(timeout=60) == -signal.SIGKILL
+    assert killed.wait(timeout=processes.HANG_S) == -signal.SIGKILL
     [stale] = leftovers(tmp_path)
     assert stale.startswith(f".out.csv.{killed.pid}-") and (tmp_path / stale).read_text() == "half of the "
     assert path.read_text() == "the old file"
@@ -298,6 +298,6 @@ def test_temporaries_of_live_writers_and_other_machines_are_left_alone(tmp_path)
     assert atomic.remove_stale_temporaries(path) == [dead_here]
     write_atomic(path, "from the test")
     assert path.read_text() == "from the test"
-    live.communicate("go\n", timeout=60)  # the concurrent writer finishes its own write
+    live.communicate("go\n", timeout=processes.HANG_S)  # the concurrent writer finishes its own write
     assert live.returncode == 0 and path.read_text() == "half of the new file"
     assert leftovers(tmp_path) == [elsewhere.name]
