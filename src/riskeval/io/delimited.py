@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from collections.abc import Callable, Hashable, Iterator, Sequence
 
 import numpy as np
@@ -42,14 +43,20 @@ CHUNK = 1 << 20
 
 
 def read_delimited(
-    path: str | os.PathLike, delimiter: str, label_columns: LabelColumns
+    path: str | os.PathLike, delimiter: str | None, label_columns: LabelColumns
 ) -> tuple[pd.DataFrame, np.ndarray, Problems]:
-    """The table of a CSV/TSV file, the line number of each row, and the malformed lines.
+    """The table of a CSV/TSV file, the line number of each row, and the malformed lines;
+    ``delimiter`` ``None``: a tab if the header line holds one, else a comma.
 
     Raises :class:`InputFormatError` for a file that is not text (see :mod:`riskeval.io.decoding`),
     is empty, or has a header and no data line at all.
     """
     data = read_utf8(path)
+    if delimiter is None:
+        first = re.search(rb"[^\s]", data)
+        start = data.rfind(b"\n", 0, first.start()) + 1 if first else 0
+        end = data.find(b"\n", start)
+        delimiter = "\t" if b"\t" in data[start : end if end >= 0 else len(data)] else ","
     if b'"' in data:
         frame, lines, problems = _read_quoted(path, data.decode("utf-8"), delimiter)
     else:

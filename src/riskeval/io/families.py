@@ -9,13 +9,12 @@ of every reader (compression, encodings, line breaks).
 
 from __future__ import annotations
 
-import io
 import os
 
 import pandas as pd
 
 from riskeval.errors import InputFormatError
-from riskeval.io.decoding import read_text
+from riskeval.io.delimited import read_delimited
 
 
 def read_families(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -23,14 +22,8 @@ def read_families(path: str | os.PathLike[str]) -> pd.DataFrame:
     NaN where not given).  Raises :class:`~riskeval.errors.InputFormatError` naming the file for a
     missing column, a parameter that is not a number, or a file without rows."""
     location = os.fspath(path)
-    text = read_text(location)
-    sep = "\t" if "\t" in text.split("\n", 1)[0] else ","
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True
-        )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputFormatError([(location, f"not a CSV/TSV table of model families: {exc}")]) from None
+    frame, lines, problems = read_delimited(location, None, lambda header: set(range(len(header))))
+    problems.raise_any()
     frame.columns = [str(c).strip() for c in frame.columns]
     missing = [c for c in ("system", "family") if c not in frame.columns]
     if missing:
@@ -44,7 +37,7 @@ def read_families(path: str | os.PathLike[str]) -> pd.DataFrame:
     bad = parameter.isna() & (raw != "")
     if bad.any():
         i = int(bad.to_numpy().argmax())
-        raise InputFormatError([(f"{location}:{i + 2}", f"the parameter {raw.iloc[i]!r} is not a number")])
+        raise InputFormatError([(f"{location}:{lines[i]}", f"the parameter {raw.iloc[i]!r} is not a number")])
     return pd.DataFrame(
         {
             "system": frame["system"].str.strip(),

@@ -314,6 +314,21 @@ def _count(buf, byte):
 
 
 @njit(cache=True)
+def _count_text_lines(buf):
+    """The lines holding a byte that is not whitespace: at most the data lines, so that the
+    per-line arrays of :func:`_parse` cost nothing for blank lines."""
+    n = 0
+    text = False
+    for i in range(buf.shape[0]):
+        if buf[i] == 10:
+            n += text
+            text = False
+        elif not _space(buf[i]):
+            text = True
+    return n + text
+
+
+@njit(cache=True)
 def _new_query(buf, starts, ends):
     """Whether each data line's qid text differs from the previous line's (a new query)."""
     n = starts.shape[0]
@@ -355,7 +370,7 @@ def read_letor(
     path = Path(path)
     data = read_utf8(path)
     buf = np.frombuffer(data, dtype=np.uint8)
-    parsed = _Parsed._make(_parse(buf, _count(buf, 10) + 1, _count(buf, 58)))
+    parsed = _Parsed._make(_parse(buf, _count_text_lines(buf), _count(buf, 58)))
     problems = _python_floats(data, parsed)
     n = parsed.labels.size
     if not n and not problems:
