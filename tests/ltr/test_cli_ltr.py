@@ -261,7 +261,7 @@ def test_experiment_with_one_part_per_file(files, capsys):
                 "-o",
                 "{d}/m.txt",
             ],
-            "bad.txt: not a LightGBM model file",
+            "bad.txt:1: not a LightGBM model file",
         ),
         (
             ["evaluate", "{d}/test.txt", "--model", "{d}/bad.txt", "--baseline-feature", "0"],

@@ -95,19 +95,47 @@ def read_score_inputs(
     return ScoreInputs(matrices, source, list(inputs), named)
 
 
+#: How standard input is named in messages.
+STDIN = "standard input"
+
+
 def _from_stdin(measures: list[str], names: str | None, missing: MissingPolicy | None) -> ScoreInputs:
     """The scores of ``-``: a score table or trec_eval/ir_measures ``-q`` output read from standard
-    input; its format is told by its content (:func:`riskeval.io.formats.format_of`)."""
+    input; its format is told by its content (:func:`riskeval.io.formats.format_of`).
+
+    Standard input is copied to a temporary file one MiB at a time, its bytes counted against the
+    input size limit (:func:`riskeval.io.decoding.input_limit`) as they arrive: more is refused
+    without being held in memory.  Problems name ``standard input``, not the temporary file."""
     import sys
     import tempfile
 
-    data = sys.stdin.buffer.read()
+    from riskeval.io.decoding import input_limit, too_large
+
+    limit = input_limit()
     with tempfile.TemporaryDirectory(prefix="riskeval-stdin-") as folder:
         path = os.path.join(folder, "stdin")
         with open(path, "wb") as file:
-            file.write(data)
-        scores = read_score_inputs((path,), None, measures, names=names, missing=missing)
-    return scores._replace(source="standard input", files=["-"])
+            copied = 0
+            while chunk := sys.stdin.buffer.read(2**20):
+                copied += len(chunk)
+                if copied > limit:
+                    raise too_large(STDIN, limit, None)
+                file.write(chunk)
+        try:
+            scores = read_score_inputs((path,), None, measures, names=names, missing=missing)
+        except RiskevalError as exc:
+            raise _renamed(exc, path) from None
+    return scores._replace(source=STDIN, files=["-"])
+
+
+def _renamed(exc: RiskevalError, path: str) -> RiskevalError:
+    """``exc`` with the temporary file ``path`` named ``standard input``."""
+    from riskeval.errors import InputFormatError
+
+    if isinstance(exc, InputFormatError):
+        problems = [(where.replace(path, STDIN), what.replace(path, STDIN)) for where, what in exc.problems]
+        return InputFormatError(problems, omitted=exc.omitted)
+    return type(exc)(str(exc).replace(path, STDIN))
 
 
 def split_measures(long: pd.DataFrame) -> dict[str, pd.DataFrame]:

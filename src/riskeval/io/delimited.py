@@ -18,7 +18,8 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Callable, Hashable, Sequence
+import re
+from collections.abc import Callable, Hashable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -36,61 +37,100 @@ _SPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.strip() removes
 _NA = sorted({v for s in MISSING_STRINGS for v in (s, s.upper(), s.title())})
 
 
+#: Bytes of lines looked at in one vectorised pass: the per-line arrays of a pass (line starts,
+#: field counts: 8 bytes a line) stay a few MiB whatever the file's length and line lengths.
+CHUNK = 1 << 20
+
+
 def read_delimited(
-    path: str | os.PathLike, delimiter: str, label_columns: LabelColumns
-) -> tuple[pd.DataFrame, list[int], Problems]:
-    """The table of a CSV/TSV file, the line number of each row, and the malformed lines.
+    path: str | os.PathLike, delimiter: str | None, label_columns: LabelColumns
+) -> tuple[pd.DataFrame, np.ndarray, Problems]:
+    """The table of a CSV/TSV file, the line number of each row, and the malformed lines;
+    ``delimiter`` ``None``: a tab if the header line holds one, else a comma.
 
     Raises :class:`InputFormatError` for a file that is not text (see :mod:`riskeval.io.decoding`),
     is empty, or has a header and no data line at all.
     """
     data = read_utf8(path)
-    text = data.decode("utf-8")
-    if '"' in text:
-        frame, lines, problems = _read_quoted(path, text, delimiter)
+    if delimiter is None:
+        first = re.search(rb"[^\s]", data)
+        start = data.rfind(b"\n", 0, first.start()) + 1 if first else 0
+        end = data.find(b"\n", start)
+        delimiter = "\t" if b"\t" in data[start : end if end >= 0 else len(data)] else ","
+    if b'"' in data:
+        frame, lines, problems = _read_quoted(path, data.decode("utf-8"), delimiter)
     else:
         frame, lines, problems = _read_plain(path, data, delimiter, label_columns)
-    if not lines and not problems:
+    if not len(lines) and not problems:
         raise InputFormatError([(str(path), "has a header line but no data lines.")])
     return frame, lines, problems
 
 
+def _chunks(data: bytes) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of successive runs of whole lines of ``data``, about :data:`CHUNK` bytes
+    each (a line longer than that is a run of its own)."""
+    start = 0
+    while start < len(data):
+        end = data.rfind(b"\n", start, start + CHUNK) + 1
+        if end <= start:
+            end = data.find(b"\n", start + CHUNK) + 1 or len(data)
+        if start + CHUNK >= len(data):
+            end = len(data)
+        yield start, end
+        start = end
+
+
 def _read_plain(
     path: str | os.PathLike, data: bytes, delimiter: str, label_columns: LabelColumns
-) -> tuple[pd.DataFrame, list[int], Problems]:
-    """A table without quotes: the lines found, counted and checked by vectorised passes over the
-    bytes (no Python object per blank or malformed line), the well-formed ones parsed by pandas."""
-    buf = np.frombuffer(data, dtype=np.uint8)
-    newlines = np.flatnonzero(buf == ord("\n"))
-    starts = np.concatenate(([0], newlines + 1))
-    if starts[-1] == len(buf):  # the file ends with a line break
-        starts = starts[:-1]
-    if not starts.size:
-        raise _empty(path)
-    nonblank = np.logical_or.reduceat(~_SPACE[buf], starts)  # as bytes.strip() sees a line
-    if not nonblank.any():
-        raise _empty(path)
-    first = int(np.argmax(nonblank))
-    end = newlines[first] if first < len(newlines) else len(buf)
-    header = data[starts[first] : end].decode("utf-8").rstrip("\r").split(delimiter)
-    width = len(header)
-    fields = np.bincount(
-        np.searchsorted(newlines, np.flatnonzero(buf == ord(delimiter))), minlength=len(starts)
-    )
-    fields = fields[: len(starts)] + 1
-    rows = nonblank & (np.arange(len(starts)) > first)
-    wrong = np.flatnonzero(rows & (fields != width))
+) -> tuple[pd.DataFrame, np.ndarray, Problems]:
+    """A table without quotes: the lines found, counted and checked by vectorised passes over
+    runs of lines (no Python object per blank or malformed line, and per-line arrays of one run at
+    a time), the well-formed ones copied out and parsed by pandas."""
     problems = Problems()
-    listed = wrong[: problems.room].tolist()
-    for k in listed:
-        problems.append(_field_count(path, k + 1, width, int(fields[k])))
-    problems.omitted += len(wrong) - len(listed)
-    kept = rows & (fields == width)
-    lines = (np.flatnonzero(kept) + 1).tolist()
-    keep_bytes = np.repeat(kept, np.diff(np.append(starts, len(buf))))
+    kept_lines: list[np.ndarray] = []
+    kept = io.BytesIO()
+    header: list[str] | None = None
+    before = 0  # lines in the runs before this one
+    for start, end in _chunks(data):
+        buf = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
+        newlines = np.flatnonzero(buf == ord("\n"))
+        starts = np.concatenate(([0], newlines + 1))
+        if starts[-1] == len(buf):  # the run ends with a line break
+            starts = starts[:-1]
+        nonblank = np.logical_or.reduceat(~_SPACE[buf], starts)  # as bytes.strip() sees a line
+        rows = nonblank
+        if header is None:
+            if not nonblank.any():
+                before += len(starts)
+                continue
+            first = int(np.argmax(nonblank))
+            stop = newlines[first] if first < len(newlines) else len(buf)
+            header = data[start + starts[first] : start + stop].decode("utf-8").rstrip("\r").split(delimiter)
+            rows = nonblank & (np.arange(len(starts)) > first)
+        fields = np.bincount(
+            np.searchsorted(newlines, np.flatnonzero(buf == ord(delimiter))), minlength=len(starts)
+        )
+        fields = fields[: len(starts)] + 1
+        wrong = np.flatnonzero(rows & (fields != len(header)))
+        listed = wrong[: problems.room].tolist()
+        for k in listed:
+            problems.append(_field_count(path, before + k + 1, len(header), int(fields[k])))
+        problems.omitted += len(wrong) - len(listed)
+        good = rows & (fields == len(header))
+        if good.all():
+            kept.write(memoryview(data)[start:end])
+        elif good.any():
+            kept.write(buf[np.repeat(good, np.diff(np.append(starts, len(buf))))].tobytes())
+        kept_lines.append(np.flatnonzero(good) + before + 1)
+        before += len(starts)
+    if header is None:
+        raise _empty(path)
+    lines = np.concatenate(kept_lines) if kept_lines else np.zeros(0, dtype=np.int64)
+    width = len(header)
     labels = label_columns(header)
+    kept.seek(0)
     frame = pd.read_csv(
-        io.BytesIO(buf[keep_bytes].tobytes()),
+        kept,
         sep=delimiter,
         header=None,
         names=range(width),
@@ -107,7 +147,7 @@ def _read_plain(
 
 def _read_quoted(
     path: str | os.PathLike, text: str, delimiter: str
-) -> tuple[pd.DataFrame, list[int], Problems]:
+) -> tuple[pd.DataFrame, np.ndarray, Problems]:
     problems = Problems()
     rows: list[list[str]] = []
     lines: list[int] = []
@@ -130,7 +170,7 @@ def _read_quoted(
     if header is None:
         raise _empty(path)
     frame = pd.DataFrame(rows, columns=pd.Index(header, dtype=object), dtype=object)
-    return frame, lines, problems
+    return frame, np.array(lines, dtype=np.int64), problems
 
 
 def _field_count(path: str | os.PathLike, line: int, width: int, got: int) -> tuple[str, str]:

@@ -9,14 +9,13 @@ of every reader (compression, encodings, line breaks).
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Iterable
 
 import pandas as pd
 
 from riskeval.errors import InputFormatError
-from riskeval.io.decoding import lines, read_text
+from riskeval.io.delimited import read_delimited
 from riskeval.io.system_names import unlisted_systems
 
 
@@ -28,14 +27,8 @@ def read_families(path: str | os.PathLike[str], systems: Iterable[str] | None = 
     the file leaves out (and, at their lines, the names of the file that are not systems, with the
     close ones: a misspelt name)."""
     location = os.fspath(path)
-    text = read_text(location)
-    sep = "\t" if "\t" in text.split("\n", 1)[0] else ","
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True
-        )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputFormatError([(location, f"not a CSV/TSV table of model families: {exc}")]) from None
+    frame, numbers, found = read_delimited(location, None, lambda header: set(range(len(header))))
+    found.raise_any()
     frame.columns = [str(c).strip() for c in frame.columns]
     missing = [c for c in ("system", "family") if c not in frame.columns]
     if missing:
@@ -44,10 +37,7 @@ def read_families(path: str | os.PathLike[str], systems: Iterable[str] | None = 
         )
     if frame.empty:
         raise InputFormatError([(location, "the families file lists no system")])
-    # the line of each row: pandas skips blank lines (and a quoted field may span lines: then the
-    # rows are located by the file alone)
-    numbers = [n for n, line in enumerate(lines(text), start=1) if line.strip()][1:]
-    where = [f"{location}:{n}" for n in numbers] if len(numbers) == len(frame) else [location] * len(frame)
+    where = [f"{location}:{n}" for n in numbers]  # the line of each row
     raw = frame["parameter"].str.strip() if "parameter" in frame.columns else pd.Series("", index=frame.index)
     parameter = pd.to_numeric(raw.where(raw != ""), errors="coerce")
     bad = parameter.isna() & (raw != "")

@@ -227,26 +227,30 @@ def _report(problems, count, lineno, problem, s, e):
 @njit(cache=True)
 def _parse(buf, max_lines, max_features):
     """Labels, qids, CSR features and problems of the file's bytes (see :func:`read_letor`)."""
-    labels = np.zeros(max_lines, dtype=np.int64)
-    lines = np.zeros(max_lines, dtype=np.int64)  # the file line of each data line
-    qid_start = np.zeros(max_lines, dtype=np.int64)  # the qid text of each data line
-    qid_end = np.zeros(max_lines, dtype=np.int64)
-    qid_value = np.zeros(max_lines, dtype=np.int64)
-    indptr = np.zeros(max_lines + 1, dtype=np.int64)
-    indices = np.zeros(max_features, dtype=np.int32)
-    values = np.zeros(max_features, dtype=np.float64)
-    slow = np.zeros((max_features, 3), dtype=np.int64)  # values for Python's float: entry, token
+    # np.empty, each entry written before it is read: memory is touched only by the lines stored
+    labels = np.empty(max_lines, dtype=np.int64)
+    lines = np.empty(max_lines, dtype=np.int64)  # the file line of each data line
+    qid_start = np.empty(max_lines, dtype=np.int64)  # the qid text of each data line
+    qid_end = np.empty(max_lines, dtype=np.int64)
+    qid_value = np.empty(max_lines, dtype=np.int64)
+    indptr = np.empty(max_lines + 1, dtype=np.int64)
+    indptr[0] = 0
+    indices = np.empty(max_features, dtype=np.int32)
+    values = np.empty(max_features, dtype=np.float64)
+    slow = np.empty((max_features, 3), dtype=np.int64)  # values for Python's float: entry, token
     problems = np.zeros((_MAX_PROBLEMS, 4), dtype=np.int64)  # line, problem, token start, token end
     n_problems = n = nnz = n_slow = lineno = pos = 0
     with_qid = -1  # unknown, 0, 1
     while pos < buf.shape[0]:
         lineno += 1
+        problems_before, slow_before = n_problems, n_slow
         stop = _find(buf, pos, buf.shape[0], 10)
         end = _find(buf, pos, stop, 35)  # '#' starts a comment
         i = _skip(buf, pos, end)
         pos = stop + 1
         if i == end:
             continue
+        qid_start[n] = qid_end[n] = qid_value[n] = 0
         s, i = i, _token(buf, i, end)[0]
         problem, labels[n] = _label(buf, s, i)
         if problem >= 0:
@@ -287,8 +291,11 @@ def _parse(buf, max_lines, max_features):
             indices[nnz] = index
             values[nnz] = value
             nnz += 1
-        n += 1
-        indptr[n] = nnz
+        if problems_before < _MAX_PROBLEMS:
+            n += 1
+            indptr[n] = nnz
+        else:  # past the budget of problems the file is refused: its lines need no storing
+            nnz, n_slow = indptr[n], slow_before
     return (
         labels[:n],
         lines[:n],
@@ -311,6 +318,21 @@ def _count(buf, byte):
     for i in range(buf.shape[0]):
         n += buf[i] == byte
     return n
+
+
+@njit(cache=True)
+def _count_text_lines(buf):
+    """The lines holding a byte that is not whitespace: at most the data lines, so that the
+    per-line arrays of :func:`_parse` cost nothing for blank lines."""
+    n = 0
+    text = False
+    for i in range(buf.shape[0]):
+        if buf[i] == 10:
+            n += text
+            text = False
+        elif not _space(buf[i]):
+            text = True
+    return n + text
 
 
 @njit(cache=True)
@@ -355,7 +377,7 @@ def read_letor(
     path = Path(path)
     data = read_utf8(path)
     buf = np.frombuffer(data, dtype=np.uint8)
-    parsed = _Parsed._make(_parse(buf, _count(buf, 10) + 1, _count(buf, 58)))
+    parsed = _Parsed._make(_parse(buf, _count_text_lines(buf), _count(buf, 58)))
     problems = _python_floats(data, parsed)
     n = parsed.labels.size
     if not n and not problems:

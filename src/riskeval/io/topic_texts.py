@@ -25,12 +25,13 @@ from riskeval.io import decoding
 from riskeval.io.decoding import read_text
 from riskeval.io.problems import Problems
 
-_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
+_TOP = re.compile(r"<top>", re.I)
 _NUM = re.compile(r"<num>\s*(?:Number:)?\s*([^<\s]+)", re.I)
 _TITLE = re.compile(r"<title>\s*(?:Topic:)?\s*([^<]*)", re.I)
-_TOPIC = re.compile(r"<topic\b([^>]*)>(.*?)</topic>", re.S | re.I)
+_TOPIC = re.compile(r"<topic\b([^<>]*)>", re.I)
 _NUMBER = re.compile(r"""\bnumber\s*=\s*["']([^"']+)["']""", re.I)
-_QUERY = re.compile(r"<(query|title)>(.*?)</\1>", re.S | re.I)
+_QUERY = re.compile(r"<(query|title)>", re.I)
+_CLOSE = {name: re.compile(f"</{name}>", re.I) for name in ("top", "topic", "query", "title")}
 
 
 def read_topic_texts(path: str | os.PathLike) -> dict[str, str]:
@@ -41,9 +42,9 @@ def read_topic_texts(path: str | os.PathLike) -> dict[str, str]:
     """
     path = Path(path)
     text = read_text(path)
-    if _TOPIC.search(text):
+    if _complete(text, _TOPIC, "topic"):
         fields = ('a number="..." attribute', "a <query> or <title>")
-    elif _TOP.search(text):
+    elif _complete(text, _TOP, "top"):
         fields = ("<num>", "<title>")
     else:
         fields = ("'topic<TAB>text' (or 'topic:text')", "a text after the id")
@@ -70,23 +71,62 @@ def read_topic_texts(path: str | os.PathLike) -> dict[str, str]:
 
 
 def _entries(text: str) -> Iterator[tuple[int, str | None, str | None]]:
-    """``(line, topic id, text)`` of each topic of the file, one at a time."""
-    if _TOPIC.search(text):
+    """``(line, topic id, text)`` of each topic of the file, one at a time, in time linear in the
+    file's length: every tag is found by one forward scan.  A ``<topic>`` or ``<top>`` left open
+    at the end of the file is an entry without id or text."""
+    if _complete(text, _TOPIC, "topic"):
         lines = _Lines(text)
-        for m in _TOPIC.finditer(text):
-            num, body = _NUMBER.search(m.group(1)), _QUERY.search(m.group(2))
-            yield lines.at(m.start()), num and num.group(1), body and body.group(2)
-    elif _TOP.search(text):
+        for start, head, body in _blocks(text, _TOPIC, "topic"):
+            num = _NUMBER.search(head)
+            yield lines.at(start), num and num.group(1), body and _first_element(body)
+    elif _complete(text, _TOP, "top"):
         lines = _Lines(text)
-        for m in _TOP.finditer(text):
-            num, title = _NUM.search(m.group(1)), _TITLE.search(m.group(1))
-            yield lines.at(m.start()), num and num.group(1), title and title.group(1)
+        for start, _, body in _blocks(text, _TOP, "top"):
+            num, title = _NUM.search(body or ""), _TITLE.search(body or "")
+            yield lines.at(start), num and num.group(1), title and title.group(1)
     else:
         for number, line in enumerate(decoding.lines(text), 1):
             if line.strip():
                 sep = "\t" if "\t" in line else ":"
                 head, found, tail = line.partition(sep)
                 yield number, head if found else None, tail if found else None
+
+
+def _complete(text: str, opening: re.Pattern[str], name: str) -> bool:
+    """Whether ``text`` holds an ``opening`` tag with a closing ``</name>`` tag after it."""
+    first = opening.search(text)
+    return first is not None and _CLOSE[name].search(text, first.end()) is not None
+
+
+def _blocks(text: str, opening: re.Pattern[str], name: str) -> Iterator[tuple[int, str, str | None]]:
+    """``(offset, opening tag's attributes, body)`` of each ``opening ... </name>`` block, the
+    body running to the first closing tag (as a non-greedy pattern would, without rescanning the
+    rest of the file from every unclosed tag); a last tag left open has the body ``None``."""
+    position = 0
+    for tag in opening.finditer(text):
+        if tag.start() < position:
+            continue  # inside the previous block
+        end = _CLOSE[name].search(text, tag.end())
+        head = tag.group(1) if opening.groups else ""
+        if end is None:
+            yield tag.start(), head, None
+            return
+        yield tag.start(), head, text[tag.end() : end.start()]
+        position = end.end()
+
+
+def _first_element(body: str) -> str | None:
+    """The text of the first ``<query>...</query>`` or ``<title>...</title>`` of ``body``."""
+    unclosed: set[str] = set()
+    for tag in _QUERY.finditer(body):
+        name = tag.group(1).lower()
+        if name in unclosed:
+            continue
+        end = _CLOSE[name].search(body, tag.end())
+        if end is not None:
+            return body[tag.end() : end.start()]
+        unclosed.add(name)  # no later tag of this name is closed either
+    return None
 
 
 class _Lines:

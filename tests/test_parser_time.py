@@ -1,0 +1,107 @@
+"""Every reader takes time linear in its input, for hostile inputs too: an input 10 times larger
+takes at most 12 times the CPU time (best of a few repeats; the smaller input is sized to take at
+least 50 ms, so the ratio is not a ratio of timer noise).
+
+A pattern that rescans the rest of the file from each unclosed tag (``<top>(.*?)</top>`` over
+lines of ``<top>``) takes time quadratic in the file: 96 KB of such lines took 12.6 CPU-seconds
+and 10 times more would take 100 times longer."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from riskeval.errors import RiskevalError
+from riskeval.io.baseline_map import read_baseline_map
+from riskeval.io.clef2015 import read_clef2015_queries
+from riskeval.io.families import read_families
+from riskeval.io.letor import read_letor
+from riskeval.io.per_query import read_ir_measures
+from riskeval.io.qrels import read_qrels
+from riskeval.io.runs import read_run
+from riskeval.io.score_files import read_scores
+from riskeval.io.topic_texts import read_topic_texts
+from riskeval.io.topic_weights import read_topic_weights
+from riskeval.io.trec_eval import read_trec_eval_measures
+from riskeval.io.uqv100 import read_variant_scores
+
+VALID_TOP = "<top>\n<num> Number: 301\n<title> crime\n</top>\n"
+VALID_TOPIC = '<topic number="1">\n<query>q</query>\n</topic>\n'
+
+#: name → (reader, file name, the hostile text of scale n)
+CASES: dict[str, tuple[Callable, str, Callable[[int], str]]] = {
+    "topics: unclosed <top>": (read_topic_texts, "t.txt", lambda n: "<top>\n" * n + VALID_TOP),
+    "topics: unclosed <topic>": (
+        read_topic_texts,
+        "t.xml",
+        lambda n: '<topic number="1">\n' * n + VALID_TOPIC,
+    ),
+    "topics: <topic without >": (read_topic_texts, "t.xml", lambda n: "<topic \n" * n + VALID_TOPIC),
+    "topics: unclosed <query>": (
+        read_topic_texts,
+        "t.xml",
+        lambda n: '<topic number="1">\n' + "<query>\n" * n + "</topic>\n" + VALID_TOPIC,
+    ),
+    "topics: lines": (read_topic_texts, "t.tsv", lambda n: "1\tq\n" * n),
+    "families": (read_families, "f.csv", lambda n: "system,family,parameter\n" + "s,f,x\n" * n),
+    "baseline map": (read_baseline_map, "b.txt", lambda n: "a b\n" * n),
+    "LETOR: one-field lines": (read_letor, "l.txt", lambda n: "x\n" * n),
+    "LETOR: one long line": (
+        read_letor,
+        "l.txt",
+        lambda n: "0 qid:1 " + " ".join(f"{i + 1}:0.5" for i in range(n)),
+    ),
+    "run": (read_run, "r.txt", lambda n: "x\n" * n),
+    "qrels": (read_qrels, "q.txt", lambda n: "x\n" * n),
+    "trec_eval": (read_trec_eval_measures, "e.txt", lambda n: "x\n" * n),
+    "ir_measures": (read_ir_measures, "i.txt", lambda n: "x\n" * n),
+    "CSV: one-field lines": (read_scores, "s.csv", lambda n: "system,topic,score\n" + "x\n" * n),
+    "CSV: long": (
+        read_scores,
+        "s.csv",
+        lambda n: "system,topic,score\n" + "".join(f"s,{i},x\n" for i in range(n)),
+    ),
+    "TSV: one-field lines": (read_scores, "s.tsv", lambda n: "system\ttopic\tscore\n" + "x\n" * n),
+    "UQV100 scores": (read_variant_scores, "u.txt", lambda n: "x\n" * n),
+    "topic weights": (read_topic_weights, "w.txt", lambda n: "x\n" * n),
+    "CLEF 2015 queries": (read_clef2015_queries, "c.txt", lambda n: "<top>\n" * n),
+}
+
+
+def cpu_seconds(read: Callable, path, repeats: int) -> float:
+    """The least CPU time of ``repeats`` reads of ``path`` (an error is a result too)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        try:
+            read(path)
+        except RiskevalError:
+            pass
+        best = min(best, time.process_time() - start)
+    return best
+
+
+#: The cases the fast suite runs (the readers named by the command line's options); the others run
+#: with the slow tests.
+FAST = {"topics: unclosed <top>", "topics: unclosed <topic>", "topics: unclosed <query>", "families"}
+FAST |= {"baseline map", "LETOR: one-field lines", "CSV: one-field lines"}
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(case, marks=() if case in FAST else pytest.mark.slow) for case in sorted(CASES)]
+)
+def test_ten_times_the_input_takes_at_most_twelve_times_the_time(case, tmp_path):
+    read, name, make = CASES[case]
+    path = tmp_path / name
+    n = 1000
+    path.write_text(make(n))
+    cpu_seconds(read, path, 1)  # imports and compiled kernels, once
+    while cpu_seconds(read, path, 2) < 0.05 and n < 2_000_000:
+        n *= 2
+        path.write_text(make(n))
+    small = cpu_seconds(read, path, 3)
+    path.write_text(make(10 * n))
+    large = cpu_seconds(read, path, 3)
+    assert large <= 12 * small, f"{case}: {n} → {10 * n}: {small:.3f} s → {large:.3f} s"
