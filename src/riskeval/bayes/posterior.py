@@ -260,23 +260,7 @@ def fit(
     BayesFit
     """
     matrix = as_scores(scores)
-    priors = Priors() if priors is None else priors
-    if not isinstance(priors, Priors):
-        raise RiskevalError(f"The 'priors' parameter of fit must be a riskeval.bayes.Priors; got {priors!r}.")
-    chains = _count(chains, "chains", 1)
-    draws = _count(draws, "draws", 10)
-    warmup = _count(warmup, "warmup", 10)
-    if chains * draws > MAX_DRAWS:
-        raise RiskevalError(
-            f"chains × draws must be at most {MAX_DRAWS:,} (every draw of every effect is kept in "
-            f"memory); got {chains} × {draws}."
-        )
-    if (
-        isinstance(target_accept, bool)
-        or not isinstance(target_accept, (int, float))
-        or not 0 < target_accept < 1
-    ):
-        raise RiskevalError(f"The 'target_accept' parameter of fit must be in (0, 1); got {target_accept!r}.")
+    priors = checked_settings(priors, chains, draws, target_accept, warmup)
     _, seed = resolve_rng(rng, "fit")
     # row-major whatever the frame's layout: the priors' scale and the sampler see the same bits
     values = np.ascontiguousarray(matrix.to_numpy(dtype=np.float64))
@@ -284,9 +268,9 @@ def fit(
     by_chain, divergences = sample(
         values,
         resolved,
-        chains=chains,
-        draws=draws,
-        warmup=warmup,
+        chains=int(chains),
+        draws=int(draws),
+        warmup=int(warmup),
         target_accept=float(target_accept),
         seed=seed,
         progress=progress,
@@ -305,6 +289,31 @@ def fit(
         if found:
             warnings.warn(checks_failed(found), BayesDiagnosticWarning, stacklevel=2)
     return result
+
+
+def checked_settings(
+    priors: Priors | None, chains: Any, draws: Any, target_accept: Any, warmup: Any
+) -> Priors:
+    """The priors (default :class:`Priors`) after checking them and the sampler's settings of
+    :func:`fit`; an error names the parameter at fault."""
+    priors = Priors() if priors is None else priors
+    if not isinstance(priors, Priors):
+        raise RiskevalError(f"The 'priors' parameter of fit must be a riskeval.bayes.Priors; got {priors!r}.")
+    chains = _count(chains, "chains", 1)
+    draws = _count(draws, "draws", 10)
+    _count(warmup, "warmup", 10)
+    if chains * draws > MAX_DRAWS:
+        raise RiskevalError(
+            f"chains × draws must be at most {MAX_DRAWS:,} (every draw of every effect is kept in "
+            f"memory); got {chains} × {draws}."
+        )
+    if (
+        isinstance(target_accept, bool)
+        or not isinstance(target_accept, (int, float))
+        or not 0 < target_accept < 1
+    ):
+        raise RiskevalError(f"The 'target_accept' parameter of fit must be in (0, 1); got {target_accept!r}.")
+    return priors
 
 
 def checks_failed(problems: list[str]) -> str:

@@ -79,9 +79,9 @@ def main(argv: list[str] | None = None) -> None:
             warnings.simplefilter("ignore", RuntimeWarning)
             cli.main(args=argv, prog_name="riskeval", standalone_mode=False)
             finish_stdout()
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
         click.echo("Aborted.", err=True)
-        sys.exit(1)
+        sys.exit(130 if isinstance(exc.__context__, KeyboardInterrupt) else 1)
     except click.ClickException as exc:
         exc.message = escape_controls(exc.message, keep_lines=True)  # type: ignore[misc]  # file names
         exc.show()
