@@ -268,3 +268,18 @@ def test_robust04_champion_and_challengers():
     rows = table.set_index("system")
     assert rows.loc["Chal. 4", "p_better"] > 0.99
     assert rows.loc["Chal. 4", "effect_low"] > rows.loc["Champion", "effect_high"]
+
+
+def test_ctrl_c_during_a_fit_exits_130_and_writes_nothing(scores, monkeypatch, capsys, tmp_path):
+    """KeyboardInterrupt from the sampler (Ctrl-C): status 128 + SIGINT, as a shell reports it, no
+    table, and the output file not created; ``riskeval bayes`` in a subprocess is interrupted in
+    tests/test_bayes_paired.py (slow)."""
+
+    def interrupted(*args, **options):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(riskeval.bayes, "champion_challengers", interrupted)
+    out = tmp_path / "table.csv"
+    code, stdout, err = run_cli(["bayes", scores, "--champion", "champ", "-o", out], capsys)
+    assert code == 130 and stdout == "" and not out.exists()
+    assert err.strip().endswith("Aborted.")

@@ -9,24 +9,26 @@ themselves.  For the risk-adjusted difference ``d_ij`` of system i from the cham
 (URisk's per-topic difference, Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 1: a loss weighted by
 1 + α)::
 
-    d_ij = θ_i + λ_i·u_j + σ_i·e_ij,      u_j ~ N(0, 1),  e_ij ~ N(0, 1)
-    θ_i ~ N(μ, σ_θ²)                      (partially pooled effect: expected difference)
-    log σ_i ~ N(log σ_typ, ω²)            (partially pooled residual scale)
-    λ_i ~ N(σ_typ·η, (σ_typ·κ)²)          (partially pooled loading of the shared topic effect)
+    d_ij = θ_i + λ_i·u_j + σ_i·e_ij,         u_j ~ N(0, 1),  e_ij ~ N(0, 1)
+    θ_i ~ t_3(μ, σ_θ)                        (partially pooled effect: expected difference)
+    s_i = √(σ_i² + λ_i²), log s_i ~ N(log s, ω²)       (partially pooled scale)
+    f_i = λ_i / s_i = tanh(z_i), z_i ~ N(ζ, κ²)        (partially pooled share of u)
 
-``u_j`` is the champion's own luck on topic j, which every system's difference shares; ``λ_i`` how
-much system i's difference carries it: about the residual scale for a run unrelated to the
-champion, about 0 for a variant that moves with the champion from topic to topic.  It is the
-crossed model's differences when every λ_i and σ_i equal σ (then ``u_j`` is minus the champion's
-residual), and a one-sample model of each challenger's differences when λ_i = 0.  Background
-systems (neither champion nor challenger) inform μ, σ_θ, σ_typ, ω, η, κ and every ``u_j``.
+``u_j`` is the champion's own luck on topic j, which every system's difference shares; ``f_i`` how
+much of system i's differences it makes: about 1/√2 for a run unrelated to the champion, about 0
+for a variant that moves with the champion from topic to topic.  It is the crossed model's
+differences when every s_i is equal and f_i = 1/√2 (then ``u_j`` is minus the champion's
+residual), and a one-sample model of each challenger's differences when f_i = 0.  The Student-t
+(3 degrees of freedom, a scale mixture of normals with weights w_i ~ InvGamma(3/2, 3/2)) lets a
+system far from the others keep its effect.  Background systems (neither champion nor challenger)
+inform μ, σ_θ, s, ω, ζ, κ and every ``u_j``.
 
 Priors, from :class:`riskeval.bayes.Priors` resolved on the differences ``d`` (rstanarm's scaling
-as in the crossed model): μ ~ Normal(mean(d), 2.5·sd(d)), σ_typ ~ Exponential(1/sd(d)), σ_θ =
-σ_typ·τ·``group_scale`` with τ ~ Gamma(``group_shape``, 1), and ω, η, κ ~ Half-Normal(1).
+as in the crossed model): μ ~ Normal(mean(d), 2.5·sd(d)), s ~ Exponential(1/sd(d)), σ_θ =
+s·τ·``group_scale`` with τ ~ Gamma(``group_shape``, 1), and ω, ζ, κ ~ Half-Normal(1).
 
 The sampler is NumPyro's No-U-Turn sampler (Hoffman & Gelman, JMLR 2014) on the hyperparameters,
-the scales σ_i and the loadings λ_i only: the topic effects ``u`` and the system effects θ are
+each system's s_i, z_i and w_i only: the topic effects ``u`` and the system effects θ are
 integrated out exactly (each topic's differences are Gaussian with covariance ``diag(σ²) + λλᵀ``,
 a diagonal plus rank one, whose inverse and determinant are closed-form), so the density depends
 on the data only through each system's mean difference and the scatter matrix of the differences,
@@ -52,10 +54,11 @@ import pandas as pd
 from riskeval._optional import require
 from riskeval.bayes.model import FEATURE, Priors
 from riskeval.bayes.posterior import MAX_RHAT, MIN_ESS_SYSTEM, BayesFit, _quote, _summary
+from riskeval.errors import RiskevalError
 
 #: Iterations of every chain per compiled call: Ctrl-C takes effect between two calls.
 SEGMENT = 50
-#: Bulk ESS required of every hyperparameter, residual scale and loading (the authors' threshold
+#: Bulk ESS required of every hyperparameter and every system's scale and share (the authors' threshold
 #: for nuisance effects, Benham et al., SIGIR 2020); system effects need :data:`MIN_ESS_SYSTEM`.
 MIN_ESS_SCALE = 1_000
 #: The scalar parameters sampled (unconstrained: logarithms of the positive ones).
@@ -73,9 +76,9 @@ class PairedFit(BayesFit):
     As :class:`riskeval.bayes.BayesFit`, with ``b_system`` the system effects θ_i: each system's
     expected (risk-adjusted) difference from the champion, 0 for the champion itself; the
     difference of two effects is the difference of the two systems' expected scores.
-    ``idata`` also holds ``mu`` (the mean effect), ``sd_effect`` (σ_θ), ``sigma_typ``, ``omega``,
-    ``loading_mean`` and ``loading_sd`` (σ_typ·η and σ_typ·κ), and per system (dimension
-    ``other``, every system but the champion) ``sigma`` (σ_i) and ``loading`` (λ_i).
+    ``idata`` also holds the hyperparameters ``mu``, ``sd_effect`` (σ_θ), ``scale_typ`` (s),
+    ``omega``, ``share_mean`` (ζ) and ``share_sd`` (κ), and per system (dimension ``other``,
+    every system but the champion) ``scale`` (s_i) and ``share`` (f_i).
     """
 
     champion: Any = None
@@ -86,9 +89,10 @@ class PairedFit(BayesFit):
         return [s for s in self.systems if s != self.champion]
 
     def topic_effects(self, level: float = 0.95) -> pd.DataFrame:
-        raise NotImplementedError(
-            "The paired model integrates the topic effects out; fit the crossed model "
-            "(riskeval.bayes.fit) for topic effects."
+        """Refused: the paired model integrates the topic effects out."""
+        raise RiskevalError(
+            "The paired model integrates the topic effects out, so it has none to report; fit "
+            "the crossed model (riskeval.bayes.fit) for topic effects."
         )
 
     def variance_components(self, level: float = 0.95) -> pd.DataFrame:
@@ -117,7 +121,7 @@ class PairedFit(BayesFit):
         """R-hat and bulk and tail effective sample sizes (Vehtari, Gelman, Simpson, Carpenter &
         Bürkner, *Bayesian Analysis* 16(2), 2021, via ArviZ) of every parameter the answer depends
         on: the hyperparameters (group ``global``), each system's effect (``system``; not the
-        champion's, 0 by definition) and each system's residual scale and loading (``scale``)."""
+        champion's, 0 by definition) and each system's scale and share (``scale``)."""
         az = require("arviz", FEATURE)
         others = self.others
         keep = [i for i, s in enumerate(self.systems) if s != self.champion]
@@ -152,7 +156,7 @@ class PairedFit(BayesFit):
     def problems(self) -> list[str]:
         """The sampling checks this posterior fails (empty when all pass): R-hat below 1.01 for
         every parameter of :meth:`diagnostics`, bulk ESS above 10,000 for every system effect and
-        above 1,000 for every hyperparameter, residual scale and loading, no divergent transition."""
+        above 1,000 for every hyperparameter, system's scale and share, no divergent transition."""
         return _problems(
             self.diagnostics(),
             self.divergences,
