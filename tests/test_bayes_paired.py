@@ -30,25 +30,20 @@ PRIORS = np.array([0.1, 0.5, 2.0, 1.5, 1.2])  # location, scale, sigma rate, gro
 
 def _parameters(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
     params = {name: np.asarray(rng.normal() * 0.3) for name in paired.HYPER}
-    params.update(
-        log_scale=rng.normal(size=n) * 0.3 - 1, z=rng.normal(size=n), log_w=rng.normal(size=n) * 0.3
-    )
+    params.update(log_scale=rng.normal(size=n) * 0.3 - 1, z=rng.normal(size=n))
     return params
 
 
 def _dense(d: np.ndarray, p: dict[str, np.ndarray]) -> float:
-    """log N(vec(d); μ, I_T ⊗ Σ + 1 1ᵀ ⊗ diag(σ_θ² w)): θ and u integrated out by brute force, plus
+    """log N(vec(d); μ, I_T ⊗ Σ + σ_θ² 1 1ᵀ ⊗ I): θ and u integrated out by brute force, plus
     the log prior density of the unconstrained parameters, written from the model's definition."""
     n, t = d.shape
     loc, scale, rate, shape, group_scale = PRIORS
     s, f = np.exp(p["log_scale"]), np.tanh(p["z"])
     typical, tau = np.exp(p["log_sigma_typ"]), np.exp(p["log_tau"])
     omega, zeta, kappa = np.exp(p["log_omega"]), np.exp(p["log_zeta"]), np.exp(p["log_kappa"])
-    w = np.exp(p["log_w"])
     sigma = np.diag((s * np.sqrt(1 - f**2)) ** 2) + np.outer(s * f, s * f)
-    cov = np.kron(np.eye(t), sigma) + np.kron(
-        np.ones((t, t)), np.diag((typical * tau * group_scale) ** 2 * w)
-    )
+    cov = np.kron(np.eye(t), sigma) + (typical * tau * group_scale) ** 2 * np.kron(np.ones((t, t)), np.eye(n))
     likelihood = stats.multivariate_normal(np.full(n * t, p["mu"]), cov).logpdf(d.T.reshape(-1))
     prior = (
         stats.norm(loc, scale).logpdf(p["mu"])
@@ -57,7 +52,6 @@ def _dense(d: np.ndarray, p: dict[str, np.ndarray]) -> float:
         + sum(stats.halfnorm().logpdf(np.exp(p[k])) + p[k] for k in ("log_omega", "log_zeta", "log_kappa"))
         + stats.norm(p["log_sigma_typ"], omega).logpdf(p["log_scale"]).sum()
         + stats.norm(zeta, kappa).logpdf(p["z"]).sum()
-        + (stats.invgamma(paired.TAIL / 2, scale=paired.TAIL / 2).logpdf(w) + p["log_w"]).sum()
     )  # fmt: skip
     return float(likelihood + prior)
 
@@ -133,8 +127,7 @@ def _plain(d: np.ndarray, priors: dict[str, float]) -> None:
     zeta = numpyro.sample("zeta", dist.HalfNormal(1.0))
     kappa = numpyro.sample("kappa", dist.HalfNormal(1.0))
     with numpyro.plate("systems", n):
-        w = numpyro.sample("w", dist.InverseGamma(paired.TAIL / 2, paired.TAIL / 2))
-        theta = numpyro.sample("theta", dist.Normal(mu, typical * tau * priors["group_scale"] * jnp.sqrt(w)))
+        theta = numpyro.sample("theta", dist.Normal(mu, typical * tau * priors["group_scale"]))
         scale = jnp.exp(numpyro.sample("log_scale", dist.Normal(jnp.log(typical), omega)))
         share = jnp.tanh(numpyro.sample("z", dist.Normal(zeta, kappa)))
     with numpyro.plate("topics", t):

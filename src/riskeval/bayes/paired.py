@@ -10,7 +10,7 @@ themselves.  For the risk-adjusted difference ``d_ij`` of system i from the cham
 1 + α)::
 
     d_ij = θ_i + λ_i·u_j + σ_i·e_ij,         u_j ~ N(0, 1),  e_ij ~ N(0, 1)
-    θ_i ~ t_3(μ, σ_θ)                        (partially pooled effect: expected difference)
+    θ_i ~ N(μ, σ_θ²)                         (partially pooled effect: expected difference)
     s_i = √(σ_i² + λ_i²), log s_i ~ N(log s, ω²)       (partially pooled scale)
     f_i = λ_i / s_i = tanh(z_i), z_i ~ N(ζ, κ²)        (partially pooled share of u)
 
@@ -18,17 +18,15 @@ themselves.  For the risk-adjusted difference ``d_ij`` of system i from the cham
 much of system i's differences it makes: about 1/√2 for a run unrelated to the champion, about 0
 for a variant that moves with the champion from topic to topic.  It is the crossed model's
 differences when every s_i is equal and f_i = 1/√2 (then ``u_j`` is minus the champion's
-residual), and a one-sample model of each challenger's differences when f_i = 0.  The Student-t
-(3 degrees of freedom, a scale mixture of normals with weights w_i ~ InvGamma(3/2, 3/2)) lets a
-system far from the others keep its effect.  Background systems (neither champion nor challenger)
-inform μ, σ_θ, s, ω, ζ, κ and every ``u_j``.
+residual), and a one-sample model of each challenger's differences when f_i = 0.  Background
+systems (neither champion nor challenger) inform μ, σ_θ, s, ω, ζ, κ and every ``u_j``.
 
 Priors, from :class:`riskeval.bayes.Priors` resolved on the differences ``d`` (rstanarm's scaling
 as in the crossed model): μ ~ Normal(mean(d), 2.5·sd(d)), s ~ Exponential(1/sd(d)), σ_θ =
 s·τ·``group_scale`` with τ ~ Gamma(``group_shape``, 1), and ω, ζ, κ ~ Half-Normal(1).
 
 The sampler is NumPyro's No-U-Turn sampler (Hoffman & Gelman, JMLR 2014) on the hyperparameters,
-each system's s_i, z_i and w_i only: the topic effects ``u`` and the system effects θ are
+each system's s_i and z_i only: the topic effects ``u`` and the system effects θ are
 integrated out exactly (each topic's differences are Gaussian with covariance ``diag(σ²) + λλᵀ``,
 a diagonal plus rank one, whose inverse and determinant are closed-form), so the density depends
 on the data only through each system's mean difference and the scatter matrix of the differences,
@@ -63,8 +61,6 @@ SEGMENT = 50
 MIN_ESS_SCALE = 1_000
 #: The scalar parameters sampled (unconstrained: logarithms of the positive ones).
 HYPER = ("mu", "log_sigma_typ", "log_tau", "log_omega", "log_zeta", "log_kappa")
-#: Degrees of freedom of the Student-t distribution of the system effects about their mean.
-TAIL = 3.0
 #: Every quantity recorded in :attr:`PairedFit.idata` besides the system effects.
 RECORDED = ("mu", "sd_effect", "scale_typ", "omega", "share_mean", "share_sd")
 
@@ -278,7 +274,7 @@ def log_density(params: dict[str, Any], stats: tuple[Any, ...], priors: Any) -> 
     scatter = -0.5 * (n_topics - 1) * (jnp.sum(jnp.log(variance)) + jnp.log(q)) - 0.5 * (
         jnp.sum(scatter_diagonal / variance) - jnp.sum(projected**2) / q
     )
-    a = (typical * tau * group_scale) ** 2 * jnp.exp(params["log_w"]) + variance / n_topics
+    a = (typical * tau * group_scale) ** 2 + variance / n_topics
     v = loading / jnp.sqrt(n_topics)
     h = v / a
     p = 1 + jnp.sum(v * h)
@@ -294,7 +290,6 @@ def log_density(params: dict[str, Any], stats: tuple[Any, ...], priors: Any) -> 
         + params["log_kappa"] - kappa**2 / 2
         - n * jnp.log(omega) - 0.5 * jnp.sum(((log_scale - params["log_sigma_typ"]) / omega) ** 2)
         - n * jnp.log(kappa) - 0.5 * jnp.sum(((z - zeta) / kappa) ** 2)
-        - 0.5 * TAIL * jnp.sum(params["log_w"]) - 0.5 * TAIL * jnp.sum(jnp.exp(-params["log_w"]))
     )  # fmt: skip
     return scatter + means + prior
 
@@ -446,7 +441,7 @@ def _constrained(z: dict[str, np.ndarray], priors: dict[str, float]) -> dict[str
         "share_sd": np.exp(z["log_kappa"]),
         "scale": np.exp(z["log_scale"]),
         "share": np.tanh(z["z"]),
-        "prior_sd": sd_effect[..., None] * np.exp(0.5 * z["log_w"]),
+        "prior_sd": np.broadcast_to(sd_effect[..., None], z["z"].shape),
     }
 
 
@@ -469,5 +464,4 @@ def _start(d: np.ndarray, chains: int, seed: int) -> dict[str, np.ndarray]:
     values["mu"] = centre["mu"] + spread * rng.uniform(-0.1, 0.1, chains)
     values["log_scale"] = np.log(rows * math.sqrt(2)) + rng.uniform(-0.3, 0.3, (chains, d.shape[0]))
     values["z"] = rng.uniform(0.0, 1.0, (chains, d.shape[0]))
-    values["log_w"] = rng.uniform(-0.3, 0.3, (chains, d.shape[0]))
     return values
