@@ -62,10 +62,10 @@ def sampler(monkeypatch):
         for a in options["alphas"]:
             for i, name in enumerate([champion, *names]):
                 m = i / 100 - a / 1000
-                row = {"system": name, "alpha": a, "role": "challenger" if i else "champion",
+                row = {"system": name, "alpha": a, "model": options["model"], "role": "challenger" if i else "champion",
                        "effect_mean": m, "effect_median": m, "effect_low": m - 0.05, "effect_high": m + 0.05}  # fmt: skip
                 diff = (i / 100, i / 100 - 0.02, i / 100 + 0.02, 0.25 + i / 10, 0.0) if i else (np.nan,) * 5
-                rows.append(row | dict(zip(COLUMNS[7:], diff, strict=True)))
+                rows.append(row | dict(zip(COLUMNS[8:], diff, strict=True)))
         fits = {a: _Fit(state["problems"] if a == 1 else []) for a in options["alphas"]}
         seed = 123 if options["rng"] is None else options["rng"]  # the library draws one for None
         return ChampionComparison(
@@ -76,6 +76,7 @@ def sampler(monkeypatch):
             options["level"],
             options["margin"],
             seed,
+            options["model"],
         )
 
     monkeypatch.setattr(riskeval.bayes, "champion_challengers", fake)
@@ -86,7 +87,7 @@ def test_csv_has_the_table_and_the_options_reach_the_sampler(scores, sampler, ca
     calls, _ = sampler
     args = ["bayes", scores, "--champion", "champ", "--challengers", "c,a", "--alpha", "0,1", "--level",
             "0.9", "--margin", "0.01", "--chains", "3", "--draws", "250", "--warmup", "120",
-            "--target-accept", "0.95", "--seed", "7", "--no-progress", "--format", "csv"]  # fmt: skip
+            "--target-accept", "0.95", "--seed", "7", "--no-progress", "--model", "crossed", "--format", "csv"]  # fmt: skip
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out))
@@ -99,7 +100,7 @@ def test_csv_has_the_table_and_the_options_reach_the_sampler(scores, sampler, ca
     assert call["champion"] == "champ" and call["challengers"] == ["c", "a"]
     assert list(call["scores"].index) == SYSTEMS and call["scores"].shape == (6, 8)
     expected = {"alphas": [0.0, 1.0], "level": 0.9, "margin": 0.01, "chains": 3, "draws": 250,
-                "warmup": 120, "target_accept": 0.95, "rng": 7, "progress": False}  # fmt: skip
+                "warmup": 120, "target_accept": 0.95, "rng": 7, "progress": False, "model": "crossed"}  # fmt: skip
     assert {k: call[k] for k in expected} == expected
     assert err == ""
 
@@ -114,6 +115,7 @@ def test_defaults_every_challenger_at_alpha_0_with_a_recorded_seed(scores, sampl
     (call,) = calls
     assert call["challengers"] is None and call["alphas"] == [0.0]
     assert (call["chains"], call["draws"], call["warmup"], call["level"]) == (4, 4000, 1000, 0.95)
+    assert call["model"] == "paired" and {r["model"] for r in records} == {"paired"}
     assert call["rng"] is None and records[0]["seed"] == 123  # the seed the comparison records
 
 
@@ -252,12 +254,14 @@ def test_small_fit_matches_the_library(scores, capsys):
 
 @pytest.mark.slow
 def test_robust04_champion_and_challengers():
-    """Benham et al. (SIGIR 2020) on TREC 2004 Robust: their own test expects Chal. 4's 2.5% bound
-    above the champion's 97.5% bound at α = 0, so it beats the champion with probability near 1."""
+    """Benham et al. (SIGIR 2020) on TREC 2004 Robust with their crossed model: their own test
+    expects Chal. 4's 2.5% bound above the champion's 97.5% bound at α = 0, so it beats the
+    champion with probability near 1."""
     path = shared_data("benham2020-bayesian-risk", "rb04_data.csv")
     result = processes.run(
         [sys.executable, "-m", "riskeval", "bayes", str(path), "--champion", "Champion", "--challengers",
-         "Chal. 1,Chal. 2,Chal. 3,Chal. 4", "--alpha", "0", "--seed", "2020", "--format", "csv"],
+         "Chal. 1,Chal. 2,Chal. 3,Chal. 4", "--alpha", "0", "--seed", "2020", "--model", "crossed",
+         "--format", "csv"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -267,3 +271,18 @@ def test_robust04_champion_and_challengers():
     rows = table.set_index("system")
     assert rows.loc["Chal. 4", "p_better"] > 0.99
     assert rows.loc["Chal. 4", "effect_low"] > rows.loc["Champion", "effect_high"]
+
+
+def test_ctrl_c_during_a_fit_exits_130_and_writes_nothing(scores, monkeypatch, capsys, tmp_path):
+    """KeyboardInterrupt from the sampler (Ctrl-C): status 128 + SIGINT, as a shell reports it, no
+    table, and the output file not created; ``riskeval bayes`` in a subprocess is interrupted in
+    tests/test_bayes_paired.py (slow)."""
+
+    def interrupted(*args, **options):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(riskeval.bayes, "champion_challengers", interrupted)
+    out = tmp_path / "table.csv"
+    code, stdout, err = run_cli(["bayes", scores, "--champion", "champ", "-o", out], capsys)
+    assert code == 130 and stdout == "" and not out.exists()
+    assert err.strip().endswith("Aborted.")

@@ -52,7 +52,8 @@ def comparison(alphas=(0.0, 5.0), problems=()) -> ChampionComparison:
         for name in NAMES:
             d = diffs.get(name, (np.nan,) * 4)
             mean = 0.0 if name == "champ" else d[0]
-            rows.append({"system": name, "alpha": a, "role": "champion" if name == "champ" else "challenger",
+            rows.append({"system": name, "alpha": a, "model": "paired",
+                         "role": "champion" if name == "champ" else "challenger",
                          "effect_mean": mean, "effect_median": mean, "effect_low": mean - 0.05,
                          "effect_high": mean + 0.05, "diff_mean": d[0], "diff_low": d[1], "diff_high": d[2],
                          "p_better": max(d[3] - a / 100, 0) if name != "champ" else np.nan,

@@ -9,7 +9,11 @@ difference (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 1), which weights a loss
 
 where b_j is the champion's score on topic j.  The champion keeps its scores; at α = 0 every score
 is unchanged.  The difference of a system's effect from the champion's then estimates the mean
-per-topic URisk difference, with topic difficulty learned from every system fitted.
+per-topic URisk difference.  Two models answer: the paired model
+(:mod:`riskeval.bayes.paired`, the default), of each system's per-topic differences from the
+champion, and the crossed model of the paper (:func:`riskeval.bayes.fit`), of the scores, which
+assumes a challenger's and the champion's scores vary independently once topic difficulty is
+taken out: wrong for a variant of the champion, whose interval it makes far too wide.
 """
 
 from __future__ import annotations
@@ -22,11 +26,13 @@ import numpy as np
 import pandas as pd
 
 from riskeval import _display
+from riskeval.bayes import paired
 from riskeval.bayes.model import Priors
 from riskeval.bayes.posterior import (
     BayesDiagnosticWarning,
     BayesFit,
     as_scores,
+    checked_settings,
     checks_failed,
     fit,
     named_systems,
@@ -35,10 +41,13 @@ from riskeval.errors import RiskevalError
 from riskeval.inference._common import resolve_rng
 from riskeval.options import check_alpha
 
+#: The models :func:`champion_challengers` fits (``model=``), the default first.
+MODELS = ("paired", "crossed")
 #: the columns of :attr:`ChampionComparison.table`
 COLUMNS = (
     "system",
     "alpha",
+    "model",
     "role",
     "effect_mean",
     "effect_median",
@@ -72,12 +81,15 @@ class ChampionComparison:
     ----------
     table : DataFrame
         One row per system (champion first, then the challengers) and α; columns ``system, alpha,
-        role, effect_mean, effect_median, effect_low, effect_high`` (the system's effect and its
-        credible interval) and, for challengers, ``diff_mean, diff_low, diff_high`` (the effect
-        minus the champion's), ``p_better`` (the posterior probability that the difference is
-        above 0) and ``p_better_margin`` (above ``margin``); the champion's are NaN.
+        model`` (which model answered), ``role, effect_mean, effect_median, effect_low,
+        effect_high`` (the system's effect and its credible interval: in the paired model its
+        expected difference from the champion, 0 for the champion) and, for challengers,
+        ``diff_mean, diff_low, diff_high`` (the effect minus the champion's), ``p_better`` (the
+        posterior probability that the difference is above 0) and ``p_better_margin`` (above
+        ``margin``); the champion's are NaN.
     fits : dict
-        α -> :class:`BayesFit` of the risk-adjusted scores.
+        α -> the fit of the risk-adjusted scores: a :class:`riskeval.bayes.paired.PairedFit` or
+        (crossed model) a :class:`BayesFit`.
     seed : int
         The seed that reproduces every fit (pass it back as ``rng``).
     """
@@ -89,6 +101,7 @@ class ChampionComparison:
     level: float
     margin: float
     seed: int
+    model: str = "paired"
 
     def problems(self) -> list[str]:
         """The sampling checks failed by any fit, each prefixed by its α."""
@@ -132,6 +145,7 @@ def champion_challengers(
     alphas: Any = (0.0,),
     level: float = 0.95,
     margin: float = 0.0,
+    model: str = "paired",
     priors: Priors | None = None,
     chains: int = 4,
     draws: int = 4_000,
@@ -145,9 +159,9 @@ def champion_challengers(
     (Benham, Carterette, Culpepper & Moffat, SIGIR 2020).
 
     Every system of ``scores`` is fitted: the ones that are neither champion nor challenger
-    (earlier runs, official campaign runs) inform the model about topic difficulty and the spread of
-    system effects.  For each α the scores are risk-adjusted against the champion
-    (:func:`risk_adjusted`) and the model fitted again (:func:`fit`).
+    (earlier runs, official campaign runs) inform the model about the champion's per-topic luck
+    and the spread of system effects.  For each α the scores are risk-adjusted against the
+    champion (:func:`risk_adjusted`) and the model fitted again.
 
     Parameters
     ----------
@@ -164,8 +178,14 @@ def champion_challengers(
     margin : float
         The smallest difference that matters: ``p_better_margin`` is the probability of beating
         the champion by more.
-    priors, chains, draws, warmup, target_accept, progress, sampler
-        As for :func:`fit` (by default independent exact draws); a failed sampling check of any α's fit is one
+    model : {"paired", "crossed"}
+        ``"paired"`` (default): the paired model of each system's per-topic differences from the
+        champion (:mod:`riskeval.bayes.paired`), right whether a challenger is a variant of the
+        champion or an unrelated run; ``"crossed"``: the paper's ``score ~ (1 | topic) + (1 |
+        system)`` (:func:`fit`), which treats their scores as independent given topic
+        difficulty.  ``priors`` resolve on the differences in the paired model.
+    priors, chains, draws, warmup, target_accept, progress
+        As for :func:`fit`; a failed sampling check of any α's fit is one
         :class:`BayesDiagnosticWarning` naming the α.
     rng : int, numpy Generator or None
         The seed; each α's fit gets its own seed drawn from it.
@@ -183,25 +203,40 @@ def champion_challengers(
     seeds = np.random.SeedSequence(seed).generate_state(len(grid), dtype=np.uint64)
     fits: dict[float, BayesFit] = {}
     rows: list[pd.DataFrame] = []
-    for alpha, alpha_seed in zip(grid, seeds, strict=True):
-        model = fit(
-            risk_adjusted(matrix, champion, alpha) if alpha else matrix,
-            priors=priors,
-            chains=chains,
-            draws=draws,
-            warmup=warmup,
-            target_accept=target_accept,
-            rng=int(alpha_seed),
-            progress=progress,
-            check=False,
-            sampler=sampler,
+    if model not in MODELS:
+        raise RiskevalError(
+            f"The 'model' parameter of champion_challengers must be one of {MODELS}; got {model!r}."
         )
-        fits[alpha] = model
-        effects = model.system_effects(level).loc[[champion, *names]]
+    priors = checked_settings(priors, chains, draws, target_accept, warmup)
+    settings: dict[str, Any] = {
+        "chains": int(chains),
+        "draws": int(draws),
+        "warmup": int(warmup),
+        "target_accept": float(target_accept),
+    }
+    for alpha, alpha_seed in zip(grid, seeds, strict=True):
+        adjusted = risk_adjusted(matrix, champion, alpha) if alpha else matrix
+        if model == "paired":
+            fitted: BayesFit = paired.fit(
+                adjusted, champion, priors, seed=int(alpha_seed), progress=progress, **settings
+            )
+        else:
+            fitted = fit(
+                adjusted,
+                priors=priors,
+                rng=int(alpha_seed),
+                progress=progress,
+                check=False,
+                sampler=sampler,
+                **settings,
+            )
+        fits[alpha] = fitted
+        effects = fitted.system_effects(level).loc[[champion, *names]]
         part = pd.DataFrame(
             {
                 "system": effects.index,
                 "alpha": alpha,
+                "model": model,
                 "role": ["champion"] + ["challenger"] * len(names),
                 "effect_mean": effects["mean"].to_numpy(),
                 "effect_median": effects["median"].to_numpy(),
@@ -209,12 +244,12 @@ def champion_challengers(
                 "effect_high": effects["high"].to_numpy(),
             }
         )
-        diffs = model.compare(champion, list(names), margin=margin, level=level)
+        diffs = fitted.compare(champion, list(names), margin=margin, level=level)
         for column in ("diff_mean", "diff_low", "diff_high", "p_better", "p_better_margin"):
             part[column] = np.concatenate([[np.nan], diffs[column].to_numpy()])
         rows.append(part)
     table = pd.concat(rows, ignore_index=True)[list(COLUMNS)]
-    result = ChampionComparison(table, fits, champion, names, float(level), float(margin), seed)
+    result = ChampionComparison(table, fits, champion, names, float(level), float(margin), seed, model)
     found = result.problems()
     if found:
         warnings.warn(checks_failed(found), BayesDiagnosticWarning, stacklevel=2)

@@ -70,6 +70,9 @@ class BayesFit:
         ``"nuts"`` (NumPyro's No-U-Turn sampler, :mod:`riskeval.bayes.model`).
     """
 
+    #: The model fitted (:func:`riskeval.bayes.champion_challengers`' ``model``).
+    model = "crossed"
+
     scores: pd.DataFrame
     samples: dict[str, np.ndarray] = field(repr=False)
     priors: dict[str, float]
@@ -248,26 +251,22 @@ class BayesFit:
             raise RiskevalError(f"System {system!r} is not in the fitted scores; they hold {shown}.")
         return labels.index(system)
 
-    def __repr__(self) -> str:
+    def _drawn(self) -> str:
         shape = self.samples["b_system"].shape
-        drawn = (
-            f"{shape[1]} independent exact draws"
-            if self.sampler == "exact"
-            else f"{shape[0]} chains × {shape[1]} NUTS draws, {self.divergences} divergences"
-        )
-        return f"BayesFit({len(self.systems)} systems × {len(self.topics)} topics, {drawn}, seed={self.seed})"
+        if self.sampler == "exact":
+            return f"{shape[1]} independent exact draws"
+        return f"{shape[0]} chains × {shape[1]} NUTS draws, {self.divergences} divergences"
+
+    def __repr__(self) -> str:
+        size = f"{len(self.systems)} systems × {len(self.topics)} topics"
+        return f"BayesFit({size}, {self._drawn()}, seed={self.seed})"
 
     def _repr_html_(self) -> str:
-        shape = self.idata.posterior["b_system"].shape
-        facts = [
-            f"{len(self.systems)} systems × {len(self.topics)} topics",
-            f"{shape[0]} chains × {shape[1]} draws",
-            f"{self.divergences} divergent transitions",
-            f"seed {self.seed}",
-        ]
+        size = f"{len(self.systems)} systems × {len(self.topics)} topics"
+        facts = [size, self._drawn(), f"seed {self.seed}"]
         effects = self.system_effects().sort_values("mean", ascending=False, kind="stable")
         return _display.block(
-            "Bayesian fit of score ~ (1 | topic) + (1 | system)",
+            f"Bayesian fit of the {self.model} model",
             facts,
             [
                 ("Standard deviations, 95% credible intervals", self.variance_components()),
@@ -332,27 +331,12 @@ def fit(
     BayesFit
     """
     matrix = as_scores(scores)
-    priors = Priors() if priors is None else priors
-    if not isinstance(priors, Priors):
-        raise RiskevalError(f"The 'priors' parameter of fit must be a riskeval.bayes.Priors; got {priors!r}.")
+    priors = checked_settings(priors, chains, draws, target_accept, warmup)
     if sampler not in SAMPLERS:
         raise RiskevalError(
             f"The 'sampler' parameter of fit must be one of {', '.join(SAMPLERS)}; got {sampler!r}."
         )
-    chains = _count(chains, "chains", 1)
-    draws = _count(draws, "draws", 10)
-    warmup = _count(warmup, "warmup", 10)
-    if chains * draws > MAX_DRAWS:
-        raise RiskevalError(
-            f"chains × draws must be at most {MAX_DRAWS:,} (every draw of every effect is kept in "
-            f"memory); got {chains} × {draws}."
-        )
-    if (
-        isinstance(target_accept, bool)
-        or not isinstance(target_accept, (int, float))
-        or not 0 < target_accept < 1
-    ):
-        raise RiskevalError(f"The 'target_accept' parameter of fit must be in (0, 1); got {target_accept!r}.")
+    chains, draws, warmup = int(chains), int(draws), int(warmup)
     _, seed = resolve_rng(rng, "fit")
     # row-major whatever the frame's layout: the priors' scale and the sampler see the same bits
     values = np.ascontiguousarray(matrix.to_numpy(dtype=np.float64))
@@ -378,6 +362,31 @@ def fit(
         if found:
             warnings.warn(checks_failed(found), BayesDiagnosticWarning, stacklevel=2)
     return result
+
+
+def checked_settings(
+    priors: Priors | None, chains: Any, draws: Any, target_accept: Any, warmup: Any
+) -> Priors:
+    """The priors (default :class:`Priors`) after checking them and the sampler's settings of
+    :func:`fit`; an error names the parameter at fault."""
+    priors = Priors() if priors is None else priors
+    if not isinstance(priors, Priors):
+        raise RiskevalError(f"The 'priors' parameter of fit must be a riskeval.bayes.Priors; got {priors!r}.")
+    chains = _count(chains, "chains", 1)
+    draws = _count(draws, "draws", 10)
+    _count(warmup, "warmup", 10)
+    if chains * draws > MAX_DRAWS:
+        raise RiskevalError(
+            f"chains × draws must be at most {MAX_DRAWS:,} (every draw of every effect is kept in "
+            f"memory); got {chains} × {draws}."
+        )
+    if (
+        isinstance(target_accept, bool)
+        or not isinstance(target_accept, (int, float))
+        or not 0 < target_accept < 1
+    ):
+        raise RiskevalError(f"The 'target_accept' parameter of fit must be in (0, 1); got {target_accept!r}.")
+    return priors
 
 
 def checks_failed(problems: list[str]) -> str:

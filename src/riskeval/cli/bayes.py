@@ -29,13 +29,14 @@ SHOWN = ("system", "alpha", "effect_mean", "effect_low", "effect_high", "diff_me
 
 
 class Sampler(NamedTuple):
-    """``--champion``, ``--challengers`` and the sampler's settings (:data:`sampler_options`)."""
+    """``--champion``, ``--challengers``, ``--model`` and the sampler's settings (:data:`sampler_options`)."""
 
     champion: str | None
     challengers: str | None
     chains: int
     draws: int
     warmup: int
+    model: str
 
 
 #: ``--champion``, ``--challengers`` and the sampler's settings, shared with ``riskeval report
@@ -58,6 +59,13 @@ sampler_options = opts.group(
             type=WholeNumber(10),
             default=1_000,
             help="Warm-up iterations per chain (step size and mass matrix adaptation).",
+        ),
+        click.option(
+            "--model",
+            type=click.Choice(["paired", "crossed"]),
+            default="paired",
+            help="paired: of each system's per-topic differences from the champion; crossed: the "
+            "paper's score ~ (1 | topic) + (1 | system), which ignores the pairing.",
         ),
     ],
     "sampler",
@@ -113,12 +121,11 @@ def bayes(
 ) -> None:
     """Which challengers beat the champion, and with what probability, at each risk weight α.
 
-    Fits the crossed random-effects model score ~ (1 | topic) + (1 | system) of Benham,
-    Carterette, Culpepper & Moffat (SIGIR 2020) to every system of SCORES, once per α, after
-    weighting each loss against the champion by (1 + α).  For each system the table gives its
-    effect (deviation from the grand mean) with its credible interval; for each challenger the
-    difference from the champion and p_better, the posterior probability that it is above 0.
-    Needs the bayes extra (pip install "riskeval[bayes]").
+    Fits the paired model of each system's per-topic differences from the champion (or Benham,
+    Carterette, Culpepper & Moffat's crossed model, SIGIR 2020: --model crossed) to every system of
+    SCORES, once per α, each loss against the champion weighted by (1 + α).  The table gives each
+    system's effect with its credible interval, each challenger's difference from the champion and
+    p_better, the posterior probability that it is above 0.  Needs the bayes extra.
 
     \b
     Examples:
@@ -156,29 +163,26 @@ def bayes(
         if out.columns is None:
             out = out._replace(columns=",".join([*SHOWN, *(["p_better_margin"] if margin else [])]))
     about = scores.about() + (f", {scores.measure}" if scores.measure else "")
-    s = sampler
-    caption = champion_caption(comparison, about, (s.chains, s.draws, s.warmup), problems)
+    caption = champion_caption(comparison, about, sampler, problems)
     out.emit(table, inputs=scores.files, caption=caption)
 
 
 def compare(
     matrix: pd.DataFrame, sampler: Sampler, *, seed: int | None, command: str, **options: Any
 ) -> tuple[ChampionComparison, list[str]]:
-    """:func:`riskeval.bayes.champion_challengers` of the ``sampler`` options (the names checked
-    by :func:`riskeval.reporting.champion_tables.check_names`) and the sampling checks its fits
-    fail, each a warning line on stderr
-    that names its α (instead of the library's one warning for all)."""
+    """:func:`riskeval.bayes.champion_challengers` of the ``sampler`` options (names checked by
+    :func:`riskeval.reporting.champion_tables.check_names`) and the sampling checks its fits fail,
+    each a warning line on stderr that names its α (instead of the library's one warning for all)."""
     import warnings
 
     from riskeval.bayes import BayesDiagnosticWarning, champion_challengers
     from riskeval.reporting.champion_tables import check_names, listing
 
-    champion, challengers = sampler.champion, sampler.challengers
-    systems = [str(s) for s in matrix.index]
+    champion, systems = sampler.champion, [str(s) for s in matrix.index]
     if champion is None:
         raise click.UsageError(f"{command} needs --champion NAME, one of the systems: {listing(systems)}.")
-    named = check_names(systems, champion, challengers, command)
-    chain = {"chains": sampler.chains, "draws": sampler.draws, "warmup": sampler.warmup}
+    named = check_names(systems, champion, sampler.challengers, command)
+    chain = {k: v for k, v in sampler._asdict().items() if k not in ("champion", "challengers")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BayesDiagnosticWarning)
         comparison = champion_challengers(matrix, champion, named, rng=seed, **chain, **options)

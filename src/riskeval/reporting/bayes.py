@@ -38,13 +38,24 @@ def bayes_section(ctx: ReportContext) -> Section | None:
             f", fitted to {len(first.systems)} systems × {len(first.topics)} topics ({shape[0]} chains "
             f"× {shape[1]} draws per α, seed {comparison.seed})"
         )
+    if getattr(comparison, "model", "crossed") == "paired":
+        model = (
+            "The paired model of each system's per-topic differences from the champion (a topic "
+            "effect shared by every system, partially pooled effects and residual scales per "
+            f"system){fitted}"
+        )
+        effect = "its expected difference from the champion"
+    else:
+        model = (
+            "The crossed random-effects model score ~ (1 | topic) + (1 | system) of Benham, "
+            f"Carterette, Culpepper & Moffat (SIGIR 2020){fitted}"
+        )
+        effect = "its deviation from the grand mean"
     intro = h.paragraph(
-        "The crossed random-effects model score ~ (1 | topic) + (1 | system) of Benham, Carterette, "
-        f"Culpepper & Moffat (SIGIR 2020){fitted}, once per α after each loss against the champion "
-        f"{comparison.champion} is weighted by (1 + α). A system's effect is its deviation from the "
-        f"grand mean; the lines are its {comparison.level * 100:g}% credible intervals, the dots their "
-        "means. Green: the challenger's difference from the champion is credibly above 0; red: "
-        "below 0; grey: the interval of the difference holds 0."
+        f"{model}, once per α after each loss against the champion {comparison.champion} is weighted "
+        f"by (1 + α). A system's effect is {effect}; the lines are its {comparison.level * 100:g}% "
+        "credible intervals, the dots their means. Green: the challenger's difference from the "
+        "champion is credibly above 0; red: below 0; grey: the interval of the difference holds 0."
     )
     figure = ctx.figure(_forest(comparison, alphas), _caption(comparison, alphas))
     p_better = comparison.p_better()
@@ -93,8 +104,8 @@ def _verdict(comparison: Any) -> h.Markup:
     if not problems:
         return h.paragraph(
             "Sampling checks: passed at every α (R-hat below 1.01, bulk effective sample size above "
-            "10,000 for every system effect and above 1,000 for every topic effect, no divergent "
-            "transitions)."
+            "10,000 for every system effect and above 1,000 for every topic effect or, in the paired "
+            "model, every scale and hyperparameter; no divergent transitions)."
         )
     items = h.join(h.Markup("<li>{}</li>").format(text) for text in problems)
     return h.join(

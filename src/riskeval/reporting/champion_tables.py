@@ -14,6 +14,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+#: How a caption names each model of :func:`riskeval.bayes.champion_challengers`.
+MODEL_TEXT = {
+    "paired": "paired model of the per-topic differences from the champion",
+    "crossed": "crossed model score ~ (1 | topic) + (1 | system)",
+}
+
+
 def check_names(systems: list[str], champion: str, challengers: str | None, command: str) -> list[str] | None:
     """The challengers of the comma list ``challengers`` (``None``: every other system) after
     checking them and ``champion`` against ``systems``: an unknown name is an error naming the
@@ -55,8 +62,8 @@ def verdict(problems: list[str]) -> str:
             "trusting p_better"
         )
     return (
-        "sampling checks passed at every α: R-hat < 1.01, bulk ESS > 10,000 (systems) and > 1,000 "
-        "(topics), no divergent transitions"
+        "sampling checks passed at every α: R-hat < 1.01, bulk ESS > 10,000 (system effects) and > "
+        "1,000 (topic effects, or the paired model's scales), no divergent transitions"
     )
 
 
@@ -69,16 +76,16 @@ def probabilities_as_text(table: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def champion_caption(comparison: Any, about: str, draws: tuple[int, int, int], problems: list[str]) -> str:
+def champion_caption(comparison: Any, about: str, sampler: Any, problems: list[str]) -> str:
     """What the table of a :class:`riskeval.bayes.ChampionComparison` shows: ``about`` (the scores
-    and their source), the champion, the sampler's ``draws`` (chains, draws kept per chain,
-    warm-up), the seed, the credible intervals, what p_better is, and the :func:`verdict` of the
-    sampling checks."""
-    chains, kept, warmup = draws
+    and their source), the champion, the model that answered, the ``sampler``'s settings
+    (``chains``, ``draws`` kept per chain, ``warmup``), the seed, the credible intervals, what
+    p_better is, and the :func:`verdict` of the sampling checks."""
+    chains, kept, warmup = sampler.chains, sampler.draws, sampler.warmup
     margin = comparison.margin
     return (
-        f"{about}; champion {comparison.champion}; {chains} chains × {kept} draws "
-        f"({warmup} warm-up), seed {comparison.seed}; "
+        f"{about}; champion {comparison.champion}; {MODEL_TEXT[comparison.model]}; {chains} chains "
+        f"× {kept} draws ({warmup} warm-up), seed {comparison.seed}; "
         f"{comparison.level * 100:g}% credible intervals; p_better: posterior probability that the "
         "challenger's effect is above the champion's (each loss counted 1 + α times)"
         + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
