@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 #: The columns the formats for people show by default (``--columns all``: every one).
 SHOWN = ("system", "alpha", "effect_mean", "effect_low", "effect_high", "diff_mean", "diff_low",
          "diff_high", "p_better")  # fmt: skip
+#: The help of --model.
+MODEL_HELP = """paired: of each system's per-topic differences from the champion; crossed: the paper's
+score ~ (1 | topic) + (1 | system), which ignores the pairing."""
 
 
 class Sampler(NamedTuple):
@@ -60,13 +63,7 @@ sampler_options = opts.group(
             default=1_000,
             help="Warm-up iterations per chain (step size and mass matrix adaptation).",
         ),
-        click.option(
-            "--model",
-            type=click.Choice(["paired", "crossed"]),
-            default="paired",
-            help="paired: of each system's per-topic differences from the champion; crossed: the "
-            "paper's score ~ (1 | topic) + (1 | system), which ignores the pairing.",
-        ),
+        click.option("--model", type=click.Choice(["paired", "crossed"]), default="paired", help=MODEL_HELP),
     ],
     "sampler",
     Sampler,
