@@ -132,11 +132,12 @@ class PairedFit(BayesFit):
         az = require("arviz", FEATURE)
         others = self.others
         keep = [i for i, s in enumerate(self.systems) if s != self.champion]
-        rhat, bulk, tail = (
-            az.rhat(self.idata),
-            az.ess(self.idata, method="bulk"),
-            az.ess(self.idata, method="tail"),
-        )
+        with np.errstate(divide="ignore", invalid="ignore"):  # the champion's effect: 0 in every draw
+            rhat, bulk, tail = (
+                az.rhat(self.idata),
+                az.ess(self.idata, method="bulk"),
+                az.ess(self.idata, method="tail"),
+            )
         rows = []
         for name, group, labels, pick in (
             *((n, "global", [n], None) for n in RECORDED[:6]),
