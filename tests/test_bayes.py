@@ -387,7 +387,7 @@ def test_champion_challengers_table(small_fit):
         result = champion_challengers(X, "s2", ["s0", "s4"], alphas=[0, 2], margin=0.02, rng=5, **SMALL)
     table = result.table
     assert list(table.columns) == [
-        "system", "alpha", "role", "effect_mean", "effect_median", "effect_low", "effect_high",
+        "system", "alpha", "model", "role", "effect_mean", "effect_median", "effect_low", "effect_high",
         "diff_mean", "diff_low", "diff_high", "p_better", "p_better_margin",
     ]  # fmt: skip
     assert list(zip(table["system"], table["alpha"], table["role"], strict=True)) == [
