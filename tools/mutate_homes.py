@@ -65,7 +65,7 @@ MUTATIONS = (
     Mutation(PAIRED, "_paired_numpy", "-sp * sn / n[:, None]", "sp * sn / n[:, None]"),
     Mutation(PAIRED, "_paired_numpy", "pos, neg = np.maximum(D, 0.0)", "pos, neg = np.abs(D)"),
     Mutation(PAIRED, "_largest", "np.maximum(A.max(axis=0", "np.maximum(A.min(axis=0"),
-    Mutation(PAIRED, "_finish", "out[4, k] = -acc[0][k] * acc[1][k] / n", "out[4, k] = acc[0][k] * acc[1][k] / n"),
+    Mutation(PAIRED, "_finish", "= -acc[0][k] * acc[1][k] / n", "= acc[0][k] * acc[1][k] / n"),
     Mutation(PAIRED, "_finish", "acc[3][k] - sn * sn / n", "acc[3][k] - sn * sn / (n - 1.0)"),
     Mutation(PAIRED, "_terms", "out[3][k] = (q - kn) * (q - kn)", "out[3][k] = (q - kn) * (p - kn)"),
     Mutation(PAIRED, "_weighted_kernel", "acc[k] += wj * v[k]", "acc[k] += v[k]"),
