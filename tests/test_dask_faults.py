@@ -138,6 +138,8 @@ def test_a_fault_at_every_try_names_the_run_and_what_to_do(files, client, monkey
 def test_the_command_line_says_it_in_one_line(files, client, monkeypatch, capsys):
     monkeypatch.setattr(client_module, "cluster", lambda *a, **k: contextlib.nullcontext(client))
     monkeypatch.setattr(client, "gather", Faults(client, "gather", None, cancelled()))
+    monkeypatch.setattr(executors, "CLUSTER_START_S", 0.0)  # a cluster for runs this small too
+    monkeypatch.setattr(executors, "default_jobs", lambda: 2)
     qrels, runs = files
     code, out, err = run_cli(["evaluate", "--qrels", qrels, "-m", "AP", "--workers", "2", *runs], capsys)
     assert (code, out) == (2, "")

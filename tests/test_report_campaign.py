@@ -229,7 +229,7 @@ def test_command_line_measures_focus_topics_and_test(tmp_path, capsys):
 
     with pytest.raises(SystemExit) as stop:
         main([*args[:2], "--systems", "nosuch", "-o", str(out)])
-    assert stop.value.code == 2 and "no system 'nosuch'" in capsys.readouterr().err
+    assert stop.value.code == 2 and "unknown system(s): 'nosuch'" in capsys.readouterr().err
 
 
 def test_pca_names_only_runs_apart_and_friedman_p_never_zero():
