@@ -315,11 +315,15 @@ def _laplace(
     mode: list[float], hess: list[list[float]]
 ) -> tuple[list[list[float]], list[list[float]]] | None:
     """R (lower, R Rᵀ = −Hessian) and R⁻ᵀ, or None when −Hessian is not positive definite."""
-    n = len(mode)
     low = _cholesky([[-v for v in row] for row in hess])
     if low is None:
         return None
-    # R⁻ᵀ: solve Rᵀ X = I column by column (Rᵀ is upper triangular)
+    return low, _inverse_transpose(low)
+
+
+def _inverse_transpose(low: list[list[float]]) -> list[list[float]]:
+    """R⁻ᵀ of a lower triangular R: Rᵀ X = I solved column by column (Rᵀ is upper triangular)."""
+    n = len(low)
     root = [[0.0] * n for _ in range(n)]
     for col in range(n):
         x = [0.0] * n
@@ -327,7 +331,7 @@ def _laplace(
             x[i] = ((1.0 if i == col else 0.0) - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
         for i in range(n):
             root[i][col] = x[i]
-    return low, root
+    return root
 
 
 def _moments(theta: np.ndarray, log_weight: np.ndarray) -> tuple[list[float], list[list[float]]] | None:
@@ -348,15 +352,7 @@ def _moments(theta: np.ndarray, log_weight: np.ndarray) -> tuple[list[float], li
 
 
 def _with_root(centre: list[float], low: list[list[float]]) -> Proposal:
-    n = len(centre)
-    root = [[0.0] * n for _ in range(n)]
-    for col in range(n):
-        x = [0.0] * n
-        for i in reversed(range(n)):
-            x[i] = ((1.0 if i == col else 0.0) - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
-        for i in range(n):
-            root[i][col] = x[i]
-    return Proposal(list(centre), low, root, 0.0)
+    return Proposal(list(centre), low, _inverse_transpose(low), 0.0)
 
 
 def proposal(stats: Statistics, priors: dict[str, float], rng: np.random.Generator) -> Proposal:
