@@ -51,7 +51,7 @@ import pandas as pd
 
 from riskeval._optional import require
 from riskeval.bayes.model import FEATURE, Priors
-from riskeval.bayes.posterior import MAX_RHAT, MIN_ESS_SYSTEM, BayesFit, _quote, _summary
+from riskeval.bayes.posterior import MIN_ESS_SYSTEM, BayesFit, _summary, sampling_problems
 from riskeval.errors import RiskevalError
 
 #: Iterations of every chain per compiled call: Ctrl-C takes effect between two calls.
@@ -165,10 +165,14 @@ class PairedFit(BayesFit):
         """The sampling checks this posterior fails (empty when all pass): R-hat below 1.01 for
         every parameter of :meth:`diagnostics`, bulk ESS above 10,000 for every system effect and
         above 1,000 for every hyperparameter, system's scale and share, no divergent transition."""
-        return _problems(
+        return sampling_problems(
             self.diagnostics(),
             self.divergences,
-            {"system": MIN_ESS_SYSTEM, "global": MIN_ESS_SCALE, "scale": MIN_ESS_SCALE},
+            {
+                "system": (MIN_ESS_SYSTEM, "system parameter"),
+                "global": (MIN_ESS_SCALE, "global parameter"),
+                "scale": (MIN_ESS_SCALE, "scale parameter"),
+            },
         )
 
     def __repr__(self) -> str:
@@ -178,31 +182,6 @@ class PairedFit(BayesFit):
             f"{len(self.topics)} topics, {shape[0]} chains × {shape[1]} draws, "
             f"{self.divergences} divergences, seed={self.seed})"
         )
-
-
-def _problems(table: pd.DataFrame, divergences: int, minimum: dict[str, int]) -> list[str]:
-    found: list[str] = []
-    high = table[~(table["rhat"] < MAX_RHAT)]
-    if len(high):
-        found.append(
-            f"R-hat is {high['rhat'].max():.3f} (≥ {MAX_RHAT}) for {len(high)} parameter(s), "
-            f"e.g. {_quote(high)}: the chains disagree; draw more (draws=, warmup=)."
-        )
-    for group, least in minimum.items():
-        part = table[table["group"] == group]
-        low = part[~(part["ess_bulk"] > least)]
-        if len(low):
-            found.append(
-                f"the bulk effective sample size of {len(low)} {group} parameter(s) is below "
-                f"{least:,} (lowest {low['ess_bulk'].min():,.0f}, e.g. {_quote(low)}): draw more "
-                "(chains=, draws=)."
-            )
-    if divergences:
-        found.append(
-            f"{divergences} divergent transition(s): the sampler missed part of the posterior; "
-            "raise target_accept (e.g. 0.99)."
-        )
-    return found
 
 
 def fit(

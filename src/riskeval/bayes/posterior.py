@@ -173,33 +173,16 @@ class BayesFit:
         effects (Benham et al., SIGIR 2020), above 10,000 for the intercept and the three standard
         deviations too (the system effects' shrinkage and every interval depend on them), and no
         divergent transitions.  Independent draws (the exact sampler) have no R-hat to check."""
-        table = self.diagnostics()
-        found: list[str] = []
-        high = table[~(table["rhat"] < MAX_RHAT)]
-        if self.sampler != "exact" and len(high):
-            found.append(
-                f"R-hat is {high['rhat'].max():.3f} (≥ {MAX_RHAT}) for {len(high)} parameter(s), "
-                f"e.g. {_quote(high)}: the chains disagree; draw more (draws=, warmup=)."
-            )
-        for group, minimum, what in (
-            ("global", MIN_ESS_SYSTEM, "intercept and standard deviation"),
-            ("system", MIN_ESS_SYSTEM, "system effect"),
-            ("topic", MIN_ESS_TOPIC, "topic effect"),
-        ):
-            part = table[table["group"] == group]
-            low = part[~(part["ess_bulk"] > minimum)]
-            if len(low):
-                found.append(
-                    f"the bulk effective sample size of {len(low)} {what}(s) is below "
-                    f"{minimum:,} (lowest {low['ess_bulk'].min():,.0f}, e.g. {_quote(low)}): "
-                    "draw more (chains=, draws=)."
-                )
-        if self.divergences:
-            found.append(
-                f"{self.divergences} divergent transition(s): the sampler missed part of the "
-                "posterior; raise target_accept (e.g. 0.99)."
-            )
-        return found
+        return sampling_problems(
+            self.diagnostics(),
+            self.divergences,
+            {
+                "global": (MIN_ESS_SYSTEM, "intercept and standard deviation"),
+                "system": (MIN_ESS_SYSTEM, "system effect"),
+                "topic": (MIN_ESS_TOPIC, "topic effect"),
+            },
+            rhat=self.sampler != "exact",
+        )
 
     def compare(
         self, champion: Any, challengers: Any = None, *, margin: float = 0.0, level: float = 0.95
@@ -274,6 +257,37 @@ class BayesFit:
             ],
             note="problems() runs the sampling checks; compare() puts challengers against a champion.",
         )
+
+
+def sampling_problems(
+    table: pd.DataFrame, divergences: int, minimum: dict[str, tuple[int, str]], rhat: bool = True
+) -> list[str]:
+    """The sampling checks a posterior fails, as sentences, from its :meth:`BayesFit.diagnostics`
+    table: R-hat below :data:`MAX_RHAT` everywhere (when ``rhat``), a bulk ESS above
+    ``minimum[group][0]`` for every parameter of each group (named ``minimum[group][1]``), and no
+    divergent transitions."""
+    found: list[str] = []
+    high = table[~(table["rhat"] < MAX_RHAT)]
+    if rhat and len(high):
+        found.append(
+            f"R-hat is {high['rhat'].max():.3f} (≥ {MAX_RHAT}) for {len(high)} parameter(s), "
+            f"e.g. {_quote(high)}: the chains disagree; draw more (draws=, warmup=)."
+        )
+    for group, (least, what) in minimum.items():
+        part = table[table["group"] == group]
+        low = part[~(part["ess_bulk"] > least)]
+        if len(low):
+            found.append(
+                f"the bulk effective sample size of {len(low)} {what}(s) is below "
+                f"{least:,} (lowest {low['ess_bulk'].min():,.0f}, e.g. {_quote(low)}): "
+                "draw more (chains=, draws=)."
+            )
+    if divergences:
+        found.append(
+            f"{divergences} divergent transition(s): the sampler missed part of the "
+            "posterior; raise target_accept (e.g. 0.99)."
+        )
+    return found
 
 
 def fit(
