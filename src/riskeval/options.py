@@ -68,6 +68,33 @@ BiasVarianceForm = Literal["ap", "delta"]
 BIAS_VARIANCE_FORMS: tuple[str, ...] = get_args(BiasVarianceForm)
 
 
+#: What an unjudged retrieved document counts as in an evaluation (a document absent from the qrels of
+#: its topic, or with a negative grade, which trec_eval reads as "in the pool, not judged"):
+#: non-relevant (trec_eval's default), absent (the run is condensed to its judged documents before
+#: scoring, as ``trec_eval -J`` does: Sakai, "Alternatives to bpref", SIGIR 2007), or relevant at a
+#: grade (``"relevant=G"``, default grade :data:`UNJUDGED_GRADE`).
+UnjudgedPolicy = Literal["nonrelevant", "condensed", "relevant"]
+UNJUDGED_POLICIES: tuple[str, ...] = get_args(UnjudgedPolicy)
+#: The grade of an unjudged document under ``unjudged="relevant"`` without ``=G``.
+UNJUDGED_GRADE = 1
+
+
+def check_unjudged(value: Any, func: str, name: str = "unjudged") -> tuple[str, int]:
+    """The policy and grade of an ``unjudged`` value: ``"nonrelevant"``, ``"condensed"``,
+    ``"relevant"`` (grade :data:`UNJUDGED_GRADE`) or ``"relevant=G"`` with ``G`` a whole number
+    ≥ 1.  The grade is :data:`UNJUDGED_GRADE` for the other policies (unused)."""
+    if isinstance(value, str) and value.startswith("relevant="):
+        text = value[len("relevant=") :]
+        if text.isascii() and text.isdigit() and int(text) >= 1 and len(text) <= 9:
+            return "relevant", int(text)
+        raise RiskevalError(
+            f"The '{name}' parameter of {func} takes relevant=G with G a whole number from 1 (the "
+            f"grade an unjudged document counts at). Got {value!r}."
+        )
+    # "relevant=G" itself was refused above: only the policies pass
+    return check_option(value, (*UNJUDGED_POLICIES, "relevant=G"), func, name), UNJUDGED_GRADE
+
+
 def check_option(value: Any, choices: Sequence[str], func: str, name: str) -> str:
     """``value`` if it is one of ``choices`` (case-sensitive), else a :class:`RiskevalError`."""
     if isinstance(value, str) and value in choices:

@@ -43,7 +43,14 @@ from riskeval.cli._input import (
 from riskeval.cli._output import emit, to_stream
 from riskeval.errors import RiskevalError
 from riskeval.io.table_export import OUTPUT_FORMATS, PEOPLE_FORMATS
-from riskeval.options import ALTERNATIVES, MISSING_POLICIES, RISK_TESTS, check_option
+from riskeval.options import (
+    ALTERNATIVES,
+    MISSING_POLICIES,
+    RISK_TESTS,
+    UNJUDGED_POLICIES,
+    check_option,
+    check_unjudged,
+)
 from riskeval.settings import RiskSettings, field_help
 
 if TYPE_CHECKING:
@@ -84,6 +91,26 @@ class OptionChoice(click.Choice):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         name = param.opts[0] if param is not None and param.opts else "value"
         return check_option(value, [str(c) for c in self.choices], given_command(ctx), name)
+
+
+class UnjudgedChoice(click.ParamType):
+    """An ``--unjudged`` value, checked as the library checks its ``unjudged`` parameter
+    (:func:`riskeval.options.check_unjudged`); ``extra``: values a command takes besides (``bounds``)."""
+
+    name = "policy"
+
+    def __init__(self, extra: tuple[str, ...] = ()):
+        self.extra = extra
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value in self.extra:
+            return value
+        name = param.opts[0] if param is not None and param.opts else "value"
+        check_unjudged(value, given_command(ctx), name)
+        return value
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join((*UNJUDGED_POLICIES, "relevant=G", *self.extra)) + "]"
 
 
 #: The options that several commands take outside the groups, each declared once:
@@ -159,6 +186,17 @@ OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
             help="Topics scored for some systems only (a table), or judged but absent from a run "
             "(--qrels): refuse, score them 0, or drop them. [default: raise for a table, zero for "
             "runs, as trec_eval -c]",
+        ),
+    ),
+    "unjudged": (
+        ("--unjudged",),
+        dict(
+            type=UnjudgedChoice(),
+            default="nonrelevant",
+            show_default=True,
+            help="What a retrieved document that the qrels do not judge counts as: nonrelevant "
+            "(trec_eval's default); condensed (removed from the run before scoring, as trec_eval "
+            "-J); relevant=G (relevant at grade G; relevant alone: grade 1).",
         ),
     ),
     "name-from": (

@@ -52,6 +52,7 @@ from riskeval.cli._output import warnings_to_stderr
     help="Topics judged in the qrels but absent from a run: score 0 (as trec_eval -c), drop the "
     "topic for every system, or stop with an error.",
 )
+@opts.option("unjudged")
 @click.option(
     "--jobs",
     "-j",
@@ -81,6 +82,7 @@ def evaluate(
     names: tuple[str, ...],
     name_from: str,
     missing: str,
+    unjudged: str,
     jobs: int | None,
     engine: str,
     per_topic: bool,
@@ -96,6 +98,7 @@ def evaluate(
     Examples:
       riskeval evaluate --qrels qrels.txt -m nDCG@10 -m AP a.run b.run.gz
       riskeval evaluate --qrels qrels.txt --per-topic --format csv a.run b.run.gz > scores.csv
+      riskeval evaluate --qrels qrels.txt --unjudged condensed new.run
     """
     from riskeval.errors import RiskevalError
     from riskeval.evaluation.api import evaluate_runs_long
@@ -119,6 +122,7 @@ def evaluate(
             n_jobs=jobs,
             client=client,
             engine=engine,
+            unjudged=unjudged,
         )
     if per_topic or not out.human:
         out.emit(table if per_topic else mean_scores(table))

@@ -27,7 +27,8 @@ from riskeval.evaluation.inputs import qrels_dict, run_inputs
 from riskeval.evaluation.measures import parse_measures
 from riskeval.io.system_names import system_name_from_file
 from riskeval.model.matrix import apply_missing
-from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
+from riskeval.evaluation.unjudged import Unjudged
+from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option, check_unjudged
 
 
 def evaluate_runs(
@@ -41,6 +42,7 @@ def evaluate_runs(
     n_jobs: int | None = None,
     client: Any = None,
     engine: str = "compiled",
+    unjudged: str = "nonrelevant",
 ) -> pd.DataFrame:
     """Evaluate TREC run files per topic: a systems × topics score matrix for one measure.
 
@@ -86,6 +88,12 @@ def evaluate_runs(
         pytrec_eval, and ``RR@k``, by compiled kernels equal to it bit for bit, the others by
         ir_measures; ``"ir_measures"``: every measure by ir_measures' evaluator (same values,
         slower).  See :mod:`riskeval.evaluation.engine`.
+    unjudged : what a retrieved document that the qrels do not judge (absent from its topic's
+        qrels, or with a negative grade) counts as: ``"nonrelevant"`` (default, trec_eval's
+        default), ``"condensed"`` (removed from the run before scoring, as ``trec_eval -J``:
+        Sakai's condensed lists, SIGIR 2007), ``"relevant"`` (relevant at grade 1) or
+        ``"relevant=G"`` (at grade ``G``, in the ideal ranking and the count of relevant documents
+        too).  Both engines give the same values.  See :mod:`riskeval.evaluation.unjudged`.
 
     Returns
     -------
@@ -112,7 +120,7 @@ def evaluate_runs(
             "The 'measure' parameter of evaluate_runs takes one measure; got "
             f"{list(measure)!r}. Use riskeval.io.evaluate_runs_long for several measures."
         )
-    scores = _evaluate(qrels, runs, [measure], names, missing, progress, n_jobs, client, engine)
+    scores = _evaluate(qrels, runs, [measure], names, missing, progress, n_jobs, client, engine, unjudged)
     return scores.matrices[0]
 
 
@@ -127,6 +135,7 @@ def evaluate_runs_long(
     n_jobs: int | None = None,
     client: Any = None,
     engine: str = "compiled",
+    unjudged: str = "nonrelevant",
 ) -> pd.DataFrame:
     """Evaluate TREC run files per topic for several measures: a tidy long table.
 
@@ -140,7 +149,7 @@ def evaluate_runs_long(
         spelling of the measure.  The missing-topic policy is applied once, to all measures.
     """
     wanted = [measures] if isinstance(measures, str) or not _is_sequence(measures) else list(measures)
-    scores = _evaluate(qrels, runs, wanted, names, missing, progress, n_jobs, client, engine)
+    scores = _evaluate(qrels, runs, wanted, names, missing, progress, n_jobs, client, engine, unjudged)
     parts = []
     for name, M in zip(scores.measures, scores.matrices, strict=True):
         part = M.stack().rename("score").reset_index()
@@ -164,8 +173,10 @@ def _evaluate(
     n_jobs: int | None,
     client: Any,
     engine: str,
+    unjudged: str = "nonrelevant",
 ) -> _Scores:
     policy = cast(MissingPolicy, check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing"))
+    treated = Unjudged(*check_unjudged(unjudged, "evaluate_runs"))
     check_option(engine, ENGINES, "evaluate_runs", "engine")
     sources, names = run_inputs(runs, names)  # run file paths and runs given in memory
     if not sources:
@@ -174,7 +185,12 @@ def _evaluate(
         raise RiskevalError("The 'measures' parameter of evaluate_runs_long must name at least one measure.")
     parsed = parse_measures(measures)
     paths = [s for s in sources if isinstance(s, str)]
-    evaluator = RunEvaluator(qrels_dict(qrels), parsed, engine_for(engine, paths))
+    evaluator = RunEvaluator(
+        qrels_dict(qrels, negative_unjudged=treated.policy != "nonrelevant"),
+        parsed,
+        engine_for(engine, paths),
+        treated,
+    )
     from_files = iter(evaluate_files(evaluator, paths, progress, n_jobs, client))
     results = [
         next(from_files) if isinstance(s, str) else evaluator.evaluate(s.restrict(evaluator.topics))

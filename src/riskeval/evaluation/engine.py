@@ -26,6 +26,13 @@ from riskeval.errors import InputFormatError
 from riskeval.evaluation import kernels, run_pieces
 from riskeval.evaluation.run_arrays import JudgedDocuments, JudgedLines, read_judged_lines
 from riskeval.evaluation.run_pieces import RunPiece, topic_piece
+from riskeval.evaluation.unjudged import (
+    Unjudged,
+    completed_qrels,
+    completed_ranks,
+    condensed_ranks,
+    condensed_run,
+)
 from riskeval.io.measures import evaluating_provider
 from riskeval.io.problems import Problems
 from riskeval.io.runs import Run, no_run_line, parse_run
@@ -123,13 +130,21 @@ class RunEvaluator:
     """The evaluator of one process for the qrels, measures and engine, built once per process.
 
     It pickles without its ir_measures evaluators (rebuilt where it is unpickled), so it can be sent
-    once to each worker process or Dask worker."""
+    once to each worker process or Dask worker.  ``unjudged``: what an unjudged retrieved document
+    counts as (:mod:`riskeval.evaluation.unjudged`)."""
 
-    def __init__(self, qrels: dict[str, dict[str, int]], measures: list[Any], engine: str = "compiled"):
+    def __init__(
+        self,
+        qrels: dict[str, dict[str, int]],
+        measures: list[Any],
+        engine: str = "compiled",
+        unjudged: Unjudged = Unjudged(),
+    ):
         self.topics = frozenset(qrels)
         self.qrels = qrels
         self.measures = measures
         self.engine = engine
+        self.unjudged = unjudged
         plans = [compiled_plan(m) if engine == "compiled" else None for m in measures]
         self.compiled = [p for p in plans if p is not None]
         self.others = [m for m, p in zip(measures, plans, strict=True) if p is None]
@@ -183,11 +198,23 @@ class RunEvaluator:
     def evaluate(self, run: Run, *, every: bool = True) -> RunScores:
         """Evaluate a run read (or given in memory) and restricted to the judged topics, with
         ir_measures: every measure, or (``every=False``) those without a compiled kernel."""
+        scores = run.scores
+        if self.unjudged.policy == "condensed":
+            scores = condensed_run(scores, self.qrels)
         with self.lock:
+            if self.unjudged.policy == "relevant":  # the run's own qrels: an evaluator for it
+                import ir_measures
+
+                evaluator = ir_measures.evaluator(
+                    self.measures if every else self.others,
+                    completed_qrels(self.qrels, scores, self.unjudged.grade),
+                )
+            else:
+                evaluator = self._evaluator(every)
             values = {
                 (str(m.measure), m.query_id): float(m.value)
-                for m in self._evaluator(every).iter_calc(run.scores)
-                if m.query_id in run.scores
+                for m in evaluator.iter_calc(scores)
+                if m.query_id in scores
             }
         return RunScores(run.tag, frozenset(run.scores), run.skipped_topics, values, [])
 
@@ -211,15 +238,16 @@ class RunEvaluator:
                 orders[plan.trec] = kernels.rank(
                     lines.text, lines.doc_starts, lines.doc_ends, lines.scores, lines.offsets, plan.trec
                 )
+            ranked, offsets = lines.grades[orders[plan.trec]], lines.offsets
+            judged, ideal, ideal_offsets = lines.judged, self.judgments.ideal, self.judgments.offsets
+            if self.unjudged.policy == "condensed":
+                ranked, offsets = condensed_ranks(ranked, offsets)
+            elif self.unjudged.policy == "relevant":
+                ranked, judged, ideal, ideal_offsets = completed_ranks(
+                    ranked, offsets, judged, ideal, ideal_offsets, self.unjudged.grade
+                )
             per_topic = kernels.topic_values(
-                plan.kind,
-                plan.cutoff,
-                plan.rel,
-                lines.grades[orders[plan.trec]],
-                lines.offsets,
-                lines.judged,
-                self.judgments.ideal,
-                self.judgments.offsets,
+                plan.kind, plan.cutoff, plan.rel, ranked, offsets, judged, ideal, ideal_offsets
             )
             name = str(plan.measure)
             values.update(((name, t), v) for t, v in zip(lines.topics, per_topic.tolist(), strict=True))

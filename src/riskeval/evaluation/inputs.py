@@ -97,13 +97,16 @@ def qrels_input(qrels: Any) -> Any:
     )
 
 
-def qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
+def qrels_dict(qrels: Any, *, negative_unjudged: bool = False) -> dict[str, dict[str, int]]:
     """Qrels as ir_measures' dict of dicts, with Python ints as grades.
 
     Negative grades (TREC Web's -2 for spam) are handed to the evaluators as 0, judged not
     relevant: pytrec_eval, which computes trec_eval's measures, corrupts memory (and crashes the
     process) on negative grades, and every measure already treats grades <= 0 as not relevant
-    (gdeval's ERR and nDCG give the same values either way).
+    (gdeval's ERR and nDCG give the same values either way).  With ``negative_unjudged``, the
+    documents of negative grade are left out instead (their topic stays): unjudged, as trec_eval
+    reads a negative grade ("in the pool, not judged"), for the policies of
+    :mod:`riskeval.evaluation.unjudged`.
     """
     qrels = qrels_input(qrels)  # qrels given in memory or by ir_datasets id: a DataFrame
     if isinstance(qrels, (str, os.PathLike)):
@@ -140,7 +143,9 @@ def qrels_dict(qrels: Any) -> dict[str, dict[str, int]]:
         frame["relevance"].astype(np.int64).tolist(),
         strict=True,
     ):
-        result.setdefault(qid, {})[doc] = grade if grade > 0 else 0
+        judged = result.setdefault(qid, {})
+        if grade >= 0 or not negative_unjudged:
+            judged[doc] = grade if grade > 0 else 0
     if not result:
         raise RiskevalError("The qrels hold no judgments.")
     return result
