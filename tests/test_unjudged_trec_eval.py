@@ -1,0 +1,80 @@
+"""``unjudged="condensed"`` equals ``trec_eval -J`` (9.0.8) on every official run of TREC DL 2019
+and 2020 (passage), for every measure riskeval names in trec_eval's spelling.  trec_eval is found
+through ``$TREC_EVAL`` (the test skips without it)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import warnings
+
+import pytest
+from shared_data import shared_data
+
+import riskeval as rk
+from riskeval.io.system_names import system_name_from_file
+
+pytestmark = pytest.mark.slow
+
+#: ir_measures name -> trec_eval -m argument and printed name
+MEASURES = {
+    "nDCG@10": ("ndcg_cut.10", "ndcg_cut_10"),
+    "nDCG": ("ndcg", "ndcg"),
+    "AP": ("map", "map"),
+    "AP@100": ("map_cut.100", "map_cut_100"),
+    "P@10": ("P.10", "P_10"),
+    "R@100": ("recall.100", "recall_100"),
+    "RR": ("recip_rank", "recip_rank"),
+    "Rprec": ("Rprec", "Rprec"),
+    "Success@10": ("success.10", "success_10"),
+    "Bpref": ("bpref", "bpref"),
+}
+CAMPAIGNS = {
+    "trec-dl-2019-passage": ("qrels.dl19-passage.txt", "runs"),
+    "trec-dl-2020-passage": ("qrels.dl20-passage.txt", "runs-top100"),
+}
+
+
+def _trec_eval() -> str:
+    path = os.environ.get("TREC_EVAL")
+    if not path or not os.access(path, os.X_OK):
+        pytest.skip("set TREC_EVAL to a trec_eval 9.0.8 executable to compare with trec_eval -J")
+    return path
+
+
+@pytest.mark.parametrize("campaign", list(CAMPAIGNS))
+def test_condensed_equals_trec_eval_j(campaign, tmp_path):
+    trec_eval = _trec_eval()
+    qrels_name, folder = CAMPAIGNS[campaign]
+    qrels = shared_data(campaign, qrels_name)
+    runs = sorted(shared_data(campaign, folder).glob("*.gz"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # topics of the runs without judgments
+        long = rk.io.evaluate_runs_long(qrels, runs, list(MEASURES), names="file", unjudged="condensed")
+    got = {(s, t, m): v for s, t, m, v in long.itertuples(index=False, name=None)}
+    checked = 0
+    for run in runs:
+        plain = tmp_path / "run.txt"
+        plain.write_bytes(gzip.decompress(run.read_bytes()))
+        flags = [a for option, _ in MEASURES.values() for a in ("-m", option)]
+        out = subprocess.run(
+            [trec_eval, "-J", "-q", *flags, str(qrels), str(plain)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        printed = {name: m for m, (_, name) in MEASURES.items()}
+        system = system_name_from_file(str(run))
+        for line in out.splitlines():
+            name, topic, value = line.split()
+            if topic == "all":
+                continue
+            # trec_eval prints 4 decimals
+            assert got[(system, topic, printed[name])] == pytest.approx(float(value), abs=5.001e-5), (
+                system,
+                topic,
+                name,
+            )
+            checked += 1
+    assert checked >= len(runs) * 43 * len(MEASURES)
