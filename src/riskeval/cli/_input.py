@@ -225,6 +225,8 @@ def load_scores(
     name_from: str,
     missing: MissingPolicy | None,
     client: Any = None,
+    *,
+    unjudged: str = "nonrelevant",
 ) -> Scores:
     """The score matrices of the input group: the shipped example, or
     :func:`riskeval.evaluation.score_inputs.read_score_inputs` of a table, trec_eval/ir_measures
@@ -256,6 +258,7 @@ def load_scores(
             missing=missing,
             client=client,
             default_measure=DEFAULT_MEASURE,
+            unjudged=unjudged,
         )
     except ScoreInputError as exc:
         raise click.UsageError(str(exc)) from None

@@ -243,10 +243,37 @@ class ScoreSource(NamedTuple):
     measure: tuple[str, ...]
     name_from: str
     missing: Any
+    unjudged: str = "nonrelevant"
 
-    def load(self, client: Any = None) -> Scores:
-        """The score matrices (:func:`riskeval.cli._input.load_scores`)."""
-        return load_scores(*self, client)
+    def load(self, client: Any = None, *, bounds: bool = False) -> Scores:
+        """The score matrices (:func:`riskeval.cli._input.load_scores`); ``bounds``: the command
+        takes ``--unjudged bounds`` (then the scores are those with unjudged documents
+        non-relevant, and :meth:`bounds` gives their bounds)."""
+        if self.unjudged != "nonrelevant" and self.qrels is None:
+            raise click.UsageError("--unjudged goes with runs evaluated against --qrels.")
+        if self.unjudged == "bounds" and not bounds:
+            raise click.UsageError(
+                f"{given_command()} does not take --unjudged bounds (riskeval risk, compare and report "
+                "do); choose nonrelevant, condensed or relevant=G."
+            )
+        policy = "nonrelevant" if self.unjudged == "bounds" else self.unjudged
+        return load_scores(*self[:-1], client, unjudged=policy)
+
+    def bounds(self, measure: str) -> Any:
+        """The per-topic score bounds of the runs for ``measure`` over the completions of the qrels
+        (:func:`riskeval.evaluation.score_bounds.score_bounds`)."""
+        import warnings
+
+        from riskeval.errors import RiskevalWarning
+        from riskeval.evaluation.score_bounds import score_bounds
+
+        assert self.qrels is not None
+        names = None if self.name_from == "tag" else "file"
+        with warnings.catch_warnings():  # said once, when the scores were loaded
+            warnings.simplefilter("ignore", RiskevalWarning)
+            return score_bounds(
+                self.qrels, list(self.inputs), measure, names=names, missing=self.missing or "zero"
+            )
 
     @property
     def files(self) -> list[str]:
@@ -292,6 +319,15 @@ input_options = group(
         ),
         option("name-from"),
         option("missing"),
+        option(
+            "unjudged",
+            type=UnjudgedChoice(("bounds",)),
+            help="With --qrels, what a retrieved document that the qrels do not judge counts as: "
+            "nonrelevant (trec_eval's default); condensed (removed from the run before scoring, as "
+            "trec_eval -J); relevant=G (relevant at grade G; relevant alone: grade 1); bounds (risk, "
+            "compare, report: URisk, TRisk and each topic's loss over every grading of those "
+            "documents from 0 to the highest grade of the qrels).",
+        ),
     ],
     "source",
     ScoreSource,

@@ -122,8 +122,11 @@ def risk(
         return
     from riskeval.io.baseline_map import read_baseline_map
 
-    scores = source.load(client)
+    scores = source.load(client, bounds=True)
     settings = cli_baseline(settings, scores)
+    if source.unjudged == "bounds":
+        _bounds(source, scores, settings, topics_of, losses_only, out, tukey=tukey, test=test, risks=risks)
+        return
     mapping = None if baseline_map is None else read_baseline_map(baseline_map, scores.matrix.index)
     if tukey:
         _tukey(scores, settings, mapping, resampling, out)
@@ -131,6 +134,36 @@ def risk(
         _topics(scores, topics_of, settings, mapping, losses_only=losses_only, out=out)
     else:
         _show_table(scores, settings, risks, resampling, baseline_map=baseline_map, own=mapping, out=out)
+
+
+def _bounds(
+    source: opts.ScoreSource,
+    scores: Scores,
+    settings: RiskSettings,
+    topics_of: str | None,
+    losses_only: bool,
+    out: opts.Output,
+    **others: object,
+) -> None:
+    """``--unjudged bounds``: the systems' URisk and TRisk intervals, or (``--topics``) one
+    system's topics labelled (:mod:`riskeval.reporting.unjudged_tables`)."""
+    from riskeval.analysis.by_measure import check_systems
+    from riskeval.reporting.unjudged_tables import bounds_table, topic_bounds_table
+
+    used = [f"--{k}" for k, v in others.items() if v not in (False, None, "t")]
+    if used or click.get_current_context().params.get("baseline_map") is not None:
+        raise click.UsageError(
+            f"--unjudged bounds gives the URisk and TRisk intervals (and --topics); leave out "
+            f"{', '.join(used) or '--baseline-map'}."
+        )
+    measures = list(scores.matrices)
+    if topics_of is None:
+        table, caption = bounds_table(source.bounds, measures, settings)
+        out.emit(table, caption=caption)
+        return
+    check_systems([topics_of], scores.matrix.index, "--topics")
+    table, caption = topic_bounds_table(source.bounds, measures, topics_of, settings, losses_only=losses_only)
+    out.emit(table, caption=caption)
 
 
 def _check_modes(

@@ -25,9 +25,9 @@ from riskeval.evaluation.engine import ENGINES, RunEvaluator, RunScores, engine_
 from riskeval.evaluation.executors import evaluate_files
 from riskeval.evaluation.inputs import qrels_dict, run_inputs
 from riskeval.evaluation.measures import parse_measures
+from riskeval.evaluation.unjudged import Unjudged
 from riskeval.io.system_names import system_name_from_file
 from riskeval.model.matrix import apply_missing
-from riskeval.evaluation.unjudged import Unjudged
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option, check_unjudged
 
 

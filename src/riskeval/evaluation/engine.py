@@ -69,6 +69,10 @@ def run_text_bytes(paths: list[str]) -> int:
     return text
 
 
+#: trec_eval's default: an unjudged document is not relevant.
+NONRELEVANT = Unjudged()
+
+
 class RunScores(NamedTuple):
     """What evaluating one run (or one piece of it) yields: small, it crosses process boundaries."""
 
@@ -138,7 +142,7 @@ class RunEvaluator:
         qrels: dict[str, dict[str, int]],
         measures: list[Any],
         engine: str = "compiled",
-        unjudged: Unjudged = Unjudged(),
+        unjudged: Unjudged = NONRELEVANT,
     ):
         self.topics = frozenset(qrels)
         self.qrels = qrels

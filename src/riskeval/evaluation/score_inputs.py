@@ -53,12 +53,14 @@ def read_score_inputs(
     missing: MissingPolicy | None,
     client: Any = None,
     default_measure: str = "nDCG@10",
+    unjudged: str = "nonrelevant",
 ) -> ScoreInputs:
     """The score matrices of ``inputs``: run files evaluated against ``qrels`` with ``measures``
     (``default_measure`` when empty; ``missing`` default ``"zero"``, as ``trec_eval -c``; on
     ``client``'s Dask cluster when given), ``("-",)`` for standard input, or per-query files
     (:func:`riskeval.io.matrices.score_matrices`; ``missing`` default ``"raise"``).  ``names``:
-    ``None`` (run tags) or ``"file"``."""
+    ``None`` (run tags) or ``"file"``; ``unjudged``: the policy of the runs' unjudged documents
+    (:func:`riskeval.evaluate_runs`)."""
     refuse_folders(inputs)
     if qrels is not None:
         if not inputs:
@@ -67,7 +69,13 @@ def read_score_inputs(
 
         measures = measures or [default_measure]
         long = evaluate_runs_long(
-            qrels, list(inputs), measures, names=names, missing=missing or "zero", client=client
+            qrels,
+            list(inputs),
+            measures,
+            names=names,
+            missing=missing or "zero",
+            client=client,
+            unjudged=unjudged,
         )
         return ScoreInputs(
             split_measures(long),
