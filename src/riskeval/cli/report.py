@@ -137,7 +137,7 @@ def report(
 
         texts = read_topic_texts(topics_file)
     show = sys.stderr.isatty() if progress is None else progress
-    scores = source.load(client)
+    scores = source.load(client, bounds=True)
     settings = cli_baseline(settings, scores)
     matrices = scores.matrices
     if show:
@@ -146,6 +146,8 @@ def report(
     from riskeval.io.variation_inputs import report_variation_data
 
     data, files = report_variation_data(variations, bias_target)
+    if source.unjudged == "bounds":  # the section "Losses the qrels cannot decide"
+        data = {**data, "unjudged": {m: source.bounds(m) for m in matrices}}
     comparison = None
     if bayes:
         from riskeval.cli.bayes import compare

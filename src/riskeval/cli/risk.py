@@ -146,9 +146,9 @@ def _bounds(
     **others: object,
 ) -> None:
     """``--unjudged bounds``: the systems' URisk and TRisk intervals, or (``--topics``) one
-    system's topics labelled (:mod:`riskeval.reporting.unjudged_tables`)."""
+    system's topics labelled (:mod:`riskeval.reporting.unjudged`)."""
     from riskeval.analysis.by_measure import check_systems
-    from riskeval.reporting.unjudged_tables import bounds_table, topic_bounds_table
+    from riskeval.reporting.unjudged import bounds_table, topic_bounds_table
 
     used = [f"--{k}" for k, v in others.items() if v not in (False, None, "t")]
     if used or click.get_current_context().params.get("baseline_map") is not None:

@@ -15,6 +15,7 @@ from riskeval.reporting.bayes import bayes_section
 from riskeval.reporting.build import ReportContext, Section
 from riskeval.reporting.explorer import test_caption
 from riskeval.reporting.paper_sections import baseline_rankings_section, left_out, rank, residuals_section
+from riskeval.reporting.unjudged import unjudged_section
 from riskeval.reporting.variations import bias_variance_section, mean_variance_section
 
 #: Most rows of a table written into the page (the rest: riskeval risk --format csv).
@@ -454,8 +455,10 @@ DEFAULT_SECTIONS = (
     bias_section,
     baseline_rankings_section,
     residuals_section,
-    # with their inputs in data= only: query variations, bias-variance, Bayesian champion–challengers
+    # with their inputs in data= only: query variations, bias-variance, Bayesian champion–challengers,
+    # score bounds over the completions of the qrels
     mean_variance_section,
     bias_variance_section,
     bayes_section,
+    unjudged_section,
 )
