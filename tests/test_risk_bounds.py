@@ -12,10 +12,12 @@ import random
 import ir_measures
 import numpy as np
 import pytest
+from cli_runner import run_cli
 
 import riskeval as rk
-from riskeval.analysis.risk_bounds import LABELS, risk_bounds, topic_bounds, trisk_interval
+from riskeval.analysis.risk_bounds import LABELS, label_changes, risk_bounds, topic_bounds, trisk_interval
 from riskeval.errors import RiskevalError
+from riskeval.evaluation.pool_reuse import pool_contributions, without_run
 from riskeval.evaluation.score_bounds import score_bounds
 
 #: measure -> whether its bounds are exact (low, high)
@@ -147,3 +149,82 @@ def test_trisk_interval_holds_on_random_boxes():
 def test_unbounded_measures_are_refused():
     with pytest.raises(RiskevalError, match="Score bounds over the completions"):
         score_bounds({"1": {"a": 1}}, {"s": {"1": {"a": 1.0}}}, "ERR@10")
+
+
+def test_pool_contributions_and_leave_one_run_out():
+    """Three runs, pool depth 2: a judged document in one run's first two and no other's is that
+    run's alone; removed from the qrels, the run's loss on that topic is no longer decided."""
+    qrels = {"1": {"a": 2, "b": 0, "c": 1, "z": 2}, "2": {"a": 1, "d": 2}}
+    runs = {
+        "new": {"1": {"c": 3.0, "a": 2.0, "b": 1.0}, "2": {"d": 3.0, "x": 2.0}},
+        "base": {"1": {"a": 3.0, "z": 2.0, "c": 1.0}, "2": {"d": 3.0, "a": 2.0}},
+        "other": {"1": {"b": 3.0, "z": 2.0}, "2": {"a": 3.0, "y": 2.0}},
+    }
+    alone = pool_contributions(qrels, runs, depth=2)
+    # new's first two: c, a (topic 1; a also base's) and d, x (topic 2; d also base's, x unjudged)
+    assert alone == {"new": {"1": {"c"}}, "base": {}, "other": {"1": {"b"}}}  # b: new ranks it 3rd
+    reduced = without_run(qrels, runs, "new", depth=2)
+    assert reduced == {"1": {"a": 2, "b": 0, "z": 2}, "2": {"a": 1, "d": 2}}
+    pair = {"new": runs["new"], "base": runs["base"]}
+    full = score_bounds(qrels, pair, "P@2", grade=2)
+    fewer = score_bounds(reduced, pair, "P@2", grade=2)
+    changes = label_changes(full, fewer, "new", "base")
+    # topic 1: new finds c, a (P@2 1.0), base a, z (1.0): no loss with full qrels; without c's
+    # judgment new's P@2 is 0.5 to 1: a possible loss.  Topic 2: new d (0.5, 1 with x), base 1.0.
+    assert changes["losses"] == 1 and changes["robust"] == 0 and changes["possible"] == 1
+    assert changes["losses_reduced"] == 2 and changes["possible_reduced"] == 2
+    assert changes["robust_not_lost"] == 0
+    with pytest.raises(RiskevalError, match="No run 'nope'"):
+        without_run(qrels, runs, "nope")
+    with pytest.raises(RiskevalError, match="depth"):
+        pool_contributions(qrels, runs, depth=0)
+
+
+def _files(tmp_path):
+    """Qrels and two runs on two topics: on topic 1 'new' retrieves an unjudged document first."""
+    q = tmp_path / "qrels.txt"
+    q.write_text("1 0 a 2\n1 0 b 0\n2 0 c 1\n2 0 d 0\n")
+    new, base = tmp_path / "new.run", tmp_path / "base.run"
+    new.write_text("1 Q0 x 1 3 new\n1 Q0 b 2 2 new\n2 Q0 d 1 3 new\n2 Q0 c 2 2 new\n")
+    base.write_text("1 Q0 a 1 3 base\n1 Q0 b 2 2 base\n2 Q0 c 1 3 base\n2 Q0 d 2 2 base\n")
+    return q, new, base
+
+
+def test_cli_risk_unjudged_bounds(tmp_path, capsys):
+    q, new, base = _files(tmp_path)
+    args = ["risk", "--qrels", q, "-m", "P@1", "--unjudged", "bounds", "-b", "base", "--alpha", "1"]
+    code, out, err = run_cli([*args, "--format", "csv", base, new], capsys)
+    assert code == 0, err
+    rows = out.splitlines()
+    assert rows[0] == (
+        "system,alpha,baseline,urisk,urisk_low,urisk_high,trisk_low,trisk_high,losses,robust_losses,possible_losses"
+    )
+    # topic 1: new 0..1 (x unjudged) against 1: a possible loss; topic 2: 0 against 1: robust
+    assert rows[1].startswith("new,1.0,base,-2.0,-2.0,-1.0,") and rows[1].endswith(",2,1,1")
+    code, out, err = run_cli([*args, "--topics", "new", "--format", "csv", base, new], capsys)
+    assert code == 0, err
+    labels = [line.split(",")[-2] for line in out.splitlines()[1:]]
+    assert labels == ["possible loss", "robust loss"]
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        (["risk", "--unjudged", "bounds", "--tukey"], "leave out --tukey"),
+        (["risk-reward", "--unjudged", "bounds"], "does not take --unjudged bounds"),
+        (["evaluate", "--unjudged", "bounds"], "'--unjudged' parameter of riskeval evaluate must be one of"),
+    ],
+)
+def test_cli_bounds_refused_where_not_computed(tmp_path, capsys, command, words):
+    q, new, base = _files(tmp_path)
+    code, _, err = run_cli([*command, "--qrels", q, base, new], capsys)
+    assert code == 2
+    assert words in err and "Traceback" not in err
+
+
+def test_cli_unjudged_needs_qrels(tmp_path, capsys):
+    table = tmp_path / "scores.csv"
+    table.write_text("system,topic,score\na,1,0.5\nb,1,0.25\na,2,0.1\nb,2,0.3\n")
+    code, _, err = run_cli(["risk", "--unjudged", "condensed", table], capsys)
+    assert code == 2
+    assert "--unjudged goes with runs evaluated against --qrels" in err

@@ -11,6 +11,8 @@ comparisons of runs, and the long tables of large evaluations.
   :func:`pca_biplot`, :func:`chisq_residuals`;
 - runs compared: :func:`compare_runs`, :func:`risk_reward_tradeoff`;
 - query variations and stability: :func:`mean_variance_table`, :func:`bias_variance_table`;
+- qrels with holes: :func:`risk_bounds`, :func:`topic_bounds` (URisk, TRisk and each topic's
+  loss over the completions of the qrels), :func:`label_changes` (Zobel's pool-reusability test);
 - long tables (one row per system, topic and measure, on a Dask cluster too):
   :func:`long_risk_table`, :func:`long_topic_risk`.
 
@@ -52,6 +54,10 @@ _EXPORTS = {
     # runs compared
     "compare_runs": "riskeval.analysis.run_comparison",
     "risk_reward_tradeoff": "riskeval.analysis.run_comparison",
+    # risk over the completions of the qrels (unjudged documents)
+    "risk_bounds": "riskeval.analysis.risk_bounds",
+    "topic_bounds": "riskeval.analysis.risk_bounds",
+    "label_changes": "riskeval.analysis.risk_bounds",
     # long tables
     "long_risk_table": "riskeval.distributed.risk",
     "long_topic_risk": "riskeval.distributed.risk",

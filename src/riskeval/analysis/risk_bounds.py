@@ -34,7 +34,7 @@ import pandas as pd
 from riskeval.core.baselines import aggregate
 from riskeval.core.paired import risk_scores
 from riskeval.errors import RiskevalError
-from riskeval.evaluation.score_bounds import ScoreBounds
+from riskeval.model.score_bounds import ScoreBounds
 from riskeval.options import AGGREGATES, check_alphas
 
 #: |δ| at most this counts as no difference when labelling a topic's loss.
@@ -184,3 +184,33 @@ def _least_spread(low: np.ndarray, high: np.ndarray) -> float:
     if below.any() or above.any():
         m = float((high[below].sum() + low[above].sum()) / (below.sum() + above.sum()))
     return float((np.clip(m - high, 0, None) ** 2 + np.clip(low - m, 0, None) ** 2).sum())
+
+
+def label_changes(full: ScoreBounds, reduced: ScoreBounds, system: str, baseline: Any) -> dict[str, int]:
+    """How a system's losses against ``baseline`` change from one qrels (``full``) to qrels with
+    fewer judgments (``reduced``, e.g. without the documents the system alone brought to the pool:
+    :func:`riskeval.evaluation.pool_reuse.without_run`), both bounded over their completions.
+
+    Returns the counts ``losses`` and ``losses_reduced`` (unjudged documents non-relevant),
+    ``robust`` and ``possible`` (labels with ``full``), ``robust_reduced`` and ``possible_reduced``,
+    ``became_possible`` (robust losses with ``full`` that ``reduced`` leaves possible) and
+    ``robust_not_lost``: robust losses with ``reduced`` that are no loss with ``full``, which must
+    be 0 when ``full`` completes ``reduced`` (its extra judgments grade documents ``reduced`` left
+    unjudged, within the grades of the completions)."""
+    labels = {}
+    points = {}
+    for key, bounds in (("full", full), ("reduced", reduced)):
+        point, low, high = delta_bounds(bounds, baseline)
+        labels[key] = loss_labels(low.loc[system], high.loc[system])
+        points[key] = point.loc[system].to_numpy()
+    robust, possible = LABELS[0], LABELS[1]
+    return {
+        "losses": int((points["full"] < -TOLERANCE).sum()),
+        "losses_reduced": int((points["reduced"] < -TOLERANCE).sum()),
+        "robust": int((labels["full"] == robust).sum()),
+        "possible": int((labels["full"] == possible).sum()),
+        "robust_reduced": int((labels["reduced"] == robust).sum()),
+        "possible_reduced": int((labels["reduced"] == possible).sum()),
+        "became_possible": int(((labels["full"] == robust) & (labels["reduced"] == possible)).sum()),
+        "robust_not_lost": int(((labels["reduced"] == robust) & (points["full"] >= -TOLERANCE)).sum()),
+    }

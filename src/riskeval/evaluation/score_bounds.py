@@ -31,7 +31,7 @@ bounds are their value.  Other measures are refused.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,29 +44,10 @@ from riskeval.evaluation.inputs import qrels_dict, run_inputs
 from riskeval.evaluation.measures import parse_measures
 from riskeval.evaluation.unjudged import is_judged
 from riskeval.io.runs import read_run
+from riskeval.model.score_bounds import ScoreBounds
 
 #: The measure families :func:`score_bounds` bounds (trec_eval's, with their parameters).
 BOUNDED = ("nDCG@k", "AP", "AP@k", "P@k", "R@k", "RR", "RR@k", "with rel=N where they take it")
-
-
-class ScoreBounds(NamedTuple):
-    """Per-topic scores of runs (systems × topics matrices, same labels).
-
-    Attributes
-    ----------
-    scores : the values with unjudged documents non-relevant (trec_eval's default): a completion.
-    low, high : the least and greatest value over the completions (bounds: see the module).
-    unjudged : per topic, the unjudged documents the runs retrieve (``|U|``), as a Series.
-    measure : the measure's ir_measures name.
-    grade : ``G``, the highest grade of a completion.
-    """
-
-    scores: pd.DataFrame
-    low: pd.DataFrame
-    high: pd.DataFrame
-    unjudged: pd.Series
-    measure: str
-    grade: int
 
 
 def score_bounds(
@@ -113,7 +94,7 @@ def score_bounds(
     sources, _ = run_inputs(runs, names)
     topics = frozenset(judged)
     read = [read_run(s, topics=topics) if isinstance(s, str) else s.restrict(topics) for s in sources]
-    ranked = [{t: _ranking(docs, plan.trec) for t, docs in run.scores.items()} for run in read]
+    ranked = [{t: ranking(docs, plan.trec) for t, docs in run.scores.items()} for run in read]
     pool = {
         t: {d for r in read for d in r.scores.get(t, {}) if not is_judged(judged[t], d)}
         for t in scores.columns
@@ -130,7 +111,7 @@ def score_bounds(
     return ScoreBounds(scores, low, high, counts, str(parsed), G)
 
 
-def _ranking(docs: dict[str, float], trec: bool) -> list[str]:
+def ranking(docs: dict[str, float], trec: bool) -> list[str]:
     """The documents in rank order: as pytrec_eval (single precision scores, ties by decreasing id)
     or as the MS MARCO evaluator (double scores, ties by increasing id), see
     :mod:`riskeval.evaluation.kernels`."""

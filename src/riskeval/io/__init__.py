@@ -1,5 +1,7 @@
 """Readers: score tables, trec_eval and ir_measures output, ranx and PyTerrier results, query texts,
-baseline maps, and the evaluation of run files into long tables.
+baseline maps, and the evaluation of run files into long tables, with the bounds of their scores
+over the completions of the qrels (:func:`score_bounds`) and the qrels without one run's
+contributions to the pool (:func:`without_run`).
 
 Readers of files are named ``read_*``; readers of objects in memory (DataFrames, ir_measures
 results, ranx scores) ``from_*``.  :func:`score_matrix` takes any of these inputs and tells them
@@ -37,6 +39,11 @@ _EXPORTS = {
     "apply_missing": "riskeval.model.matrix",
     # run files evaluated into a long table (one row per measure, system and topic)
     "evaluate_runs_long": "riskeval.evaluation.api",
+    "score_bounds": "riskeval.evaluation.score_bounds",
+    "ScoreBounds": "riskeval.model.score_bounds",
+    "pool_contributions": "riskeval.evaluation.pool_reuse",
+    "without_run": "riskeval.evaluation.pool_reuse",
+    "remove_judgments": "riskeval.evaluation.pool_reuse",
 }
 
 __all__ = sorted(_EXPORTS)

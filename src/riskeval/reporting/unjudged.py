@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 import pandas as pd
 
 from riskeval.analysis.risk_bounds import LABELS, risk_bounds, topic_bounds
-from riskeval.evaluation.score_bounds import ScoreBounds
+from riskeval.model.score_bounds import ScoreBounds
 from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
 from riskeval.settings import RiskSettings
