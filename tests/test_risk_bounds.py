@@ -15,7 +15,7 @@ import pytest
 from cli_runner import run_cli
 
 import riskeval as rk
-from riskeval.analysis.risk_bounds import LABELS, label_changes, risk_bounds, topic_bounds, trisk_interval
+from riskeval.analysis.unjudged_risk import LABELS, label_changes, risk_bounds, topic_bounds, trisk_interval
 from riskeval.errors import RiskevalError
 from riskeval.evaluation.pool_reuse import pool_contributions, without_run
 from riskeval.evaluation.score_bounds import score_bounds

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from riskeval.analysis.risk_bounds import label_changes
+from riskeval.analysis.unjudged_risk import label_changes
 from riskeval.evaluation.pool_reuse import pool_contributions, remove_judgments
 from riskeval.evaluation.score_bounds import score_bounds
 from riskeval.io.system_names import system_name_from_file

@@ -55,9 +55,9 @@ _EXPORTS = {
     "compare_runs": "riskeval.analysis.run_comparison",
     "risk_reward_tradeoff": "riskeval.analysis.run_comparison",
     # risk over the completions of the qrels (unjudged documents)
-    "risk_bounds": "riskeval.analysis.risk_bounds",
-    "topic_bounds": "riskeval.analysis.risk_bounds",
-    "label_changes": "riskeval.analysis.risk_bounds",
+    "risk_bounds": "riskeval.analysis.unjudged_risk",
+    "topic_bounds": "riskeval.analysis.unjudged_risk",
+    "label_changes": "riskeval.analysis.unjudged_risk",
     # long tables
     "long_risk_table": "riskeval.distributed.risk",
     "long_topic_risk": "riskeval.distributed.risk",

@@ -1,6 +1,6 @@
 """Per-topic scores of runs with their least and greatest value over the completions of the qrels
 (what :func:`riskeval.evaluation.score_bounds.score_bounds` computes and
-:mod:`riskeval.analysis.risk_bounds` reads)."""
+:mod:`riskeval.analysis.unjudged_risk` reads)."""
 
 from __future__ import annotations
 

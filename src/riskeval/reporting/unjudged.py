@@ -1,7 +1,7 @@
 """Risk over the completions of the qrels, shown: the tables of ``riskeval risk --unjudged bounds``
 (the systems' URisk and TRisk intervals and losses by label, one system's topics) with their
 captions, and the report's section "Losses the qrels cannot decide"
-(:mod:`riskeval.analysis.risk_bounds`)."""
+(:mod:`riskeval.analysis.unjudged_risk`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 
 import pandas as pd
 
-from riskeval.analysis.risk_bounds import LABELS, risk_bounds, topic_bounds
+from riskeval.analysis.unjudged_risk import LABELS, risk_bounds, topic_bounds
 from riskeval.model.score_bounds import ScoreBounds
 from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
@@ -31,7 +31,7 @@ def bounds_table(
     bounds_of: Callable[[str], ScoreBounds], measures: list[str], settings: RiskSettings
 ) -> tuple[pd.DataFrame, str]:
     """URisk and TRisk intervals of every system against the settings' baseline, per measure and α
-    (:func:`riskeval.analysis.risk_bounds.risk_bounds`), and the caption."""
+    (:func:`riskeval.analysis.risk_bounds`), and the caption."""
     parts, about = [], []
     for measure in measures:
         bounds = bounds_of(measure)
@@ -59,7 +59,7 @@ def topic_bounds_table(
     losses_only: bool = False,
 ) -> tuple[pd.DataFrame, str]:
     """Per topic of ``system`` against the settings' baseline, per measure and α: scores, δ and
-    the risk as intervals, and the label (:func:`riskeval.analysis.risk_bounds.topic_bounds`)."""
+    the risk as intervals, and the label (:func:`riskeval.analysis.topic_bounds`)."""
     parts, about = [], []
     for measure in measures:
         bounds = bounds_of(measure)
