@@ -228,3 +228,26 @@ def test_cli_unjudged_needs_qrels(tmp_path, capsys):
     code, _, err = run_cli(["risk", "--unjudged", "condensed", table], capsys)
     assert code == 2
     assert "--unjudged goes with runs evaluated against --qrels" in err
+
+
+def test_cli_compare_unjudged_bounds(tmp_path, capsys):
+    q, new, base = _files(tmp_path)
+    args = ["compare", "--qrels", q, "-m", "P@1", "--unjudged", "bounds", "-b", "base", "--alpha", "1"]
+    code, out, err = run_cli([*args, base, new], capsys)
+    assert code == 0, err
+    assert "Risk against base over every completion of the qrels" in out
+    assert out.splitlines()[-1].split() == [
+        "new",
+        "1",
+        "base",
+        "-2.0000",
+        "-2.0000",
+        "-1.0000",
+        "-inf",
+        "-1.0000",
+        "2",
+        "1",
+        "1",
+    ]
+    code, _, err = run_cli([*args, "--format", "csv", base, new], capsys)
+    assert code == 2 and "for csv or json use riskeval risk --unjudged bounds" in err

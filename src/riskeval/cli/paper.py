@@ -199,11 +199,18 @@ def compare(
     Examples:
       riskeval compare --example -b bm25base_p --sort nDCG@10 --top 10
       riskeval compare scores.csv -b bm25 --risk URisk@5 --correction holm --format latex
+      riskeval compare --qrels qrels.txt --unjudged bounds -b bm25 bm25.run new.run
     """
     from riskeval.inference.comparison import compare as compare_systems
-    from riskeval.reporting.table_output import write_comparison
+    from riskeval.reporting.table_output import write_comparison, write_table
 
-    scores = source.load()
+    bounded = source.unjudged == "bounds"
+    if bounded and not out.human:
+        raise click.UsageError(
+            "compare --unjudged bounds writes the risk intervals as a second table, for people "
+            "(--format table, markdown, latex); for csv or json use riskeval risk --unjudged bounds."
+        )
+    scores = source.load(bounds=True)
     settings = cli_baseline(settings, scores)
     matrices = scores.matrices
     X = matrices if len(matrices) > 1 else scores.matrix
@@ -213,7 +220,19 @@ def compare(
         X, measures=measures, risk=risks, settings=settings, test=test, n_resamples=n, rng=seed
     )
     how: dict[str, Any] = dict(sort=out.sort, top=out.top, caller=opts.given_command())
-    out.write(lambda stream: write_comparison(table, out.fmt, stream, **how))
+    if not bounded:
+        out.write(lambda stream: write_comparison(table, out.fmt, stream, **how))
+        return
+    from riskeval.reporting.unjudged import bounds_table
+
+    intervals, caption = bounds_table(source.bounds, list(scores.matrices), settings)
+
+    def both(stream: Any) -> None:
+        write_comparison(table, out.fmt, stream, **how)
+        stream.write("\n")
+        write_table(intervals, out.fmt, stream, caption=caption, caller=opts.given_command())
+
+    out.write(both)
 
 
 @opts.command("risk-reward")
