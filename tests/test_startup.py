@@ -233,7 +233,7 @@ from riskeval.io import qrels as reader
 qrels_path, runs = sys.argv[1], sys.argv[2:]
 seen = []
 made = engine.RunEvaluator.__init__
-engine.RunEvaluator.__init__ = lambda self, q, m, e="compiled": seen.append(e) or made(self, q, m, e)
+engine.RunEvaluator.__init__ = lambda self, q, m, e="compiled", **kw: seen.append(e) or made(self, q, m, e, **kw)
 small = rk.io.evaluate_runs_long(qrels_path, runs, ["nDCG@10", "AP", "RR@10"], n_jobs=1)
 light = "numba" in sys.modules
 engine.COMPILED_MIN_BYTES = reader.COMPILED_BYTES = 0

@@ -189,7 +189,7 @@ def _evaluate(
         qrels_dict(qrels, negative_unjudged=treated.policy != "nonrelevant"),
         parsed,
         engine_for(engine, paths),
-        treated,
+        unjudged=treated,
     )
     from_files = iter(evaluate_files(evaluator, paths, progress, n_jobs, client))
     results = [
