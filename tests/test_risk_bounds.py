@@ -76,7 +76,7 @@ def _values(measure, qrels, runs):
     return out
 
 
-SEEDS = [*range(3), *(pytest.param(s, marks=pytest.mark.slow) for s in range(3, 30))]
+SEEDS = [*range(2), *(pytest.param(s, marks=pytest.mark.slow) for s in range(2, 30))]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -135,15 +135,15 @@ def test_a_relevant_document_can_lower_ndcg():
 
 def test_trisk_interval_holds_on_random_boxes():
     rng = np.random.default_rng(7)
-    for _ in range(200):
-        c = rng.integers(2, 6)
+    for _ in range(150):
+        c = int(rng.integers(2, 6))
         a, b = rng.normal(size=c), rng.normal(size=c)
         low, high = np.minimum(a, b), np.maximum(a, b)
         t_lo, t_hi = trisk_interval(low, high)
-        for _ in range(50):
-            x = rng.uniform(low, high)
-            t = x.mean() / (x.std(ddof=1) / np.sqrt(c))
-            assert t_lo - 1e-9 <= t <= t_hi + 1e-9
+        x = rng.uniform(low, high, size=(200, c))
+        x[:2] = [low, high]  # the corners too
+        t = x.mean(axis=1) / (x.std(axis=1, ddof=1) / np.sqrt(c))
+        assert (t_lo - 1e-9 <= t).all() and (t <= t_hi + 1e-9).all()
 
 
 def test_unbounded_measures_are_refused():

@@ -73,7 +73,7 @@ def inputs(draw):
 
 
 @pytest.mark.parametrize("engine", ["compiled", "ir_measures"])
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=inputs())
 def test_condensed_is_the_run_without_its_unjudged_documents(tmp_path, engine, data):
     qrels, run = data
