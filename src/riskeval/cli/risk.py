@@ -159,11 +159,11 @@ def _bounds(
     measures = list(scores.matrices)
     if topics_of is None:
         table, caption = bounds_table(source.bounds, measures, settings)
-        out.emit(table, caption=caption)
+        out.emit(out.select(table, scores.matrix.index), caption=caption, inputs=source.files)
         return
     check_systems([topics_of], scores.matrix.index, "--topics")
     table, caption = topic_bounds_table(source.bounds, measures, topics_of, settings, losses_only=losses_only)
-    out.emit(table, caption=caption)
+    out.emit(table, caption=caption, inputs=source.files)
 
 
 def _check_modes(
