@@ -1,6 +1,8 @@
-"""``unjudged="condensed"`` equals ``trec_eval -J`` (9.0.8) on every official run of TREC DL 2019
-and 2020 (passage), for every measure riskeval names in trec_eval's spelling.  trec_eval is found
-through ``$TREC_EVAL`` (the test skips without it)."""
+"""Unjudged documents on campaign data: ``unjudged="condensed"`` equals ``trec_eval -J`` (9.0.8) on
+every official run of TREC DL 2019 and 2020 (passage), for every measure riskeval names in
+trec_eval's spelling (trec_eval is found through ``$TREC_EVAL``; that test skips without it); the
+policies give the same values in worker processes; the leave-one-run-out study of
+docs/unjudged.md gives its numbers."""
 
 from __future__ import annotations
 
@@ -78,3 +80,39 @@ def test_condensed_equals_trec_eval_j(campaign, tmp_path):
             )
             checked += 1
     assert checked >= len(runs) * 43 * len(MEASURES)
+
+
+def test_policies_in_worker_processes_equal_this_process():
+    """The policy travels with the evaluator to worker processes: the same values."""
+    d = shared_data("trec-dl-2020-passage")
+    qrels = d / "qrels.dl20-passage.txt"
+    runs = sorted((d / "runs-top100").glob("*.gz"))[:2]
+    for policy in ("condensed", "relevant=2"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            here = rk.io.evaluate_runs_long(qrels, runs, ["nDCG@10", "AP"], unjudged=policy, n_jobs=1)
+            there = rk.io.evaluate_runs_long(qrels, runs, ["nDCG@10", "AP"], unjudged=policy, n_jobs=2)
+            plain = rk.io.evaluate_runs_long(qrels, runs, ["nDCG@10", "AP"], n_jobs=1)
+        assert here.equals(there)
+        assert not here.equals(plain)
+
+
+def test_leave_one_run_out_on_dl19():
+    """The study of docs/unjudged.md for the two runs that brought most to the pool: the numbers of
+    the page, and no robust loss under the reduced qrels refuted by the full ones."""
+    d = shared_data("trec-dl-2019-passage")
+    qrels = str(d / "qrels.dl19-passage.txt")
+    runs = {
+        p.name.removeprefix("input.").removesuffix(".gz"): str(p) for p in sorted((d / "runs").glob("*.gz"))
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = rk.io.pool_contributions(qrels, runs, 10)
+        for run, removed, became in (("UNH_exDL_bm25", 368, 39), ("ICT-CKNRM_B50", 94, 9)):
+            pair = {run: runs[run], "bm25base_p": runs["bm25base_p"]}
+            full = rk.io.score_bounds(qrels, pair, "nDCG@10")
+            reduced = rk.io.score_bounds(rk.io.remove_judgments(qrels, alone[run]), pair, "nDCG@10", grade=3)
+            changes = rk.analysis.label_changes(full, reduced, run, "bm25base_p")
+            assert sum(map(len, alone[run].values())) == removed
+            assert changes["became_possible"] == became
+            assert changes["robust_not_lost"] == 0
