@@ -1,7 +1,8 @@
 """Unjudged documents on campaign data: ``unjudged="condensed"`` equals ``trec_eval -J`` (9.0.8) on
 every official run of TREC DL 2019 and 2020 (passage), for every measure riskeval names in
 trec_eval's spelling (trec_eval is found through ``$TREC_EVAL``; that test skips without it); the
-policies give the same values in worker processes; the leave-one-run-out study of
+policies give the same values in worker processes; ``unjudged="relevant=2"`` equals trec_eval on
+qrels completed by the test; the leave-one-run-out study of
 docs/unjudged.md gives its numbers."""
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ MEASURES = {
     "Rprec": ("Rprec", "Rprec"),
     "Success@10": ("success.10", "success_10"),
     "Bpref": ("bpref", "bpref"),
+    "NumRel": ("num_rel", "num_rel"),
+    "infAP": ("infAP", "infAP"),
 }
 CAMPAIGNS = {
     "trec-dl-2019-passage": ("qrels.dl19-passage.txt", "runs"),
@@ -116,3 +119,55 @@ def test_leave_one_run_out_on_dl19():
             assert sum(map(len, alone[run].values())) == removed
             assert changes["became_possible"] == became
             assert changes["robust_not_lost"] == 0
+
+
+@pytest.mark.parametrize("campaign", list(CAMPAIGNS))
+def test_relevant_equals_trec_eval_on_completed_qrels(campaign, tmp_path):
+    """``unjudged="relevant=2"`` equals trec_eval against qrels this test writes: the qrels with
+    every document the run retrieves for a judged topic and the qrels do not judge added at 2."""
+    trec_eval = _trec_eval()
+    qrels_name, folder = CAMPAIGNS[campaign]
+    qrels = shared_data(campaign, qrels_name)
+    lines = qrels.read_text().splitlines()
+    judged: dict[str, set[str]] = {}
+    for line in lines:
+        topic, _, doc, _ = line.split()
+        judged.setdefault(topic, set()).add(doc)
+    measures = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
+    for run in sorted(shared_data(campaign, folder).glob("*.gz"))[:3]:
+        text = gzip.decompress(run.read_bytes()).decode()
+        added = {
+            (f[0], f[2])
+            for f in (line.split() for line in text.splitlines())
+            if f[0] in judged and f[2] not in judged[f[0]]
+        }
+        completed = tmp_path / "completed.txt"
+        completed.write_text("\n".join([*lines, *(f"{t} 0 {d} 2" for t, d in sorted(added))]) + "\n")
+        plain = tmp_path / "run.txt"
+        plain.write_text(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            long = rk.io.evaluate_runs_long(qrels, [run], measures, unjudged="relevant=2")
+        got = {(t, m): v for _, t, m, v in long.itertuples(index=False, name=None)}
+        flags = [a for m in measures for a in ("-m", MEASURES[m][0])]
+        out = subprocess.run(
+            [trec_eval, "-q", *flags, str(completed), str(plain)], capture_output=True, text=True, check=True
+        ).stdout
+        names = {
+            "ndcg_cut_10": "nDCG@10",
+            "map": "AP",
+            "P_10": "P@10",
+            "recall_100": "R@100",
+            "recip_rank": "RR",
+        }
+        checked = 0
+        for line in out.splitlines():
+            name, topic, value = line.split()
+            if topic != "all":
+                assert got[(topic, names[name])] == pytest.approx(float(value), abs=5.001e-5), (
+                    run,
+                    topic,
+                    name,
+                )
+                checked += 1
+        assert checked == len(measures) * len({t for t, _ in got})
