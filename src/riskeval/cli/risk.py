@@ -107,6 +107,8 @@ def risk(
             f"--alternative {alternative} goes with Student's t test of TRisk (--test t); the "
             f"{test} test gives two-sided p-values."
         )
+    if on_cluster and source.unjudged != "nonrelevant":
+        raise click.UsageError("--unjudged goes with runs evaluated against --qrels.")
     if on_cluster:
         from riskeval.distributed.parquet_tables import cluster_risk_table
         from riskeval.reporting.risk_tables import critical_note, mark_note
