@@ -1,6 +1,6 @@
 """Zobel's test of pool reusability: the qrels without the documents that one run alone brought
 to the pool (Zobel, "How reliable are the results of large-scale information retrieval
-experiments?", SIGIR 1998, §4).
+experiments?", SIGIR 1998).
 
 The pool of a topic is approximated as the union of every run's first ``depth`` documents (ranked
 as trec_eval ranks them); a judged document *only one run contributed* is in that run's first

@@ -7,10 +7,11 @@ topic's qrels, or graded negative: :mod:`riskeval.evaluation.unjudged`) a grade 
 :func:`score_bounds` gives ``low`` and ``high`` with ``low ≤ value ≤ high`` under every completion.
 The measures are not monotone in the judgments: a document made relevant also raises the ideal DCG
 of nDCG and the number of relevant documents of AP and recall, so that a run which did not retrieve
-it loses (Zobel, "How reliable are the results of large-scale information retrieval experiments?",
-SIGIR 1998, measured how far unjudged documents move scores).  The bounds, per measure (``k``: the
-cut-off, or the run's length; ``rel``: the least relevant grade; ``U``: the unjudged documents every
-run retrieves for the topic; ``A``: those of the run in its first ``k``):
+it loses.  (Zobel, "How reliable are the results of large-scale information retrieval
+experiments?", SIGIR 1998, asked whether a pool judges fairly the systems that did not contribute
+to it.)  The bounds, per measure (``k``: the cut-off, or the run's length; ``rel``: the least
+relevant grade; ``U``: the unjudged documents the runs retrieve for the topic; ``A``: those of the
+run in its first ``k``):
 
 - ``P@k``, ``RR[@k]``: exact, the completions that grade every document 0 and ``G``;
 - ``R@k``: exact: low (found judged relevant)/(judged relevant + the documents of ``U`` outside
