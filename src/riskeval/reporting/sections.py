@@ -165,7 +165,7 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
     if "text" in classes:
         classes["text"] = "text"
     if judged is not None:
-        classes["low judged loss"] = ["rk-hole" if v == "yes" else None for v in shown["low judged loss"]]
+        classes["low judged loss"] = ["rk-hole" if v == "yes" else "" for v in shown["low judged loss"]]
     classes["TR"] = [
         _sig_class(np.sign(tr) if sig else 0)
         for tr, sig in zip(shown["TR"], shown["significant"], strict=True)
