@@ -105,7 +105,7 @@ def test_risk_table_and_per_topic_view_show_the_judged_fraction(scores, judged):
         "t3": ("", ""),  # low judged fraction, but a gain
         "t4": ("", ""),  # a tie: no loss
     }
-    assert "Judged@10: the fraction of the system's top documents" in r.html
+    assert "Judged@10: the fraction of the system" in r.html
 
 
 def test_without_judged_fractions_the_page_says_so(scores):
