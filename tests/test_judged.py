@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 import riskeval as rk
 from riskeval.errors import RiskevalError
-from riskeval.evaluation.judged import JUDGED_THRESHOLD, judged_fractions, judged_measure
+from riskeval.evaluation.judged import judged_fractions
+from riskeval.io.measure_depth import judged_measure
+from riskeval.reporting.judged import JUDGED_THRESHOLD
 from tests.cli_runner import run_cli
 from tests.shared_data import shared_data
 
@@ -192,7 +194,8 @@ def test_random_inputs_equal_ir_measures(judgments, ranking, k):
         warnings.simplefilter("ignore")
         M = rk.evaluate_runs(qrels, {"r": run}, measure=f"Judged@{k}")
     expected = {
-        m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.parse_measure(f"Judged@{k}")], qrels, run)
+        m.query_id: m.value
+        for m in ir_measures.iter_calc([ir_measures.parse_measure(f"Judged@{k}")], qrels, run)
     }
     for topic, value in M.loc["r"].items():
         assert value == expected.get(topic, 0.0)
@@ -219,7 +222,10 @@ def test_campaign_runs_equal_ir_measures(folder, qrels, runs):
     judged = ir_measures.parse_measure("Judged@10")
     q = list(ir_measures.read_trec_qrels(str(d / qrels)))
     for path, (system, row) in zip(runs, M.iterrows(), strict=True):
-        expected = {m.query_id: m.value for m in ir_measures.iter_calc([judged], q, ir_measures.read_trec_run(str(path)))}
+        expected = {
+            m.query_id: m.value
+            for m in ir_measures.iter_calc([judged], q, ir_measures.read_trec_run(str(path)))
+        }
         assert {t: row[t] for t in expected} == expected, system
         assert (row.drop(list(expected)) == 0).all()  # topics absent from the run: 0
     if folder == "trec-dl-2019-passage":  # the pooled runs are judged at 98.8% to 100% of their top 10

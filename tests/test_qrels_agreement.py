@@ -81,7 +81,13 @@ def test_sign_agreement_by_hand():
     B = pd.DataFrame({"t1": [0.4, 0.1], "t2": [0.3, 0.3], "t3": [0.5, 0.4]}, index=["b", "x"])
     r = qrels_agreement({"A": A, "B": B}, baseline="b", alphas=[0])
     row = r.losses.set_index("system").loc["x"]
-    assert (row["topics"], row["agree"], row["losses_reference"], row["losses_evaluated"], row["losses_both"]) == (
+    assert (
+        row["topics"],
+        row["agree"],
+        row["losses_reference"],
+        row["losses_evaluated"],
+        row["losses_both"],
+    ) == (
         3,
         1,
         1,
@@ -126,7 +132,8 @@ def synthetic(n_systems: int = 10, n_topics: int = 25, n_docs: int = 30, seed: i
     runs = {}
     for s in range(n_systems):
         runs[f"s{s}"] = {
-            q: {d: float(rng.normal() + 0.5 * s * g) for d, g in judged.items()} for q, judged in qrels.items()
+            q: {d: float(rng.normal() + 0.5 * s * g) for d, g in judged.items()}
+            for q, judged in qrels.items()
         }
     return qrels, runs
 
@@ -145,7 +152,9 @@ def test_tau_falls_as_labels_are_flipped():
     for rate in (0.0, 0.1, 0.3, 0.5):
         taus = []
         for seed in range(3):
-            matrices = evaluate_under_qrels({"truth": qrels, "flipped": flipped(qrels, rate, seed)}, runs, "P@10")
+            matrices = evaluate_under_qrels(
+                {"truth": qrels, "flipped": flipped(qrels, rate, seed)}, runs, "P@10"
+            )
             r = qrels_agreement(matrices, baseline="s0", alphas=[0])
             taus.append(r.ranking.query("measure == 'urisk'")["tau"].iloc[0])
             if rate == 0:
@@ -189,7 +198,9 @@ def test_cli(tmp_path: Path, capsys):
     for name, text in {"a.txt": QRELS_A, "b.txt": QRELS_B, "x.run": RUN_X, "y.run": RUN_Y}.items():
         (tmp_path / name).write_text(text)
     args = ["qrels-agreement", "--qrels", tmp_path / "a.txt", "--qrels", tmp_path / "b.txt", "-m", "P@2"]
-    code, out, err = run_cli([*args, "--table", "losses", "--format", "csv", tmp_path / "x.run", tmp_path / "y.run"], capsys)
+    code, out, err = run_cli(
+        [*args, "--table", "losses", "--format", "csv", tmp_path / "x.run", tmp_path / "y.run"], capsys
+    )
     assert code == 0, err
     table = pd.read_csv(StringIO(out))
     assert list(table["system"]) == ["y"]  # x is the baseline: the first of two runs

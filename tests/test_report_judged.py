@@ -11,13 +11,12 @@ import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 import riskeval as rk
 from riskeval.errors import RiskevalError
-from riskeval.evaluation.judged import JUDGED_THRESHOLD
+from riskeval.reporting.judged import JUDGED_THRESHOLD
 from riskeval.reporting.sections import risky_topics_section, summary_section
 from tests.shared_data import chromium, shared_data
 

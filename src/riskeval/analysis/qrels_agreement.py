@@ -123,9 +123,7 @@ def qrels_agreement(
     aligned = _aligned(matrices)
     names = tuple(aligned)
     tables = {
-        name: risk_table(
-            M, baseline, alphas, settings=settings, se=se, leave_one_out=leave_one_out
-        )
+        name: risk_table(M, baseline, alphas, settings=settings, se=se, leave_one_out=leave_one_out)
         for name, M in aligned.items()
     }
     risk = pd.concat([t.assign(qrels=name) for name, t in tables.items()], ignore_index=True)
@@ -144,7 +142,11 @@ def qrels_agreement(
         losses.append(_loss_rows(signs[a], signs[b], first.index, self_rows, a, b))
     scores = pd.concat(
         [
-            M.rename_axis(index="system", columns="topic").stack().rename("score").reset_index().assign(variant=name)
+            M.rename_axis(index="system", columns="topic")
+            .stack()
+            .rename("score")
+            .reset_index()
+            .assign(variant=name)
             for name, M in aligned.items()
         ],
         ignore_index=True,
@@ -153,7 +155,9 @@ def qrels_agreement(
         qrels=names,
         scores=scores,
         risk=risk,
-        ranking=pd.DataFrame(ranking, columns=["reference", "evaluated", "measure", "alpha", "systems", "tau", "tau_ap"]),
+        ranking=pd.DataFrame(
+            ranking, columns=["reference", "evaluated", "measure", "alpha", "systems", "tau", "tau_ap"]
+        ),
         losses=pd.concat(losses, ignore_index=True),
         spread=mean_variance(scores, alpha=1.0, form="general"),
     )

@@ -43,7 +43,7 @@ TABLES = ("ranking", "losses", "risk", "spread", "scores")
 )
 @opts.option("name-from")
 @opts.option("missing")
-@opts.risk_options("baseline", "alphas", "se", "leave_one_out")
+@opts.risk_options("baseline", "alphas", "leave_one_out")
 @click.option(
     "--table",
     type=click.Choice(TABLES),
@@ -83,7 +83,9 @@ def qrels_agreement(
     from riskeval.evaluation.several_qrels import evaluate_under_qrels
 
     if labels and len(labels) != len(qrels):
-        raise RiskevalError(f"--label was given {len(labels)} time(s) for {len(qrels)} --qrels: give one per --qrels.")
+        raise RiskevalError(
+            f"--label was given {len(labels)} time(s) for {len(qrels)} --qrels: give one per --qrels."
+        )
     if len(qrels) < 2:
         raise RiskevalError("Give --qrels at least twice: the qrels to compare.")
     with warnings_to_stderr():

@@ -14,8 +14,9 @@ ir_measures itself:
   (``"zero"``: 0, nothing returned and nothing judged), as every measure does.
 
 A loss against the baseline on a topic where the system's own ranking is judged at less than
-:data:`JUDGED_THRESHOLD` of its depth may be a hole in the qrels rather than a worse ranking: the
-report flags such topics.  ``riskeval evaluate -m Judged@10`` prints it like any other measure.
+:data:`riskeval.reporting.judged.JUDGED_THRESHOLD` of its depth may be a hole in the qrels rather
+than a worse ranking: the report flags such topics.  ``riskeval evaluate -m Judged@10`` prints it
+like any other measure.
 """
 
 from __future__ import annotations
@@ -24,37 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from riskeval.errors import RiskevalError
-
-#: Below this fraction of judged documents at the measure's depth, a loss is flagged as one that
-#: the qrels may not decide.  A convention, not a result of a paper: with 80% of a top 10 judged,
-#: two unjudged documents scored as non-relevant can move nDCG@10 by more than most per-topic
-#: differences between runs; the official TREC DL 2019 passage runs, which made the pool, are
-#: judged at 98.8% to 100% of their top 10 on average.
-JUDGED_THRESHOLD = 0.8
-
-
-def judged_measure(measure: Any) -> str:
-    """The ``Judged@k`` measure at the depth of ``measure`` (a name in any spelling riskeval reads,
-    or an ir_measures measure): ``Judged@10`` for ``nDCG@10``, ``ERR@20``, ``ndcg_cut_10``;
-    ``Judged`` (every returned document) for a measure without cutoff such as ``AP``.
-
-    Raises :class:`~riskeval.errors.RiskevalError` for a name that is not a measure.
-    """
-    from ir_measures.providers.base import NOT_PROVIDED
-
-    from riskeval.io.measures import parse_ir_measure
-
-    try:
-        parsed = parse_ir_measure(measure)
-    except (NameError, ValueError):
-        parsed = None
-    if parsed is None:
-        raise RiskevalError(
-            f"Cannot tell the depth of {str(measure)!r}: it is not a measure name ir_measures reads."
-        )
-    cutoff = parsed["cutoff"] if "cutoff" in parsed.SUPPORTED_PARAMS else NOT_PROVIDED
-    return "Judged" if cutoff is NOT_PROVIDED or cutoff is None else f"Judged@{int(cutoff)}"
+from riskeval.io.measure_depth import judged_measure
 
 
 def judged_fractions(
@@ -68,7 +39,7 @@ def judged_fractions(
 ) -> dict[str, pd.DataFrame]:
     """The judged fraction of every run and topic at the depth of each of ``measures``.
 
-    Evaluates ``Judged@k`` (:func:`judged_measure` of each measure) with
+    Evaluates ``Judged@k`` (:func:`riskeval.io.measure_depth.judged_measure` of each measure) with
     :func:`riskeval.evaluate_runs_long`, whose parameters ``qrels``, ``runs``, ``names``,
     ``missing`` and ``client`` these are: the systems and topics are those of the scores of the same
     call.

@@ -21,7 +21,9 @@ def qrels_names(qrels: Any, labels: Any = None) -> dict[str, Any]:
     labels, or two qrels of the same name (name them with ``labels``)."""
     if isinstance(qrels, Mapping) and not _is_qrels_dict(qrels):
         if labels is not None:
-            raise RiskevalError("Give the qrels' names either as the keys of a mapping or as labels, not both.")
+            raise RiskevalError(
+                "Give the qrels' names either as the keys of a mapping or as labels, not both."
+            )
         named = {str(k): v for k, v in qrels.items()}
     else:
         given = [qrels] if isinstance(qrels, (str, os.PathLike)) or _is_qrels_dict(qrels) else list(qrels)
@@ -31,7 +33,9 @@ def qrels_names(qrels: Any, labels: Any = None) -> dict[str, Any]:
             labels = [_file_label(q) for q in given]
         labels = [str(x) for x in labels]
         if len(labels) != len(given):
-            raise RiskevalError(f"Give one label per qrels: got {len(labels)} label(s) for {len(given)} qrels.")
+            raise RiskevalError(
+                f"Give one label per qrels: got {len(labels)} label(s) for {len(given)} qrels."
+            )
         named = dict(zip(labels, given, strict=True))
         if len(named) < len(labels):
             raise RiskevalError(
@@ -69,9 +73,7 @@ def evaluate_under_qrels(
 
     named = qrels_names(qrels, labels)
     return {
-        name: evaluate_runs(
-            q, runs, measure, names=names, missing=missing, client=client, engine=engine
-        )
+        name: evaluate_runs(q, runs, measure, names=names, missing=missing, client=client, engine=engine)
         for name, q in named.items()
     }
 

@@ -317,7 +317,7 @@ def report(
         topics matrix of values in [0, 1] covering every system and topic of ``X``, or a mapping
         measure name → matrix.  The risk table then shows each system's mean judged fraction,
         and the per-topic analysis each topic's, flagging the losses against the baseline where
-        it is below :data:`riskeval.evaluation.judged.JUDGED_THRESHOLD`.  ``riskeval report
+        it is below :data:`riskeval.reporting.judged.JUDGED_THRESHOLD`.  ``riskeval report
         --qrels`` computes it from the runs; from scores alone there is none, and the page says so.
     path : str or path, optional
         Where to write the page; ``None`` writes nothing (``Report.html`` holds it).

@@ -10,16 +10,25 @@ import numpy as np
 import pandas as pd
 
 from riskeval.errors import RiskevalError
-from riskeval.evaluation.judged import JUDGED_THRESHOLD, judged_measure
+from riskeval.io.measure_depth import judged_measure
 
 if TYPE_CHECKING:
     from riskeval.reporting.build import ReportContext
+
+#: Below this fraction of judged documents at the measure's depth, a loss is flagged as one that
+#: the qrels may not decide.  A convention, not a result of a paper: with 80% of a top 10 judged,
+#: two unjudged documents scored as non-relevant can move nDCG@10 by more than most per-topic
+#: differences between runs; the official TREC DL 2019 passage runs, which made the pool, are
+#: judged at 98.8% to 100% of their top 10 on average.
+JUDGED_THRESHOLD = 0.8
 
 #: The key of the judged fractions in ``ReportContext.data`` and in the risk table's page data.
 KEY = "judged"
 
 
-def judged_matrices(judged: Any, matrices: Mapping[str | None, pd.DataFrame]) -> dict[str | None, pd.DataFrame]:
+def judged_matrices(
+    judged: Any, matrices: Mapping[str | None, pd.DataFrame]
+) -> dict[str | None, pd.DataFrame]:
     """``report(judged=...)`` checked: measure name → judged fractions on the systems and topics of
     that measure's score matrix.  A matrix (not a mapping) goes with every measure of the page.
 
