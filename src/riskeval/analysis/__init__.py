@@ -11,6 +11,7 @@ comparisons of runs, and the long tables of large evaluations.
   :func:`pca_biplot`, :func:`chisq_residuals`;
 - runs compared: :func:`compare_runs`, :func:`risk_reward_tradeoff`;
 - query variations and stability: :func:`mean_variance_table`, :func:`bias_variance_table`;
+- several qrels of the same topics: :func:`qrels_agreement`;
 - long tables (one row per system, topic and measure, on a Dask cluster too):
   :func:`long_risk_table`, :func:`long_topic_risk`.
 
@@ -34,6 +35,8 @@ _EXPORTS = {
     "topic_risk_by_alpha": "riskeval.analysis.alpha_tables",
     "mean_variance_table": "riskeval.analysis.alpha_tables",
     "bias_variance_table": "riskeval.analysis.variance_tables",
+    "qrels_agreement": "riskeval.analysis.qrels_agreement",
+    "QrelsAgreement": "riskeval.analysis.qrels_agreement",
     "risk_experiment": "riskeval.pyterrier",
     # baselines and their bias
     "baseline": "riskeval.measures.baselines",

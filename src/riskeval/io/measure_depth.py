@@ -27,5 +27,5 @@ def judged_measure(measure: Any) -> str:
         raise RiskevalError(
             f"Cannot tell the depth of {str(measure)!r}: it is not a measure name ir_measures reads."
         )
-    cutoff = parsed["cutoff"] if "cutoff" in parsed.SUPPORTED_PARAMS else NOT_PROVIDED
-    return "Judged" if cutoff is NOT_PROVIDED or cutoff is None else f"Judged@{int(cutoff)}"
+    cutoff: Any = parsed["cutoff"] if "cutoff" in parsed.SUPPORTED_PARAMS else NOT_PROVIDED
+    return "Judged" if cutoff is NOT_PROVIDED or cutoff is None else f"Judged@{cutoff}"
