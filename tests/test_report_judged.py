@@ -91,6 +91,7 @@ def test_risk_table_and_per_topic_view_show_the_judged_fraction(scores, judged):
     assert means[position["b"]] == pytest.approx(0.9)
     assert d["judged"]["threshold"] == JUDGED_THRESHOLD == 0.8
     assert d["judged"]["pt"][0] == [500, 900, 200, 1000]  # the opening system, a, in 10^-3
+    assert d["judged"]["holes"][0] == [0]  # t1: a loss judged at 0.5
     risk = table_rows(r.html, "m0-risk-table")
     header = [text for _, text in risk[0]]
     assert header[:3] == ["system", "mean", "Judged@10"]

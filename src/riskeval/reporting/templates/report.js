@@ -154,15 +154,16 @@
     pt.sig[k][a].forEach(function (j) { signs[Math.abs(j) - 1] = j < 0 ? -1 : 1; });
     /* fixed-point integers: scores in 1e-4, TR and TJ in 1e-2, p in 1e-3 (0: below 0.001) */
     function at(v, scale) { return v === null ? null : v / scale; }
-    /* the judged fraction (1e-3) of the system's ranking, when the page has it: a loss where it is
-       below the threshold is flagged, as the table without scripts flags it */
-    var judged = d.judged ? d.judged.pt[k] : null;
+    /* the judged fraction (1e-3) of the system's ranking, when the page has it, and the losses
+       where it is below the threshold (flagged in Python, as the table without scripts is) */
+    var judged = d.judged ? d.judged.pt[k] : null, holes = {};
+    if (d.judged) { d.judged.holes[k].forEach(function (j) { holes[j] = true; }); }
     return d.topics.map(function (topic, j) {
       var s = pt.score[k][j], b = base[j], jf = judged ? at(judged[j], 1000) : null;
       return { topic: topic, text: d.texts ? d.texts[j] : "", score: at(s, 1e4), base: at(b, 1e4),
                delta: s === null || b === null ? null : (s - b) / 1e4, tr: at(pt.tr[k][a][j], 100),
                tj: at(pt.tj[k][a][j], 100), p: pt.p[k][a][j] === 0 ? 0 : at(pt.p[k][a][j], 1000), sign: signs[j],
-               judged: jf, hole: jf !== null && s !== null && b !== null && s < b && jf < d.judged.threshold };
+               judged: jf, hole: holes[j] === true };
     });
   }
 
