@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from riskeval.analysis.qrels_agreement import qrels_agreement
+from riskeval.analysis.qrels_comparison import qrels_agreement
 from riskeval.errors import RiskevalError, RiskevalWarning
 from riskeval.evaluation.several_qrels import evaluate_under_qrels, qrels_names
 from tests.cli_runner import run_cli

@@ -35,8 +35,8 @@ _EXPORTS = {
     "topic_risk_by_alpha": "riskeval.analysis.alpha_tables",
     "mean_variance_table": "riskeval.analysis.alpha_tables",
     "bias_variance_table": "riskeval.analysis.variance_tables",
-    "qrels_agreement": "riskeval.analysis.qrels_agreement",
-    "QrelsAgreement": "riskeval.analysis.qrels_agreement",
+    "qrels_agreement": "riskeval.analysis.qrels_comparison",
+    "QrelsAgreement": "riskeval.analysis.qrels_comparison",
     "risk_experiment": "riskeval.pyterrier",
     # baselines and their bias
     "baseline": "riskeval.measures.baselines",

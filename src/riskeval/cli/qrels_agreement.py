@@ -1,6 +1,6 @@
 """``riskeval qrels-agreement``: the same TREC runs evaluated against several qrels of the same topics,
 and how much their ranking and their losses against the baseline change
-(:func:`riskeval.analysis.qrels_agreement.qrels_agreement`)."""
+(:func:`riskeval.analysis.qrels_comparison.qrels_agreement`)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def qrels_agreement(
       riskeval qrels-agreement --qrels people.txt --qrels llm.txt --label people --label llm \\
           -m nDCG@10 -b bm25 --alpha 0,5 --table losses runs/*
     """
-    from riskeval.analysis.qrels_agreement import qrels_agreement as agreement
+    from riskeval.analysis.qrels_comparison import qrels_agreement as agreement
     from riskeval.cli._input import Scores, cli_baseline
     from riskeval.errors import RiskevalError
     from riskeval.evaluation.several_qrels import evaluate_under_qrels

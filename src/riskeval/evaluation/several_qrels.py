@@ -1,6 +1,6 @@
 """The same runs evaluated against several qrels of the same topics (two assessors, graded and
 binary labels, people and an LLM): one score matrix per qrels, the input of
-:func:`riskeval.analysis.qrels_agreement.qrels_agreement`."""
+:func:`riskeval.analysis.qrels_comparison.qrels_agreement`."""
 
 from __future__ import annotations
 
