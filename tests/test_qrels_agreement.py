@@ -151,7 +151,7 @@ def test_tau_falls_as_labels_are_flipped():
     mean_tau = {}
     for rate in (0.0, 0.1, 0.3, 0.5):
         taus = []
-        for seed in range(3):
+        for seed in range(2):
             matrices = evaluate_under_qrels(
                 {"truth": qrels, "flipped": flipped(qrels, rate, seed)}, runs, "P@10"
             )
@@ -165,7 +165,7 @@ def test_tau_falls_as_labels_are_flipped():
     assert abs(mean_tau[0.5]) < 0.5
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.integers(3, 9), st.integers(2, 8), st.integers(0, 2**32 - 1))
 def test_invariants(n_systems, n_topics, seed):
     """τ is symmetric in the qrels; swapping them swaps the loss counts and keeps the agreement;
@@ -173,13 +173,13 @@ def test_invariants(n_systems, n_topics, seed):
     rng = np.random.default_rng(seed)
     A = matrix(rng.random((n_systems, n_topics)))
     B = matrix(np.where(rng.random(A.shape) < 0.5, A.to_numpy(), rng.random(A.shape)))
-    r = qrels_agreement({"A": A, "B": B}, baseline="s0", alphas=[0, 5])
-    s = qrels_agreement({"B": B, "A": A}, baseline="s0", alphas=[0, 5])
+    r = qrels_agreement({"A": A, "B": B}, baseline="s0", alphas=[5])
+    s = qrels_agreement({"B": B, "A": A}, baseline="s0", alphas=[5])
     np.testing.assert_allclose(r.ranking["tau"], s.ranking["tau"], atol=1e-12)
     np.testing.assert_array_equal(r.losses["losses_reference"], s.losses["losses_evaluated"])
     np.testing.assert_array_equal(r.losses["agree"], s.losses["agree"])
     order = rng.permutation(n_systems)
-    p = qrels_agreement({"A": A.iloc[order], "B": B.iloc[order]}, baseline="s0", alphas=[0, 5])
+    p = qrels_agreement({"A": A.iloc[order], "B": B.iloc[order]}, baseline="s0", alphas=[5])
     np.testing.assert_allclose(r.ranking[["tau", "tau_ap"]], p.ranking[["tau", "tau_ap"]], atol=1e-12)
     lo = r.losses
     assert ((lo["agreement"] >= 0) & (lo["agreement"] <= 1)).all()
