@@ -5,6 +5,7 @@ topics), in the library and on the command line, and at the depth of any measure
 from __future__ import annotations
 
 import warnings
+from io import StringIO
 from pathlib import Path
 
 import ir_measures
@@ -127,12 +128,23 @@ def test_cli_per_topic(files, capsys):
         capsys,
     )
     assert code == 0, err
-    from io import StringIO
-
     table = pd.read_csv(StringIO(out), dtype={"topic": str})
     judged = table[table["measure"] == "Judged@3"].set_index("topic")["score"]
     expected = ir_measures_values(files["qrels.txt"], files["a.run"], "Judged@3")
     assert judged.to_dict() == pytest.approx(expected, abs=0)
+
+
+def test_cli_judged_flag_adds_the_depth_of_each_measure(files, capsys):
+    base = ["evaluate", "--qrels", files["qrels.txt"], "--format", "csv", files["a.run"]]
+    code, out, err = run_cli([*base, "-m", "nDCG@3", "-m", "AP", "-m", "P@3", "--judged"], capsys)
+    assert code == 0, err
+    table = pd.read_csv(StringIO(out))
+    assert table["measure"].tolist() == ["nDCG@3", "AP", "P@3", "Judged@3", "Judged"]
+    code, plain, err = run_cli([*base, "-m", "Judged@3", "-m", "Judged"], capsys)
+    assert (
+        pd.read_csv(StringIO(plain)).set_index("measure")["score"].to_dict()
+        == table.set_index("measure")["score"].loc[["Judged@3", "Judged"]].to_dict()
+    )
 
 
 @pytest.mark.parametrize(
