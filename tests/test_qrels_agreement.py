@@ -241,3 +241,15 @@ def test_clef_graded_against_binary():
         assert got.loc[("urisk", alpha), "tau"] == pytest.approx(tau, abs=1e-4)
     assert r.losses["agreement"].min() == pytest.approx(59 / 66)
     assert r.losses["agreement"].mean() == pytest.approx(63.029851 / 66, abs=1e-6)
+
+
+def test_default_baseline_is_the_settings_mean_resolved_under_each_qrels():
+    rng = np.random.default_rng(11)
+    A, B = matrix(rng.random((5, 8))), matrix(rng.random((5, 8)))
+    default = qrels_agreement({"A": A, "B": B}, alphas=[0])
+    mean = qrels_agreement({"A": A, "B": B}, baseline="mean", alphas=[0])
+    pd.testing.assert_frame_equal(default.losses, mean.losses)
+    assert (default.risk["baseline"] == "MEAN").all()
+    # under each qrels its own MEAN: the losses under B are those against B's per-topic mean
+    expected = (B.to_numpy() < B.to_numpy().mean(axis=0)).sum(axis=1)
+    np.testing.assert_array_equal(default.losses["losses_evaluated"], expected)

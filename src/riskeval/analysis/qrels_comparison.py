@@ -119,6 +119,7 @@ def qrels_agreement(
     from riskeval.analysis.table import risk_table
     from riskeval.analysis.variations import mean_variance
     from riskeval.measures.baselines import resolve_baseline
+    from riskeval.settings import RiskSettings
 
     aligned = _aligned(matrices)
     names = tuple(aligned)
@@ -129,10 +130,10 @@ def qrels_agreement(
     risk = pd.concat([t.assign(qrels=name) for name, t in tables.items()], ignore_index=True)
     risk = risk[["qrels", *(c for c in risk.columns if c != "qrels")]]
     loo = bool(risk["leave_one_out"].iloc[0])
-    spec = baseline if baseline is not None else (settings.baseline if settings is not None else None)
+    spec = baseline if baseline is not None else (settings or RiskSettings()).baseline
     signs, self_rows = {}, None
     for name, M in aligned.items():
-        base = resolve_baseline(M, spec if spec is not None else "mean", "qrels_agreement", leave_one_out=loo)
+        base = resolve_baseline(M, spec, "qrels_agreement", leave_one_out=loo)
         signs[name] = np.sign(M.to_numpy() - base.values)
         self_rows = base.is_self
     first = next(iter(aligned.values()))
