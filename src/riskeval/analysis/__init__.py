@@ -9,9 +9,9 @@ comparisons of runs, and the long tables of large evaluations.
   :func:`bias_study_tables`,
   :func:`baseline_correlation`, :func:`baseline_rankings`, :func:`ranking_agreement`,
   :func:`pca_biplot`, :func:`chisq_residuals`;
+- several qrels of the same topics (two assessors, graded and binary labels): :func:`qrels_agreement`;
 - runs compared: :func:`compare_runs`, :func:`risk_reward_tradeoff`;
 - query variations and stability: :func:`mean_variance_table`, :func:`bias_variance_table`;
-- several qrels of the same topics: :func:`qrels_agreement`;
 - long tables (one row per system, topic and measure, on a Dask cluster too):
   :func:`long_risk_table`, :func:`long_topic_risk`.
 

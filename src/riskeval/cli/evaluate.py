@@ -102,8 +102,8 @@ def evaluate(
     \b
     Examples:
       riskeval evaluate --qrels qrels.txt -m nDCG@10 -m AP a.run b.run.gz
-      riskeval evaluate --qrels qrels.txt --per-topic --format csv a.run b.run.gz > scores.csv
       riskeval evaluate --qrels qrels.txt -m nDCG@10 --judged a.run b.run.gz
+      riskeval evaluate --qrels qrels.txt --per-topic --format csv a.run b.run.gz > scores.csv
     """
     from riskeval.errors import RiskevalError
     from riskeval.evaluation.api import evaluate_runs_long
