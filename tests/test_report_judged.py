@@ -108,6 +108,20 @@ def test_risk_table_and_per_topic_view_show_the_judged_fraction(scores, judged):
     assert "Judged@10: the fraction of the system" in r.html
 
 
+def test_findings_name_the_runs_judged_below_the_threshold(scores, judged):
+    r = rk.report(scores, baseline="base", measure="nDCG@10", judged=judged, sections=SECTIONS)
+    text = re.sub("<[^>]+>", "", r.findings)
+    assert "1 run has a mean Judged@10 below 0.8" in text
+    assert "a (0.650; 1 of its 2 losses on topics judged below 0.8)" in text  # t1 flagged, t2 not
+    enough = rk.report(
+        scores, baseline="base", measure="nDCG@10", judged=judged.clip(lower=0.9), sections=SECTIONS
+    )
+    assert "Every run has a mean Judged@10 of 0.8 or more (the lowest: a, 0.925)" in re.sub(
+        "<[^>]+>", "", enough.findings
+    )
+    assert "Judged" not in rk.report(scores, baseline="base", measure="nDCG@10", sections=SECTIONS).findings
+
+
 def test_without_judged_fractions_the_page_says_so(scores):
     r = rk.report(scores, baseline="base", measure="nDCG@10", sections=SECTIONS)
     assert page_data(r.html)["judged"] is None

@@ -114,3 +114,31 @@ def note(ctx: ReportContext) -> str:
         "flagged 'low judged loss' (and ringed in orange in the plot): unjudged documents count as "
         "non-relevant, so the loss may be a hole in the qrels rather than a worse ranking."
     )
+
+
+def judged_summary(ctx: ReportContext, systems: Any) -> pd.DataFrame | None:
+    """Per system of ``systems`` (the runs but the baseline): its mean judged fraction
+    (``judged``), its losses against the baseline (``losses``) and how many of them are flagged
+    (``flagged``, :func:`low_judged_losses`), by increasing ``judged``; ``None`` without judged
+    fractions."""
+    from riskeval.measures.baselines import resolve_baseline
+
+    J = judged_of(ctx)
+    if J is None:
+        return None
+    M = ctx.matrix
+    base = resolve_baseline(M, ctx.baseline, "report", leave_one_out=ctx.settings["leave_one_out"]).values
+    rows = []
+    for name in systems:
+        i = M.index.get_loc(name)
+        b = base if base.ndim == 1 else base[i]
+        score = M.iloc[i].to_numpy(dtype=float)
+        rows.append(
+            {
+                "system": name,
+                "judged": float(J.iloc[i].mean()),
+                "losses": int((score < b).sum()),
+                "flagged": int(low_judged_losses(score, b, J.iloc[i]).sum()),
+            }
+        )
+    return pd.DataFrame(rows).set_index("system").sort_values("judged", kind="stable")
