@@ -9,6 +9,7 @@ comparisons of runs, and the long tables of large evaluations.
   :func:`bias_study_tables`,
   :func:`baseline_correlation`, :func:`baseline_rankings`, :func:`ranking_agreement`,
   :func:`pca_biplot`, :func:`chisq_residuals`;
+- several qrels of the same topics (two assessors, graded and binary labels): :func:`qrels_agreement`;
 - runs compared: :func:`compare_runs`, :func:`risk_reward_tradeoff`;
 - query variations and stability: :func:`mean_variance_table`, :func:`bias_variance_table`;
 - qrels with holes: :func:`risk_bounds`, :func:`topic_bounds` (URisk, TRisk and each topic's
@@ -36,6 +37,8 @@ _EXPORTS = {
     "topic_risk_by_alpha": "riskeval.analysis.alpha_tables",
     "mean_variance_table": "riskeval.analysis.alpha_tables",
     "bias_variance_table": "riskeval.analysis.variance_tables",
+    "qrels_agreement": "riskeval.analysis.qrels_comparison",
+    "QrelsAgreement": "riskeval.analysis.qrels_comparison",
     "risk_experiment": "riskeval.pyterrier",
     # baselines and their bias
     "baseline": "riskeval.measures.baselines",

@@ -72,6 +72,12 @@ from riskeval.cli._output import warnings_to_stderr
     help="Each topic's score (system, topic, measure, score), as trec_eval -q, instead of each "
     "system's mean over the topics.",
 )
+@click.option(
+    "--judged",
+    is_flag=True,
+    help="Add Judged@k at the depth of each measure (Judged@10 for nDCG@10; Judged, every returned "
+    "document, for AP): the fraction of each run's top k that the qrels judge.",
+)
 @opts.option("progress", fill="Progress bar over runs on stderr.")
 @opts.cluster_options
 @opts.output_options()
@@ -79,6 +85,7 @@ from riskeval.cli._output import warnings_to_stderr
 def evaluate(
     qrels: str,
     measures: tuple[str, ...],
+    judged: bool,
     names: tuple[str, ...],
     name_from: str,
     missing: str,
@@ -97,6 +104,7 @@ def evaluate(
     \b
     Examples:
       riskeval evaluate --qrels qrels.txt -m nDCG@10 -m AP a.run b.run.gz
+      riskeval evaluate --qrels qrels.txt -m nDCG@10 --judged a.run b.run.gz
       riskeval evaluate --qrels qrels.txt --per-topic --format csv a.run b.run.gz > scores.csv
       riskeval evaluate --qrels qrels.txt --unjudged condensed new.run
     """
@@ -111,6 +119,10 @@ def evaluate(
             f"--name was given {len(names)} time(s) for {len(runs)} run file(s): give one per run."
         )
     chosen = list(names) if names else ("file" if name_from == "file" else None)
+    if judged:
+        from riskeval.io.measure_depth import judged_measure
+
+        measures = (*measures, *(judged_measure(m) for m in measures))
     with warnings_to_stderr():  # riskeval's warnings: counts of missing topics
         table = evaluate_runs_long(
             qrels,

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("evaluate", "Mean or per-topic scores of TREC runs."),
     "bayes": ("bayes", "Champion against challengers: Bayesian risk inference (SIGIR 2020)."),
     "report": ("report", "Self-contained HTML risk report (tables and plots)."),
+    "qrels-agreement": ("qrels_agreement", "Risk and rankings of runs under several qrels."),
     "mean-variance": ("variations", "Mean-variance over query variations."),
     "bias-variance": ("variations", "Bias-variance decomposition of scores."),
     "ltr": ("ltr", "Risk-sensitive LambdaMART: train, evaluate, experiment."),

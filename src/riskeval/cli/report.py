@@ -161,6 +161,26 @@ def report(
             progress=show,
             command="riskeval report --bayes",
         )
+    judged = None
+    if source.qrels is not None:  # runs and their qrels: how much of each ranking is judged
+        import warnings
+
+        from riskeval.errors import MissingTopicsWarning, RiskevalWarning
+        from riskeval.evaluation.judged import judged_fractions
+
+        if show:
+            click.echo("riskeval report: judged fractions at each measure's depth", err=True)
+        with warnings.catch_warnings():  # the same runs and qrels: their warnings are shown once
+            warnings.simplefilter("ignore", RiskevalWarning)
+            warnings.simplefilter("ignore", MissingTopicsWarning)
+            judged = judged_fractions(
+                source.qrels,
+                list(source.inputs),
+                list(matrices),
+                names="file" if source.name_from == "file" else None,
+                missing=source.missing or "zero",
+                client=client,
+            )
     result = rk.report(
         matrices if len(matrices) > 1 else scores.matrix,
         settings=settings,
@@ -177,6 +197,7 @@ def report(
         progress=show,
         data=data,
         bayes=comparison,
+        judged=judged,
         path=output,
     )
     if not is_stdout(output):

@@ -245,6 +245,7 @@ def report(
     sections: Sequence[Builder] | None = None,
     data: Mapping[str, Any] | None = None,
     bayes: Any = None,
+    judged: Any = None,
     path: str | os.PathLike | None = None,
 ) -> Report:
     """A risk report of the systems of score matrix ``X`` as one self-contained HTML page.
@@ -310,6 +311,14 @@ def report(
         & Moffat, SIGIR 2020): the forest plot of the systems' effects per α, the probability of
         beating the champion and the sampling checks' verdict.  With several measures, a mapping
         measure name → comparison puts each in its measure's tab.
+    judged : DataFrame or mapping, optional
+        The fraction of each system's ranking that the qrels judge, per topic, at the depth of the
+        measure (``Judged@k``, :func:`riskeval.evaluation.judged.judged_fractions`): a systems ×
+        topics matrix of values in [0, 1] covering every system and topic of ``X``, or a mapping
+        measure name → matrix.  The risk table then shows each system's mean judged fraction,
+        and the per-topic analysis each topic's, flagging the losses against the baseline where
+        it is below :data:`riskeval.reporting.judged.JUDGED_THRESHOLD`.  ``riskeval report
+        --qrels`` computes it from the runs; from scores alone there is none, and the page says so.
     path : str or path, optional
         Where to write the page; ``None`` writes nothing (``Report.html`` holds it).
 
@@ -359,6 +368,10 @@ def report(
     }
     if bayes is not None:
         data = {**(data or {}), "bayes": _champion_comparisons(bayes)}
+    if judged is not None:
+        from riskeval.reporting.judged import judged_matrices
+
+        data = {**(data or {}), "judged": judged_matrices(judged, matrices)}
     log: Callable[[str], None] = _progress_log() if progress else _quiet
     texts = {str(k): str(v) for k, v in (topics or {}).items()}
     builders = DEFAULT_SECTIONS if sections is None else sections

@@ -159,7 +159,40 @@ def page_data(ctx: ReportContext) -> dict[str, Any]:
     }
     data["curves"] = _curves(ctx, order, focus, by_risk)
     data.update(_per_topic(ctx, order, opening, by_risk))
+    data["judged"] = _judged(ctx, order, data)
     return data
+
+
+def _judged(ctx: ReportContext, order: list[str], data: dict[str, Any]) -> dict[str, Any] | None:
+    """The judged fractions (``report(judged=...)``), or ``None``: each system's mean as a column
+    of the risk table, beside its mean score, and each topic's (in 10⁻³) for the systems of the
+    per-topic analysis, with the threshold and the topics (0-based) flagged as losses where little
+    is judged (:func:`riskeval.reporting.judged.low_judged_losses`)."""
+    from riskeval.measures.baselines import resolve_baseline
+    from riskeval.reporting.judged import JUDGED_THRESHOLD, judged_label, judged_of, low_judged_losses
+
+    J = judged_of(ctx)
+    if J is None:
+        return None
+    M = ctx.matrix
+    base = resolve_baseline(M, ctx.baseline, "report", leave_one_out=ctx.settings["leave_one_out"]).values
+    holes = []
+    for i in data["pt"]["systems"]:
+        row = M.index.get_loc(order[i])
+        b = base if base.ndim == 1 else base[row]
+        holes.append(np.flatnonzero(low_judged_losses(M.iloc[row], b, J.iloc[row])).tolist())
+    label = judged_label(ctx)
+    means = numbers(J.loc[order].mean(axis=1), 3)
+    for table in data["table"]:
+        table["judged"] = means
+    columns = data["columns"]
+    columns.insert(1 if columns and columns[0][0] == MEAN_COLUMN[0] else 0, ["judged", label, 3, False])
+    return {
+        "label": label,
+        "threshold": JUDGED_THRESHOLD,
+        "pt": [fixed(J.loc[order[i]], 3) for i in data["pt"]["systems"]],
+        "holes": holes,
+    }
 
 
 def _against_mean() -> set[str]:

@@ -78,6 +78,9 @@ def findings(ctx: ReportContext) -> Markup:
             )
         )
     lines.append(_risk_topics(ctx, baseline))
+    judged = _judged(ctx, runs)
+    if judged is not None:
+        lines.append(judged)
     focus = ctx.focus or ([] if len(runs) > 1 else [str(runs.index[0])])
     ranks = at["mean"].rank(ascending=False, method="first")
     lines += [_focus_line(ctx, name, at, int(ranks[name]), baseline, alpha) for name in focus]
@@ -86,6 +89,39 @@ def findings(ctx: ReportContext) -> Markup:
         + h.join(Markup("<li>") + x + Markup("</li>") for x in lines)
         + Markup("</ul>")
     )
+
+
+def _judged(ctx: ReportContext, runs: pd.DataFrame) -> Markup | None:
+    """The runs judged at less than the threshold on average at the measure's depth, with how many
+    of their losses fall where little is judged; or that every run is judged enough; ``None``
+    without judged fractions (:mod:`riskeval.reporting.judged`)."""
+    from riskeval.reporting.judged import JUDGED_THRESHOLD, judged_label, judged_summary
+
+    table = judged_summary(ctx, runs.index)
+    if table is None or table.empty:
+        return None
+    label = judged_label(ctx)
+    low = table[table["judged"] < JUDGED_THRESHOLD]
+    if low.empty:
+        return _sentence(
+            f"Every run has a mean {label} of {JUDGED_THRESHOLD:g} or more (the lowest: ",
+            _b(table.index[0]),
+            f", {table['judged'].iloc[0]:.3f}): the qrels judge most of what the runs rank.",
+        )
+    parts: list[Any] = [
+        _b(f"{len(low)} run{'' if len(low) == 1 else 's'}"),
+        f" {'has' if len(low) == 1 else 'have'} a mean {label} below {JUDGED_THRESHOLD:g}, so some "
+        "of their losses may be holes in the qrels (flagged in the per-topic analysis): ",
+    ]
+    for k, (name, row) in enumerate(low.iloc[:SHIP_NAMED].iterrows()):
+        parts += [
+            "; " if k else "",
+            _b(name),
+            f" ({row['judged']:.3f}; {int(row['flagged'])} of its {int(row['losses'])} losses on "
+            f"topics judged below {JUDGED_THRESHOLD:g})",
+        ]
+    more = f" and {len(low) - SHIP_NAMED} more" if len(low) > SHIP_NAMED else ""
+    return _sentence(*parts, f"{more}.")
 
 
 def _shown(row: pd.Series, measure: type[RiskMeasure]) -> str:

@@ -14,6 +14,8 @@ from riskeval.reporting import html as h
 from riskeval.reporting.bayes import bayes_section
 from riskeval.reporting.build import ReportContext, Section
 from riskeval.reporting.explorer import test_caption
+from riskeval.reporting.judged import judged_label, judged_of, low_judged_losses
+from riskeval.reporting.judged import note as judged_note
 from riskeval.reporting.paper_sections import baseline_rankings_section, left_out, rank, residuals_section
 from riskeval.reporting.unjudged import unjudged_section
 from riskeval.reporting.variations import bias_variance_section, mean_variance_section
@@ -73,7 +75,14 @@ def summary_section(ctx: ReportContext) -> Section:
         _alpha_picker(ctx),
         h.paragraph(
             f"{_against(cols, d['baseline'], s['se'])}{shading} Loss>20%: topics where the system "
-            "loses more than 20% of the baseline's score. Click a column to sort, a system for its "
+            "loses more than 20% of the baseline's score."
+            + (
+                f" {judged_label(ctx)}: the system's mean fraction of judged documents at the "
+                "measure's depth; low values mean its losses may be holes in the qrels."
+                if judged_of(ctx) is not None
+                else ""
+            )
+            + " Click a column to sort, a system for its "
             f"per-topic analysis; type in the box to filter.{note}"
         ),
         _filter_box(ctx, "risk-table", "filter systems"),
@@ -146,10 +155,18 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
     ).rename_axis("topic")
     if ctx.topic_text:
         shown.insert(0, "text", [ctx.topic_text.get(str(t), "") for t in shown.index])
+    judged = judged_of(ctx)
+    if judged is not None:
+        fraction = judged.loc[default].reindex(shown.index).to_numpy(dtype=float)
+        shown[judged_label(ctx)] = fraction
+        flagged = low_judged_losses(shown["score"], shown["baseline"], fraction)
+        shown["low judged loss"] = np.where(flagged, "yes", "")
     shown = shown.sort_values("TR", kind="stable")
     classes = pd.DataFrame(None, index=shown.index, columns=shown.columns, dtype=object)
     if "text" in classes:
         classes["text"] = "text"
+    if judged is not None:
+        classes["low judged loss"] = ["rk-hole" if v == "yes" else "" for v in shown["low judged loss"]]
     classes["TR"] = [
         _sig_class(np.sign(tr) if sig else 0)
         for tr, sig in zip(shown["TR"], shown["significant"], strict=True)
@@ -178,7 +195,8 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
         h.paragraph(
             f"Each topic's risk-reward score against {d['baseline']}, standardised: bars TR_j = x_j / s_x "
             "(sorted, worst first), dots TJ_j, the jackknife influence of topic j; "
-            f"{rule}. Red: a significant loss, green: a significant gain. Hover a bar for the topic.{only}"
+            f"{rule}. Red: a significant loss, green: a significant gain. Hover a bar for the topic."
+            f"{judged_note(ctx)}{only}"
         ),
         h.Markup(f'<figure class="rk-chart" data-chart="topics" data-key="{ctx.key}"></figure>'),
         h.Markup(
@@ -188,7 +206,7 @@ def risky_topics_section(ctx: ReportContext) -> Section | None:
         _filter_box(ctx, "topics-table", "filter topics"),
         h.table(
             shown.iloc[:TABLE_ROWS],
-            formats={p_name: h.pvalue, "TR": h.number(2), "TJ": h.number(2)},
+            formats={p_name: h.pvalue, "TR": h.number(2), "TJ": h.number(2), judged_label(ctx): h.number(3)},
             cell_class=classes.iloc[:TABLE_ROWS],
             caption=f"{default} at α = {alpha:g}, topics by TR",
             css_class="data rk-sortable",

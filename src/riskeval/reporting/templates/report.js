@@ -7,7 +7,7 @@
   var SVGNS = "http://www.w3.org/2000/svg";
   /* the focus colours and the loss and gain colours come with the data (riskeval.plots._base):
      no focus colour is a red or a green */
-  var PALETTE = [], LOSS = "", GAIN = "", PLAIN = "#9fb3c8", GREY = "#c8c8c8";
+  var PALETTE = [], LOSS = "", GAIN = "", PLAIN = "#9fb3c8", GREY = "#c8c8c8", HOLE = "#e08a00";
   var tip = document.getElementById("rk-tip");
   var states = {};
 
@@ -154,11 +154,16 @@
     pt.sig[k][a].forEach(function (j) { signs[Math.abs(j) - 1] = j < 0 ? -1 : 1; });
     /* fixed-point integers: scores in 1e-4, TR and TJ in 1e-2, p in 1e-3 (0: below 0.001) */
     function at(v, scale) { return v === null ? null : v / scale; }
+    /* the judged fraction (1e-3) of the system's ranking, when the page has it, and the losses
+       where it is below the threshold (flagged in Python, as the table without scripts is) */
+    var judged = d.judged ? d.judged.pt[k] : null, holes = {};
+    if (d.judged) { d.judged.holes[k].forEach(function (j) { holes[j] = true; }); }
     return d.topics.map(function (topic, j) {
-      var s = pt.score[k][j], b = base[j];
+      var s = pt.score[k][j], b = base[j], jf = judged ? at(judged[j], 1000) : null;
       return { topic: topic, text: d.texts ? d.texts[j] : "", score: at(s, 1e4), base: at(b, 1e4),
                delta: s === null || b === null ? null : (s - b) / 1e4, tr: at(pt.tr[k][a][j], 100),
-               tj: at(pt.tj[k][a][j], 100), p: pt.p[k][a][j] === 0 ? 0 : at(pt.p[k][a][j], 1000), sign: signs[j] };
+               tj: at(pt.tj[k][a][j], 100), p: pt.p[k][a][j] === 0 ? 0 : at(pt.p[k][a][j], 1000), sign: signs[j],
+               judged: jf, hole: holes[j] === true };
     });
   }
 
@@ -171,6 +176,7 @@
       if (d.texts) { cells.push([r.text, "text"]); }
       cells.push([fmt(r.score, 4)], [fmt(r.base, 4)], [fmt(r.delta, 4)], [fmt(r.tr, 2), sysClass(r.sign)],
                  [fmt(r.tj, 2)], [fmt(r.p, "p")], [r.sign !== 0 ? "yes" : "no"]);
+      if (d.judged) { cells.push([fmt(r.judged, 3)], [r.hole ? "yes" : "", r.hole ? "rk-hole" : null]); }
       var tr = row(r.topic, cells);
       if (r.text) { tr.setAttribute("data-text", r.text); }
       return tr;
@@ -219,6 +225,11 @@
       var x = L + i * bw, y0 = y(0), y1 = y(r.tr);
       svg.appendChild(sv("rect", { x: x + bw * 0.1, width: Math.max(bw * 0.8, 0.5), y: Math.min(y0, y1), height: Math.max(Math.abs(y1 - y0), 0.5),
                                    fill: r.sign < 0 ? LOSS : r.sign > 0 ? GAIN : PLAIN }));
+      if (r.hole) {  /* a loss where the qrels judge little of the ranking: ringed */
+        svg.appendChild(sv("rect", { x: x + bw * 0.05, width: Math.max(bw * 0.9, 1.5), y: Math.min(y0, y1) - 1.5,
+                                     height: Math.max(Math.abs(y1 - y0), 0.5) + 3, fill: "none", stroke: HOLE,
+                                     "stroke-width": 1.5, "class": "rk-hole-mark" }));
+      }
       if (r.tj !== null && items.length <= 1000) {
         svg.appendChild(sv("circle", { cx: x + bw / 2, cy: y(r.tj), r: 1.8, fill: "#222" }));
       }
@@ -238,7 +249,9 @@
       if (!r) { hideTip(); return; }  /* no topic under the pointer (a zero-size chart, a synthetic event) */
       showTip(e, "topic " + r.topic + (r.text ? ": " + r.text : "") + "\nscore " + fmt(r.score, 4) + ", baseline " + fmt(r.base, 4) +
         ", δ " + fmt(r.delta, 4) + "\nTR " + fmt(r.tr, 2) + ", TJ " + fmt(r.tj, 2) + ", p" + (d.correction ? " (" + d.correction + ")" : "") +
-        " " + fmt(r.p, "p") + (r.sign < 0 ? "\nsignificant loss" : r.sign > 0 ? "\nsignificant gain" : ""));
+        " " + fmt(r.p, "p") + (r.sign < 0 ? "\nsignificant loss" : r.sign > 0 ? "\nsignificant gain" : "") +
+        (r.judged !== null ? "\n" + d.judged.label + " " + fmt(r.judged, 3) +
+          (r.hole ? ": a loss where little is judged, maybe a hole in the qrels" : "") : ""));
     });
     hit.addEventListener("mouseleave", hideTip);
   }
