@@ -15,6 +15,9 @@ Each block is one of:
   cluster, an install): not run, for the reason given; but the lines of any shell block that run
   on the shipped example (``riskeval ... --example``) are run, in this process, in the fast suite.
 
+A block that is not run is still checked as far as it can be without the reader's files: its
+``riskeval`` command lines parse (subcommand, options, choices) and its Python compiles.
+
 Any other block fails :func:`test_every_block_is_classified`: a new example is run, or said not to
 be.  A warning or a line on stderr fails its block unless the page shows it (its text is on the
 page).  A block (or a page's Python) that reads the campaign data, trains, samples or writes a whole
@@ -354,3 +357,70 @@ def test_shell_blocks_run_as_written(page: Path, blocks: list[Block], workspace)
             and not _shown_on(page, line.removeprefix("riskeval: warning: "))
         ]
         assert not unshown, f"{block.where} writes on stderr: {unshown}"
+
+
+def test_python_blocks_not_run_are_python():
+    """A Python block that is not run (the reader's files, a cluster) still compiles."""
+    blocks = [b for b in _blocks() if _kind(b) == "not run" and b.language == "python"]
+    assert blocks
+    for block in blocks:
+        compile("\n" * block.line + block.code, str(block.page), "exec")
+
+
+def _reader_lines() -> list:
+    """The ``riskeval`` command lines of the blocks marked not run (the reader's files, a cluster),
+    each part of a pipe on its own, output redirections left out."""
+    params = []
+    for block in _blocks():
+        if _kind(block) != "not run" or block.language not in SHELL | {"text"}:
+            continue
+        lines = _commands(block) if block.language in SHELL else [block.code.splitlines()[0][2:]]
+        for line in lines:
+            for part in line.split("#")[0].split("|"):
+                words = shlex.split(part.split(">")[0])
+                if words[:1] == ["riskeval"] and words[1:] != ["-"]:
+                    params.append(
+                        pytest.param(block, words[1:], id=f"{block.where} {' '.join(words[1:])}"[:80])
+                    )
+    return params
+
+
+def _parse(args: list[str]) -> None:
+    """Parse ``riskeval ARGS`` as the command line does (subcommand, options, their choices), and
+    run nothing."""
+    import click
+
+    from riskeval.cli.main import cli
+
+    command: click.Command = cli
+    context = None
+    name = "riskeval"
+    while isinstance(command, click.Group):
+        group = click.Context(command, info_name=name, parent=context)
+        name, found, args = command.resolve_command(group, args)
+        assert found is not None and name is not None
+        context, command = group, found
+    command.make_context(name, args, parent=context)
+
+
+@pytest.mark.parametrize("block, args", _reader_lines())
+def test_reader_command_parses(block: Block, args: list[str], tmp_path, monkeypatch):
+    """A command of a block that is not run (it needs the reader's files) names a subcommand, its
+    options and their choices as the command line has them: it parses (and runs nothing), in a
+    folder where the files and folders that the command line checks exist, empty."""
+    import click
+
+    monkeypatch.chdir(tmp_path)
+    for _ in range(len(args) + 1):
+        try:
+            return _parse(args)
+        except click.BadParameter as error:  # a path the command line checks: made, empty
+            missing = re.fullmatch(r"(File|Directory) '(.+)' does not exist\.", error.message)
+            if missing is None:
+                raise
+            kind, path = missing.groups()
+            if kind == "File":
+                (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+                (tmp_path / path).touch()
+            else:
+                (tmp_path / path).mkdir(parents=True)
