@@ -1,11 +1,10 @@
-"""The Python examples of docs/papers.md run as written.  Blocks preceded by ``<!-- needs the
-query-variation data -->`` read the UQV100 and Robust04 score files: they run from the folder that
-holds ``query-variations/`` and are skipped, with a message, when it is absent."""
+"""The Python examples of docs/papers.md give what their comments say.  Blocks preceded by ``<!--
+needs the query-variation data -->`` read the UQV100 and Robust04 score files; they run, with the
+others, in test_docs_snippets.py."""
 
 from __future__ import annotations
 
 import re
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -14,10 +13,8 @@ import pandas as pd
 import pytest
 from doc_blocks import run_statements
 from scipy import stats
-from shared_data import shared_data
 
 import riskeval as rk
-from riskeval.errors import RiskevalWarning
 
 matplotlib.use("Agg")
 
@@ -81,12 +78,3 @@ def test_papers_page_examples_give_what_the_comments_say(tmp_path, monkeypatch):
     np.testing.assert_allclose(jack[1].to_numpy(), x.nsmallest(3).to_numpy(), atol=1e-12)
     assert list(jack[1].index) == list(x.nsmallest(3).index)
     assert {p.name for p in tmp_path.iterdir()} >= {"correlation.png", "figure3.png", "biplot.png"}
-
-
-def test_papers_page_data_examples_run(monkeypatch):
-    codes = blocks(with_data=True)
-    assert codes
-    monkeypatch.chdir(shared_data("query-variations").parent)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RiskevalWarning)  # the documented count of unequal topics
-        run(codes)

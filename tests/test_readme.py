@@ -4,12 +4,10 @@ its Python example gives the values of the papers' formulas, computed here with 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_runner import run_cli
 from doc_blocks import run_statements
 from scipy import stats
 from shared_data import shared_data
@@ -50,23 +48,6 @@ def test_the_light_test_route_installs_no_heavy_extra():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert 'pip install -q -e ".[dev]"' in ci and "RISKEVAL_REQUIRE_EXTRAS=1" in ci
     assert "riskeval[all,test,docs]" in " ".join(extras["dev"])
-
-
-def test_the_readme_commands_on_the_example_run_without_a_warning(tmp_path, monkeypatch, capsys):
-    """Every command of the README on the shipped example, as written: exit 0, nothing on stderr."""
-    monkeypatch.chdir(tmp_path)
-    commands = [
-        line.split("#")[0].strip()
-        for block in blocks("sh")
-        for line in block.splitlines()
-        if line.startswith("riskeval ") and "--example" in line
-    ]
-    assert len(commands) >= 8
-    for command in commands:
-        code, out, err = run_cli(shlex.split(command)[1:], capsys)
-        assert code == 0 and err == "", (command, err)
-        assert out, command
-    assert (tmp_path / "riskeval-report.html").stat().st_size > 0
 
 
 def test_the_uqv100_example_runs_on_the_uqv100_files():
