@@ -81,6 +81,8 @@ DATA = {
     "clef-ehealth-2015-task2": ("clef-ehealth-2015-task2",),
     "query-variations": ("query-variations",),
     "trec-web-2012": ("trec-web-2012",),
+    "trec-dl-2019-passage": ("trec-dl-2019-passage",),
+    "trec-dl-2020-passage": ("trec-dl-2020-passage",),
     "examples/lambdarank": ("letor-lightgbm-lambdarank",),
     "rank.train": ("letor-lightgbm-lambdarank", "rank.train"),
     "rank.test": ("letor-lightgbm-lambdarank", "rank.test"),
