@@ -131,7 +131,7 @@ def end_now() -> NoReturn:
             with contextlib.suppress(OSError):
                 child.kill()
         with contextlib.suppress(Exception):  # what multiprocessing does at a normal exit
-            multiprocessing.util._run_finalizers(0)
+            multiprocessing.util._run_finalizers(0)  # type: ignore[attr-defined]
         for temp in atomic.open_temporaries():
             with contextlib.suppress(OSError):
                 os.unlink(temp)
