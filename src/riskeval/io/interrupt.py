@@ -19,6 +19,7 @@ says ``Aborted.``.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -122,7 +123,6 @@ def end_now() -> NoReturn:
     multiprocessing's resource tracker would otherwise warn of), write ``Aborted.`` on stderr and
     exit with status 130 at once (``os._exit``: output still buffered is dropped, not written)."""
     import multiprocessing
-    import multiprocessing.util
 
     from riskeval.io import atomic
 
@@ -130,12 +130,23 @@ def end_now() -> NoReturn:
         for child in multiprocessing.active_children():
             with contextlib.suppress(OSError):
                 child.kill()
-        with contextlib.suppress(Exception):  # what multiprocessing does at a normal exit
-            multiprocessing.util._run_finalizers(0)  # type: ignore[attr-defined]
         for temp in atomic.open_temporaries():
             with contextlib.suppress(OSError):
                 os.unlink(temp)
         with contextlib.suppress(Exception):
             sys.stderr.flush()
             os.write(2, b"Aborted.\n")
+        # what multiprocessing does at a normal exit (the pools' semaphores), in a thread of its
+        # own, silenced: a lock the interrupted code still holds must not keep the process from
+        # ending, nor a finalizer that fails add a word
+        cleanup = threading.Thread(target=_run_finalizers, daemon=True)
+        cleanup.start()
+        cleanup.join(0.2)
         os._exit(EXIT_STATUS)
+
+
+def _run_finalizers() -> None:
+    import multiprocessing.util
+
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(Exception):
+        multiprocessing.util._run_finalizers(0)  # type: ignore[attr-defined]
