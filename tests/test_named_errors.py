@@ -160,3 +160,19 @@ def test_families_name_a_system_left_out_and_the_misspelt_entry(tmp_path, scores
     assert problems(read_families, path, text, SYSTEMS) == [left_out, misspelt]
     code, _, err = run_cli(["bias-variance-families", scores, "--families", path, "--target", "dph"], capsys)
     assert code == 2 and ": ".join(misspelt) in err
+
+
+@pytest.mark.slow
+def test_a_damaged_page_read_by_a_worker_process_reaches_the_caller_as_an_input_error(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from riskeval.analysis import long_risk_table
+
+    path = tmp_path / "scores.parquet"
+    rk.example_scores().stack().rename("score").reset_index().to_parquet(path, index=False)
+    damage_a_page(path, 0, "data page")
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.Client(cluster),
+        pytest.raises(InputFormatError, match=rf"^{path}: is not a readable Parquet file: "),
+    ):
+        long_risk_table(path)
