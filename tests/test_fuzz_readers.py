@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import functools
 import gzip
 import lzma
 import os
@@ -37,6 +38,7 @@ from riskeval.errors import InputFormatError, MissingTopicsError, RiskevalError
 from riskeval.io.baseline_map import read_baseline_map
 from riskeval.io.clef2015 import read_clef2015_queries
 from riskeval.io.families import read_families
+from riskeval.io.formats import FORMATS, Request, named_format
 from riskeval.io.letor import read_letor, read_query_file
 from riskeval.io.qrels import read_qrels
 from riskeval.io.runs import read_run
@@ -425,3 +427,51 @@ def test_damaged_parquet(flips, keep, read):
         "read_variation_table": lambda: read_variation_table(path),
     }
     only_riskeval_errors(f"{read} parquet", readers[read], path)
+
+
+# --- every format of the registry ------------------------------------------------------------------
+
+
+@functools.cache
+def _parquet_seed() -> bytes:
+    return parquet_seed()
+
+
+@st.composite
+def damaged_parquet(draw) -> bytes:
+    """A valid Parquet score table with bytes changed, or cut."""
+    data = bytearray(_parquet_seed())
+    for position, mask in draw(st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=8)):
+        data[position % len(data)] ^= mask
+    keep = draw(st.none() | st.integers(0, 10**6))
+    return bytes(data if keep is None else data[: keep % len(data)])
+
+
+#: A valid file of each format of riskeval.io.formats.FORMATS (None: Parquet), and its file name.
+FORMAT_SEEDS = {
+    "csv": (LONG_CSV, "fuzz-f.csv"),
+    "tsv": (LONG_CSV.replace(",", "\t"), "fuzz-f.tsv"),
+    "parquet": (None, "fuzz-f.parquet"),
+    "trec_eval": (TREC_EVAL, "fuzz-f.eval"),
+    "ir_measures": (IR_MEASURES, "fuzz-f.jsonl"),
+}
+
+
+#: The readers above fuzz these formats at length; here each format of the registry gets a few inputs
+#: in the normal run (the long profile: as many as every test).
+REGISTRY = FUZZ if os.environ.get("RISKEVAL_FUZZ") == "long" else settings(FUZZ, max_examples=15)
+
+
+@pytest.mark.parametrize("name", [f.name for f in FORMATS])
+@REGISTRY
+@given(data=st.data())
+def test_every_format_of_the_registry(name, data):
+    """Each reader of the registry, as ``score_matrices`` calls it: an InputFormatError naming the
+    file (or MissingTopicsError), whatever the bytes."""
+    assert name in FORMAT_SEEDS, f"format {name!r} has no seed file here: add one"
+    seed, filename = FORMAT_SEEDS[name]
+    if seed is None:
+        pytest.importorskip("pyarrow")
+    path = write(filename, data.draw(damaged_parquet() if seed is None else contents(seed)))
+    fmt = named_format(name, "fuzz")
+    only_riskeval_errors(f"format {name}", lambda: fmt.read([str(path)], Request()), path)

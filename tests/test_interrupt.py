@@ -150,3 +150,52 @@ def test_evaluate_stops_its_worker_processes(tmp_path):
     while any(running(k) for k in kids):
         assert time.monotonic() < deadline, [k for k in kids if running(k)]
         time.sleep(0.1)
+
+
+@pytest.mark.parametrize("moment", [0.0, 0.02, 0.1, 0.5, "started"])
+def test_ctrl_c_to_the_whole_command_while_its_workers_start(tmp_path, moment):
+    """A terminal sends Ctrl-C to every process of the command: the worker processes, however far
+    they are in their start (spawned, importing, waiting on their run), end without a word, and
+    the command alone says ``Aborted.`` (exit status 130)."""
+    held = []
+    for name in ("a.run", "b.run"):
+        os.mkfifo(tmp_path / name)
+        held.append(os.open(tmp_path / name, os.O_RDWR))  # the workers wait on them for ever
+    (tmp_path / "qrels").write_text("1 0 d 1\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "riskeval", "evaluate", "--qrels", "qrels", "--jobs", "2", "a.run", "b.run"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job
+    )
+    try:
+        pool = lambda: [c for c in children(process.pid) if b"multiprocessing-fork" in command_line(c)]  # noqa: E731
+        deadline = time.monotonic() + BOUND
+        while len(pool()) < 2:
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline, "no worker processes"
+            time.sleep(0.002)
+        if moment == "started":
+            wait_for(
+                lambda: all(cpu_seconds(c) > 0.3 and state(c) == "S" for c in pool()), "started", process
+            )
+        else:
+            time.sleep(moment)
+        kids = children(process.pid)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=BOUND)
+    finally:
+        for fd in held:
+            os.close(fd)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert assert_stopped(subprocess.CompletedProcess([], process.returncode, out, err)) is None
+    assert err.strip() == "Aborted.", err  # not a word from a worker
+    deadline = time.monotonic() + BOUND
+    while any(running(k) for k in kids):
+        assert time.monotonic() < deadline, [k for k in kids if running(k)]
+        time.sleep(0.1)

@@ -4,6 +4,8 @@ lists a system twice, leaves one out or misspells one, with the close names."""
 
 from __future__ import annotations
 
+import pickle
+
 import pandas as pd
 import pytest
 from cli_runner import run_cli
@@ -58,6 +60,49 @@ def test_a_damaged_parquet_table_for_dask_is_an_input_error_naming_it(damaged_pa
         InputFormatError, match=rf"^{damaged_parquet}: is not a readable Parquet file or folder"
     ):
         long_risk_table(damaged_parquet)
+
+
+def damage_a_page(path, column: int, where: str) -> None:
+    """Overwrite 8 bytes of a page of ``column``'s chunk in the first row group: its dictionary
+    page's compressed data, or the header or data of its first data page; the footer stays whole."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    chunk = pq.ParquetFile(path).metadata.row_group(0).column(column)
+    start = chunk.dictionary_page_offset or chunk.data_page_offset
+    end = start + chunk.total_compressed_size
+    at = {
+        "dictionary page": (start + chunk.data_page_offset) // 2,
+        "page header": chunk.data_page_offset + 2,
+        "data page": (chunk.data_page_offset + end) // 2,
+    }[where]
+    data = bytearray(path.read_bytes())
+    data[at : at + 8] = bytes(b ^ 0x5A for b in data[at : at + 8])
+    path.write_bytes(bytes(data))
+    assert pq.ParquetFile(path).metadata.num_rows == 1591  # the footer reads
+
+
+@pytest.mark.parametrize("where", ["dictionary page", "page header", "data page"])
+def test_a_damaged_page_is_an_input_error_naming_the_file_in_memory_and_on_dask(where, tmp_path, capsys):
+    pytest.importorskip("dask.dataframe")
+    from riskeval.analysis import long_risk_table
+
+    path = tmp_path / "scores.parquet"
+    rk.example_scores().stack().rename("score").reset_index().to_parquet(path, index=False)
+    damage_a_page(path, 0, where)  # the system column
+    pattern = rf"^{path}: is not a readable Parquet file: (Corrupt snappy|Couldn't deserialize|Unexpected)"
+    with pytest.raises(InputFormatError, match=pattern):
+        rk.io.read_scores(path)
+    with pytest.raises(InputFormatError, match=pattern):  # read by a Dask task, not by the footer's
+        long_risk_table(path)
+    code, out, err = run_cli(["risk", path, "-b", "mean"], capsys)
+    assert (code, out) == (2, "") and err.startswith(f"riskeval: error: {path}: ") and err.count("\n") == 1
+
+
+def test_an_input_error_crosses_processes_whole():
+    """A Dask worker or a ``--jobs`` process hands its errors back pickled."""
+    error = InputFormatError([("a.parquet", "is damaged")] * 25, omitted=3)
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is InputFormatError and again.problems == error.problems
+    assert str(again) == str(error) and str(again).endswith("... and 8 more problem(s)")
 
 
 def test_a_missing_parquet_file_still_says_it_cannot_be_opened(tmp_path, capsys):
@@ -115,3 +160,19 @@ def test_families_name_a_system_left_out_and_the_misspelt_entry(tmp_path, scores
     assert problems(read_families, path, text, SYSTEMS) == [left_out, misspelt]
     code, _, err = run_cli(["bias-variance-families", scores, "--families", path, "--target", "dph"], capsys)
     assert code == 2 and ": ".join(misspelt) in err
+
+
+@pytest.mark.slow
+def test_a_damaged_page_read_by_a_worker_process_reaches_the_caller_as_an_input_error(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from riskeval.analysis import long_risk_table
+
+    path = tmp_path / "scores.parquet"
+    rk.example_scores().stack().rename("score").reset_index().to_parquet(path, index=False)
+    damage_a_page(path, 0, "data page")
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.Client(cluster),
+        pytest.raises(InputFormatError, match=rf"^{path}: is not a readable Parquet file: "),
+    ):
+        long_risk_table(path)

@@ -17,7 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from riskeval.io.formats import FORMATS
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 SIZE = 4_000_000  # bytes of text of every input
@@ -26,8 +29,13 @@ SLACK_KB = 8_000  # the allocator's and the kernel's own noise
 PROBE = r"""
 import sys, importlib
 from riskeval.errors import RiskevalError
-module, name = sys.argv[1].rsplit(".", 1)
-read = getattr(importlib.import_module(module), name)
+if sys.argv[1].startswith("format:"):  # a format of the registry, read as score_matrices reads it
+    from riskeval.io.formats import Request, named_format
+    fmt = named_format(sys.argv[1][7:], "probe")
+    read = lambda path: fmt.read([path], Request())
+else:
+    module, name = sys.argv[1].rsplit(".", 1)
+    read = getattr(importlib.import_module(module), name)
 def attempt(path):
     try:
         read(path)
@@ -55,20 +63,13 @@ def _fill(line) -> str:
     return "".join(out)
 
 
+CLEF_BLOCK = (
+    "<top>\n<num>clef2015.test.{i}</num>\n<query>query {i}</query>\n<disease>d</disease>\n"
+    "<type>{kind}</type>\n<query_index>{need}</query_index>\n</top>\n"
+)
+
 #: reader → (its function, the file suffix, a header line, the valid line i)
 READERS = {
-    "CSV table": (
-        "riskeval.io.score_files.read_scores",
-        ".csv",
-        "system,topic,score\n",
-        lambda i: f"s{i % 50},{i // 50},0.{i % 997:03d}\n",
-    ),
-    "TSV table": (
-        "riskeval.io.score_files.read_scores",
-        ".tsv",
-        "system\ttopic\tscore\n",
-        lambda i: f"s{i % 50}\t{i // 50}\t0.{i % 997:03d}\n",
-    ),
     "LETOR": (
         "riskeval.io.letor.read_letor",
         ".txt",
@@ -82,12 +83,6 @@ READERS = {
         lambda i: f"{i // 1000} Q0 doc{i % 1000} {i % 1000 + 1} {1000 - i % 1000}.5 tag\n",
     ),
     "qrels": ("riskeval.io.qrels.read_qrels", ".txt", "", lambda i: f"{i // 1000} 0 doc{i % 1000} {i % 3}\n"),
-    "trec_eval": (
-        "riskeval.io.trec_eval.read_trec_eval_measures",
-        ".txt",
-        "",
-        lambda i: f"ndcg_cut_10\t{i}\t0.{i % 9973:04d}\n",
-    ),
     "families": (
         "riskeval.io.families.read_families",
         ".csv",
@@ -102,8 +97,41 @@ READERS = {
         lambda i: f"{i}\tsome query text {i}\n",
     ),
     "topic weights": ("riskeval.io.topic_weights.read_topic_weights", ".txt", "", lambda i: f"{i} 0.5\n"),
+    "UQV100 scores": (
+        "riskeval.io.uqv100.read_variant_scores",
+        ".txt",
+        "",
+        lambda i: f"{i // 10}-{i % 10} 0.{i % 997:03d}\n",
+    ),
+    "CLEF 2015 queries": (
+        "riskeval.io.clef2015.read_clef2015_queries",
+        ".txt",
+        "",
+        lambda i: CLEF_BLOCK.format(i=i, kind=("pivot", "most", "least")[i % 3], need=i // 3 + 1),
+    ),
+    "variation table": (
+        "riskeval.io.variations.read_variation_table",
+        ".csv",
+        "system,topic,variant,score\n",
+        lambda i: f"s{i % 20},{i // 100},v{i // 20 % 5},0.{i % 997:03d}\n",
+    ),
+    "variation mapping": (
+        "riskeval.io.variations.read_mapping",
+        ".txt",
+        "",
+        lambda i: f"q{i} {i // 5} v{i % 5}\n",
+    ),
 }
-FAST = {"CSV table", "LETOR", "trec_eval"}
+
+#: A valid file of each text format of the registry (riskeval.io.formats.FORMATS): the file
+#: suffix, a header line, the valid line i.  Parquet has its own test below.
+TEXT_FORMATS = {
+    "csv": (".csv", "system,topic,score\n", lambda i: f"s{i % 50},{i // 50},0.{i % 997:03d}\n"),
+    "tsv": (".tsv", "system\ttopic\tscore\n", lambda i: f"s{i % 50}\t{i // 50}\t0.{i % 997:03d}\n"),
+    "trec_eval": (".txt", "", lambda i: f"ndcg_cut_10\t{i}\t0.{i % 9973:04d}\n"),
+    "ir_measures": (".txt", "", lambda i: f"{i}\tnDCG@10\t0.{i % 9973:04d}\n"),
+}
+FAST = {"LETOR"}
 
 
 def inputs(folder: Path, header: str, valid, suffix: str) -> list[Path]:
@@ -140,6 +168,15 @@ def peaks(function: str, warm: Path, paths: list[Path]) -> dict[str, int]:
     return out
 
 
+def check_budget(what: str, function: str, warm: Path, paths: list[Path]) -> dict[str, int]:
+    """Each of ``paths`` (the valid file first) costs at most twice the valid one, plus noise."""
+    cost = peaks(function, warm, paths)
+    budget = 2 * cost[paths[0].name] + SLACK_KB
+    over = {name: kb for name, kb in cost.items() if kb > budget}
+    assert not over, f"{what}: valid {cost[paths[0].name]} KB, over twice that: {over}"
+    return cost
+
+
 @pytest.mark.parametrize(
     "reader", [pytest.param(name, marks=() if name in FAST else pytest.mark.slow) for name in READERS]
 )
@@ -147,11 +184,64 @@ def test_a_hostile_input_costs_at_most_twice_a_valid_one(reader, tmp_path):
     function, suffix, header, valid = READERS[reader]
     warm = tmp_path / f"warm{suffix}"
     warm.write_text(header + "".join(valid(i) for i in range(200)))
-    paths = inputs(tmp_path, header, valid, suffix)
-    cost = peaks(function, warm, paths)
-    budget = 2 * cost[paths[0].name] + SLACK_KB
-    over = {name: kb for name, kb in cost.items() if kb > budget}
-    assert not over, f"{reader}: valid {cost[paths[0].name]} KB, over twice that: {over}"
+    check_budget(reader, function, warm, inputs(tmp_path, header, valid, suffix))
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(f.name, marks=() if f.name == "csv" else pytest.mark.slow) for f in FORMATS]
+)
+def test_every_format_of_the_registry_keeps_the_budget(name, tmp_path):
+    """The readers of :data:`riskeval.io.formats.FORMATS`, each as ``score_matrices`` calls it."""
+    if name == "parquet":
+        parquet_budget(tmp_path)
+        return
+    assert name in TEXT_FORMATS, f"format {name!r} has no sample file here: add one"
+    suffix, header, valid = TEXT_FORMATS[name]
+    warm = tmp_path / f"warm{suffix}"
+    warm.write_text(header + "".join(valid(i) for i in range(200)))
+    check_budget(name, f"format:{name}", warm, inputs(tmp_path, header, valid, suffix))
+
+
+#: Rows of the Parquet files: a long table of 8 + 4 + 4 bytes a row as read (score, and the codes
+#: of the system and topic labels), about as much as :data:`SIZE` bytes of text of a long table.
+ROWS = SIZE // 16
+
+
+def parquet_inputs(folder: Path) -> list[Path]:
+    """A valid long table of :data:`ROWS` rows, then hostile ones of as many bytes as read: many
+    row groups, a dictionary bomb (one repeated row: a few kilobytes on disk, every row a duplicate),
+    one huge label, a column of huge strings besides the table's."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(0)
+    i = np.arange(ROWS)
+    systems, topics = [f"s{k}" for k in i % 50], [str(k) for k in i // 50]
+    valid = pa.table({"system": systems, "topic": topics, "score": rng.random(ROWS)})
+    one = pa.table({"system": ["s"] * ROWS, "topic": ["1"] * ROWS, "score": np.full(ROWS, 0.5)})
+    huge = pa.table({"system": ["y" * SIZE], "topic": ["1"], "score": [0.5]})
+    n = 1000
+    strings = pa.table({**valid.slice(0, n).to_pydict(), "note": ["z" * (SIZE // n)] * n})
+    shapes = {
+        "valid": (valid, {}),
+        "row-groups": (valid, {"row_group_size": 100}),
+        "bomb": (one, {}),
+        "huge-label": (huge, {}),
+        "huge-strings": (strings, {"use_dictionary": ["system", "topic"]}),
+    }
+    paths = []
+    for name, (table, options) in shapes.items():
+        path = folder / f"{name}.parquet"
+        pq.write_table(table, path, **options)
+        paths.append(path)
+    return paths
+
+
+def parquet_budget(folder: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    warm = folder / "warm.parquet"
+    pq.write_table(pa.table({"system": ["a", "b"], "topic": ["1", "1"], "score": [0.1, 0.2]}), warm)
+    check_budget("parquet", "format:parquet", warm, parquet_inputs(folder))
 
 
 def _stdin_peak(data_path: Path, limit: int) -> tuple[int, str, int]:

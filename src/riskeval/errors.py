@@ -25,12 +25,23 @@ class InputFormatError(RiskevalError):
 
     def __init__(self, problems: Iterable[tuple[str, str]], *, limit: int = 20, omitted: int = 0):
         self.problems = list(problems)
+        self.limit = limit
         self.omitted = omitted
         shown = [f"{loc}: {msg}" if loc else msg for loc, msg in self.problems[:limit]]
         more = len(self.problems) - len(shown) + omitted
         if more > 0:
             shown.append(f"... and {more} more problem(s)")
         super().__init__("\n".join(shown))
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its problems, as a worker process (Dask, ``--jobs``) returns it."""
+        return (_input_format_error, (type(self), self.problems, self.limit, self.omitted))
+
+
+def _input_format_error(
+    kind: type[InputFormatError], problems: list[tuple[str, str]], limit: int, omitted: int
+) -> InputFormatError:
+    return kind(problems, limit=limit, omitted=omitted)
 
 
 class OutputError(RiskevalError):

@@ -16,7 +16,7 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 
-from riskeval.errors import RiskevalError
+from riskeval.errors import InputFormatError
 from riskeval.ltr.models import check_model_text
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -128,7 +128,7 @@ def test_every_corruption_is_refused_with_file_and_line_or_loads(kind, tmp_path)
     for what, damaged in corruptions(raw):
         try:
             check_model_text(damaged, "m.txt")
-        except RiskevalError as exc:
+        except InputFormatError as exc:
             refused += 1
             where = re.match(r"m\.txt:(\d+): not a ", str(exc))
             assert where, (what, str(exc))
@@ -158,10 +158,10 @@ def test_leaf_value_one_space_turned_into_a_letter_is_refused_not_an_abort(tmp_p
     raw = _plain().encode()
     at = raw.index(b" ", raw.index(b"leaf_value="))
     damaged = raw[:at] + b"X" + raw[at + 1 :]
-    with pytest.raises(RiskevalError, match=r"^m\.txt:\d+: not a valid LightGBM model: leaf_value holds"):
+    with pytest.raises(InputFormatError, match=r"^m\.txt:\d+: not a valid LightGBM model: leaf_value holds"):
         check_model_text(damaged, "m.txt")
     line = raw[:at].count(b"\n") + 1
-    with pytest.raises(RiskevalError, match=rf"^m\.txt:{line}: "):
+    with pytest.raises(InputFormatError, match=rf"^m\.txt:{line}: "):
         check_model_text(damaged, "m.txt")
 
 
@@ -186,6 +186,6 @@ def test_values_that_would_crash_prediction_are_refused(change, message):
     raw = _plain().encode()
     damaged = re.sub(change[0], change[1], raw, count=1)
     assert damaged != raw
-    with pytest.raises(RiskevalError, match=r"^m\.txt:\d+: not a") as info:
+    with pytest.raises(InputFormatError, match=r"^m\.txt:\d+: not a") as info:
         check_model_text(damaged, "m.txt")
     assert message in str(info.value)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from cli_runner import run_cli as run
 
-from riskeval.errors import OutputError, RiskevalError
+from riskeval.errors import InputFormatError, OutputError, RiskevalError
 from riskeval.io import atomic
 from riskeval.ltr import make_ranking, train
 from riskeval.ltr.lightgbm_params import RULES, available_cpus, check_lightgbm_params
@@ -127,7 +127,7 @@ def test_every_truncation_of_a_model_is_refused(model_bytes):
     for cut in range(len(model_bytes)):
         try:
             check_model_text(model_bytes[:cut], "m.txt")
-        except RiskevalError as exc:
+        except InputFormatError as exc:
             assert re.match(r"m\.txt(:\d+)?: not a", str(exc))  # the empty file has no line
         else:
             accepted.append(cut)
@@ -152,7 +152,7 @@ def test_every_truncation_of_a_model_is_refused(model_bytes):
     ],
 )
 def test_damaged_models_are_named(model_bytes, damage, message):
-    with pytest.raises(RiskevalError, match=r"^m\.txt(:\d+)?: not a") as info:
+    with pytest.raises(InputFormatError, match=r"^m\.txt(:\d+)?: not a") as info:
         check_model_text(damage(model_bytes), "m.txt")
     assert message in str(info.value)
 
@@ -178,6 +178,46 @@ def test_truncated_models_are_refused_by_the_command_line(model_bytes, data, tmp
     assert err.startswith(
         f"riskeval: error: {tmp_path / 'm.txt'}:49: not a complete LightGBM model file (tree 2 of 4"
     )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["evaluate", "--model", "m.txt", "--baseline-feature", "0"],
+        ["evaluate", "--model", "m.txt", "--model", "other.txt", "--baseline-feature", "0"],
+        ["evaluate", "--model", "other.txt", "--baseline-model", "m.txt"],
+        ["train", "--objective", "tfaro", "--baseline-model", "m.txt", "--rounds", "2", "-o", "new.txt"],
+    ],
+    ids=["evaluate", "two models", "baseline model", "train"],
+)
+def test_data_of_more_features_than_a_model_names_both_files(model_bytes, tmp_path, capsys, options):
+    """The model m.txt has 4 feature columns; LightGBM would refuse 6 with its own error."""
+    (tmp_path / "m.txt").write_bytes(model_bytes)
+    wide = make_ranking(6, 5, 6, rng=1)
+    write_letor(tmp_path / "wide.txt", wide)
+    train(PARAMS, wide.X, wide.y, wide.group, num_boost_round=2).save_model(tmp_path / "other.txt")
+    command, *rest = options
+    files = [tmp_path / o if o.endswith(".txt") else o for o in rest]
+    code, _, err = run(["ltr", command, tmp_path / "wide.txt", *files], capsys)
+    assert code == 2, err
+    assert err == (
+        f"riskeval: error: {tmp_path / 'wide.txt'}: has 6 feature columns (feature ids up to 5) but "
+        f"the model {tmp_path / 'm.txt'} was trained on 4 (ids up to 3): give it data of the "
+        "features it was trained on, or a model trained on these.\n"
+    )
+    assert not (tmp_path / "new.txt").exists()
+
+
+def test_data_of_fewer_features_than_a_model_scores_them_as_zero(booster, data, model_bytes, tmp_path):
+    from riskeval.io.letor import read_letor
+    from riskeval.ltr.workflow import model_scores
+
+    narrow = make_ranking(5, 6, 2, rng=2)
+    write_letor(tmp_path / "narrow.txt", narrow)
+    (tmp_path / "m.txt").write_bytes(model_bytes)
+    scores = model_scores(read_model(tmp_path / "m.txt"), "m.txt", read_letor(tmp_path / "narrow.txt"))
+    padded = np.hstack([narrow.X, np.zeros((narrow.X.shape[0], 2))])
+    np.testing.assert_allclose(scores, booster.predict(padded))
 
 
 @pytest.mark.slow

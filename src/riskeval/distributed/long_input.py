@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from riskeval._optional import require
-from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.score_files import cannot_open
+from riskeval.errors import RiskevalError
+from riskeval.io.score_files import cannot_open, unreadable_parquet
 
 #: Uncompressed Parquet bytes a partition aims at (Dask's default block size).
 BLOCK_BYTES = 256 * 2**20
@@ -149,10 +149,7 @@ def _parquet_parts(path: str, func: str) -> tuple[list[Any], list[str]]:
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         if cannot_open(exc):
             raise
-        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
-        raise InputFormatError(
-            [(path, f"is not a readable Parquet file or folder of Parquet files: {detail}")]
-        ) from None
+        raise unreadable_parquet(path, exc, "file or folder of Parquet files") from None
     return parts, list(data.schema.names)
 
 
@@ -182,10 +179,17 @@ def _frame_parts(source: Any, func: str) -> tuple[list[Any], list[str]]:
 
 
 def _read(part: Any, columns: list[str]) -> Any:
-    """The ``columns`` of a partition: a pandas DataFrame, or a ``pyarrow.Table`` of a fragment."""
+    """The ``columns`` of a partition: a pandas DataFrame, or a ``pyarrow.Table`` of a fragment (an
+    :class:`~riskeval.errors.InputFormatError` naming its file when a page is damaged, as in
+    memory)."""
     if isinstance(part, pd.DataFrame):
         return part
-    return part.fragment.to_table(schema=part.schema, columns=columns, use_threads=False)
+    try:
+        return part.fragment.to_table(schema=part.schema, columns=columns, use_threads=False)
+    except (OSError, ValueError) as exc:  # a damaged page (the footer was read by _parquet_parts)
+        if cannot_open(exc):
+            raise
+        raise unreadable_parquet(part.fragment.path, exc) from None
 
 
 # --- columns -----------------------------------------------------------------------------------

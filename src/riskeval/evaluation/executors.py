@@ -28,6 +28,7 @@ from typing import Any
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
 from riskeval.evaluation import run_pieces
 from riskeval.evaluation.engine import RunEvaluator, RunScores, combine, failed, run_text_bytes
+from riskeval.io.interrupt import quiet_on_sigint, sigint_deferred
 
 #: With ``n_jobs=None``, below this much input (bytes of run files on disk) the runs are evaluated in
 #: this process: starting worker processes (an interpreter and the compiled kernels each) costs seconds.
@@ -109,7 +110,8 @@ def evaluate_files(
         context = multiprocessing.get_context("spawn")
         try:
             with ProcessPoolExecutor(workers, context, initializer=_start, initargs=(evaluator,)) as pool:
-                done = pool.map(_evaluate_in_worker, [paths[i] for i in order])
+                with sigint_deferred():  # the processes start here; a Ctrl-C ends them silently
+                    done = pool.map(_evaluate_in_worker, [paths[i] for i in order])
                 for i, result in zip(order, _ticking(done, bar), strict=True):
                     results[i] = result
         except BrokenProcessPool:
@@ -136,6 +138,7 @@ _worker_evaluator: list[RunEvaluator] = []
 
 
 def _start(evaluator: RunEvaluator) -> None:
+    quiet_on_sigint()
     _worker_evaluator.append(evaluator)
 
 

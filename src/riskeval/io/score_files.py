@@ -204,10 +204,17 @@ def _read_parquet(
         return pd.read_parquet(path, columns=columns, read_dictionary=list(dictionary) or None)
     except ImportError:
         raise RiskevalError("Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'.") from None
-    except Exception as exc:  # pyarrow raises ArrowInvalid, and OSError for a damaged footer
+    except Exception as exc:  # pyarrow raises ArrowInvalid, and OSError for a damaged footer or page
         if cannot_open(exc):
             raise
-        raise InputFormatError([(str(path), f"is not a readable Parquet file: {str(exc).strip()}")]) from None
+        raise unreadable_parquet(path, exc) from None
+
+
+def unreadable_parquet(path: str | os.PathLike, exc: BaseException, what: str = "file") -> InputFormatError:
+    """The error for the Parquet ``path`` (a ``file``, or a ``what``) that pyarrow cannot read:
+    ``exc`` is its ``OSError`` or ``ArrowInvalid`` (a damaged footer, page header or page)."""
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    return InputFormatError([(os.fspath(path), f"is not a readable Parquet {what}: {detail}")])
 
 
 def cannot_open(exc: BaseException) -> bool:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
+from riskeval.io.problems import MAX_PROBLEMS
 from riskeval.model.matrix import apply_missing, is_complex
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
@@ -28,6 +29,13 @@ MEASURE_COLUMN = "measure"
 
 #: Cells spelled like this (any case, surrounding spaces ignored) are missing, not malformed.
 MISSING_STRINGS = frozenset({"", "na", "n/a", "nan", "null", "none"})
+
+#: A long table's matrix may have empty cells (missing topics), but one of more than this many
+#: cells (128 MiB of float64) must have at least one row for every :data:`MAX_CELLS_PER_ROW` cells:
+#: otherwise a small file of distinct labels (100,000 rows naming 50,000 systems and 50,000
+#: topics: 4 MB of text) would make a matrix of 2.5 billion cells (20 GB).
+DENSE_FLOOR = 2**24
+MAX_CELLS_PER_ROW = 4
 
 
 def from_long(
@@ -206,22 +214,21 @@ def long_to_matrix(
     t_codes, t_names = label_codes(frame[topic])
     raw = frame[score].to_numpy()
     values, absent, bad = to_float(raw)
-    problems: list[tuple[int, str]] = []
-    for codes, what in ((s_codes, system), (t_codes, topic)):
-        problems += [(i, f"field {what!r} is empty: every row needs one.") for i in _where(codes < 0)]
-    problems += [(i, f"field {score!r}: {not_a_number(raw[i])}") for i in _where(bad)]
-    problems += [
+    flagged: list[tuple[np.ndarray, Callable[[int], str]]] = [
+        (s_codes < 0, lambda i: f"field {system!r} is empty: every row needs one."),
+        (t_codes < 0, lambda i: f"field {topic!r} is empty: every row needs one."),
+        (bad, lambda i: f"field {score!r}: {not_a_number(raw[i])}"),
         (
-            i,
-            f"field {score!r} is empty or NaN: a long table lists the evaluated topics "
-            "only; leave the row out (the missing-topic policy then applies).",
-        )
-        for i in _where(absent)
+            absent,
+            lambda i: (
+                f"field {score!r} is empty or NaN: a long table lists the evaluated topics "
+                "only; leave the row out (the missing-topic policy then applies)."
+            ),
+        ),
+        (np.isinf(values), lambda i: f"field {score!r} is infinite: scores must be finite."),
     ]
-    problems += [
-        (i, f"field {score!r} is infinite: scores must be finite.") for i in _where(np.isinf(values))
-    ]
-    if not problems:
+    if not any(mask.any() for mask, _ in flagged):
+        _refuse_sparse(len(s_names), len(t_names), len(values), (system, topic), source)
         matrix = _assemble((s_codes, s_names), (t_codes, t_names), values)
         # every row fills a cell of its own unless a (system, topic) pair repeats
         if matrix.size - np.count_nonzero(np.isnan(matrix.to_numpy())) == len(values):
@@ -230,16 +237,50 @@ def long_to_matrix(
     key = s_codes.astype(np.int64) * len(t_names) + t_codes
     first = first_occurrence(key)
     position = (lambda i: i) if rows is None else rows.__getitem__
-    problems += [
+    repeated = (first != np.arange(len(first))) & (s_codes >= 0) & (t_codes >= 0)
+    flagged.append(
         (
-            i,
-            f"duplicate (system, topic) ({s_names[s_codes[i]]!r}, {t_names[t_codes[i]]!r}): first at "
-            f"{locate(position(first[i]))}.",
+            repeated,
+            lambda i: (
+                f"duplicate (system, topic) ({s_names[s_codes[i]]!r}, {t_names[t_codes[i]]!r}): "
+                f"first at {locate(position(first[i]))}."
+            ),
         )
-        for i in _where((first != np.arange(len(first))) & (s_codes >= 0) & (t_codes >= 0))
-    ]
-    problems.sort(key=lambda p: p[0])
-    raise InputFormatError([(locate(position(i)), msg) for i, msg in problems])
+    )
+    raise _row_problems(flagged, lambda i: locate(position(i)))
+
+
+def _row_problems(flagged: list[tuple[np.ndarray, Callable[[int], str]]], locate: Locate) -> InputFormatError:
+    """The error listing, in row order, the rows each mask of ``flagged`` marks with the message
+    its function writes: the first :data:`~riskeval.io.problems.MAX_PROBLEMS` written, the others
+    counted, so that a table of a million bad rows costs no million messages."""
+    rows = [np.flatnonzero(mask) for mask, _ in flagged]
+    kinds = np.concatenate([np.full(len(r), k) for k, r in enumerate(rows)])
+    at = np.concatenate(rows)
+    order = np.lexsort((kinds, at))[:MAX_PROBLEMS]
+    kept = [(locate(int(at[j])), flagged[kinds[j]][1](int(at[j]))) for j in order]
+    return InputFormatError(kept, omitted=len(at) - len(kept))
+
+
+def _refuse_sparse(
+    systems: int, topics: int, rows: int, names: tuple[Hashable, Hashable], source: str
+) -> None:
+    """Refuse a long table whose matrix would be past :data:`DENSE_FLOOR` cells and more than
+    :data:`MAX_CELLS_PER_ROW` times as many cells as the table has rows, before it is allocated."""
+    cells = systems * topics
+    if cells <= DENSE_FLOOR or cells <= MAX_CELLS_PER_ROW * rows:
+        return
+    raise InputFormatError(
+        [
+            (
+                source,
+                f"has {rows:,} rows for {systems:,} systems × {topics:,} topics: its matrix would "
+                f"have {cells:,} cells ({cells * 8 / 2**30:,.1f} GiB), {cells / rows:,.0f} for each "
+                f"row, but a table of scores of systems on common topics fills at least one cell in "
+                f"{MAX_CELLS_PER_ROW}. Check its system and topic columns ({names[0]!r}, {names[1]!r}).",
+            )
+        ]
+    )
 
 
 def wide_to_matrix(

@@ -31,7 +31,7 @@ import json
 import re
 from collections.abc import Callable
 
-from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.errors import InputFormatError
 
 #: Header keys every LightGBM text model has.
 HEADER_KEYS = ("version", "num_class", "num_tree_per_iteration", "max_feature_idx")
@@ -78,11 +78,10 @@ class _Fail(Exception):
 
 
 def check_model_text(raw: bytes, name: str = "the model") -> str:
-    """The text of a LightGBM model file, checked line by line; else a :class:`RiskevalError`.
-
-    A file cut short is told as such (its tree blocks, ``end of trees`` or ``end of parameters``
-    missing); any other damage is an :class:`~riskeval.errors.InputFormatError` located at the
-    ``file:line`` of the first bad line (see the module's documentation for what is checked).
+    """The text of a LightGBM model file, checked line by line; else an
+    :class:`~riskeval.errors.InputFormatError` located at the ``file:line`` of the first bad line
+    (see the module's documentation for what is checked), telling a file cut short (its tree
+    blocks, ``end of trees`` or ``end of parameters`` missing) as such.
     """
     if not raw:
         raise _invalid(name, "the file is empty", cut=False)
@@ -436,13 +435,18 @@ def _check_pandas_line(text: str, line: int) -> None:
         raise _Fail(line, "the pandas_categorical line is not a list of categories")
 
 
-def _invalid(name: str, reason: str, *, cut: bool = True, line: int | None = None) -> RiskevalError:
+def _invalid(name: str, reason: str, *, cut: bool = True, line: int | None = None) -> InputFormatError:
     """The error for a model file (at ``line``): not a model at all, or (``cut``) a model file cut
     short."""
     where = name if line is None else f"{name}:{line}"
     if not cut:
-        return RiskevalError(f"{where}: not a LightGBM model file ({reason}).")
-    return RiskevalError(
-        f"{where}: not a complete LightGBM model file ({reason}); it may have been cut short while "
-        "saved or copied. Save or copy the model again."
+        return InputFormatError([(where, f"not a LightGBM model file ({reason}).")])
+    return InputFormatError(
+        [
+            (
+                where,
+                f"not a complete LightGBM model file ({reason}); it may have been cut short while "
+                "saved or copied. Save or copy the model again.",
+            )
+        ]
     )

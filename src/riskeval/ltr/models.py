@@ -6,8 +6,8 @@ line ``end of trees``, the feature importances, the training parameters between 
 and ``end of parameters``, and (from the Python package) a ``pandas_categorical:`` line.
 LightGBM's loader trusts ``tree_sizes``, the section markers and every count: a truncated or
 damaged file can abort or crash the process rather than raise.  :func:`read_model` therefore
-checks every line first (:func:`~riskeval.ltr.model_text.check_model_text`), so such a file is a
-:class:`~riskeval.errors.RiskevalError` naming it and the line; :func:`write_model` writes
+checks every line first (:func:`~riskeval.ltr.model_text.check_model_text`), so such a file is an
+:class:`~riskeval.errors.InputFormatError` naming it and the line; :func:`write_model` writes
 through a temporary file (flushed to disk, then renamed), so an interrupted save never leaves a
 truncated model.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from riskeval.errors import RiskevalError
+from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.ltr.model_text import check_model_text
 
 if TYPE_CHECKING:
@@ -41,8 +41,9 @@ def write_model(booster: lightgbm.Booster, path: str | os.PathLike, *, inputs: t
 def read_model(path: str | os.PathLike) -> lightgbm.Booster:
     """The LightGBM model saved in ``path``, after :func:`check_model_text` has accepted it.
 
-    Raises :class:`~riskeval.errors.RiskevalError` naming the file when it cannot be read, is not a
-    complete LightGBM text model, or LightGBM refuses it.
+    Raises :class:`~riskeval.errors.InputFormatError` naming the file (and the line) when it is not
+    a complete LightGBM text model or LightGBM refuses it, :class:`~riskeval.errors.RiskevalError`
+    when it cannot be read.
     """
     import lightgbm
 
@@ -57,7 +58,7 @@ def read_model(path: str | os.PathLike) -> lightgbm.Booster:
         return lightgbm.Booster(model_str=text)
     except (lightgbm.basic.LightGBMError, ValueError) as exc:
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise RiskevalError(f"{name}: not a LightGBM model file ({reason}).") from None
+        raise InputFormatError([(name, f"not a LightGBM model file ({reason}).")]) from None
 
 
 __all__ = ["check_model_text", "read_model", "write_model"]

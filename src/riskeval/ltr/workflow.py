@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from riskeval import _display
-from riskeval.errors import RiskevalError
+from riskeval.errors import InputFormatError, RiskevalError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -103,22 +103,16 @@ def parse_grid(items: tuple[str, ...] | list[str]) -> dict[str, list[Any]] | Non
     return grid or None
 
 
-def read_letor_files(
-    paths: list[str], query_file: str | None = None, n_features: int | None = None
-) -> tuple[LetorData, list[int]]:
-    """One or more LETOR files as one set, feature columns aligned (to ``n_features``, a model's
-    width, when given), and the number of queries of each file."""
+def read_letor_files(paths: list[str], query_file: str | None = None) -> tuple[LetorData, list[int]]:
+    """One or more LETOR files as one set, feature columns aligned, and the number of queries of
+    each file."""
     import numpy as np
     import scipy.sparse as sp
 
     from riskeval.io.letor import LetorData, read_letor
 
     parts = [read_letor(p, query_file=query_file if len(paths) == 1 else None) for p in paths]
-    width = max([d.X.shape[1] for d in parts] + [n_features or 0])
-    if n_features is not None and width > n_features:
-        raise RiskevalError(
-            f"The data has {width} feature columns but the model was trained on {n_features}."
-        )
+    width = max(d.X.shape[1] for d in parts)
     X = sp.vstack([widen(d.X, width) for d in parts], format="csr")
     data = LetorData(
         X,
@@ -135,6 +129,38 @@ def widen(X: Any, width: int) -> Any:
     import scipy.sparse as sp
 
     return sp.csr_matrix(X, shape=(X.shape[0], width))
+
+
+def model_scores(booster: Any, model: str, data: LetorData) -> Any:
+    """The scores the LightGBM ``booster`` read from the file ``model`` gives the documents of
+    ``data``.
+
+    Data of fewer feature columns than the model was trained on is widened (a feature a LETOR line
+    does not list is 0); data of more columns is an :class:`~riskeval.errors.InputFormatError`
+    naming both files and both counts, as is any other refusal of LightGBM's, never LightGBM's own
+    error.
+    """
+    import lightgbm
+
+    width, trained = data.X.shape[1], booster.num_feature()
+    if width > trained:
+        raise InputFormatError(
+            [
+                (
+                    data.path,
+                    f"has {width} feature columns (feature ids up to {width - 1}) but the model "
+                    f"{model} was trained on {trained} (ids up to {trained - 1}): give it data of "
+                    "the features it was trained on, or a model trained on these.",
+                )
+            ]
+        )
+    try:
+        return booster.predict(widen(data.X, trained))
+    except lightgbm.basic.LightGBMError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputFormatError(
+            [(data.path, f"the model {model} cannot score its {width} feature columns: {reason}")]
+        ) from None
 
 
 def check_model_target(path: str, inputs: list[str]) -> None:
@@ -177,7 +203,9 @@ def baseline_ndcg(data: LetorData, baselines: Baselines, k: int) -> dict[str, An
     for j in baselines.features:
         out[f"feature {j}"] = ndcg_per_query(feature_column(data.X, j), data.y, data.group, k=k)
     for path in baselines.models:
-        out[Path(path).stem] = ndcg_per_query(read_model(path).predict(data.X), data.y, data.group, k=k)
+        out[Path(path).stem] = ndcg_per_query(
+            model_scores(read_model(path), path, data), data.y, data.group, k=k
+        )
     return out
 
 
@@ -260,11 +288,11 @@ def models_table(data: str, query_file: str | None, models: tuple[str, ...], bas
 
     if not baselines.features and not baselines.models:
         raise RiskevalError("Give at least one --baseline-feature or --baseline-model.")
-    boosters = {Path(p).stem: read_model(p) for p in models}
-    width = max(b.num_feature() for b in boosters.values())
-    test, _ = read_letor_files([data], query_file, n_features=width)
+    boosters = {path: read_model(path) for path in models}  # bad model files fail before the data is read
+    test, _ = read_letor_files([data], query_file)
     scored = {
-        name: ndcg_per_query(b.predict(test.X), test.y, test.group, k=k) for name, b in boosters.items()
+        Path(path).stem: ndcg_per_query(model_scores(booster, path, test), test.y, test.group, k=k)
+        for path, booster in boosters.items()
     }
     return risk_profile(scored, baseline_ndcg(test, baselines, k)).to_frame()
 
