@@ -17,6 +17,7 @@ from scipy import stats
 
 from riskeval.bayes import BayesDiagnosticWarning, champion_challengers, gainloss, risk_adjusted
 from riskeval.errors import RiskevalError
+from tests.shared_data import shared_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,7 +140,9 @@ def test_draws_are_exact_reproducible_and_checked():
     shares = sides[["share_gain_mean", "share_tie_mean", "share_loss_mean"]].sum(axis=1)
     np.testing.assert_allclose(shares, 1.0)
     assert (sides["mean_gain_low"] >= 0).all() and (sides["mean_loss_high"] <= 0).all()
-    assert "independent exact draws" in repr(fit)
+    assert "16,000 independent exact draws" in repr(fit)
+    page = fit._repr_html_()
+    assert "gains-and-losses model" in page and "share_loss_mean" in page and "<table" in page
 
 
 def test_a_side_never_seen_is_drawn_from_the_other_systems():
@@ -198,3 +201,35 @@ def test_calibrated_by_simulation_at_alpha_0_and_5():
             (row["o_power"], math.sqrt(row["o_power"] * (1 - row["o_power"]) / n))
         )  # fmt: skip
         assert row["power"] >= reference - 2 * max(row["power_se"], se), row
+
+
+@pytest.mark.slow
+def test_the_docs_table_of_the_three_collections_is_what_the_model_gives():
+    """docs/bayes.md's table of the default model on the Benham collections (Benham et al., SIGIR
+    2020), row by row: the same seed gives the same draws, so every printed number is reproduced
+    exactly, and the paired t columns are scipy's."""
+    import riskeval as rk
+
+    text = (ROOT / "docs" / "bayes.md").read_text(encoding="utf-8")
+    start = text.index("| collection | challenger | α | difference, gains-and-losses")
+    rows = [line for line in text[start:].split("\n\n")[0].splitlines()[2:]]
+    files = {"Robust04": "rb04", "Core 2017": "trec17", "Core 2018": "trec18"}
+    names = ["Chal. 1", "Chal. 2", "Chal. 3", "Chal. 4"]
+    expected = []
+    for label, name in files.items():
+        X = rk.score_matrix(shared_data("benham2020-bayesian-risk", f"{name}_data.csv"))
+        table = champion_challengers(X, "Champion", names, alphas=[0, 5], rng=2020).table
+        table = table.set_index(["system", "alpha"])
+        for alpha in (0, 5):
+            adjusted = risk_adjusted(X, "Champion", alpha)
+            for system in names:
+                d = adjusted.loc[system] - adjusted.loc["Champion"]
+                low, high = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+                p = stats.ttest_1samp(d, 0.0, alternative="greater").pvalue
+                row = table.loc[(system, float(alpha))]
+                expected.append(
+                    f"| {label} | {system} | {alpha} | {row.diff_mean:+.3f} [{row.diff_low:+.3f}, "
+                    f"{row.diff_high:+.3f}] | {row.p_better:.3f} | {d.mean():+.3f} [{low:+.3f}, "
+                    f"{high:+.3f}] | {p:.3f} |"
+                )
+    assert rows == expected

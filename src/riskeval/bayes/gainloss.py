@@ -138,7 +138,23 @@ class GainLossFit(BayesFit):
         )
 
     def _drawn(self) -> str:
-        return f"{self.samples['b_system'].shape[1]} independent exact draws"
+        return f"{self.samples['b_system'].shape[1]:,} independent exact draws"
+
+    def _repr_html_(self) -> str:
+        from riskeval import _display
+
+        facts = [f"champion {self.champion}", f"{len(self.systems)} systems × {len(self.topics)} topics",
+                 self._drawn(), f"seed {self.seed}"]  # fmt: skip
+        effects = self.system_effects().drop(index=self.champion)
+        return _display.block(
+            "Bayesian fit of the gains-and-losses model",
+            facts,
+            [
+                ("Expected difference from the champion, 95% credible intervals", effects),
+                ("Shares of gains, ties and losses and mean sizes, 95% credible intervals", self.sides()),
+            ],
+            note="compare() puts challengers against the champion; sides() holds the second table.",
+        )
 
     def __repr__(self) -> str:
         return (
@@ -156,10 +172,16 @@ def fit(scores: pd.DataFrame, champion: Any, *, draws: int, seed: int) -> GainLo
     d = np.delete(values, position, axis=0) - values[position]
     stats = statistics(d)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 2]))
-    blocks = [sample(stats, min(BLOCK, draws - done), rng) for done in range(0, draws, BLOCK)]
-    drawn = {name: np.concatenate([block[name] for block in blocks]) for name in blocks[0]}
-    b_system = np.insert(drawn.pop("effect"), position, 0.0, axis=1)
-    samples = {"b_system": b_system[None], **{name: value[None] for name, value in drawn.items()}}
+    systems = d.shape[0]
+    samples = {name: np.empty((1, draws, systems)) for name in SIDES}
+    samples["b_system"] = np.zeros((1, draws, systems + 1))
+    keep = np.arange(systems + 1) != position
+    for done in range(0, draws, BLOCK):
+        block = sample(stats, min(BLOCK, draws - done), rng)
+        rows = slice(done, done + len(block["effect"]))
+        samples["b_system"][0][rows, keep] = block.pop("effect")
+        for name, value in block.items():
+            samples[name][0, rows] = value
     return GainLossFit(scores, samples, {"prior_weight": PRIOR_WEIGHT}, 0, seed, "exact", champion)
 
 
