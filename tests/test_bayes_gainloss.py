@@ -167,6 +167,13 @@ def test_two_challengers_are_not_compared_with_each_other_and_there_are_no_topic
         fit.variance_components()
 
 
+def test_priors_are_refused_for_a_model_that_has_none_to_set():
+    from riskeval.bayes import Priors
+
+    with pytest.raises(RiskevalError, match="fixed Jeffreys priors; 'priors' applies to model='paired'"):
+        champion_challengers(_scores(), "champ", priors=Priors(sigma_rate=10))
+
+
 def test_an_unknown_model_is_refused():
     X = pd.DataFrame(np.random.default_rng(3).random((3, 4)), index=["a", "b", "c"])
     with pytest.raises(

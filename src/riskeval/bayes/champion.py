@@ -215,6 +215,11 @@ def champion_challengers(
         raise RiskevalError(
             f"The 'model' parameter of champion_challengers must be one of {MODELS}; got {model!r}."
         )
+    if model == "gainloss" and priors is not None:
+        raise RiskevalError(
+            "The gains-and-losses model (model='gainloss') has fixed Jeffreys priors; 'priors' "
+            "applies to model='paired' or 'crossed'."
+        )
     priors = checked_settings(priors, chains, draws, target_accept, warmup)
     settings: dict[str, Any] = {
         "chains": int(chains),
