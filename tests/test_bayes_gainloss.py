@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from riskeval.bayes import BayesDiagnosticWarning, champion_challengers, gainloss, risk_adjusted
@@ -240,3 +242,27 @@ def test_the_docs_table_of_the_three_collections_is_what_the_model_gives():
                     f"{high:+.3f}] | {p:.3f} |"
                 )
     assert rows == expected
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    scale=st.floats(0.01, 100.0),
+    seed=st.integers(0, 2**32 - 1),
+    alpha=st.sampled_from([0.0, 1.0, 5.0]),
+)
+def test_the_effects_scale_with_the_scores(scale, seed, alpha):
+    """The model is scale-equivariant: scores times c > 0 give every draw of every effect times c
+    (same seed), at any α, ties, single losses and unseen sides included."""
+    X = _scores()
+    rng = np.random.default_rng(seed)
+    X.iloc[:, :5] = np.round(X.iloc[:, :5] * 4) / 4  # ties with the champion on some topics
+    X.iloc[:, 5:] += rng.normal(0, 0.01, X.iloc[:, 5:].shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BayesDiagnosticWarning)  # 2,400 draws: enough here
+        one, scaled = (
+            champion_challengers(Y, "champ", alphas=[alpha], draws=600, rng=seed).fits[alpha]
+            for Y in (X, X * scale)
+        )
+    np.testing.assert_allclose(
+        scaled.samples["b_system"], scale * one.samples["b_system"], rtol=1e-9, atol=1e-12
+    )
