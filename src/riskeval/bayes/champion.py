@@ -190,8 +190,8 @@ def champion_challengers(
         (:mod:`riskeval.bayes.paired`, NUTS); ``"crossed"``: the paper's ``score ~ (1 | topic) +
         (1 | system)`` (:func:`fit`), which treats their scores as independent given topic
         difficulty.  ``priors`` resolve on the differences in the paired model; the
-        gains-and-losses model has fixed (Jeffreys) priors and ignores ``priors``, ``warmup``
-        and ``target_accept``.
+        gains-and-losses model has fixed (Jeffreys) priors, refuses ``priors`` and does not use
+        ``warmup``, ``target_accept`` or ``progress``.
     priors, chains, draws, warmup, target_accept, progress
         As for :func:`fit`; a failed sampling check of any α's fit is one
         :class:`BayesDiagnosticWarning` naming the α.

@@ -6,8 +6,8 @@ difference, Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 1: a loss weighted by 1 
 (``d > 0``), a tie (``d = 0``) or a loss (``d < 0``).  Weighting losses makes the differences
 skewed, and the mean of a skewed sample is itself skewed at the size of a test collection: a
 Gaussian model of ``d`` (or a paired t-test) then claims too many gains.  This model describes
-the two sides apart, for each system i separately (Jeffreys priors throughout, Jeffreys,
-*Proc. R. Soc. A* 186, 1946)::
+the two sides apart, for each system i separately (Jeffreys' priors, Jeffreys, *Proc. R. Soc.
+A* 186, 1946, for every side seen on three topics or more)::
 
     (n_gain, n_tie, n_loss) ~ Multinomial(T; π),     π ~ Dirichlet(½, ½, ½)
     d_ij | gain ~ N(μ_gain, σ_gain²),                p(μ_gain, σ_gain) ∝ 1/σ_gain
@@ -15,12 +15,13 @@ the two sides apart, for each system i separately (Jeffreys priors throughout, J
 
 and its effect, the expected risk-adjusted difference on a topic of the same population, is
 ``θ_i = π_gain·μ_gain + π_loss·μ_loss`` (a tie adds 0).  The posterior is closed-form: π is
-Dirichlet(n + ½), and with n ≥ 2 gains μ_gain is the gains' mean plus their standard error times a
+Dirichlet(n + ½), and with n ≥ 3 gains μ_gain is the gains' mean plus their standard error times a
 Student t with n − 1 degrees of freedom (Gelman, Carlin, Stern, Dunson, Vehtari & Rubin, *Bayesian
 Data Analysis*, 3rd ed., 2013, §3.2); so for losses.  A side seen on fewer than three topics has
 too little spread of its own: the pooled within-system variance of that side over every system
 (background systems included) then enters as a prior worth two topics, and a side seen on no
-topic at all has its mean drawn from the other systems' means of that side.  Each draw is
+topic at all has its mean drawn from the other systems' means of that side; a draw of a mean
+size of the wrong sign is reflected.  Each draw is
 independent and exact (no Markov chain): the effective sample size is the number of draws.
 
 The systems' posteriors are independent: the model answers each system against the champion,
