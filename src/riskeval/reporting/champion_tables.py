@@ -53,19 +53,22 @@ def listing(systems: list[str]) -> str:
     return ", ".join(systems[:20]) + (f" and {len(systems) - 20} more" if len(systems) > 20 else "")
 
 
-def verdict(problems: list[str]) -> str:
+def verdict(problems: list[str], independent: bool = False) -> str:
     """One line: whether the posterior draws pass the sampling checks of Benham et al. (SIGIR 2020)
-    at every α (``problems``: :meth:`riskeval.bayes.ChampionComparison.problems`)."""
+    at every α (``problems``: :meth:`riskeval.bayes.ChampionComparison.problems`); with
+    ``independent``, draws that are independent (the gains-and-losses model), whose only check is
+    their number."""
     failed = list(dict.fromkeys(text.split(":", 1)[0] for text in problems))
     if failed:
         return (
             f"sampling checks FAILED at {', '.join(failed)} (see the warnings): draw more before "
             "trusting p_better"
         )
+    if independent:
+        return "sampling checks passed at every α: independent exact draws, at least 10,000 per effect"
     return (
         "sampling checks passed at every α: R-hat < 1.01, bulk ESS > 10,000 (system effects) and > "
-        "1,000 (topic effects, or the paired model's scales), no divergent transitions (independent "
-        "draws: their number)"
+        "1,000 (topic effects, or the paired model's scales), no divergent transitions"
     )
 
 
@@ -97,5 +100,5 @@ def champion_caption(comparison: Any, about: str, sampler: Any, problems: list[s
         "challenger's effect is above the champion's (each loss counted 1 + α times)"
         + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
         + "\n"
-        + verdict(problems)
+        + verdict(problems, independent=comparison.model == "gainloss")
     )
