@@ -1,23 +1,31 @@
-"""Speed of the Bayesian crossed random-effects model (Benham, Carterette, Culpepper & Moffat,
-SIGIR 2020).
+"""Speed of the Bayesian models of ``riskeval.bayes``: the crossed random-effects model (Benham,
+Carterette, Culpepper & Moffat, SIGIR 2020) and the gains-and-losses model of champion and
+challengers.
 
-By default, the exact sampler (``riskeval.bayes.exact``, ``fit``'s default): CPU seconds of a fresh
-process that imports riskeval, reads the scores and fits them (``cold``: everything from the
-process's start, interpreter included, measured by the parent), of a second fit in the same process
-(``warm``), the number of independent draws (every parameter's effective sample size), the
-share of rejection proposals accepted and the process's peak memory, for
+By default, the crossed model's exact sampler (``riskeval.bayes.exact``, ``fit``'s default): CPU
+seconds of a fresh process that imports riskeval, reads the scores and fits them (``cold``:
+everything from the process's start, interpreter included, measured by the parent), of a second
+fit in the same process (``warm``), the number of independent draws (every parameter's effective
+sample size), the share of rejection proposals accepted and the process's peak memory, for
 
 - each Benham collection (45 systems × 50 topics of AP, 16,000 draws; target: every system effect
   and every variance component at bulk ESS ≥ 10,000 within 2 CPU-s, process start included);
 - 300 systems × 200 topics drawn from the model with AP-like values (16,000 draws; target 5 s);
 - 1,000 systems × 10,000 topics (``--huge``; 10,400 draws; target 60 s).
 
+With ``--model gainloss``, the gains-and-losses model instead (``champion_challengers``' default:
+the first system, or ``Champion``, against every other, α = 0, 16,000 independent draws), the same
+columns, and its warm CPU seconds as a ratio to scipy's paired t-test of every system against the
+champion (``ttest_1samp`` of the differences along the topics, one batched call) in the same
+process.
+
 With ``--nuts``, NumPyro's No-U-Turn sampler (``sampler="nuts"``) on the same data, seconds
 including its compilation, the smallest bulk ESS of the system and topic effects and R-hat; with
 ``--pymc``, the same model of a Benham collection in PyMC (not a dependency of riskeval: ``pip
 install pymc``), beside NumPyro's.
 
-    python benchmarks/bench_bayes.py [--collections rb04,trec17,trec18] [--large] [--huge] [--nuts] [--pymc]
+    python benchmarks/bench_bayes.py [--collections rb04,trec17,trec18] [--large] [--huge]
+        [--model crossed|gainloss] [--nuts] [--pymc]
 """
 
 from __future__ import annotations
@@ -49,26 +57,41 @@ CHILD = """
 import json, sys, time
 import numpy as np
 import pandas as pd
-from riskeval.bayes import fit
+from riskeval.bayes import champion_challengers, fit
 source, chains, draws, warm = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "warm"
+model = sys.argv[5]
 if source.endswith(".csv"):
     scores = pd.read_csv(source).pivot(index="system", columns="topic", values="score")
 else:
     values = np.load(source)
     scores = pd.DataFrame(values, index=[f"s{i}" for i in range(values.shape[0])],
                           columns=[f"t{j}" for j in range(values.shape[1])])
-f = fit(scores, chains=chains, draws=draws, rng=0, check=False)
-seconds = None
+champion = "Champion" if "Champion" in scores.index else scores.index[0]
+
+
+def once(seed):
+    if model == "crossed":
+        return fit(scores, chains=chains, draws=draws, rng=seed, check=False)
+    return champion_challengers(scores, champion, chains=chains, draws=draws, rng=seed, model=model).fits[0.0]
+
+
+f = once(0)
+seconds = reference = None
 if warm:
     start = time.process_time()
-    f = fit(scores, chains=chains, draws=draws, rng=1, check=False)
+    f = once(1)
     seconds = time.process_time() - start
+    from scipy import stats
+    start = time.process_time()
+    d = scores.drop(champion).to_numpy() - scores.loc[champion].to_numpy()
+    stats.ttest_1samp(d, 0.0, axis=1).confidence_interval(0.95)
+    reference = time.process_time() - start
 table = f.diagnostics()
 # the process's own peak (VmHWM; ru_maxrss keeps the parent's peak across fork and exec on Linux)
 lines = open("/proc/self/status").read().splitlines()
 memory = next(float(line.split()[1]) / 1024 for line in lines if line.startswith("VmHWM:"))
-print(json.dumps({"warm_cpu_s": seconds, "min_ess": float(table["ess_bulk"].min()), "sampler": f.sampler,
-                  "problems": len(f.problems()), "max_rss_mb": memory}))
+print(json.dumps({"warm_cpu_s": seconds, "t_test_cpu_s": reference, "min_ess": float(table["ess_bulk"].min()),
+                  "sampler": f.sampler, "problems": len(f.problems()), "max_rss_mb": memory}))
 """
 
 
@@ -94,13 +117,22 @@ def large(n_systems: int = 300, n_topics: int = 200, seed: int = 0) -> pd.DataFr
     )
 
 
-def _child(source: Path, chains: int, draws: int, warm: bool) -> tuple[dict, float, float]:
+def _child(source: Path, chains: int, draws: int, warm: bool, model: str) -> tuple[dict, float, float]:
     """Run :data:`CHILD`; its output, and its CPU seconds (user + system) and wall seconds, from
     the parent (the whole process, interpreter start included)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(source), str(chains), str(draws), "warm" if warm else "cold"],
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            str(source),
+            str(chains),
+            str(draws),
+            "warm" if warm else "cold",
+            model,
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -111,12 +143,16 @@ def _child(source: Path, chains: int, draws: int, warm: bool) -> tuple[dict, flo
     return json.loads(out.stdout), cpu, wall
 
 
-def exact_row(label: str, source: Path, chains: int, draws: int) -> dict:
-    """The exact sampler in a fresh process (cold) and again in the same process (warm)."""
-    cold, cpu, wall = _child(source, chains, draws, warm=False)
-    warm, _, _ = _child(source, chains, draws, warm=True)
+def exact_row(label: str, source: Path, chains: int, draws: int, model: str) -> dict:
+    """An exact sampler in a fresh process (cold) and again in the same process (warm)."""
+    cold, cpu, wall = _child(source, chains, draws, warm=False, model=model)
+    warm, _, _ = _child(source, chains, draws, warm=True, model=model)
+    ratio = (
+        {} if model == "crossed" else {"warm_vs_t_test": round(warm["warm_cpu_s"] / warm["t_test_cpu_s"], 1)}
+    )
     return {
         "data": label,
+        "model": model,
         "sampler": cold["sampler"],
         "cold_cpu_s": round(cpu, 2),
         "cold_wall_s": round(wall, 2),
@@ -124,6 +160,7 @@ def exact_row(label: str, source: Path, chains: int, draws: int) -> dict:
         "min_ess_every_parameter": round(cold["min_ess"]),
         "checks": "pass" if cold["problems"] == 0 else f"{cold['problems']} failed",
         "max_rss_mb": round(cold["max_rss_mb"]),
+        **ratio,
     }
 
 
@@ -205,6 +242,9 @@ def main() -> None:
     )
     parser.add_argument("--large", action="store_true", help="also 300 systems × 200 topics")
     parser.add_argument("--huge", action="store_true", help="also 1,000 systems × 10,000 topics (exact only)")
+    parser.add_argument(
+        "--model", choices=["crossed", "gainloss"], default="crossed", help="the model of the exact rows"
+    )
     parser.add_argument("--nuts", action="store_true", help="also NumPyro's NUTS on the same data")
     parser.add_argument("--pymc", action="store_true", help="also PyMC on the first collection")
     args = parser.parse_args()
@@ -223,7 +263,8 @@ def main() -> None:
                 np.save(path, large(*shape).to_numpy())
                 sources.append((label, path, size))
         for label, path, size in sources:
-            exact_rows.append(exact_row(label, path, *EXACT_DRAWS[size]))
+            chains, draws = EXACT_DRAWS[size] if args.model == "crossed" else EXACT_DRAWS["default"]
+            exact_rows.append(exact_row(label, path, chains, draws, args.model))
             print(exact_rows[-1], flush=True)
     if args.nuts:
         for name in names:
@@ -236,7 +277,7 @@ def main() -> None:
         nuts_rows.append(pymc_row(names[0], benham(names[0])))
         print(nuts_rows[-1], flush=True)
     print(f"\nload {os.getloadavg()}")
-    print("exact sampler (CPU seconds; cold: a fresh process, start to fit, interpreter included):")
+    print("exact samplers (CPU seconds; cold: a fresh process, start to fit, interpreter included):")
     print(pd.DataFrame(exact_rows).to_string(index=False))
     if nuts_rows:
         print(f"\nNUTS: {CHAINS} chains × {DRAWS:,} draws after {WARMUP:,} warm-up iterations")

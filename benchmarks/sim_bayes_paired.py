@@ -17,10 +17,14 @@ the share of 95% intervals of the difference from the champion that hold the exp
 risk-adjusted difference (coverage, gain and null challengers of the process together), the share
 of gain challengers with P(better) > 0.95 (power) and of null ones (false claims, nominal 5%), and
 the same by the paired t-test on the risk-adjusted differences (its 95% interval, and one-sided at
-5%).  Monte
-Carlo standard errors are binomial, √(p(1 − p)/n).
+5%) and by the model that is exact for the crossed process (``o_`` columns: the raw differences
+``x − b`` Gaussian with unknown mean and variance under Jeffreys' prior, and the expected
+risk-adjusted difference the closed form of :func:`adjusted_mean`; it shows what a calibrated
+answer can reach when the shape of the differences is known).  Monte Carlo standard errors are
+binomial, √(p(1 − p)/n).
 
-    python benchmarks/sim_bayes_paired.py [--collections 200] [--alphas 0,5] [--models paired,crossed]
+    python benchmarks/sim_bayes_paired.py [--collections 200] [--alphas 0,5]
+        [--models gainloss,paired,crossed]
 """
 
 from __future__ import annotations
@@ -56,6 +60,18 @@ def crossed_delta(target: float, alpha: float) -> float:
     return float(optimize.brentq(lambda x: adjusted_mean(x, alpha) - target, -1.0, 1.0, xtol=1e-12))
 
 
+def gaussian_raw(adjusted: np.ndarray, alpha: float, rng: np.random.Generator, draws: int) -> np.ndarray:
+    """Draws of the expected risk-adjusted difference when the raw differences (the risk-adjusted
+    ones with each loss divided by 1 + α) are Gaussian with Jeffreys' prior: σ² scaled
+    inverse-χ² with n − 1 degrees of freedom, the mean normal given σ², then :func:`adjusted_mean`'s
+    closed form."""
+    raw = np.where(adjusted < 0, adjusted / (1 + alpha), adjusted)
+    n = raw.size
+    s = np.sqrt((n - 1) * raw.var(ddof=1) / rng.chisquare(n - 1, draws))
+    m = raw.mean() + s / math.sqrt(n) * rng.standard_normal(draws)
+    return m + alpha * (m * stats.norm.cdf(-m / s) - s * stats.norm.pdf(m / s))
+
+
 def collection(rng: np.random.Generator, alpha: float) -> tuple[pd.DataFrame, dict[str, float]]:
     """One simulated collection (scores, systems × topics) and each challenger's expected
     risk-adjusted difference from the champion at ``alpha``."""
@@ -87,7 +103,7 @@ def run(
 ) -> pd.DataFrame:
     """One row per collection, α, model and challenger: ``covered``, ``claimed`` (P(better) >
     0.95), ``width`` of the 95% interval, and the paired t-test's ``t_covered``, ``t_claimed``
-    (one-sided at 5%) and ``t_width``; with
+    (one-sided at 5%) and ``t_width``, and the exact model's ``o_covered`` and ``o_claimed``; with
     ``save``, the rows so far are written to that csv after each collection."""
     rows: list[dict[str, object]] = []
     streams = np.random.SeedSequence(seed).spawn(collections)
@@ -95,10 +111,16 @@ def run(
         if save and rows:
             pd.DataFrame(rows).to_csv(save, index=False)
         rng = np.random.default_rng(stream)
+        reference = np.random.default_rng(stream.spawn(1)[0])  # the exact model's draws
         for alpha in alphas:
             scores, truth = collection(rng, alpha)
             adjusted = scores - scores.loc["champion"]
             adjusted = adjusted.where(adjusted >= 0, (1 + alpha) * adjusted)
+            tests = {name: stats.ttest_1samp(adjusted.loc[name], 0.0) for name in CHALLENGERS}
+            oracles = {
+                name: gaussian_raw(adjusted.loc[name].to_numpy(), alpha, reference, 4_000)
+                for name in CHALLENGERS
+            }
             for model in models:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", BayesDiagnosticWarning)
@@ -108,8 +130,9 @@ def run(
                     ).table.set_index("system")  # fmt: skip
                 for name in CHALLENGERS:
                     row = table.loc[name]
-                    test = stats.ttest_1samp(adjusted.loc[name], 0.0)
+                    test, oracle = tests[name], oracles[name]
                     low, high = test.confidence_interval(0.95)
+                    o_low, o_high = np.quantile(oracle, [0.025, 0.975])
                     rows.append(
                         {
                             "collection": k, "alpha": alpha, "model": model, "challenger": name,
@@ -117,6 +140,8 @@ def run(
                             "t_covered": low <= truth[name] <= high,
                             "claimed": row["p_better"] > 0.95,
                             "t_claimed": test.statistic > 0 and test.pvalue / 2 < 0.05,
+                            "o_covered": o_low <= truth[name] <= o_high,
+                            "o_claimed": np.mean(oracle > 0) > 0.95,
                             "width": row["diff_high"] - row["diff_low"], "t_width": high - low,
                         }
                     )  # fmt: skip
@@ -139,6 +164,9 @@ def summary(results: pd.DataFrame) -> pd.DataFrame:
             ("t_power", gain["t_claimed"]),
             ("false", null["claimed"]),
             ("t_false", null["t_claimed"]),
+            ("o_coverage", part["o_covered"]),
+            ("o_power", gain["o_claimed"]),
+            ("o_false", null["o_claimed"]),
         ):
             p = float(values.mean())
             row[label] = p
@@ -153,7 +181,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--collections", type=int, default=200)
     parser.add_argument("--alphas", default="0,5")
-    parser.add_argument("--models", default="paired,crossed")
+    parser.add_argument("--models", default="gainloss,paired,crossed")
     parser.add_argument("--draws", type=int, default=1_000)
     parser.add_argument("--warmup", type=int, default=500)
     parser.add_argument("--seed", type=int, default=2020)
@@ -178,8 +206,9 @@ def main() -> None:
             f"{r[k]:.3f} ± {r[f'{k}_se']:.3f}"
             for k in ("coverage", "t_coverage", "power", "t_power", "false", "t_false")
         )
+        oracle = " | ".join(f"{r[k]:.3f}" for k in ("o_coverage", "o_power", "o_false"))
         widths = f"{r['width']:.3f} | {r['t_width']:.3f}"
-        print(f"| {r['process']} | {r['alpha']:g} | {r['model']} | {cells} | {widths} |")
+        print(f"| {r['process']} | {r['alpha']:g} | {r['model']} | {cells} | {widths} | {oracle} |")
 
 
 if __name__ == "__main__":

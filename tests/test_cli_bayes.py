@@ -115,7 +115,7 @@ def test_defaults_every_challenger_at_alpha_0_with_a_recorded_seed(scores, sampl
     (call,) = calls
     assert call["challengers"] is None and call["alphas"] == [0.0]
     assert (call["chains"], call["draws"], call["warmup"], call["level"]) == (4, 4000, 1000, 0.95)
-    assert call["model"] == "paired" and {r["model"] for r in records} == {"paired"}
+    assert call["model"] == "gainloss" and {r["model"] for r in records} == {"gainloss"}
     assert call["rng"] is None and records[0]["seed"] == 123  # the seed the comparison records
 
 
@@ -215,12 +215,24 @@ def test_bad_input_is_one_line_exit_2(scores, sampler, capsys, extra, message):
 
 def test_missing_bayes_extra_is_one_line(scores, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "numpyro", None)
-    code, out, err = run_cli(["bayes", scores, "--champion", "champ"], capsys)
+    code, out, err = run_cli(["bayes", scores, "--champion", "champ", "--model", "paired"], capsys)
     assert code == 2 and out == ""
     assert err.strip().splitlines() == [
         "riskeval: error: Bayesian risk inference needs riskeval's 'bayes' extra (numpyro, jax, arviz), "
         'which is not installed: pip install "riskeval[bayes]"'
     ]
+
+
+def test_the_default_model_needs_no_extra(scores, capsys, monkeypatch):
+    """The gains-and-losses model is numpy only: the command answers without NumPyro, JAX or ArviZ."""
+    for module in ("numpyro", "jax", "arviz"):
+        monkeypatch.setitem(sys.modules, module, None)
+    code, out, err = run_cli(
+        ["bayes", scores, "--champion", "champ", "--seed", "1", "--format", "csv"], capsys
+    )
+    assert code == 0 and err == "", err
+    table = pd.read_csv(io.StringIO(out))
+    assert list(table["system"]) == SYSTEMS and set(table["model"]) == {"gainloss"}
 
 
 def test_several_measures_are_refused(tmp_path, sampler, capsys):

@@ -204,7 +204,11 @@ def test_check_names_of_champion_and_challengers():
 
 
 def test_verdict_and_probabilities_as_text():
-    assert ct.verdict([]).startswith("sampling checks passed at every α")
+    assert ct.verdict([]).startswith("sampling checks passed at every α: R-hat < 1.01")
+    assert ct.verdict([], independent=True) == (
+        "sampling checks passed at every α: independent exact draws, at least 10,000 per effect"
+    )
+    assert ct.verdict(["α = 0: ESS"], independent=True).startswith("sampling checks FAILED at α = 0")
     assert ct.verdict(["α = 1: R-hat", "α = 1: ESS", "α = 5: ESS"]).startswith(
         "sampling checks FAILED at α = 1, α = 5 "
     )

@@ -31,11 +31,10 @@ class _Fit:
     100), and the checks it fails."""
 
     def __init__(self, problems):
-        from types import SimpleNamespace
 
         self._problems = problems
         self.systems, self.topics = pd.Index(NAMES), pd.Index([f"t{j}" for j in range(6)])
-        self.idata = SimpleNamespace(posterior={"b_system": np.zeros((2, 100, len(NAMES)))})
+        self.samples, self.sampler = {"b_system": np.zeros((2, 100, len(NAMES)))}, "nuts"
 
     def problems(self):
         return self._problems

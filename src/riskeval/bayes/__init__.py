@@ -1,9 +1,12 @@
-"""Bayesian risk inference over many systems: the crossed random-effects model
-``score ~ (1 | topic) + (1 | system)`` of Benham, Carterette, Culpepper & Moffat (SIGIR 2020),
-fitted with NumPyro, one champion against many challengers, and losses weighted by (1 + α).
+"""Bayesian risk inference over many systems: one champion against many challengers, losses
+weighted by (1 + α), with the gains-and-losses model of each challenger's differences from the
+champion (the default, :mod:`riskeval.bayes.gainloss`), the paired model
+(:mod:`riskeval.bayes.paired`) or the crossed random-effects model ``score ~ (1 | topic) + (1 |
+system)`` of Benham, Carterette, Culpepper & Moffat (SIGIR 2020).
 
-Needs the ``bayes`` extra (``pip install "riskeval[bayes]"``: NumPyro, JAX and ArviZ), imported
-when a model is fitted, so ``import riskeval.bayes`` stays fast.
+The gains-and-losses model and the crossed model's exact sampler are numpy only; the paired model
+and NUTS need the ``bayes`` extra (``pip install "riskeval[bayes]"``: NumPyro, JAX and ArviZ),
+imported when such a model is fitted, so ``import riskeval.bayes`` stays fast.
 """
 
 from __future__ import annotations

@@ -9,11 +9,12 @@ difference (Dinçer, Macdonald & Ounis, SIGIR 2014, eq. 1), which weights a loss
 
 where b_j is the champion's score on topic j.  The champion keeps its scores; at α = 0 every score
 is unchanged.  The difference of a system's effect from the champion's then estimates the mean
-per-topic URisk difference.  Two models answer: the paired model
-(:mod:`riskeval.bayes.paired`, the default), of each system's per-topic differences from the
-champion, and the crossed model of the paper (:func:`riskeval.bayes.fit`), of the scores, which
-assumes a challenger's and the champion's scores vary independently once topic difficulty is
-taken out: wrong for a variant of the champion, whose interval it makes far too wide.
+per-topic URisk difference.  Three models answer: the gains-and-losses model
+(:mod:`riskeval.bayes.gainloss`, the default) and the paired model (:mod:`riskeval.bayes.paired`),
+both of each system's per-topic differences from the champion, and the crossed model of the paper
+(:func:`riskeval.bayes.fit`), of the scores, which assumes a challenger's and the champion's
+scores vary independently once topic difficulty is taken out: wrong for a variant of the
+champion, whose interval it makes far too wide.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval import _display
-from riskeval.bayes import paired
+from riskeval.bayes import gainloss, paired
 from riskeval.bayes.model import Priors
 from riskeval.bayes.posterior import (
     BayesDiagnosticWarning,
@@ -42,7 +43,7 @@ from riskeval.inference._common import resolve_rng
 from riskeval.options import check_alpha
 
 #: The models :func:`champion_challengers` fits (``model=``), the default first.
-MODELS = ("paired", "crossed")
+MODELS = ("gainloss", "paired", "crossed")
 #: the columns of :attr:`ChampionComparison.table`
 COLUMNS = (
     "system",
@@ -82,14 +83,15 @@ class ChampionComparison:
     table : DataFrame
         One row per system (champion first, then the challengers) and α; columns ``system, alpha,
         model`` (which model answered), ``role, effect_mean, effect_median, effect_low,
-        effect_high`` (the system's effect and its credible interval: in the paired model its
-        expected difference from the champion, 0 for the champion) and, for challengers,
+        effect_high`` (the system's effect and its credible interval: in the gains-and-losses and
+        paired models its expected difference from the champion, 0 for the champion) and, for challengers,
         ``diff_mean, diff_low, diff_high`` (the effect minus the champion's), ``p_better`` (the
         posterior probability that the difference is above 0) and ``p_better_margin`` (above
         ``margin``); the champion's are NaN.
     fits : dict
-        α -> the fit of the risk-adjusted scores: a :class:`riskeval.bayes.paired.PairedFit` or
-        (crossed model) a :class:`BayesFit`.
+        α -> the fit of the risk-adjusted scores: a
+        :class:`riskeval.bayes.gainloss.GainLossFit`, a :class:`riskeval.bayes.paired.PairedFit`
+        or (crossed model) a :class:`BayesFit`.
     seed : int
         The seed that reproduces every fit (pass it back as ``rng``).
     """
@@ -101,7 +103,7 @@ class ChampionComparison:
     level: float
     margin: float
     seed: int
-    model: str = "paired"
+    model: str = "gainloss"
 
     def problems(self) -> list[str]:
         """The sampling checks failed by any fit, each prefixed by its α."""
@@ -145,7 +147,7 @@ def champion_challengers(
     alphas: Any = (0.0,),
     level: float = 0.95,
     margin: float = 0.0,
-    model: str = "paired",
+    model: str = "gainloss",
     priors: Priors | None = None,
     chains: int = 4,
     draws: int = 4_000,
@@ -178,12 +180,18 @@ def champion_challengers(
     margin : float
         The smallest difference that matters: ``p_better_margin`` is the probability of beating
         the champion by more.
-    model : {"paired", "crossed"}
-        ``"paired"`` (default): the paired model of each system's per-topic differences from the
-        champion (:mod:`riskeval.bayes.paired`), right whether a challenger is a variant of the
-        champion or an unrelated run; ``"crossed"``: the paper's ``score ~ (1 | topic) + (1 |
-        system)`` (:func:`fit`), which treats their scores as independent given topic
-        difficulty.  ``priors`` resolve on the differences in the paired model.
+    model : {"gainloss", "paired", "crossed"}
+        ``"gainloss"`` (default): each system's risk-adjusted per-topic differences from the
+        champion as shares of gains, ties and losses and the mean size of each
+        (:mod:`riskeval.bayes.gainloss`), with ``chains × draws`` independent exact draws; right
+        whether a challenger is a variant of the champion or an unrelated run, and at large α,
+        where the differences are skewed.  ``"paired"``: a Gaussian model of the differences
+        with a topic effect shared by every system and partially pooled effects and scales
+        (:mod:`riskeval.bayes.paired`, NUTS); ``"crossed"``: the paper's ``score ~ (1 | topic) +
+        (1 | system)`` (:func:`fit`), which treats their scores as independent given topic
+        difficulty.  ``priors`` resolve on the differences in the paired model; the
+        gains-and-losses model has fixed (Jeffreys) priors, refuses ``priors`` and does not use
+        ``warmup``, ``target_accept`` or ``progress``.
     priors, chains, draws, warmup, target_accept, progress
         As for :func:`fit`; a failed sampling check of any α's fit is one
         :class:`BayesDiagnosticWarning` naming the α.
@@ -207,6 +215,11 @@ def champion_challengers(
         raise RiskevalError(
             f"The 'model' parameter of champion_challengers must be one of {MODELS}; got {model!r}."
         )
+    if model == "gainloss" and priors is not None:
+        raise RiskevalError(
+            "The gains-and-losses model (model='gainloss') has fixed Jeffreys priors; 'priors' "
+            "applies to model='paired' or 'crossed'."
+        )
     priors = checked_settings(priors, chains, draws, target_accept, warmup)
     settings: dict[str, Any] = {
         "chains": int(chains),
@@ -216,8 +229,12 @@ def champion_challengers(
     }
     for alpha, alpha_seed in zip(grid, seeds, strict=True):
         adjusted = risk_adjusted(matrix, champion, alpha) if alpha else matrix
-        if model == "paired":
-            fitted: BayesFit = paired.fit(
+        if model == "gainloss":
+            fitted: BayesFit = gainloss.fit(
+                adjusted, champion, draws=int(chains) * int(draws), seed=int(alpha_seed)
+            )
+        elif model == "paired":
+            fitted = paired.fit(
                 adjusted, champion, priors, seed=int(alpha_seed), progress=progress, **settings
             )
         else:

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 SHOWN = ("system", "alpha", "effect_mean", "effect_low", "effect_high", "diff_mean", "diff_low",
          "diff_high", "p_better")  # fmt: skip
 #: The help of --model.
-MODEL_HELP = """paired: of each system's per-topic differences from the champion; crossed: the paper's
-score ~ (1 | topic) + (1 | system), which ignores the pairing."""
+MODEL_HELP = """gainloss: each system's gains and losses against the champion, exact draws; paired: a
+Gaussian model of the per-topic differences from the champion, shared topic effect, NUTS; crossed:
+the paper's score ~ (1 | topic) + (1 | system), which ignores the pairing."""
 
 
 class Sampler(NamedTuple):
@@ -63,7 +64,12 @@ sampler_options = opts.group(
             default=1_000,
             help="Warm-up iterations per chain (step size and mass matrix adaptation).",
         ),
-        click.option("--model", type=click.Choice(["paired", "crossed"]), default="paired", help=MODEL_HELP),
+        click.option(
+            "--model",
+            type=click.Choice(["gainloss", "paired", "crossed"]),
+            default="gainloss",
+            help=MODEL_HELP,
+        ),
     ],
     "sampler",
     Sampler,
@@ -118,11 +124,13 @@ def bayes(
 ) -> None:
     """Which challengers beat the champion, and with what probability, at each risk weight α.
 
-    Fits the paired model of each system's per-topic differences from the champion (or Benham,
-    Carterette, Culpepper & Moffat's crossed model, SIGIR 2020: --model crossed) to every system of
-    SCORES, once per α, each loss against the champion weighted by (1 + α).  The table gives each
-    system's effect with its credible interval, each challenger's difference from the champion and
-    p_better, the posterior probability that it is above 0.  Needs the bayes extra.
+    Fits the gains-and-losses model of each system's per-topic differences from the champion (or
+    the paired model, --model paired, or Benham, Carterette, Culpepper & Moffat's crossed model,
+    SIGIR 2020: --model crossed) to every system of SCORES, once per α, each loss against the
+    champion weighted by (1 + α).  The table gives each system's effect with its credible
+    interval, each challenger's difference from the champion and p_better, the posterior
+    probability that it is above 0.  --model paired needs the bayes extra; the default draws
+    chains × draws independent exact draws.
 
     \b
     Examples:
@@ -130,13 +138,10 @@ def bayes(
       riskeval bayes scores.csv --champion bm25 --challengers bert,splade --seed 1 --format csv
       riskeval bayes --qrels qrels.txt -m AP --champion bm25 bm25.run bert.run other.run
     """
-    from riskeval._optional import require
-    from riskeval.bayes.model import FEATURE
     from riskeval.io.atomic import check_target, is_stdout, refuse_inputs
     from riskeval.reporting.champion_tables import champion_caption, probabilities_as_text
 
-    for module in ("numpyro", "jax", "arviz"):  # a missing extra before the scores are read
-        require(module, FEATURE)
+    require_extra(sampler.model)  # a missing extra before the scores are read
     if not is_stdout(out.output):
         check_target(out.output)
         refuse_inputs(out.output, source.files)
@@ -162,6 +167,18 @@ def bayes(
     about = scores.about() + (f", {scores.measure}" if scores.measure else "")
     caption = champion_caption(comparison, about, sampler, problems)
     out.emit(table, inputs=scores.files, caption=caption)
+
+
+def require_extra(model: str) -> None:
+    """Stop with the one-line missing-extra error when ``model`` needs the ``bayes`` extra: the
+    paired model samples with NumPyro on JAX (ArviZ for its checks); the gains-and-losses model
+    and the crossed model's exact sampler need numpy only."""
+    from riskeval._optional import require
+    from riskeval.bayes.model import FEATURE
+
+    if model == "paired":
+        for module in ("numpyro", "jax", "arviz"):
+            require(module, FEATURE)
 
 
 def compare(

@@ -119,10 +119,9 @@ def report(
     if not bayes and (sampler.champion is not None or sampler.challengers is not None):
         raise click.UsageError("--champion and --challengers go with --bayes.")
     if bayes:
-        from riskeval.bayes.model import FEATURE
+        from riskeval.cli.bayes import require_extra
 
-        for module in ("numpyro", "jax", "arviz"):
-            require(module, FEATURE)
+        require_extra(sampler.model)
 
     if not is_stdout(output):
         if not Path(output).resolve().parent.is_dir():

@@ -33,12 +33,24 @@ def bayes_section(ctx: ReportContext) -> Section | None:
     fitted = ""
     if fits:
         first = fits[0]
-        shape = first.idata.posterior["b_system"].shape
-        fitted = (
-            f", fitted to {len(first.systems)} systems × {len(first.topics)} topics ({shape[0]} chains "
-            f"× {shape[1]} draws per α, seed {comparison.seed})"
+        shape = first.samples["b_system"].shape
+        drawn = (
+            f"{shape[1]:,} independent exact draws"
+            if first.sampler == "exact"
+            else f"{shape[0]} chains × {shape[1]} draws"
         )
-    if getattr(comparison, "model", "crossed") == "paired":
+        fitted = (
+            f", fitted to {len(first.systems)} systems × {len(first.topics)} topics ({drawn} per α, "
+            f"seed {comparison.seed})"
+        )
+    if getattr(comparison, "model", "crossed") == "gainloss":
+        model = (
+            "The gains-and-losses model of each system's per-topic differences from the champion "
+            "(the shares of gains, ties and losses and the mean size of each, for each system "
+            f"alone){fitted}"
+        )
+        effect = "its expected difference from the champion"
+    elif getattr(comparison, "model", "crossed") == "paired":
         model = (
             "The paired model of each system's per-topic differences from the champion (a topic "
             "effect shared by every system, partially pooled effects and residual scales per "
@@ -101,6 +113,11 @@ def _caption(comparison: Any, alphas: list[float]) -> str:
 def _verdict(comparison: Any) -> h.Markup:
     """The sampling checks of Benham et al. (SIGIR 2020): passed, or each one failed."""
     problems = comparison.problems()
+    if not problems and getattr(comparison, "model", "crossed") == "gainloss":
+        return h.paragraph(
+            "Sampling checks: passed at every α (independent exact draws, at least 10,000 of every "
+            "system effect)."
+        )
     if not problems:
         return h.paragraph(
             "Sampling checks: passed at every α (R-hat below 1.01, bulk effective sample size above "

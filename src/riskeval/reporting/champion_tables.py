@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 #: How a caption names each model of :func:`riskeval.bayes.champion_challengers`.
 MODEL_TEXT = {
+    "gainloss": "gains-and-losses model of the per-topic differences from the champion",
     "paired": "paired model of the per-topic differences from the champion",
     "crossed": "crossed model score ~ (1 | topic) + (1 | system)",
 }
@@ -52,15 +53,19 @@ def listing(systems: list[str]) -> str:
     return ", ".join(systems[:20]) + (f" and {len(systems) - 20} more" if len(systems) > 20 else "")
 
 
-def verdict(problems: list[str]) -> str:
+def verdict(problems: list[str], independent: bool = False) -> str:
     """One line: whether the posterior draws pass the sampling checks of Benham et al. (SIGIR 2020)
-    at every α (``problems``: :meth:`riskeval.bayes.ChampionComparison.problems`)."""
+    at every α (``problems``: :meth:`riskeval.bayes.ChampionComparison.problems`); with
+    ``independent``, draws that are independent (the gains-and-losses model), whose only check is
+    their number."""
     failed = list(dict.fromkeys(text.split(":", 1)[0] for text in problems))
     if failed:
         return (
             f"sampling checks FAILED at {', '.join(failed)} (see the warnings): draw more before "
             "trusting p_better"
         )
+    if independent:
+        return "sampling checks passed at every α: independent exact draws, at least 10,000 per effect"
     return (
         "sampling checks passed at every α: R-hat < 1.01, bulk ESS > 10,000 (system effects) and > "
         "1,000 (topic effects, or the paired model's scales), no divergent transitions"
@@ -83,12 +88,17 @@ def champion_caption(comparison: Any, about: str, sampler: Any, problems: list[s
     p_better is, and the :func:`verdict` of the sampling checks."""
     chains, kept, warmup = sampler.chains, sampler.draws, sampler.warmup
     margin = comparison.margin
+    drawn = (
+        f"{chains * kept:,} independent exact draws"
+        if comparison.model == "gainloss"
+        else f"{chains} chains × {kept} draws ({warmup} warm-up)"
+    )
     return (
-        f"{about}; champion {comparison.champion}; {MODEL_TEXT[comparison.model]}; {chains} chains "
-        f"× {kept} draws ({warmup} warm-up), seed {comparison.seed}; "
+        f"{about}; champion {comparison.champion}; {MODEL_TEXT[comparison.model]}; {drawn}, "
+        f"seed {comparison.seed}; "
         f"{comparison.level * 100:g}% credible intervals; p_better: posterior probability that the "
         "challenger's effect is above the champion's (each loss counted 1 + α times)"
         + (f"; p_better_margin: above it by more than {margin:g}" if margin else "")
         + "\n"
-        + verdict(problems)
+        + verdict(problems, independent=comparison.model == "gainloss")
     )
