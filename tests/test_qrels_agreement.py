@@ -253,3 +253,16 @@ def test_default_baseline_is_the_settings_mean_resolved_under_each_qrels():
     # under each qrels its own MEAN: the losses under B are those against B's per-topic mean
     expected = (B.to_numpy() < B.to_numpy().mean(axis=0)).sum(axis=1)
     np.testing.assert_array_equal(default.losses["losses_evaluated"], expected)
+
+
+def test_a_caveat_is_given_once_per_qrels_naming_it():
+    """Topics of the runs that neither qrels judges: one warning per qrels, each naming its qrels,
+    so the two do not read as the same message printed twice."""
+    qrels, runs = synthetic(n_systems=2, n_topics=3)
+    runs["s0"]["unjudged"] = {"d0": 1.0}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_under_qrels({"first": qrels, "second": flipped(qrels, 0.1, 0)}, runs, "P@10")
+    messages = [str(w.message) for w in caught if issubclass(w.category, RiskevalWarning)]
+    assert [m.split(":")[0] for m in messages] == ["under the qrels first", "under the qrels second"]
+    assert all("no judgments in the qrels" in m for m in messages)

@@ -5,6 +5,7 @@ binary labels, people and an LLM): one score matrix per qrels, the input of
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -62,7 +63,9 @@ def evaluate_under_qrels(
 
     ``qrels``: a mapping name -> qrels, or a list of qrels (named by ``labels`` or their file
     names, :func:`qrels_names`); each qrels and the ``runs``, ``measure``, ``names``, ``missing``,
-    ``client`` and ``engine`` as in :func:`riskeval.evaluate_runs`.
+    ``client`` and ``engine`` as in :func:`riskeval.evaluate_runs`.  A warning of one evaluation
+    (missing topics, topics the qrels do not judge) is given once per qrels, starting "under the
+    qrels NAME:".
 
     Returns
     -------
@@ -71,11 +74,16 @@ def evaluate_under_qrels(
     """
     from riskeval.evaluation.api import evaluate_runs
 
-    named = qrels_names(qrels, labels)
-    return {
-        name: evaluate_runs(q, runs, measure, names=names, missing=missing, client=client, engine=engine)
-        for name, q in named.items()
-    }
+    matrices = {}
+    for name, q in qrels_names(qrels, labels).items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            matrices[name] = evaluate_runs(
+                q, runs, measure, names=names, missing=missing, client=client, engine=engine
+            )
+        for caveat in caught:  # the same caveat under two qrels reads as two different ones
+            warnings.warn(caveat.category(f"under the qrels {name}: {caveat.message}"), stacklevel=2)
+    return matrices
 
 
 def _file_label(path: Any) -> str:
