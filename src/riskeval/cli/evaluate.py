@@ -98,8 +98,8 @@ def evaluate(
       riskeval evaluate --qrels qrels.txt --per-topic --format csv a.run b.run.gz > scores.csv
     """
     from riskeval.errors import RiskevalError
-    from riskeval.evaluation.api import evaluate_runs_long
-    from riskeval.evaluation.score_inputs import mean_scores
+    from riskeval.evaluation.api import LONG_COLUMNS, per_topic_scores
+    from riskeval.io.table_export import write_csv_rows
 
     if names and name_from == "file":
         raise RiskevalError("Use either --name (once per run) or --name-from file, not both.")
@@ -109,7 +109,7 @@ def evaluate(
         )
     chosen = list(names) if names else ("file" if name_from == "file" else None)
     with warnings_to_stderr():  # riskeval's warnings: counts of missing topics
-        table = evaluate_runs_long(
+        scores = per_topic_scores(
             qrels,
             list(runs),
             list(measures),
@@ -120,6 +120,12 @@ def evaluate(
             client=client,
             engine=engine,
         )
+    if per_topic and out.fmt == "csv" and out.columns is None and out.sort is None and out.top is None:
+        out.write(lambda stream: write_csv_rows(LONG_COLUMNS, scores.long_rows(), stream))
+        return  # the table as it is: written without pandas
+    from riskeval.evaluation.score_inputs import mean_scores
+
+    table = scores.long_frame()
     if per_topic or not out.human:
         out.emit(table if per_topic else mean_scores(table))
         return

@@ -23,14 +23,16 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Collection, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from riskeval.errors import InputFormatError
 from riskeval.io.decoding import lines, read_utf8
 from riskeval.io.problems import MAX_PROBLEMS, Problems
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _FIELDS = 6
 _UNDERSCORE = ord("_")
@@ -65,6 +67,8 @@ class Run(NamedTuple):
 
     def to_frame(self) -> pd.DataFrame:
         """The lines read as a long DataFrame with ir_measures' columns ``query_id, doc_id, score``."""
+        import pandas as pd
+
         qids = [q for q, docs in self.scores.items() for _ in range(len(docs))]
         docs = [d for docs in self.scores.values() for d in docs]
         scores = [s for docs in self.scores.values() for s in docs.values()]
