@@ -10,7 +10,7 @@ budget, :mod:`riskeval.io.problems`), as ``file:line: message``.  The file goes 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -162,11 +162,16 @@ def _well_formed(text: bytes) -> pd.DataFrame | None:
     return None if _judged_twice(frame, keys[:count]) else frame
 
 
+#: The dtype of the string columns: ``None`` for pandas' default (object, or Arrow strings), found
+#: when pandas is imported, on the first large file.
+_STR: Any = None
+
+
 def _strings(text: bytes, starts: np.ndarray, ends: np.ndarray) -> pd.Series:
-    """The fields ``text[starts[i]:ends[i]]`` (UTF-8) as a string column of pandas' default dtype."""
+    """The fields ``text[starts[i]:ends[i]]`` (UTF-8) as a string column of :data:`_STR`."""
     import pandas as pd
 
-    string = pd.Series([], dtype=str).dtype  # pandas' default string dtype: object, or Arrow strings
+    string = pd.Series([], dtype=str).dtype if _STR is None else _STR
     if getattr(string, "storage", None) == "pyarrow":
         import pyarrow as pa
 
