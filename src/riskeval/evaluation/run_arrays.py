@@ -23,7 +23,6 @@ import csv
 import io
 import sys
 from collections.abc import Mapping
-from importlib.metadata import version
 from typing import NamedTuple
 
 import numpy as np
@@ -34,8 +33,9 @@ _FIELDS = 6
 # Exact doubles: 10**k for k <= 22 is representable exactly.
 _POWERS = np.array([10.0**k for k in range(23)])
 _MANTISSA_LIMIT = 1 << 53
-# pandas' C reader reads decimals correctly rounded from version 3.1 (fast_float)
-_PANDAS_READS_EXACTLY = tuple(int(p) for p in version("pandas").split(".")[:2]) >= (3, 1)
+# Whether pandas' C reader reads decimals correctly rounded (from version 3.1: fast_float); None:
+# as the version of pandas says, once pandas is imported.
+_PANDAS_READS_EXACTLY: bool | None = None
 
 
 class JudgedDocuments(NamedTuple):
@@ -274,9 +274,11 @@ def _read_scores(tokens: bytes, count: int) -> np.ndarray | None:
     if b"_" in tokens:  # "1_0": float's digit separator, not a number in a run file
         return None
     values = None
-    if _PANDAS_READS_EXACTLY and "pandas" in sys.modules:
-        import pandas as pd
-
+    pd = sys.modules.get("pandas")
+    exact = _PANDAS_READS_EXACTLY
+    if exact is None and pd is not None:
+        exact = tuple(int(p) for p in pd.__version__.split(".")[:2]) >= (3, 1)
+    if exact and pd is not None:
         try:
             column = pd.read_csv(
                 io.BytesIO(tokens),
