@@ -115,7 +115,7 @@ def kept_topics(
             + " They were scored 0 (missing='zero')."
         )
         return np.ones(missing_cells.shape[1], dtype=bool)
-    complete = ~missing_cells.any(axis=0)
+    complete = ~np.asarray(missing_cells.any(axis=0), dtype=bool)
     if not complete.any():
         raise MissingTopicsError(
             _describe_missing(missing_cells, systems, topics, source)
