@@ -223,8 +223,9 @@ def per_topic_scores(
     engine: str = "compiled",
 ) -> Scores:
     """The evaluation of :func:`evaluate_runs_long` (same parameters, ``measures`` a list) as
-    :class:`Scores`, without pandas for run and qrels files: it is imported only for inputs given
-    as DataFrames, or when a DataFrame is asked of the result."""
+    :class:`Scores`, without pandas for run files and qrels files under 8 MB
+    (:data:`riskeval.io.qrels.COMPILED_BYTES`): it is imported only for inputs given as
+    DataFrames, larger qrels, or when a DataFrame is asked of the result."""
     policy = cast(MissingPolicy, check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing"))
     check_option(engine, ENGINES, "evaluate_runs", "engine")
     sources, names = run_inputs(runs, names)  # run file paths and runs given in memory
