@@ -62,3 +62,28 @@ def test_whitespace_does_not_hide_a_duplicate(tmp_path):
     path.write_text(lines("1", range(1, 3)) + "9 Q0 d5 1 2.0 t\n9\tQ0   d5 2 1.0 t\n")
     with pytest.raises(InputFormatError, match="document 'd5' appears twice in topic '9'"):
         read_run(path, topics={"1"})
+
+
+@pytest.mark.parametrize("width", [7, 8, 9, 16, 17, 32, 33, 80])
+def test_a_duplicate_is_found_whatever_the_length_of_its_ids(tmp_path, width):
+    """Topic and document ids of every length around the 8-byte words they are hashed by (and past
+    the longest hashed so), documents alike but for their last byte: one duplicate, named."""
+    doc = "d" * (width - 1)
+    topic = "t" * width
+    path = tmp_path / "a.run"
+    path.write_text(
+        lines("1", range(1, 3))
+        + f"{topic} Q0 {doc}a 1 3.0 t\n{topic} Q0 {doc}b 2 2.0 t\n{topic}x Q0 {doc}a 1 2.0 t\n"
+        + f"{topic} Q0 {doc}a 3 1.0 t"  # the last line, without a line break
+    )
+    with pytest.raises(InputFormatError) as info:
+        read_run(path, topics={"1"})
+    assert info.value.problems == [
+        (
+            f"{path}:6",
+            f"document '{doc}a' appears twice in topic '{topic}' (first on line 3); a run ranks each "
+            "document at most once per topic",
+        )
+    ]
+    path.write_text(lines("1", range(1, 3)) + f"{topic} Q0 {doc}a 1 3.0 t\n{topic} Q0 {doc}b 2 2.0 t\n")
+    assert read_run(path, topics={"1"}).skipped_topics == (topic,)

@@ -284,3 +284,37 @@ def test_the_engine_is_chosen_by_the_run_files_sizes(tmp_path, monkeypatch):
     assert engine.engine_for("compiled", [str(plain), str(plain)]) == "compiled"
     assert engine.engine_for("ir_measures", [str(plain), str(plain)]) == "ir_measures"
     assert engine.engine_for("compiled", [str(tmp_path / "absent.run")]) == "ir_measures"
+
+
+LIGHT = """
+import sys
+from riskeval.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit as stop:
+    assert not stop.code, stop.code
+print(sorted({m.split('.')[0] for m in sys.modules} & {"pandas", "pyarrow", "numba"}), file=sys.stderr)
+"""
+
+
+@pytest.mark.slow
+def test_per_topic_csv_of_plain_files_imports_neither_pandas_nor_numba(tmp_path):
+    """What a script runs per job, ``evaluate --per-topic --format csv`` of small plain files (a
+    run lacking a judged topic included, scored 0), loads neither pandas (whose import was most of
+    such a command's CPU) nor numba: the scores go from arrays to the csv module."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 0\n2 0 c 1\n3 0 d 1\n", encoding="utf-8")
+    run = tmp_path / "a.run"
+    run.write_text("1 Q0 a 1 2.0 sys\n1 Q0 b 2 1.0 sys\n2 Q0 c 1 1.0 sys\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    args = ["evaluate", "--qrels", str(qrels), "-m", "nDCG@10", "-m", "AP", "--per-topic", "--format", "csv"]
+    done = subprocess.run(
+        [sys.executable, "-c", LIGHT, *args, str(run)], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+    assert done.stdout.splitlines()[:4] == [
+        "system,topic,measure,score",
+        "sys,1,nDCG@10,1.0",
+        "sys,2,nDCG@10,1.0",
+        "sys,3,nDCG@10,0.0",
+    ]

@@ -109,8 +109,8 @@ def evaluate(
       riskeval evaluate --qrels qrels.txt --unjudged condensed new.run
     """
     from riskeval.errors import RiskevalError
-    from riskeval.evaluation.api import evaluate_runs_long
-    from riskeval.evaluation.score_inputs import mean_scores
+    from riskeval.evaluation.api import LONG_COLUMNS, per_topic_scores
+    from riskeval.io.table_export import write_csv_rows
 
     if names and name_from == "file":
         raise RiskevalError("Use either --name (once per run) or --name-from file, not both.")
@@ -124,7 +124,7 @@ def evaluate(
 
         measures = (*measures, *(judged_measure(m) for m in measures))
     with warnings_to_stderr():  # riskeval's warnings: counts of missing topics
-        table = evaluate_runs_long(
+        scores = per_topic_scores(
             qrels,
             list(runs),
             list(measures),
@@ -136,6 +136,12 @@ def evaluate(
             engine=engine,
             unjudged=unjudged,
         )
+    if per_topic and out.fmt == "csv" and out.columns is None and out.sort is None and out.top is None:
+        out.write(lambda stream: write_csv_rows(LONG_COLUMNS, scores.long_rows(), stream))
+        return  # the table as it is: written without pandas
+    from riskeval.evaluation.score_inputs import mean_scores
+
+    table = scores.long_frame()
     if per_topic or not out.human:
         out.emit(table if per_topic else mean_scores(table))
         return

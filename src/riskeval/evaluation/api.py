@@ -14,11 +14,12 @@ them.  See ``docs/evaluation.md``.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
-from typing import Any, NamedTuple, cast
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
-import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError, RiskevalWarning
 from riskeval.evaluation.engine import ENGINES, RunEvaluator, RunScores, engine_for
@@ -27,8 +28,10 @@ from riskeval.evaluation.inputs import qrels_dict, run_inputs
 from riskeval.evaluation.measures import parse_measures
 from riskeval.evaluation.unjudged import Unjudged
 from riskeval.io.system_names import system_name_from_file
-from riskeval.model.matrix import apply_missing
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option, check_unjudged
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def evaluate_runs(
@@ -120,8 +123,19 @@ def evaluate_runs(
             "The 'measure' parameter of evaluate_runs takes one measure; got "
             f"{list(measure)!r}. Use riskeval.io.evaluate_runs_long for several measures."
         )
-    scores = _evaluate(qrels, runs, [measure], names, missing, progress, n_jobs, client, engine, unjudged)
-    return scores.matrices[0]
+    scores = per_topic_scores(
+        qrels,
+        runs,
+        [measure],
+        names=names,
+        missing=missing,
+        progress=progress,
+        n_jobs=n_jobs,
+        client=client,
+        engine=engine,
+        unjudged=unjudged,
+    )
+    return scores.matrix(0)
 
 
 def evaluate_runs_long(
@@ -149,32 +163,81 @@ def evaluate_runs_long(
         spelling of the measure.  The missing-topic policy is applied once, to all measures.
     """
     wanted = [measures] if isinstance(measures, str) or not _is_sequence(measures) else list(measures)
-    scores = _evaluate(qrels, runs, wanted, names, missing, progress, n_jobs, client, engine, unjudged)
-    parts = []
-    for name, M in zip(scores.measures, scores.matrices, strict=True):
-        part = M.stack().rename("score").reset_index()
-        part.insert(2, "measure", name)
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
+    scores = per_topic_scores(
+        qrels,
+        runs,
+        wanted,
+        names=names,
+        missing=missing,
+        progress=progress,
+        n_jobs=n_jobs,
+        client=client,
+        engine=engine,
+        unjudged=unjudged,
+    )
+    return scores.long_frame()
 
 
-class _Scores(NamedTuple):
+#: The columns of :func:`evaluate_runs_long`'s table, in order.
+LONG_COLUMNS = ("system", "topic", "measure", "score")
+
+
+class Scores(NamedTuple):
+    """Per-topic values of runs: ``values[m, s, t]`` is measure ``measures[m]`` of system
+    ``systems[s]`` on topic ``topics[t]`` (the topics kept by the missing-topic policy)."""
+
     measures: list[str]
-    matrices: list[pd.DataFrame]
+    systems: list[str]
+    topics: list[str]
+    values: np.ndarray  # float64, measures × systems × topics
+
+    def matrix(self, m: int) -> pd.DataFrame:
+        """The systems × topics frame of measure ``m`` (:func:`evaluate_runs`)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            self.values[m],
+            index=pd.Index(self.systems, name="system"),
+            columns=pd.Index(self.topics, name="topic"),
+        )
+
+    def long_frame(self) -> pd.DataFrame:
+        """The long table of :func:`evaluate_runs_long`."""
+        import pandas as pd
+
+        parts = []
+        for m, name in enumerate(self.measures):
+            part = self.matrix(m).stack().rename("score").reset_index()
+            part.insert(2, "measure", name)
+            parts.append(part)
+        return pd.concat(parts, ignore_index=True)
+
+    def long_rows(self) -> Iterator[tuple[str, str, str, float]]:
+        """The rows of :meth:`long_frame` (columns :data:`LONG_COLUMNS`), without pandas."""
+        for name, matrix in zip(self.measures, self.values.tolist(), strict=True):
+            for system, row in zip(self.systems, matrix, strict=True):
+                yield from (
+                    (system, topic, name, value) for topic, value in zip(self.topics, row, strict=True)
+                )
 
 
-def _evaluate(
+def per_topic_scores(
     qrels: Any,
     runs: Any,
     measures: list[Any],
-    names: Any,
-    missing: str,
-    progress: bool | None,
-    n_jobs: int | None,
-    client: Any,
-    engine: str,
+    *,
+    names: Any = None,
+    missing: str = "zero",
+    progress: bool | None = None,
+    n_jobs: int | None = None,
+    client: Any = None,
+    engine: str = "compiled",
     unjudged: str = "nonrelevant",
-) -> _Scores:
+) -> Scores:
+    """The evaluation of :func:`evaluate_runs_long` (same parameters, ``measures`` a list) as
+    :class:`Scores`, without pandas for run files and qrels files under 8 MB
+    (:data:`riskeval.io.qrels.COMPILED_BYTES`): it is imported only for inputs given as
+    DataFrames, larger qrels, or when a DataFrame is asked of the result."""
     policy = cast(MissingPolicy, check_option(missing, MISSING_POLICIES, "evaluate_runs", "missing"))
     treated = Unjudged(*check_unjudged(unjudged, "evaluate_runs"))
     check_option(engine, ENGINES, "evaluate_runs", "engine")
@@ -205,26 +268,27 @@ def _evaluate(
     if not any(r.present for r in results):
         _no_common_topic(qrels, labels, topics, results)
     _warn_unjudged(systems, results)
-    present = pd.DataFrame(
-        [[t in r.present for t in topics] for r in results],
-        index=pd.Index(systems, name="system"),
-        columns=pd.Index(topics, name="topic"),
-    )
-    presence = present.astype(np.float64).where(present)  # NaN: a judged topic the run lacks
-    kept = apply_missing(presence, policy, source="the runs (judged topics absent from a run)").columns
-    matrices = []
-    labels_kept = kept.tolist()  # iterating the index itself costs more than the lookups
-    for m in parsed:
-        name = str(m)
-        values = [[r.values.get((name, t), m.DEFAULT) for t in labels_kept] for r in results]
-        matrices.append(
-            pd.DataFrame(
-                np.asarray(values, dtype=np.float64).reshape(len(systems), -1),
-                index=present.index,
-                columns=kept,
-            )
-        )
-    return _Scores([str(m) for m in parsed], matrices)
+    present = [[t in r.present for t in topics] for r in results]
+    kept = topics if all(map(all, present)) else _kept_topics(present, systems, topics, policy)
+    measure_names = [str(m) for m in parsed]
+    values = [
+        [[r.values.get((name, t), m.DEFAULT) for t in kept] for r in results]
+        for name, m in zip(measure_names, parsed, strict=True)
+    ]
+    shape = (len(parsed), len(systems), len(kept))
+    return Scores(measure_names, systems, kept, np.asarray(values, dtype=np.float64).reshape(shape))
+
+
+def _kept_topics(
+    present: list[list[bool]], systems: list[str], topics: list[str], policy: MissingPolicy
+) -> list[str]:
+    """The topics kept by the missing-topic policy when runs lack judged topics (``present``:
+    systems × topics), with its warning or error (:func:`riskeval.model.matrix.kept_topics`)."""
+    from riskeval.model.matrix import kept_topics
+
+    source = "the runs (judged topics absent from a run)"
+    kept = kept_topics(~np.asarray(present, dtype=bool), systems, topics, policy, source)
+    return [t for t, keep in zip(topics, kept.tolist(), strict=True) if keep]
 
 
 def _system_names(names: Any, paths: list[str], tags: list[str | None]) -> list[str]:
@@ -250,10 +314,12 @@ def _system_names(names: Any, paths: list[str], tags: list[str | None]) -> list[
                 f"The 'names' parameter of evaluate_runs must give one name per run: got "
                 f"{len(systems)} name(s) for {len(paths)} run(s)."
             )
-    clashes = pd.Series(paths).groupby(systems, sort=False).agg(list)
-    clashes = clashes[clashes.map(len) > 1]
-    if len(clashes):
-        listed = "; ".join(f"{name!r}: {', '.join(files)}" for name, files in clashes.items())
+    files: dict[str, list[str]] = {}
+    for name, path in zip(systems, paths, strict=True):
+        files.setdefault(name, []).append(path)
+    clashes = {name: given for name, given in files.items() if len(given) > 1}
+    if clashes:
+        listed = "; ".join(f"{name!r}: {', '.join(given)}" for name, given in clashes.items())
         raise RiskevalError(
             f"Several runs have the same system name ({listed}). Name them with names=[...] "
             "(command line: --name, once per run) or names='file' (command line: --name-from file)."
@@ -303,4 +369,7 @@ def _topic_key(topic: str) -> tuple[int, int, str, str]:
 
 
 def _is_sequence(value: Any) -> bool:
-    return isinstance(value, (list, tuple, pd.Index, np.ndarray, pd.Series))
+    pandas = sys.modules.get("pandas")  # no pandas object exists before pandas is imported
+    return isinstance(value, (list, tuple, np.ndarray)) or (
+        pandas is not None and isinstance(value, (pandas.Index, pandas.Series))
+    )

@@ -25,17 +25,20 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
-from riskeval.io.qrels import read_qrels
+from riskeval.io.problems import show
+from riskeval.io.qrels import read_judgments
 from riskeval.io.ranx_scores import is_ranx
 from riskeval.io.runs import Run
-from riskeval.io.tables import show
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: column names of a qrels DataFrame: PyTerrier's, then ir_measures' (what read_qrels returns)
 QRELS_COLUMNS = (("qid", "docno", "label"), ("query_id", "doc_id", "relevance"))
@@ -69,6 +72,13 @@ def is_path(value: Any) -> bool:
     return isinstance(value, (str, os.PathLike))
 
 
+def is_frame(value: Any) -> bool:
+    """Whether ``value`` is a pandas DataFrame, without importing pandas (no DataFrame exists
+    before pandas is imported)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
 def qrels_input(qrels: Any) -> Any:
     """A qrels path unchanged, any other supported qrels as ir_measures' DataFrame
     (``query_id, doc_id, relevance``, ``str`` ids, integer grades)."""
@@ -78,7 +88,7 @@ def qrels_input(qrels: Any) -> Any:
         return irds_qrels(qrels)
     if is_path(qrels):
         return qrels
-    if isinstance(qrels, pd.DataFrame):
+    if is_frame(qrels):
         return _qrels_frame(qrels)
     if is_ranx(qrels, "Qrels"):
         from riskeval.io.ranx_objects import ranx_nested
@@ -110,8 +120,10 @@ def qrels_dict(qrels: Any, *, negative_unjudged: bool = False) -> dict[str, dict
     """
     qrels = qrels_input(qrels)  # qrels given in memory or by ir_datasets id: a DataFrame
     if isinstance(qrels, (str, os.PathLike)):
-        frame = read_qrels(qrels)
-    elif isinstance(qrels, pd.DataFrame):
+        qids, docs, grades = read_judgments(qrels)
+    elif is_frame(qrels):
+        import pandas as pd
+
         need = {"query_id", "doc_id", "relevance"}
         if not need <= set(qrels.columns):
             raise RiskevalError(
@@ -130,19 +142,16 @@ def qrels_dict(qrels: Any, *, negative_unjudged: bool = False) -> dict[str, dict
                 "The 'relevance' column of the qrels DataFrame must hold integer grades; got dtype "
                 f"{qrels['relevance'].dtype}."
             )
-        frame = qrels
+        qids = qrels["query_id"].astype(str).tolist()
+        docs = qrels["doc_id"].astype(str).tolist()
+        grades = qrels["relevance"].astype(np.int64).tolist()
     else:
         raise RiskevalError(
             "The 'qrels' parameter of evaluate_runs must be a path or a DataFrame; got "
             f"{type(qrels).__name__}."
         )
     result: dict[str, dict[str, int]] = {}
-    for qid, doc, grade in zip(
-        frame["query_id"].astype(str).tolist(),
-        frame["doc_id"].astype(str).tolist(),
-        frame["relevance"].astype(np.int64).tolist(),
-        strict=True,
-    ):
+    for qid, doc, grade in zip(qids, docs, grades, strict=True):
         judged = result.setdefault(qid, {})
         if grade >= 0 or not negative_unjudged:
             judged[doc] = grade if grade > 0 else 0
@@ -152,6 +161,8 @@ def qrels_dict(qrels: Any, *, negative_unjudged: bool = False) -> dict[str, dict
 
 
 def _qrels_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     columns = next((c for c in QRELS_COLUMNS if set(c) <= set(frame.columns)), None)
     if columns is None:
         raise RiskevalError(
@@ -207,6 +218,8 @@ def _grades(rows: list[tuple[str, str, Any]], what: str) -> pd.DataFrame:
     ]
     if problems:
         raise InputFormatError(problems)
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=list(_IR_MEASURES_QRELS)).astype({"relevance": np.int64})
 
 
@@ -227,7 +240,7 @@ def run_inputs(runs: Any, names: Any) -> tuple[list[Any], Any]:
             os.fspath(run) if is_path(run) else memory_run(run, str(name)) for name, run in runs.items()
         ]
         return sources, [str(name) for name in runs]
-    if isinstance(runs, (pd.DataFrame, Mapping)) or is_ranx(runs, "Run"):
+    if is_frame(runs) or is_ranx(runs, "Run"):
         raise RiskevalError(
             "Pass an in-memory run as a mapping name -> run, e.g. runs={'bm25': results}; "
             f"got one {type(runs).__name__}."
@@ -245,7 +258,7 @@ def run_inputs(runs: Any, names: Any) -> tuple[list[Any], Any]:
 def memory_run(run: Any, name: str) -> MemoryRun:
     """One in-memory run (see the module's description) as :class:`MemoryRun`."""
     label = f"run {name!r}"
-    if isinstance(run, pd.DataFrame):
+    if is_frame(run):
         return MemoryRun(label, None, _run_frame(run, label))
     if is_ranx(run, "Run"):
         from riskeval.io.ranx_objects import ranx_nested
@@ -271,6 +284,8 @@ def memory_run(run: Any, name: str) -> MemoryRun:
 
 
 def _run_frame(frame: pd.DataFrame, label: str) -> dict[str, dict[str, float]]:
+    import pandas as pd
+
     columns = next((c for c in RUN_COLUMNS if set(c) <= set(frame.columns)), None)
     if columns is None:
         raise RiskevalError(

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
 from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from riskeval.core._numba import njit
 
@@ -33,8 +33,9 @@ _FIELDS = 6
 # Exact doubles: 10**k for k <= 22 is representable exactly.
 _POWERS = np.array([10.0**k for k in range(23)])
 _MANTISSA_LIMIT = 1 << 53
-# pandas' C reader reads decimals correctly rounded from version 3.1 (fast_float)
-_PANDAS_READS_EXACTLY = tuple(int(p) for p in pd.__version__.split(".")[:2]) >= (3, 1)
+# Whether pandas' C reader reads decimals correctly rounded (from version 3.1: fast_float); None:
+# as the version of pandas says, once pandas is imported.
+_PANDAS_READS_EXACTLY: bool | None = None
 
 
 class JudgedDocuments(NamedTuple):
@@ -124,11 +125,16 @@ def read_judged_lines(data: bytes, judgments: JudgedDocuments) -> JudgedLines | 
     # a document twice in any topic, judged or not, is reported (by the reader that names the lines)
     every_hash = _hash_spans(text, doc_starts, doc_ends)
     topic_of = {t: k for k, t in enumerate(dict.fromkeys(ids))}
-    line_group = np.repeat(np.fromiter((topic_of[t] for t in ids), dtype=np.int64, count=len(ids)), sizes)
-    every = np.argsort(line_group, kind="stable")
-    every_offsets = np.append(np.unique(line_group[every], return_index=True)[1], len(every)).astype(np.int64)
-    if _repeats(text, every_hash[every], doc_starts[every], doc_ends[every], every_offsets):
-        return None
+    if len(topic_of) == len(ids):  # each topic's lines in one block (as runs are written)
+        if _repeats(text, every_hash, doc_starts, doc_ends, np.append(firsts, count).astype(np.int64)):
+            return None
+    else:
+        groups = np.fromiter((topic_of[t] for t in ids), dtype=np.int64, count=len(ids))
+        line_group = np.repeat(groups, sizes)
+        every = np.argsort(line_group, kind="stable")
+        every_offsets = np.append(np.unique(line_group[every], return_index=True)[1], count).astype(np.int64)
+        if _repeats(text, every_hash[every], doc_starts[every], doc_ends[every], every_offsets):
+            return None
     doc_starts, doc_ends, hashes = doc_starts[rows], doc_ends[rows], every_hash[rows]
     grades = _grades(text, doc_starts, doc_ends, hashes, judged, offsets, *judgments[1:7])
     names = {t: i for i, t in zip(ids, block_topic.tolist(), strict=True)}
@@ -263,11 +269,16 @@ def _read_scores(tokens: bytes, count: int) -> np.ndarray | None:
     gigabyte per second", Software: Practice and Experience 51(8), 2021), correctly rounded like
     ``float`` (Gay's correctly rounded conversion), so to the same double, four to five times
     faster.  Earlier versions' reader may miss the nearest double by an ulp: there, and for a
-    token pandas does not read as a number, ``float`` reads the scores."""
+    token pandas does not read as a number, ``float`` reads the scores; so it does where pandas is
+    not imported yet (importing it costs more CPU than it saves on the scores of a campaign's runs)."""
     if b"_" in tokens:  # "1_0": float's digit separator, not a number in a run file
         return None
     values = None
-    if _PANDAS_READS_EXACTLY:
+    pd = sys.modules.get("pandas")
+    exact = _PANDAS_READS_EXACTLY
+    if exact is None and pd is not None:
+        exact = tuple(int(p) for p in pd.__version__.split(".")[:2]) >= (3, 1)
+    if exact and pd is not None:
         try:
             column = pd.read_csv(
                 io.BytesIO(tokens),
@@ -345,16 +356,35 @@ def _grades(
 
 @njit(cache=True)
 def _repeats(text, hashes, starts, ends, offsets):
-    """Whether a document occurs twice in a topic: rows of equal hash within a topic, compared by
-    their bytes (rows ``offsets[g]:offsets[g + 1]`` are topic ``g``'s)."""
+    """Whether a document occurs twice in a topic (rows ``offsets[g]:offsets[g + 1]`` are topic
+    ``g``'s): each topic's rows go into a hash table of twice as many slots or more, open
+    addressing with linear probing on the hash's low bits (Knuth, TAOCP vol. 3, 6.4, algorithm L);
+    a row that meets one of equal hash is compared with it by their bytes."""
+    largest = 0
     for g in range(offsets.size - 1):
-        lo = offsets[g]
-        order = lo + np.argsort(hashes[lo : offsets[g + 1]])
-        for i in range(order.size - 1):
-            a = order[i]
-            j = i + 1
-            while j < order.size and hashes[order[j]] == hashes[a]:  # equal hashes lie side by side
-                if _same_bytes(text, starts[a], ends[a], text, starts[order[j]], ends[order[j]]):
+        largest = max(largest, offsets[g + 1] - offsets[g])
+    table = np.empty(2 * _power_of_two(largest), dtype=np.int64)
+    for g in range(offsets.size - 1):
+        size = 2 * _power_of_two(offsets[g + 1] - offsets[g])
+        mask = np.uint64(size - 1)
+        table[:size] = -1
+        for r in range(offsets[g], offsets[g + 1]):
+            slot = np.int64(hashes[r] & mask)
+            while table[slot] >= 0:
+                other = table[slot]
+                if hashes[other] == hashes[r] and _same_bytes(
+                    text, starts[r], ends[r], text, starts[other], ends[other]
+                ):
                     return True
-                j += 1
+                slot = (slot + 1) & (size - 1)
+            table[slot] = r
     return False
+
+
+@njit(cache=True)
+def _power_of_two(n):
+    """The least power of two that is at least ``n`` (1 for ``n`` <= 1)."""
+    size = 1
+    while size < n:
+        size *= 2
+    return size

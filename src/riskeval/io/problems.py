@@ -9,6 +9,10 @@ file's size.  Every reader collects its problems in a :class:`Problems`: it keep
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from riskeval.errors import InputFormatError, RiskevalError
 
 #: Problems a reader lists before it only counts them.
@@ -81,3 +85,17 @@ class Problems:
         """Raise :meth:`error` when there is a problem."""
         if self:
             raise self.error()
+
+
+def show(value: Any) -> str:
+    """``repr`` of a cell or label as the user wrote it (``0.5``, not ``np.float64(0.5)``), for a
+    problem's message."""
+    return repr(_plain(value))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value

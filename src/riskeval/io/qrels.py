@@ -10,13 +10,16 @@ budget, :mod:`riskeval.io.problems`), as ``file:line: message``.  The file goes 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from riskeval.core._numba import njit
 from riskeval.io.decoding import lines, read_utf8
 from riskeval.io.problems import MAX_PROBLEMS, Problems
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance", "iteration")
 #: Grades are C ``int`` in the evaluators (pytrec_eval): 32-bit signed.
@@ -48,12 +51,44 @@ def read_qrels(path: str | os.PathLike[str], *, max_problems: int = MAX_PROBLEMS
         document judged twice for one topic (naming both lines), up to ``max_problems``; an empty
         file; a file that is not text or is too large (see :mod:`riskeval.io.decoding`).
     """
+    import pandas as pd
+
     location = os.fspath(path)
-    problems = Problems(max_problems)
     text = read_utf8(location)
     frame = _well_formed(text) if len(text) >= COMPILED_BYTES else None
     if frame is not None:
         return frame
+    qids, docs, grades, iterations = _read_lines(text, location, max_problems)
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(qids, dtype=str),
+            "doc_id": pd.Series(docs, dtype=str),
+            "relevance": np.asarray(grades, dtype=np.int64),
+            "iteration": pd.Series(iterations, dtype=str),
+        }
+    )
+
+
+def read_judgments(
+    path: str | os.PathLike[str], *, max_problems: int = MAX_PROBLEMS
+) -> tuple[list[str], list[str], list[int]]:
+    """The topics, documents and grades of a qrels file, one per judgment in file order: the
+    columns ``query_id``, ``doc_id`` and ``relevance`` of :func:`read_qrels`, checked alike, read
+    without pandas for a file of less than :data:`COMPILED_BYTES`."""
+    location = os.fspath(path)
+    text = read_utf8(location)
+    frame = _well_formed(text) if len(text) >= COMPILED_BYTES else None
+    if frame is not None:
+        return frame["query_id"].tolist(), frame["doc_id"].tolist(), frame["relevance"].tolist()
+    qids, docs, grades, _ = _read_lines(text, location, max_problems)
+    return list(qids), list(docs), list(grades)
+
+
+def _read_lines(
+    text: bytes, location: str, max_problems: int
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[str, ...]]:
+    """The topics, documents, grades and iterations of the lines of a qrels file, line by line."""
+    problems = Problems(max_problems)
     rows: list[tuple[str, str, int, str]] = []
     first_line: dict[tuple[str, str], tuple[int, str]] = {}
     for number, line in enumerate(lines(text), start=1):
@@ -97,14 +132,7 @@ def read_qrels(path: str | os.PathLike[str], *, max_problems: int = MAX_PROBLEMS
         problems.add(location, "the qrels file holds no judgments")
     problems.raise_any()
     qids, docs, grades, iterations = zip(*rows, strict=True)
-    return pd.DataFrame(
-        {
-            "query_id": pd.Series(qids, dtype=str),
-            "doc_id": pd.Series(docs, dtype=str),
-            "relevance": np.asarray(grades, dtype=np.int64),
-            "iteration": pd.Series(iterations, dtype=str),
-        }
-    )
+    return qids, docs, grades, iterations
 
 
 def _well_formed(text: bytes) -> pd.DataFrame | None:
@@ -121,6 +149,8 @@ def _well_formed(text: bytes) -> pd.DataFrame | None:
         name: _strings(text, spans[2 * k], spans[2 * k + 1])
         for k, name in ((0, "query_id"), (2, "doc_id"), (1, "iteration"))
     }
+    import pandas as pd
+
     frame = pd.DataFrame(
         {
             "query_id": columns["query_id"],
@@ -132,17 +162,22 @@ def _well_formed(text: bytes) -> pd.DataFrame | None:
     return None if _judged_twice(frame, keys[:count]) else frame
 
 
-_STR = pd.Series([], dtype=str).dtype  # pandas' default string dtype: object, or Arrow strings
+#: The dtype of the string columns: ``None`` for pandas' default (object, or Arrow strings), found
+#: when pandas is imported, on the first large file.
+_STR: Any = None
 
 
 def _strings(text: bytes, starts: np.ndarray, ends: np.ndarray) -> pd.Series:
-    """The fields ``text[starts[i]:ends[i]]`` (UTF-8) as a string column of pandas' default dtype."""
-    if getattr(_STR, "storage", None) == "pyarrow":
+    """The fields ``text[starts[i]:ends[i]]`` (UTF-8) as a string column of :data:`_STR`."""
+    import pandas as pd
+
+    string = pd.Series([], dtype=str).dtype if _STR is None else _STR
+    if getattr(string, "storage", None) == "pyarrow":
         import pyarrow as pa
 
         data, offsets = _gather(np.frombuffer(text, dtype=np.uint8), starts, ends)
         array = pa.LargeStringArray.from_buffers(starts.size, pa.py_buffer(offsets), pa.py_buffer(data))
-        return pd.Series(pd.array(array, dtype=_STR))
+        return pd.Series(pd.array(array, dtype=string))
     return pd.Series(
         [text[a:b].decode() for a, b in zip(starts.tolist(), ends.tolist(), strict=True)], dtype=str
     )

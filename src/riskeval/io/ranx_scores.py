@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from numbers import Real
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from riskeval.errors import RiskevalError
-from riskeval.io.tables import long_to_matrix
 from riskeval.options import MissingPolicy
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _COLUMNS = {"system": "system", "topic": "topic", "score": "score"}
 
@@ -65,6 +65,10 @@ def from_ranx(
             "The ranx scores are empty: run ranx.evaluate(qrels, run, metrics) (or ranx.compare) "
             "first, which fills run.scores."
         )
+    import pandas as pd
+
+    from riskeval.io.tables import long_to_matrix
+
     frame = pd.DataFrame(rows, columns=["system", "topic", "measure", "score"])
     return long_to_matrix(
         frame,

@@ -23,14 +23,16 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Collection, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from riskeval.errors import InputFormatError
 from riskeval.io.decoding import lines, read_utf8
 from riskeval.io.problems import MAX_PROBLEMS, Problems
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _FIELDS = 6
 _UNDERSCORE = ord("_")
@@ -65,6 +67,8 @@ class Run(NamedTuple):
 
     def to_frame(self) -> pd.DataFrame:
         """The lines read as a long DataFrame with ir_measures' columns ``query_id, doc_id, score``."""
+        import pandas as pd
+
         qids = [q for q, docs in self.scores.items() for _ in range(len(docs))]
         docs = [d for docs in self.scores.values() for d in docs]
         scores = [s for docs in self.scores.values() for s in docs.values()]
@@ -146,12 +150,13 @@ def parse_run(
         offset += len(window)
         if not window.strip():  # blank lines only
             continue
-        starts, ends, simple, heads, regular = _scan(window)
+        space = _whitespace(window)
+        starts, ends, simple, heads, regular = _scan(window, space)
         if line_numbers is not None:
             numbers = np.asarray(line_numbers[first : first + len(starts)], dtype=np.int64)
         else:
             numbers = np.arange(first + first_line, first + first_line + len(starts), dtype=np.int64)
-        counts = _field_counts(window, starts, ends)
+        counts = np.full(len(starts), _FIELDS) if simple.all() else _field_counts(window, starts, ends)
         nonblank = counts > 0
         if not any_line:
             any_line = True
@@ -168,21 +173,22 @@ def parse_run(
             for i in np.flatnonzero(complete & ~regular):  # leading whitespace or a long topic id
                 keep[i] = window[starts[i] : ends[i]].split(None, 1)[0] in wanted
         skipped |= _distinct_topics(window, starts, ends, heads, regular, complete & ~keep)
+        spans = _spans(window, space, starts, simple, complete)
         if topics is not None and (complete & ~keep).any():
             out = np.flatnonzero(complete & ~keep)
             base = offset - len(window)
             unread.append(
-                (_line_keys(window, starts[out]), base + starts[out], base + ends[out], numbers[out])
+                (_line_keys(window, spans, out), base + starts[out], base + ends[out], numbers[out])
             )
         rows = np.flatnonzero(keep)
-        fast = simple[rows] & regular[rows]
         _parse_lines(
             window,
             starts[rows],
             ends[rows],
             numbers[rows],
-            fast,
+            simple[rows] & regular[rows],
             heads[rows],
+            spans[:, rows],
             underscores,
             scores,
             location,
@@ -222,7 +228,22 @@ def _line_key(problem: tuple[str, str]) -> int:
     return int(line) if line.isdigit() else 0
 
 
-def _scan(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _whitespace(buf: bytes) -> np.ndarray:
+    """The positions of the whitespace bytes of ``buf`` (those of ``bytes.split``), in order."""
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    space = np.flatnonzero(arr <= 0x20)
+    values = arr[space]
+    # Whitespace is 9-13 and 32; the other bytes <= 0x20 (control bytes, rare) are not separators.
+    if values.size and (
+        values.min() < 9 or np.count_nonzero(values > 13) != np.count_nonzero(values == 0x20)
+    ):
+        space = space[_SEPARATORS[values]]
+    return space
+
+
+def _scan(
+    buf: bytes, space: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One vectorised pass over the bytes: ``(starts, ends, simple, heads, regular)`` per line.
 
     ``starts``/``ends``: byte offsets of every line (``ends`` exclusive, before the newline).
@@ -231,18 +252,13 @@ def _scan(buf: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, n
     head is empty and must be found by splitting the line.  ``simple[i]``: the line is known to hold
     six fields, having exactly five whitespace bytes, none next to another or to a line break, and
     no whitespace at its start or end.  Everything comes from the positions of the whitespace
-    bytes, found in one pass: the line breaks, each line's first separator, the separator counts.
+    bytes (``space``, :func:`_whitespace`, found here when not given): the line breaks, each line's
+    first separator, the separator counts.
     """
     arr = np.frombuffer(buf, dtype=np.uint8)
-    space = np.flatnonzero(arr <= 0x20)
-    values = arr[space]
-    # Whitespace is 9-13 and 32; the other bytes <= 0x20 (control bytes, rare) are not separators.
-    if values.size and (
-        values.min() < 9 or np.count_nonzero(values > 13) != np.count_nonzero(values == 0x20)
-    ):
-        is_sep = _SEPARATORS[values]
-        space, values = space[is_sep], values[is_sep]
-    at_newline = np.flatnonzero(values == 0x0A)
+    if space is None:
+        space = _whitespace(buf)
+    at_newline = np.flatnonzero(arr[space] == 0x0A)
     newlines = space[at_newline]
     starts = np.concatenate(([0], newlines + 1))
     ends = np.concatenate((newlines, [len(buf)]))
@@ -340,6 +356,7 @@ def _parse_lines(
     numbers: np.ndarray,
     fast: np.ndarray,
     heads: np.ndarray,
+    spans: np.ndarray,
     underscores: bool,
     scores: dict[str, dict[str, float]],
     location: str,
@@ -349,47 +366,83 @@ def _parse_lines(
     """Parse the given lines into ``scores`` (``{topic: {docno: score}}``), adding each problem to
     ``problems`` and each document seen before in its topic to ``repeated``.
 
-    Consecutive lines of one topic that are known to hold six fields (``fast``, with their topic id
-    in ``heads``) are parsed as a block: one ``split`` of the block's bytes, then ``float`` and
-    ``decode`` mapped over its columns.  A block with anything to report (a score that is not a
-    finite decimal number, a document seen before) is parsed again line by line, which says what
-    and where.
+    The lines known to hold six fields (``fast``, with their topic id in ``heads`` and the spans of
+    their fields in ``spans``, :func:`_spans`) have their documents and scores read all at once
+    (:func:`_read_fields`), then added a block of consecutive lines of one topic at a time.  A block
+    with anything to report (a score that is not a finite decimal number, a document seen before)
+    is parsed again line by line, which says what and where.
     """
     n = len(starts)
     cut = np.ones(n, dtype=bool)
     if n > 1:  # a block: consecutive lines, same topic, all fast
         cut[1:] = (numbers[1:] != numbers[:-1] + 1) | (heads[1:] != heads[:-1]) | ~fast[1:] | ~fast[:-1]
-    bounds = np.append(np.flatnonzero(cut), n).tolist()
-    starts_list, ends_list, fast_list = starts.tolist(), ends.tolist(), fast.tolist()
-    numbers_list = numbers.tolist()
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-        if fast_list[a] and _parse_block(buf[starts_list[a] : ends_list[b - 1]], b - a, scores, underscores):
+    bounds = np.append(np.flatnonzero(cut), n)
+    docs, values, bad = _read_fields(buf, spans[:, fast], underscores)
+    firsts = bounds[:-1]
+    before = np.concatenate(([0], np.cumsum(fast)))[bounds].tolist()  # fast lines before each block
+    failed = np.concatenate(([0], np.cumsum(bad)))[before].tolist()  # unreadable scores before it
+    topics = zip(spans[0, firsts].tolist(), spans[1, firsts].tolist(), strict=True)
+    for k, (a, b, is_fast, (t0, t1)) in enumerate(
+        zip(bounds[:-1].tolist(), bounds[1:].tolist(), fast[firsts].tolist(), topics, strict=True)
+    ):
+        i, j = before[k], before[k + 1]
+        if (
+            is_fast
+            and failed[k + 1] == failed[k]
+            and _add_block(scores, buf[t0:t1].decode(), docs[i:j], values[i:j])
+        ):
             continue
-        lines = [buf[s:e] for s, e in zip(starts_list[a:b], ends_list[a:b], strict=True)]
-        _parse_slowly(lines, numbers_list[a:b], scores, location, problems, repeated, underscores)
+        lines = [buf[s:e] for s, e in zip(starts[a:b].tolist(), ends[a:b].tolist(), strict=True)]
+        _parse_slowly(lines, numbers[a:b].tolist(), scores, location, problems, repeated, underscores)
 
 
-def _parse_block(block: bytes, count: int, scores: dict[str, dict[str, float]], underscores: bool) -> bool:
-    """Add ``count`` six-field lines of one topic to ``scores``; False (nothing added) when a line
-    needs a message: the caller then parses the block line by line."""
-    fields = block.split()
-    if len(fields) != _FIELDS * count:
-        return False
-    raw_scores = fields[4::_FIELDS]
-    if underscores and _UNDERSCORE in b" ".join(raw_scores):
-        return False
+def _read_fields(
+    buf: bytes, spans: np.ndarray, underscores: bool
+) -> tuple[list[str], list[float], np.ndarray]:
+    """The documents and scores of six-field lines (``spans``: :func:`_spans` of those lines), as
+    ``str`` and as Python's ``float`` reads them, and whether each score is unreadable (not a finite
+    decimal number, or written with ``float``'s ``_`` digit separators; its value is then NaN)."""
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    docs = _joined(arr, spans[2], spans[3]).decode().split("\n")[:-1]
+    raw_text = _joined(arr, spans[4], spans[5])
+    raw = raw_text.split(b"\n")[:-1]
     try:
-        values = list(map(float, raw_scores))
+        values = list(map(float, raw))
     except ValueError:
+        values = list(map(_float_or_nan, raw))
+    if underscores and _UNDERSCORE in raw_text:
+        values = [math.nan if _UNDERSCORE in r else v for r, v in zip(raw, values, strict=True)]
+    bad = ~np.isfinite(np.fromiter(values, dtype=np.float64, count=len(values)))
+    return docs, values, bad
+
+
+def _float_or_nan(raw: bytes) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        return math.nan
+
+
+def _joined(arr: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bytes:
+    """The spans ``arr[starts[i]:ends[i]]`` one after the other, each followed by a newline."""
+    lengths = ends - starts + 1
+    stops = np.cumsum(lengths)
+    if not stops.size:
+        return b""
+    index = np.arange(stops[-1]) + np.repeat(starts - (stops - lengths), lengths)
+    out = arr[np.minimum(index, arr.size - 1)]  # the byte after a span at the very end: none
+    out[stops - 1] = 0x0A
+    return out.tobytes()
+
+
+def _add_block(scores: dict[str, dict[str, float]], topic: str, docs: list[str], values: list[float]) -> bool:
+    """Add the documents and scores of consecutive lines of ``topic`` to ``scores``; False (nothing
+    added) when a document repeats: the caller then parses the lines one by one."""
+    new = dict(zip(docs, values, strict=True))
+    known = scores.setdefault(topic, {})
+    if len(new) != len(docs) or (known and not known.keys().isdisjoint(new)):
         return False
-    if not all(map(math.isfinite, values)):
-        return False
-    docnos = list(map(bytes.decode, fields[2::_FIELDS]))
-    new = dict(zip(docnos, values, strict=True))
-    docs = scores.setdefault(fields[0].decode(), {})
-    if len(new) != count or (docs and not docs.keys().isdisjoint(new)):
-        return False
-    docs.update(new)
+    known.update(new)
     return True
 
 
@@ -426,43 +479,54 @@ def _parse_slowly(
             docs[docno] = score
 
 
-#: The multiplier of the lines' polynomial hashes, odd (so invertible modulo 2**64), and its inverse.
-_BASE = 1099511628211
-_INVERSE = pow(_BASE, -1, 2**64)
+def _spans(
+    buf: bytes, space: np.ndarray, starts: np.ndarray, simple: np.ndarray, complete: np.ndarray
+) -> np.ndarray:
+    """The byte spans of fields 1, 3 and 5 (topic, document, score) of the six-field lines
+    (``complete``), as rows ``start, end`` of each (meaningless for the other lines).  A simple line's
+    five whitespace bytes (``space``, :func:`_scan`) bound its fields; the other lines' fields are
+    found from where the words of ``buf`` begin and end."""
+    if not space.size:  # one line, of one field
+        return np.zeros((6, len(starts)), dtype=np.int64)
+    seps = space[np.minimum(np.searchsorted(space, starts) + np.arange(_FIELDS - 1)[:, None], space.size - 1)]
+    spans = np.stack((starts, seps[0], seps[1] + 1, seps[2], seps[3] + 1, seps[4]))
+    rows = np.flatnonzero(complete & ~simple)
+    if rows.size:
+        word = ~_SEPARATORS[np.frombuffer(buf, dtype=np.uint8)]
+        begins = np.flatnonzero(np.concatenate((word[:1], word[1:] & ~word[:-1])))
+        ends = np.flatnonzero(np.concatenate((word[:-1] & ~word[1:], word[-1:]))) + 1
+        first = np.searchsorted(begins, starts[rows])
+        for k in range(0, _FIELDS, 2):
+            spans[k, rows], spans[k + 1, rows] = begins[first + k], ends[first + k]
+    return spans
 
 
-def _line_keys(buf: bytes, starts: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each six-field line's topic and document (fields 1 and 3) starting at
-    ``starts``: polynomial hashes of the two spans, from prefix sums over the bytes (arithmetic
-    modulo 2**64), mixed with their lengths.  Equal (topic, document) pairs get equal keys."""
-    arr = np.frombuffer(buf, dtype=np.uint8)
-    word = ~_SEPARATORS[arr]
-    begins = np.flatnonzero(np.concatenate((word[:1], word[1:] & ~word[:-1])))
-    ends = np.flatnonzero(np.concatenate((word[:-1] & ~word[1:], word[-1:]))) + 1
-    powers, inverse = _powers(arr.size)
-    prefix = np.zeros(arr.size + 1, dtype=np.uint64)
-    prefix[1:] = np.cumsum(arr.astype(np.uint64) * powers[:-1], dtype=np.uint64)
-    first = np.searchsorted(begins, starts)
-    t0, t1, d0, d1 = begins[first], ends[first], begins[first + 2], ends[first + 2]
-    topic = (prefix[t1] - prefix[t0]) * inverse[t0]
-    document = (prefix[d1] - prefix[d0]) * inverse[d0]
-    lengths = ((t1 - t0).astype(np.uint64) << np.uint64(32)) | (d1 - d0).astype(np.uint64)
-    return (topic * np.uint64(0x9E3779B97F4A7C15)) ^ document ^ lengths
+#: The multiplier mixing the 64-bit words of a field into its hash (odd: 2**64 / golden ratio).
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+#: Fields up to this many bytes are hashed from their 64-bit words; a longer one by Python's hash.
+_HASHED = 32
 
 
-_POWERS: list[np.ndarray] = [np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64)]
+def _line_keys(buf: bytes, spans: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of the topic and document (fields 1 and 3) of the six-field lines ``rows``
+    (``spans``: :func:`_spans`).  Equal (topic, document) pairs get equal keys."""
+    padded = np.frombuffer(buf + bytes(_HASHED + 8), dtype=np.uint8)
+    words = np.ndarray((padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    topic = _field_hashes(buf, words, spans[0, rows], spans[1, rows])
+    document = _field_hashes(buf, words, spans[2, rows], spans[3, rows])
+    return (topic * _MIX) ^ document
 
 
-def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``_BASE**j`` and ``_INVERSE**j`` modulo 2**64 for j = 0..n, computed once for the largest n
-    asked (a window of the scan: about :data:`_WINDOW_BYTES`)."""
-    if _POWERS[0].size <= n:
-        size = max(n + 1, 2 * _POWERS[0].size, _WINDOW_BYTES + 1)
-        for k, base in enumerate((_BASE, _INVERSE)):
-            table = np.ones(size, dtype=np.uint64)
-            table[1:] = np.cumprod(np.full(size - 1, base, dtype=np.uint64))
-            _POWERS[k] = table
-    return _POWERS[0][: n + 1], _POWERS[1][: n + 1]
+def _field_hashes(buf: bytes, words: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each span of bytes: its length and its 64-bit words (``words[i]``: the
+    unaligned little-endian word at byte ``i``), the bytes past the span masked out."""
+    length = ends - starts
+    hashes = length.astype(np.uint64)
+    for k in range(0, min(int(length.max(initial=0)), _HASHED), 8):
+        hashes = (hashes * _MIX) ^ (words[starts + k] & _LOW[np.clip(length - k, 0, 8)])
+    for i in np.flatnonzero(length > _HASHED).tolist():
+        hashes[i] = hash(buf[starts[i] : ends[i]]) & 0xFFFF_FFFF_FFFF_FFFF
+    return hashes
 
 
 def _repeated_unread(
@@ -470,10 +534,11 @@ def _repeated_unread(
 ) -> list[tuple[int, bytes, bytes]]:
     """The lines (not read) whose topic and document came earlier in the file: the lines of equal
     :func:`_line_keys` compared by their fields, as ``(line, topic, document)``."""
+    ordered = np.sort(keys)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return []
     order = np.argsort(keys, kind="stable")
     same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    if same.size == 0:
-        return []
     seen: set[tuple[bytes, bytes]] = set()
     found = []
     for i in sorted(set(order[same].tolist()) | set(order[same + 1].tolist()), key=lambda i: starts[i]):

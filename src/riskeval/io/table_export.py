@@ -16,9 +16,12 @@ list of records, NaN and ±infinity as ``null``, as pandas' ``DataFrame.to_json`
 
 from __future__ import annotations
 
+import csv
 import json
+import math
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -50,6 +53,21 @@ def write_for_programs(frame: pd.DataFrame, fmt: str, out: IO) -> None:
         out.write("\n")
     else:
         raise ValueError(f"fmt must be one of {', '.join(PROGRAM_FORMATS)}; got {fmt!r}.")
+
+
+def write_csv_rows(columns: Sequence[str], rows: Iterable[Sequence[object]], out: IO) -> None:
+    """Write a table given as rows to ``out`` as ``csv``, byte for byte what :func:`write_for_programs`
+    writes of the same table as a DataFrame (pandas writes it with :mod:`csv`: the same quoting and
+    line ends; a number as its ``repr``, NaN as an empty cell), without pandas."""
+    writer = csv.writer(out, lineterminator=os.linesep)
+    writer.writerow(columns)
+    writer.writerows([_csv_cell(cell) for cell in row] for row in rows)
+
+
+def _csv_cell(cell: object) -> object:
+    if isinstance(cell, float):
+        return "" if math.isnan(cell) else repr(cell)
+    return cell
 
 
 def json_records(frame: pd.DataFrame) -> list[dict]:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
-from riskeval.io.problems import MAX_PROBLEMS
+from riskeval.io.problems import MAX_PROBLEMS, show
 from riskeval.model.matrix import apply_missing, is_complex
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
@@ -380,19 +380,6 @@ def distinct_text(column: pd.Series) -> list[str]:
     """The distinct values of ``column`` as text, in order of first appearance (one conversion per
     distinct value, not per row)."""
     return [str(value) for value in dict.fromkeys(pd.unique(column).astype(str))]
-
-
-def show(value: Any) -> str:
-    """``repr`` of a cell or label as the user wrote it (``0.5``, not ``np.float64(0.5)``)."""
-    return repr(_plain(value))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
-    return value
 
 
 def labels(values: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -3,7 +3,8 @@
 
 The missing-topic policy lives here too: every reader builds a systems × topics frame in which NaN
 marks a topic that was not evaluated for a system, and :func:`apply_missing` turns it into a matrix
-the way the caller asked (``"raise"``, ``"zero"`` or ``"drop"``), warning with the counts.
+the way the caller asked (``"raise"``, ``"zero"`` or ``"drop"``), warning with the counts
+(:func:`kept_topics`, which applies it to the mask of missing cells alone, without pandas).
 """
 
 from __future__ import annotations
@@ -12,14 +13,17 @@ import functools
 import os
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from riskeval.errors import MissingTopicsError, MissingTopicsWarning, RiskevalError
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Largest magnitude of a score: far beyond any effectiveness measure, and small enough that sums
 #: of squares, chi-square expected values and their products stay finite in float64.
@@ -86,27 +90,46 @@ def apply_missing(
     frame, complete = _float_frame(matrix, source)
     if complete:
         return frame.copy()  # the caller's own, writable matrix: never a view of the input
-    missing_cells = np.isnan(frame.to_numpy())
+    kept = kept_topics(np.isnan(frame.to_numpy()), list(frame.index), list(frame.columns), missing, source)
+    return frame.fillna(0.0) if missing == "zero" else frame.loc[:, kept]
+
+
+def kept_topics(
+    missing_cells: np.ndarray,
+    systems: Sequence[str],
+    topics: Sequence[str],
+    missing: MissingPolicy,
+    source: str,
+) -> np.ndarray:
+    """The missing-topic policy of :func:`apply_missing` applied to the missing cells of a
+    matrix (``missing_cells``: systems × topics, some True) labelled ``systems`` and ``topics``:
+    the mask of the topics kept (every one under ``"zero"``, whose cells score 0), with the same
+    warning, or the same :class:`~riskeval.errors.MissingTopicsError`."""
     if missing == "raise":
-        raise MissingTopicsError(_describe_missing(frame, source) + " " + _CHOOSE_POLICY)
+        raise MissingTopicsError(
+            _describe_missing(missing_cells, systems, topics, source) + " " + _CHOOSE_POLICY
+        )
     if missing == "zero":
-        _warn(_describe_missing(frame, source) + " They were scored 0 (missing='zero').")
-        return frame.fillna(0.0)
-    complete = ~missing_cells.any(axis=0)
+        _warn(
+            _describe_missing(missing_cells, systems, topics, source)
+            + " They were scored 0 (missing='zero')."
+        )
+        return np.ones(missing_cells.shape[1], dtype=bool)
+    complete = ~np.asarray(missing_cells.any(axis=0), dtype=bool)
     if not complete.any():
         raise MissingTopicsError(
-            _describe_missing(frame, source)
+            _describe_missing(missing_cells, systems, topics, source)
             + " No topic is evaluated for every system, so missing='drop' would leave nothing;"
             " use missing='zero' or remove the systems with few scores."
         )
     discarded = int((~missing_cells[:, ~complete]).sum())
     _warn(
-        _describe_missing(frame, source)
+        _describe_missing(missing_cells, systems, topics, source)
         + f" Those {int((~complete).sum())} topic(s) were dropped (missing='drop'), discarding"
         f" {discarded} score(s) of the systems that had them; {int(complete.sum())} topic(s)"
         " remain."
     )
-    return frame.loc[:, complete]
+    return complete
 
 
 _CHOOSE_POLICY = (
@@ -115,23 +138,23 @@ _CHOOSE_POLICY = (
 )
 
 
-def _describe_missing(frame: pd.DataFrame, source: str) -> str:
-    """One sentence counting the missing cells, the topics and systems they touch, with examples."""
-    nan = np.isnan(frame.to_numpy())
-    topics = np.flatnonzero(nan.any(axis=0))
-    systems = np.flatnonzero(nan.any(axis=1))
+def _describe_missing(nan: np.ndarray, systems: Sequence[str], topics: Sequence[str], source: str) -> str:
+    """One sentence counting the missing cells (``nan``: systems × topics), the topics and systems
+    they touch, with examples."""
+    touched = np.flatnonzero(nan.any(axis=0))
+    affected = np.flatnonzero(nan.any(axis=1))
     examples = []
-    for j in topics[:_EXAMPLES]:
-        who = frame.index[nan[:, j]]
+    for j in touched[:_EXAMPLES].tolist():
+        who = [systems[i] for i in np.flatnonzero(nan[:, j]).tolist()]
         shown = ", ".join(repr(s) for s in who[:_EXAMPLES])
         more = f" and {len(who) - _EXAMPLES} more" if len(who) > _EXAMPLES else ""
-        examples.append(f"topic {frame.columns[j]!r} has no score for {shown}{more}")
+        examples.append(f"topic {topics[j]!r} has no score for {shown}{more}")
     text = (
         f"{source}: {int(nan.sum())} of {nan.size} (system, topic) cell(s) are missing: "
-        f"{topics.size} of {nan.shape[1]} topic(s) are not evaluated for every system, "
-        f"{systems.size} of {nan.shape[0]} system(s) affected; e.g. {'; '.join(examples)}."
+        f"{touched.size} of {nan.shape[1]} topic(s) are not evaluated for every system, "
+        f"{affected.size} of {nan.shape[0]} system(s) affected; e.g. {'; '.join(examples)}."
     )
-    empty = frame.index[nan.all(axis=1)]
+    empty = [systems[i] for i in np.flatnonzero(nan.all(axis=1)).tolist()]
     if len(empty):
         text += f" System(s) with no score at all: {', '.join(repr(s) for s in empty[:10])}."
     return text
@@ -140,6 +163,8 @@ def _describe_missing(frame: pd.DataFrame, source: str) -> str:
 def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
     """``X`` as a labelled float64 frame (``str`` labels, no duplicates, no infinite value), and
     whether it is complete (no NaN)."""
+    import pandas as pd
+
     if isinstance(X, pd.DataFrame):
         frame = X
         for axis, what in ((frame.index, "system"), (frame.columns, "topic")):
@@ -230,6 +255,8 @@ _REAL_ONLY = {
 
 
 def _str_labels(labels: pd.Index, what: str, name: str) -> pd.Index:
+    import pandas as pd
+
     """Labels as ``str`` named ``what``, refusing missing labels (NaN, None) and duplicates.
 
     Labels that are strings already are kept as they are (only renamed), and the duplicate check
@@ -259,6 +286,8 @@ def _str_labels(labels: pd.Index, what: str, name: str) -> pd.Index:
 
 @functools.lru_cache(maxsize=4)
 def _range_labels(start: int, stop: int, step: int) -> pd.Index:
+    import pandas as pd
+
     """The text of a ``RangeIndex``'s labels, converted once per range: the default labels of a
     frame or array validated again (a matrix's two axes, call after call) are not converted again.
     Callers rename the result, a new Index object, so the one kept here is never exposed."""
