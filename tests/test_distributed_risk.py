@@ -309,5 +309,7 @@ def test_huge_scores_are_refused_naming_the_file_as_in_memory(tmp_path):
         long_topic_risk(long, "s0")
     nan = tmp_path / "nan.parquet"
     long.assign(score=long.score.where(long.index != 3)).to_parquet(nan)
-    with pytest.raises(RiskevalError, match=f"^{nan} has a score that is not a finite number: system 's0', topic"):
+    with pytest.raises(
+        RiskevalError, match=f"^{nan} has a score that is not a finite number: system 's0', topic"
+    ):
         long_risk_table(str(nan))

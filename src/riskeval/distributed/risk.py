@@ -335,9 +335,7 @@ def _totals_step(total: Any, part: Piece, k: int, base_system: str | None) -> An
     return step if total is None else _merge_totals(total, step)
 
 
-def _totals_part(
-    part: Piece, k: int, base_system: str | None
-) -> tuple[Any, Any, pd.DataFrame, pd.DataFrame]:
+def _totals_part(part: Piece, k: int, base_system: str | None) -> tuple[Any, Any, pd.DataFrame, pd.DataFrame]:
     """Per-topic and per-system totals of a partition, over its labels' codes; the labels no row
     uses are left out and the others listed in the order of their first row."""
     score = part.score
