@@ -236,28 +236,40 @@ def _refuse_sparse_parquet(path: str | os.PathLike, names: Sequence[Hashable], m
     from its distinct systems and topics, counted in Arrow (text as dictionaries) before any label
     becomes a Python string; with a ``measure`` column only when it names one measure (each
     measure's rows are checked when they are read)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     wanted = [str(names[0]), str(names[1]), *([MEASURE_COLUMN] if measures else [])]
     try:
-        table = pq.read_table(path, columns=wanted, read_dictionary=wanted, use_pandas_metadata=False)
-        counts = [_distinct(column) for column in table.unify_dictionaries().columns]
+        table = pq.read_table(  # one thread, no read-ahead
+            path,
+            columns=wanted,
+            read_dictionary=wanted,
+            use_pandas_metadata=False,
+            use_threads=False,
+            pre_buffer=False,
+        )
+        rows, counts = table.num_rows, [_distinct(column) for column in table.unify_dictionaries().columns]
     except Exception as exc:  # the reader reports what pyarrow cannot read
         if cannot_open(exc):
             raise
         return
+    finally:  # Arrow's pool keeps what it freed: handed back, it is there for the reading
+        table = None
+        pa.default_memory_pool().release_unused()
     if not measures or counts[2] <= 1:
-        refuse_sparse(counts[0], counts[1], table.num_rows, (names[0], names[1]), str(path))
+        refuse_sparse(counts[0], counts[1], rows, (names[0], names[1]), str(path))
 
 
 def _distinct(column: Any) -> int:
     """The distinct values of an Arrow column besides null: its dictionary's, once unified (a
     Parquet dictionary holds the values of its row group), or counted."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if pa.types.is_dictionary(column.type):
         return len(column.chunk(0).dictionary) if column.num_chunks else 0
+    import pyarrow.compute as pc  # a column of numbers
+
     return int(pc.count_distinct(column).as_py())
 
 
