@@ -1,8 +1,9 @@
 """The one decoding layer of every text file riskeval reads: compression, encoding, line breaks.
 
 Every reader (runs, qrels, trec_eval output, CSV/TSV score tables, query-variation tables and
-mappings, CLEF queries, topic weights) gets its bytes from :func:`read_utf8` or its text from
-:func:`read_text`, so they all accept and refuse the same files:
+mappings, CLEF queries, topic weights) gets its bytes from :func:`read_utf8` (the LETOR reader
+as an array, :func:`read_utf8_array`) or its text from :func:`read_text`, so they all accept and
+refuse the same files:
 
 - **Compression** is recognised by content, not by name: gzip, bzip2 and xz streams are
   decompressed whatever the file is called (and a plain file called ``.gz`` is read as it is);
