@@ -287,3 +287,29 @@ def test_a_local_run_does_not_import_distributed(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}  # this checkout's riskeval
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == "False"
+
+
+def test_huge_scores_are_refused_naming_the_file_as_in_memory(tmp_path):
+    """A score of magnitude 1e100 or more is refused with the in-memory message (naming the file,
+    counting the cells over every partition); a frame is "The long table"."""
+    M = matrix()
+    M.iloc[1, 4], M.iloc[5, 30] = -3e100, 1e200
+    long = M.rename_axis(index="system", columns="topic").stack().rename("score").reset_index()
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    long.iloc[:200].to_parquet(folder / "part0.parquet")  # s1's cell in the first file,
+    long.iloc[200:].to_parquet(folder / "part1.parquet")  # s5's in the second
+    with pytest.raises(RiskevalError) as in_memory:
+        rk.io.as_matrix(M, name=str(folder))
+    with pytest.raises(RiskevalError) as out_of_core:
+        long_risk_table(str(folder))
+    assert str(out_of_core.value) == str(in_memory.value)
+    assert str(out_of_core.value).startswith(f"{folder} has 2 infinite or huge cell(s), e.g. -3e+100 for")
+    with pytest.raises(RiskevalError, match=r"^The long table has 2 infinite or huge cell\(s\)"):
+        long_topic_risk(long, "s0")
+    nan = tmp_path / "nan.parquet"
+    long.assign(score=long.score.where(long.index != 3)).to_parquet(nan)
+    with pytest.raises(
+        RiskevalError, match=f"^{nan} has a score that is not a finite number: system 's0', topic"
+    ):
+        long_risk_table(str(nan))

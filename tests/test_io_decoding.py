@@ -17,7 +17,7 @@ from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.evaluation.api import _topic_key
 from riskeval.evaluation.measures import parse_measures
 from riskeval.io.clef2015 import read_clef2015_queries
-from riskeval.io.decoding import read_text, read_utf8
+from riskeval.io.decoding import read_text, read_utf8, read_utf8_array
 from riskeval.io.measures import check_measure
 from riskeval.io.qrels import read_qrels
 from riskeval.io.runs import read_run
@@ -201,3 +201,39 @@ def test_mean_variance_refuses_keep_outside_the_intra_form():
         mean_variance(df, 1.0, unequal="keep")
     intra = mean_variance(df, 1.0, form="intra")
     assert np.isfinite(intra["mean"]).all()
+
+
+ASCII = b"".join(b"%d qid:%d 1:0.5 2:0.25 # doc\n" % (i % 3, i // 10) for i in range(60_000))  # > 1 MiB
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        ASCII,
+        ASCII[:-1],
+        ASCII + "é\n".encode(),  # the first chunk ASCII, the last not
+        ASCII.replace(b"\n", b"\r\n"),
+        ASCII[:100] + b"\r" + ASCII[100:],
+        codecs.BOM_UTF8 + ASCII,
+        ASCII + b"\x00" + ASCII,  # stops at the NUL chunk: an error naming the line
+        ASCII[:50] + codecs.BOM_UTF8 + ASCII[50:],
+        codecs.BOM_UTF16_LE + ASCII[:1000].decode().encode("utf-16-le"),
+        gzip.compress(ASCII),
+        bz2.compress(ASCII[:5000]),
+        b"\xff\xfe\xfd not text",
+    ],
+)
+def test_the_text_as_an_array_is_read_utf8s(tmp_path, content):
+    """read_utf8_array gives read_utf8's bytes, or its error, for every kind of file."""
+    path = tmp_path / "f.txt"
+    path.write_bytes(content)
+    try:
+        expected = read_utf8(path)
+    except InputFormatError as exc:
+        with pytest.raises(InputFormatError) as caught:
+            read_utf8_array(path)
+        assert caught.value.problems == exc.problems
+        return
+    got = read_utf8_array(path)
+    assert got.dtype == np.uint8 and got.tobytes() == expected

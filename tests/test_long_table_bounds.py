@@ -62,3 +62,50 @@ def test_many_bad_rows_cost_a_thousand_messages(tmp_path):
     assert len(error.problems) == MAX_PROBLEMS and error.omitted == 200_000 - 1 - MAX_PROBLEMS
     assert error.problems[0] == (f"{path}:3", f"duplicate (system, topic) ('s', '1'): first at {path}:2.")
     assert str(error).endswith(f"... and {200_000 - 1 - 20} more problem(s)")
+
+
+def test_a_parquet_table_of_distinct_labels_is_refused_from_its_dictionaries(tmp_path):
+    """The count of systems and topics comes from the Arrow columns, before any label is a Python
+    string: the message is the one of a CSV table; a table of two measures is checked per measure."""
+    n = 10_000
+    long = pd.DataFrame({"system": [f"s{i}" for i in range(n)], "topic": [f"t{i}" for i in range(n)]})
+    path = tmp_path / "scores.parquet"
+    long.assign(score=0.5).to_parquet(path)
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputFormatError) as caught:
+            rk.io.read_scores(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(caught.value).startswith(
+        f"{path}: has 10,000 rows for 10,000 systems × 10,000 topics: its matrix"
+    )
+    assert peak < 2e6  # Python objects: none per label (pyarrow's own memory is not traced)
+    two = tmp_path / "two.parquet"
+    long.assign(measure=["a", "b"] * (n // 2), score=0.5).to_parquet(two)
+    with pytest.raises(InputFormatError, match=r"has 5,000 rows for 5,000 systems × 5,000 topics"):
+        rk.io.read_scores(two, measure="a", missing="zero")
+    one = tmp_path / "one.parquet"
+    long.assign(measure="a", score=0.5).to_parquet(one)
+    with pytest.raises(InputFormatError, match=r"has 10,000 rows for 10,000 systems"):
+        rk.io.read_scores(one, measure="a", missing="zero")
+
+
+@pytest.mark.parametrize("index", [True, False])
+def test_a_parquet_table_of_many_columns_reads_as_pandas_reads_it(tmp_path, index):
+    """A wide table of more columns than are read at once is the table pandas reads."""
+    from riskeval.io.score_files import PARQUET_COLUMNS_AT_ONCE
+
+    topics = 2 * PARQUET_COLUMNS_AT_ONCE + 3
+    wide = pd.DataFrame(
+        np.arange(3 * topics, dtype=float).reshape(3, topics) / 7,
+        index=pd.Index(["b", "a", "c"], name="system"),
+        columns=[f"q{j}" for j in range(topics)],
+    )
+    path = tmp_path / "wide.parquet"
+    (wide if index else wide.reset_index()).to_parquet(path, index=index)
+    got = rk.io.read_scores(path)
+    assert got.shape == (3, topics)
+    pd.testing.assert_frame_equal(got, rk.score_matrix(pd.read_parquet(path)))
+    np.testing.assert_array_equal(got.loc[list(wide.index), list(wide.columns)].to_numpy(), wide.to_numpy())

@@ -141,18 +141,8 @@ def write(path, content: str | bytes) -> None:
         path.write_text(content)
 
 
-#: Known to exceed the bound: ten times the features of a LETOR file take 13–16 times the CPU.  The
-#: reader is one pass over the bytes; malloc serves the smaller input's arrays from heap memory that
-#: earlier repeats touched, the larger one's (past its 32 MiB mmap threshold) from fresh mappings whose
-#: every page faults: 18 times the page faults for 10 times the input (benchmarks/README.md).
-OVER_BOUND = pytest.mark.xfail(reason="LETOR features: 13–16× the CPU for 10× the input", strict=False)
-
-
 def _marks(case: str) -> tuple[Any, ...]:
-    return (
-        *(() if case in FAST else (pytest.mark.slow,)),
-        *((OVER_BOUND,) if case == "LETOR: one long line" else ()),
-    )
+    return () if case in FAST else (pytest.mark.slow,)
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, marks=_marks(case)) for case in sorted(CASES)])

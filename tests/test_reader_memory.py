@@ -210,7 +210,8 @@ ROWS = SIZE // 16
 def parquet_inputs(folder: Path) -> list[Path]:
     """A valid long table of :data:`ROWS` rows, then hostile ones of as many bytes as read: many
     row groups, a dictionary bomb (one repeated row: a few kilobytes on disk, every row a duplicate),
-    one huge label, a column of huge strings besides the table's."""
+    one huge label, a column of huge strings besides the table's, a long table of as many distinct
+    systems and topics as rows (refused as too sparse), a wide table of one row and 10,000 topics."""
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     rng = np.random.default_rng(0)
@@ -221,12 +222,18 @@ def parquet_inputs(folder: Path) -> list[Path]:
     huge = pa.table({"system": ["y" * SIZE], "topic": ["1"], "score": [0.5]})
     n = 1000
     strings = pa.table({**valid.slice(0, n).to_pydict(), "note": ["z" * (SIZE // n)] * n})
+    distinct = pa.table(
+        {"system": [f"s{k}" for k in i], "topic": [f"t{k}" for k in i], "score": rng.random(ROWS)}
+    )
+    wide = pa.table({"system": ["s"], **{f"t{k}": [0.5] for k in range(10_000)}})
     shapes = {
         "valid": (valid, {}),
         "row-groups": (valid, {"row_group_size": 100}),
         "bomb": (one, {}),
         "huge-label": (huge, {}),
         "huge-strings": (strings, {"use_dictionary": ["system", "topic"]}),
+        "distinct-labels": (distinct, {}),
+        "wide": (wide, {}),
     }
     paths = []
     for name, (table, options) in shapes.items():

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import lightgbm as lgb
 import numpy as np
+import pandas as pd
 import pytest
 from cli_runner import run_cli as run
 
@@ -218,6 +219,30 @@ def test_data_of_fewer_features_than_a_model_scores_them_as_zero(booster, data, 
     scores = model_scores(read_model(tmp_path / "m.txt"), "m.txt", read_letor(tmp_path / "narrow.txt"))
     padded = np.hstack([narrow.X, np.zeros((narrow.X.shape[0], 2))])
     np.testing.assert_allclose(scores, booster.predict(padded))
+
+
+def test_the_python_api_names_a_booster_refusing_its_features(booster, data):
+    """evaluate() with an in-memory Booster: features of another width are refused as the file
+    workflow refuses them (naming the model and both counts), never by LightGBM's own error;
+    sparse features of fewer columns are scored with the missing ones as 0."""
+    import scipy.sparse as sp
+
+    from riskeval.ltr.model_evaluation import evaluate
+
+    wide = make_ranking(5, 6, 6, rng=2)
+    for X, width in ((wide.X, 6), (wide.X[:, :3], 3)):
+        with pytest.raises(InputFormatError) as refused:
+            evaluate({"m": booster}, X, wide.y, wide.group, baselines={"f0": 0})
+        assert str(refused.value) == (
+            f"X: has {width} feature columns (feature ids up to {width - 1}) but the model m was "
+            "trained on 4 (ids up to 3): give it data of the features it was trained on, or a model "
+            "trained on these."
+        )
+    narrow = wide.X[:, :3]
+    got = evaluate({"m": booster}, sp.csr_matrix(narrow), wide.y, wide.group, baselines={"f0": 0})
+    dense = np.hstack([narrow, np.zeros((30, 1))])
+    padded = evaluate({"m": booster}, dense, wide.y, wide.group, baselines={"f0": 0})
+    pd.testing.assert_frame_equal(got.long, padded.long)
 
 
 @pytest.mark.slow

@@ -34,6 +34,7 @@ and is refused.  Systems and topics keep the order in which they first appear in
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, NamedTuple
 
@@ -117,7 +118,7 @@ def long_risk_table(
         s, columns = restrict_to_risks(s, risk, func)
     A = np.asarray(s.alphas, dtype=np.float64)
     parts = partitions(source, measure, func, _compute)
-    totals = _first_pass(parts, s.baseline)
+    totals = _first_pass(parts, s.baseline, _table_name(source))
     base = _baseline(totals, s.baseline, s.leave_one_out, func)
     need_mean = base.name != "MEAN"
     shared = _delayed(_Shared(*totals.keys(), base.info), pure=True)  # one copy per worker
@@ -170,7 +171,7 @@ def long_topic_risk(
         settings, func, baseline=baseline, level=level, correction=correction, leave_one_out=leave_one_out
     )
     parts = partitions(source, measure, func, _compute)
-    totals = _first_pass(parts, s.baseline)
+    totals = _first_pass(parts, s.baseline, _table_name(source))
     if system not in totals.systems:
         raise RiskevalError(f"No system {system!r} in the table; it has {listed(totals.systems)}.")
     base = _baseline(totals, s.baseline, s.leave_one_out, func)
@@ -261,7 +262,12 @@ class _Totals(NamedTuple):
         return self.systems, self.topics, a, np.sqrt(np.maximum(self.T, 0.0)), hashes
 
 
-def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
+def _table_name(source: Any) -> str:
+    """How errors name the table: its path, as the in-memory readers name a file."""
+    return os.fspath(source) if isinstance(source, (str, os.PathLike)) else "The long table"
+
+
+def _first_pass(parts: list[Any], baseline: Any, where: str) -> _Totals:
     name = baseline if isinstance(baseline, str) and baseline not in AGGREGATES else None
     # Each per-topic partial holds every topic of its partitions: a tree would keep many of them at
     # once.  Instead chains fold their partitions into one running total each, _FAN_IN partitions a
@@ -274,20 +280,21 @@ def _first_pass(parts: list[Any], baseline: Any) -> _Totals:
             total = _delayed(_totals_step)(total, parts[k], k, name)
         running.append(total)
     merged = _reduce(running, _merge_totals)
-    bad, topics, systems = merged
+    bad, huge, topics, systems = merged
     if bad is not None:
-        raise RiskevalError(f"The long table has a score that is not a finite number: {bad}.")
+        raise RiskevalError(f"{where} has a score that is not a finite number: {bad}.")
+    if huge is not None:  # the message of riskeval.model.matrix.as_matrix, for the same cells
+        raise RiskevalError(
+            f"{where} has {huge[0]} infinite or huge cell(s), e.g. {huge[1]}: scores must be finite "
+            f"numbers of magnitude below {MAX_MAGNITUDE:g} (rescale them, which changes no ranking)."
+        )
     topics = topics.sort_values("first")
     systems = systems.sort_values("first")
     c = len(topics)
     if c < 2:
         raise RiskevalError(f"Risk over a long table needs at least two topics; the table has {c}.")
     _complete(systems.index[systems["count"] != c], c)
-    smallest, largest = float(topics["min"].min()), float(topics["max"].max())
-    if max(-smallest, largest) >= MAX_MAGNITUDE:
-        raise RiskevalError(
-            f"The long table has a score of magnitude {max(-smallest, largest):g} (at most 1e100)."
-        )
+    smallest = float(topics["min"].min())
     return _Totals(
         pd.Index(systems.index, name="system"),
         pd.Index(topics.index, name="topic"),
@@ -328,17 +335,25 @@ def _totals_step(total: Any, part: Piece, k: int, base_system: str | None) -> An
     return step if total is None else _merge_totals(total, step)
 
 
-def _totals_part(part: Piece, k: int, base_system: str | None) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+def _totals_part(part: Piece, k: int, base_system: str | None) -> tuple[Any, Any, pd.DataFrame, pd.DataFrame]:
     """Per-topic and per-system totals of a partition, over its labels' codes; the labels no row
     uses are left out and the others listed in the order of their first row."""
     score = part.score
     finite = np.isfinite(score)
-    bad = None
+    bad = huge = None
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
         bad = (
             f"system {part.systems[part.system[row]]!r}, topic {part.topics[part.topic[row]]!r}, "
-            f"score {score[row]!r}"
+            f"score {float(score[row])!r}"
+        )
+    elif np.abs(score).max(initial=0.0) >= MAX_MAGNITUDE:
+        rows = np.flatnonzero(np.abs(score) >= MAX_MAGNITUDE)
+        row = int(rows[0])
+        huge = (
+            rows.size,
+            f"{float(score[row])!r} for system {part.systems[part.system[row]]!r}, "
+            f"topic {part.topics[part.topic[row]]!r}",
         )
     tc, sc = part.topic, part.system
     nt, ns = len(part.topics), len(part.systems)
@@ -354,6 +369,7 @@ def _totals_part(part: Piece, k: int, base_system: str | None) -> tuple[Any, pd.
     first_topics, first_systems = k * _PART + np.arange(len(topics)), k * _PART + np.arange(len(systems))
     return (
         bad,
+        huge,
         pd.DataFrame(
             {
                 "count": np.bincount(tc, minlength=nt)[topics],
@@ -378,14 +394,15 @@ def _totals_part(part: Piece, k: int, base_system: str | None) -> tuple[Any, pd.
 
 
 def _merge_totals(
-    *partials: tuple[Any, pd.DataFrame, pd.DataFrame],
-) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+    *partials: tuple[Any, Any, pd.DataFrame, pd.DataFrame],
+) -> tuple[Any, Any, pd.DataFrame, pd.DataFrame]:
     bad = next((p[0] for p in partials if p[0] is not None), None)
+    huge = [p[1] for p in partials if p[1] is not None]  # (count, the first cell)
     merged = [
         pd.concat([p[k] for p in partials]).groupby(level=0, sort=False).agg(how)
-        for k, how in ((1, _TOPIC_MERGE), (2, _SYSTEM_MERGE))
+        for k, how in ((2, _TOPIC_MERGE), (3, _SYSTEM_MERGE))
     ]
-    return bad, merged[0], merged[1]
+    return bad, (sum(h[0] for h in huge), huge[0][1]) if huge else None, merged[0], merged[1]
 
 
 # --- the baseline --------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from riskeval.core._numba import njit
 from riskeval.errors import InputFormatError
-from riskeval.io.decoding import lines, read_text, read_utf8
+from riskeval.io.decoding import lines, read_text, read_utf8_array
 from riskeval.io.problems import Problems
 
 #: The largest label and feature index: LightGBM stores both as 32-bit integers.
@@ -225,8 +225,12 @@ def _report(problems, count, lineno, problem, s, e):
 
 
 @njit(cache=True)
-def _parse(buf, max_lines, max_features):
-    """Labels, qids, CSR features and problems of the file's bytes (see :func:`read_letor`)."""
+def _parse(buf, max_lines, indices, values):
+    """Labels, qids, CSR features and problems of the file's bytes (see :func:`read_letor`), the
+    features' indices and values written into ``indices`` and ``values`` (as long as the file has
+    colons: numpy's arrays, which the caller allocates, come in huge pages where the system gives
+    them, the compiled code's own in pages of 4 KB, each a page fault when first written)."""
+    max_features = indices.shape[0]
     # np.empty, each entry written before it is read: memory is touched only by the lines stored
     labels = np.empty(max_lines, dtype=np.int64)
     lines = np.empty(max_lines, dtype=np.int64)  # the file line of each data line
@@ -235,8 +239,6 @@ def _parse(buf, max_lines, max_features):
     qid_value = np.empty(max_lines, dtype=np.int64)
     indptr = np.empty(max_lines + 1, dtype=np.int64)
     indptr[0] = 0
-    indices = np.empty(max_features, dtype=np.int32)
-    values = np.empty(max_features, dtype=np.float64)
     slow = np.empty((max_features, 3), dtype=np.int64)  # values for Python's float: entry, token
     problems = np.zeros((_MAX_PROBLEMS, 4), dtype=np.int64)  # line, problem, token start, token end
     n_problems = n = nnz = n_slow = lineno = pos = 0
@@ -375,16 +377,17 @@ def read_letor(
     that are not UTF-8.
     """
     path = Path(path)
-    data = read_utf8(path)
-    buf = np.frombuffer(data, dtype=np.uint8)
-    parsed = _Parsed._make(_parse(buf, _count_text_lines(buf), _count(buf, 58)))
-    problems = _python_floats(data, parsed)
+    buf = read_utf8_array(path)
+    colons = _count(buf, 58)
+    features = np.empty(colons, dtype=np.int32), np.empty(colons, dtype=np.float64)
+    parsed = _Parsed._make(_parse(buf, _count_text_lines(buf), *features))
+    problems = _python_floats(buf, parsed)
     n = parsed.labels.size
     if not n and not problems:
         raise InputFormatError([(str(path), "no data lines")])
     group = None
     if parsed.with_qid:
-        group, query_problems = _queries(data, buf, parsed)
+        group, query_problems = _queries(buf, parsed)
         problems += query_problems
     elif query_file is None:
         query_file = Path(f"{path}.query")
@@ -435,12 +438,12 @@ class _Parsed(NamedTuple):
     with_qid: bool
 
 
-def _python_floats(data: bytes, parsed: _Parsed) -> list[tuple[int, str]]:
+def _python_floats(buf: np.ndarray, parsed: _Parsed) -> list[tuple[int, str]]:
     """Reads the labels and values that only Python's ``float`` reads exactly into ``parsed``, and
     returns every problem of the file's tokens as ``(line, message)``."""
     problems = []
     for lineno, problem, start, end in parsed.problems.tolist():
-        token = data[start:end].decode()
+        token = buf[start:end].tobytes().decode()
         if problem == _LABEL_CHECK:
             value = float(token)  # 1e400 reads as inf: compared, never converted to int
             if 0 <= value <= MAX_LABEL and value.is_integer():
@@ -449,7 +452,7 @@ def _python_floats(data: bytes, parsed: _Parsed) -> list[tuple[int, str]]:
             problem = _LABEL_BIG if value > MAX_LABEL else _LABEL
         problems.append((lineno, _message(problem, token)))
     for entry, start, end in parsed.slow.tolist():
-        token = data[start:end].decode()
+        token = buf[start:end].tobytes().decode()
         parsed.values[entry] = float(token.partition(":")[2])
         if not np.isfinite(parsed.values[entry]):
             row = np.searchsorted(parsed.indptr, entry, side="right") - 1
@@ -457,14 +460,14 @@ def _python_floats(data: bytes, parsed: _Parsed) -> list[tuple[int, str]]:
     return problems
 
 
-def _queries(data: bytes, buf: np.ndarray, parsed: _Parsed) -> tuple[np.ndarray, list[tuple[int, str]]]:
+def _queries(buf: np.ndarray, parsed: _Parsed) -> tuple[np.ndarray, list[tuple[int, str]]]:
     """The group sizes of the qids, and the problems of queries split or written two ways."""
     starts = np.flatnonzero(_new_query(buf, parsed.qid_start, parsed.qid_end))
     problems = []
     first_line: dict[str, int] = {}
     first_text: dict[int, tuple[str, int]] = {}
     for k in starts.tolist():
-        qid, lineno = data[parsed.qid_start[k] : parsed.qid_end[k]].decode(), int(parsed.lines[k])
+        qid, lineno = buf[parsed.qid_start[k] : parsed.qid_end[k]].tobytes().decode(), int(parsed.lines[k])
         if qid in first_line:
             problems.append(
                 (

@@ -25,6 +25,7 @@ from riskeval.io.tables import (
     frame_to_matrix,
     index_to_columns,
     is_long,
+    refuse_sparse,
 )
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
@@ -76,6 +77,8 @@ def read_scores(
         # the labels of a long table as Arrow dictionaries: each label held once, not once per row
         columns = table_columns(path, fmt)
         labelled = (system, topic, MEASURE_COLUMN) if is_long(columns, names) else ()
+        if labelled and system in columns and topic in columns:
+            _refuse_sparse_parquet(path, names, MEASURE_COLUMN in columns)
         frame = index_to_columns(_read_parquet(path, [c for c in labelled if c in columns]), names)
         locate: Locate = lambda i: f"{path}: row {i + 1}"  # noqa: E731
     else:
@@ -194,20 +197,80 @@ def _label_columns(header: Sequence[Hashable], names: Sequence[Hashable]) -> set
     return {j for j, name in enumerate(header) if name in wanted}
 
 
+#: Columns a Parquet file is read in at a time: pyarrow's reader costs about 13 KB per column at
+#: once, so that a table of one row and 10,000 columns would cost over 100 MB read whole.
+PARQUET_COLUMNS_AT_ONCE = 256
+
+
 def _read_parquet(
     path: str | os.PathLike, dictionary: Sequence[Hashable] = (), columns: list[str] | None = None
 ) -> pd.DataFrame:
     """The table (its ``columns``, or all); the ``dictionary`` columns of text read as categorical
-    (Arrow dictionaries).  A file that is not Parquet, or is damaged, is an
-    :class:`InputFormatError` naming it."""
+    (Arrow dictionaries).  A table of more than :data:`PARQUET_COLUMNS_AT_ONCE` columns is read that
+    many at a time, then converted to pandas as one.  A file that is not Parquet, or is damaged, is
+    an :class:`InputFormatError` naming it."""
     try:
-        return pd.read_parquet(path, columns=columns, read_dictionary=list(dictionary) or None)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
     except ImportError:
         raise RiskevalError("Reading Parquet files needs pyarrow: pip install 'riskeval[parquet]'.") from None
+    try:
+        file = pq.ParquetFile(path, read_dictionary=list(dictionary) or None)
+        schema = file.schema_arrow
+        if columns is not None or len(schema.names) <= PARQUET_COLUMNS_AT_ONCE:
+            return pd.read_parquet(path, columns=columns, read_dictionary=list(dictionary) or None)
+        names = schema.names  # every column, the index's too: use_pandas_metadata adds none
+        parts = [
+            file.read(columns=names[k : k + PARQUET_COLUMNS_AT_ONCE], use_pandas_metadata=False)
+            for k in range(0, len(names), PARQUET_COLUMNS_AT_ONCE)
+        ]
+        return pa.Table.from_arrays([c for part in parts for c in part.columns], schema=schema).to_pandas()
     except Exception as exc:  # pyarrow raises ArrowInvalid, and OSError for a damaged footer or page
         if cannot_open(exc):
             raise
         raise unreadable_parquet(path, exc) from None
+
+
+def _refuse_sparse_parquet(path: str | os.PathLike, names: Sequence[Hashable], measures: bool) -> None:
+    """Refuse a long Parquet table too sparse for a matrix (:func:`riskeval.io.tables.refuse_sparse`)
+    from its distinct systems and topics, counted in Arrow (text as dictionaries) before any label
+    becomes a Python string; with a ``measure`` column only when it names one measure (each
+    measure's rows are checked when they are read)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    wanted = [str(names[0]), str(names[1]), *([MEASURE_COLUMN] if measures else [])]
+    try:
+        table = pq.read_table(  # one thread, no read-ahead
+            path,
+            columns=wanted,
+            read_dictionary=wanted,
+            use_pandas_metadata=False,
+            use_threads=False,
+            pre_buffer=False,
+        )
+        rows, counts = table.num_rows, [_distinct(column) for column in table.unify_dictionaries().columns]
+    except Exception as exc:  # the reader reports what pyarrow cannot read
+        if cannot_open(exc):
+            raise
+        return
+    finally:  # Arrow's pool keeps what it freed: handed back, it is there for the reading
+        table = None
+        pa.default_memory_pool().release_unused()
+    if not measures or counts[2] <= 1:
+        refuse_sparse(counts[0], counts[1], rows, (names[0], names[1]), str(path))
+
+
+def _distinct(column: Any) -> int:
+    """The distinct values of an Arrow column besides null: its dictionary's, once unified (a
+    Parquet dictionary holds the values of its row group), or counted."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(column.type):
+        return len(column.chunk(0).dictionary) if column.num_chunks else 0
+    import pyarrow.compute as pc  # a column of numbers
+
+    return int(pc.count_distinct(column).as_py())
 
 
 def unreadable_parquet(path: str | os.PathLike, exc: BaseException, what: str = "file") -> InputFormatError:

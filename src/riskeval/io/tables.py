@@ -228,7 +228,7 @@ def long_to_matrix(
         (np.isinf(values), lambda i: f"field {score!r} is infinite: scores must be finite."),
     ]
     if not any(mask.any() for mask, _ in flagged):
-        _refuse_sparse(len(s_names), len(t_names), len(values), (system, topic), source)
+        refuse_sparse(len(s_names), len(t_names), len(values), (system, topic), source)
         matrix = _assemble((s_codes, s_names), (t_codes, t_names), values)
         # every row fills a cell of its own unless a (system, topic) pair repeats
         if matrix.size - np.count_nonzero(np.isnan(matrix.to_numpy())) == len(values):
@@ -262,7 +262,7 @@ def _row_problems(flagged: list[tuple[np.ndarray, Callable[[int], str]]], locate
     return InputFormatError(kept, omitted=len(at) - len(kept))
 
 
-def _refuse_sparse(
+def refuse_sparse(
     systems: int, topics: int, rows: int, names: tuple[Hashable, Hashable], source: str
 ) -> None:
     """Refuse a long table whose matrix would be past :data:`DENSE_FLOOR` cells and more than

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from riskeval.core.paired import paired_sums, risk_reward_sums
-from riskeval.errors import RiskevalError
+from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.ltr.baselines import feature_column, ranking_ndcg
 from riskeval.ltr.groups import check_labels, label_gains, query_bounds
 
@@ -169,14 +169,16 @@ def evaluate(
 ) -> RiskProfile:
     """Score models and baselines on a labelled set and build their :class:`RiskProfile`.
 
-    ``models``: name → a ``lightgbm.Booster`` (or anything with ``predict(X)``).  ``baselines``:
+    ``models``: name → a ``lightgbm.Booster`` (or anything with ``predict(X)``; a Booster's
+    refusal of ``X``, e.g. of another number of features, is an error naming the model, as for
+    files: :func:`model_predict`).  ``baselines``:
     name → a feature index or column name (ranked by that feature), a model, or a per-query vector
     of effectiveness.
     """
 
-    def effectiveness(system: Any) -> np.ndarray:
+    def effectiveness(name: str, system: Any) -> np.ndarray:
         if hasattr(system, "predict"):
-            scores = system.predict(X)
+            scores = model_predict(system, X, name)
         elif isinstance(system, (int, np.integer, str)) and not isinstance(system, bool):
             scores = feature_column(X, system)
         else:
@@ -184,6 +186,40 @@ def evaluate(
         return ndcg_per_query(scores, y, group, qid=qid, k=k, label_gain=label_gain)
 
     return risk_profile(
-        {name: effectiveness(m) for name, m in models.items()},
-        {name: effectiveness(b) for name, b in baselines.items()},
+        {name: effectiveness(name, m) for name, m in models.items()},
+        {name: effectiveness(name, b) for name, b in baselines.items()},
     )
+
+
+def model_predict(model: Any, X: Any, name: str, data: str = "X") -> Any:
+    """The scores ``model`` gives the rows of ``X``.  A ``lightgbm.Booster`` gets sparse features
+    of fewer columns than it was trained on widened (a feature not stored is 0); features of more
+    columns, dense features of fewer, and any other refusal of LightGBM's are an
+    :class:`~riskeval.errors.InputFormatError` at ``data`` (the features' file, or ``"X"``) naming
+    the model ``name`` and both counts, never LightGBM's own error."""
+    if not hasattr(model, "num_feature"):  # not a Booster: anything with predict(X)
+        return model.predict(X)
+    import lightgbm
+    import scipy.sparse as sp
+
+    width, trained = (X.shape if hasattr(X, "shape") else np.shape(X))[1], model.num_feature()
+    if sp.issparse(X) and width < trained:
+        X = sp.csr_matrix(X, shape=(X.shape[0], trained))
+    elif width != trained:
+        raise InputFormatError(
+            [
+                (
+                    data,
+                    f"has {width} feature columns (feature ids up to {width - 1}) but the model "
+                    f"{name} was trained on {trained} (ids up to {trained - 1}): give it data of "
+                    "the features it was trained on, or a model trained on these.",
+                )
+            ]
+        )
+    try:
+        return model.predict(X)
+    except lightgbm.basic.LightGBMError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputFormatError(
+            [(data, f"the model {name} cannot score its {width} feature columns: {reason}")]
+        ) from None

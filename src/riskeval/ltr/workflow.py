@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from riskeval import _display
-from riskeval.errors import InputFormatError, RiskevalError
+from riskeval.errors import RiskevalError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -140,27 +140,9 @@ def model_scores(booster: Any, model: str, data: LetorData) -> Any:
     naming both files and both counts, as is any other refusal of LightGBM's, never LightGBM's own
     error.
     """
-    import lightgbm
+    from riskeval.ltr.model_evaluation import model_predict
 
-    width, trained = data.X.shape[1], booster.num_feature()
-    if width > trained:
-        raise InputFormatError(
-            [
-                (
-                    data.path,
-                    f"has {width} feature columns (feature ids up to {width - 1}) but the model "
-                    f"{model} was trained on {trained} (ids up to {trained - 1}): give it data of "
-                    "the features it was trained on, or a model trained on these.",
-                )
-            ]
-        )
-    try:
-        return booster.predict(widen(data.X, trained))
-    except lightgbm.basic.LightGBMError as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputFormatError(
-            [(data.path, f"the model {model} cannot score its {width} feature columns: {reason}")]
-        ) from None
+    return model_predict(booster, data.X, model, data.path)
 
 
 def check_model_target(path: str, inputs: list[str]) -> None:
