@@ -190,10 +190,12 @@ def test_judged_fractions_one_pass_per_depth(files):
         max_size=15,
     ),
     st.lists(st.tuples(st.integers(1, 3), st.integers(0, 11), st.integers(0, 4)), min_size=1, max_size=25),
-    st.integers(1, 6),
+    st.sampled_from(["Judged@1", "Judged@2", "Judged@3", "Judged@6", "Judged"]),
 )
-def test_random_inputs_equal_ir_measures(judgments, ranking, k):
-    """Random qrels and runs with many ties (scores 0..4): riskeval's Judged@k is ir_measures'."""
+def test_random_inputs_equal_ir_measures(tmp_path_factory, judgments, ranking, measure):
+    """Random qrels (negative grades too) and runs with many ties (scores 0..4, ids d1 < d10 < d2):
+    riskeval's Judged@k is ir_measures' own, exactly, from the compiled kernels (a run file), from a
+    run in memory and with the ir_measures engine."""
     qrels: dict[str, dict[str, int]] = {}
     for q, d, g in judgments:
         qrels.setdefault(str(q), {})[f"d{d}"] = g
@@ -202,17 +204,60 @@ def test_random_inputs_equal_ir_measures(judgments, ranking, k):
         run.setdefault(str(q), {})[f"d{d}"] = float(s)
     if not set(run) & set(qrels):
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        M = rk.evaluate_runs(qrels, {"r": run}, measure=f"Judged@{k}")
+    folder = tmp_path_factory.mktemp("judged")
+    (folder / "qrels.txt").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
+    (folder / "r.run").write_text(
+        "".join(f"{q} Q0 {d} 1 {s} r\n" for q, docs in run.items() for d, s in docs.items())
+    )
     expected = {
         m.query_id: m.value
-        for m in ir_measures.iter_calc([ir_measures.parse_measure(f"Judged@{k}")], qrels, run)
+        for m in ir_measures.iter_calc([ir_measures.parse_measure(measure)], qrels, run)
     }
-    for topic, value in M.loc["r"].items():
-        assert value == expected.get(topic, 0.0)
-        assert 0.0 <= value <= 1.0
-    assert np.isfinite(M.to_numpy()).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = [
+            rk.evaluate_runs(qrels, {"r": run}, measure=measure),
+            rk.evaluate_runs(qrels, {"r": run}, measure=measure, engine="ir_measures"),
+            rk.evaluate_runs(folder / "qrels.txt", [folder / "r.run"], measure=measure, names="file"),
+            rk.evaluate_runs(
+                folder / "qrels.txt", [folder / "r.run"], measure=measure, engine="ir_measures"
+            ),
+        ]
+    for M in results:
+        row = M.iloc[0]
+        for topic, value in row.items():
+            assert value == expected.get(topic, 0.0), (topic, measure)
+            assert 0.0 <= value <= 1.0
+        assert set(expected) <= set(row.index)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "ir_measures"])
+def test_the_ranking_as_returned_whatever_the_unjudged_policy(files, engine):
+    """Judged@k describes the run's own ranking: condensing it (trec_eval -J) would leave judged
+    documents alone, completing the qrels would judge every document, and Judged@k would be 1.  A
+    negative grade is judged by default (ir_measures) and unjudged under the other policies."""
+    runs = [files["a.run"], files["b.run"]]
+    default = rk.evaluate_runs(files["qrels.txt"], runs, measure="Judged@3", engine=engine)
+    for policy in ("condensed", "relevant", "relevant=3"):
+        M = rk.evaluate_runs(files["qrels.txt"], runs, measure="Judged@3", engine=engine, unjudged=policy)
+        assert M.loc["a", "1"] == pytest.approx(2 / 3)  # d1, d2 judged; d9 not
+        assert M.loc["a", "2"] == default.loc["a", "2"] == pytest.approx(2 / 3)
+        assert M.loc["b", "1"] == default.loc["b", "1"] == pytest.approx(1 / 3)
+        at4 = rk.evaluate_runs(files["qrels.txt"], runs, measure="Judged@4", engine=engine, unjudged=policy)
+        assert at4.loc["a", "1"] == pytest.approx(2 / 4)  # d3 at grade -2: unjudged here
+    assert rk.evaluate_runs(files["qrels.txt"], runs, measure="Judged@4", engine=engine).loc[
+        "a", "1"
+    ] == pytest.approx(3 / 4)  # d3 at grade -2: judged, as in ir_measures
+
+
+def test_judged_at_zero_is_left_to_ir_measures():
+    from riskeval.evaluation.engine import compiled_plan
+
+    assert compiled_plan(ir_measures.parse_measure("Judged@0")) is None
+    assert compiled_plan(ir_measures.parse_measure("Judged")).cutoff == 0
+    assert compiled_plan(ir_measures.parse_measure("Judged@7")).cutoff == 7
 
 
 @pytest.mark.slow
