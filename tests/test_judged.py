@@ -9,7 +9,6 @@ from io import StringIO
 from pathlib import Path
 
 import ir_measures
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -76,9 +75,7 @@ def ir_measures_values(qrels: Path, run: Path, measure: str) -> dict[str, float]
 @pytest.mark.parametrize("engine", ["compiled", "ir_measures"])
 @pytest.mark.parametrize("measure", ["Judged@1", "Judged@2", "Judged@3", "Judged@10", "Judged"])
 def test_equals_ir_measures_per_topic(files, measure, engine):
-    M = rk.evaluate_runs(
-        files["qrels.txt"], [files["a.run"], files["b.run"]], measure=measure, engine=engine
-    )
+    M = rk.evaluate_runs(files["qrels.txt"], [files["a.run"], files["b.run"]], measure=measure, engine=engine)
     for system, run in (("a", files["a.run"]), ("b", files["b.run"])):
         expected = ir_measures_values(files["qrels.txt"], run, measure)
         got = M.loc[system]
@@ -218,8 +215,7 @@ def test_random_inputs_equal_ir_measures(tmp_path_factory, judgments, ranking, m
         "".join(f"{q} Q0 {d} 1 {s} r\n" for q, docs in run.items() for d, s in docs.items())
     )
     expected = {
-        m.query_id: m.value
-        for m in ir_measures.iter_calc([ir_measures.parse_measure(measure)], qrels, run)
+        m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.parse_measure(measure)], qrels, run)
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -227,9 +223,7 @@ def test_random_inputs_equal_ir_measures(tmp_path_factory, judgments, ranking, m
             rk.evaluate_runs(qrels, {"r": run}, measure=measure),
             rk.evaluate_runs(qrels, {"r": run}, measure=measure, engine="ir_measures"),
             rk.evaluate_runs(folder / "qrels.txt", [folder / "r.run"], measure=measure, names="file"),
-            rk.evaluate_runs(
-                folder / "qrels.txt", [folder / "r.run"], measure=measure, engine="ir_measures"
-            ),
+            rk.evaluate_runs(folder / "qrels.txt", [folder / "r.run"], measure=measure, engine="ir_measures"),
         ]
     for M in results:
         row = M.iloc[0]
@@ -295,3 +289,28 @@ def test_campaign_runs_equal_ir_measures(folder, qrels, runs):
         assert (row.drop(list(expected)) == 0).all()  # topics absent from the run: 0
     if folder == "trec-dl-2019-passage":  # the pooled runs are judged at 98.8% to 100% of their top 10
         assert M.mean(axis=1).min() >= 0.98
+
+
+def test_scores_and_judged_fractions_in_one_pass(files):
+    """What ``riskeval report --qrels`` reads: the scores and, from the same evaluation, the judged
+    fractions, keyed by the measures' names in the scores; a Judged@k asked for stays a score."""
+    from riskeval.evaluation.score_inputs import read_score_inputs
+
+    runs = (str(files["a.run"]), str(files["b.run"]))
+    read = read_score_inputs(
+        runs, str(files["qrels.txt"]), ["ndcg_cut_3", "AP"], names=None, missing=None, judged=True
+    )
+    assert list(read.matrices) == ["nDCG@3", "AP"]
+    assert read.judged is not None and list(read.judged) == ["nDCG@3", "AP"]
+    expected = judged_fractions(files["qrels.txt"], list(runs), ["nDCG@3", "AP"])
+    for name in ("nDCG@3", "AP"):
+        pd.testing.assert_frame_equal(read.judged[name], expected[name], check_exact=True)
+    plain = read_score_inputs(runs, str(files["qrels.txt"]), ["ndcg_cut_3"], names=None, missing=None)
+    pd.testing.assert_frame_equal(plain.matrices["nDCG@3"], read.matrices["nDCG@3"])
+    assert plain.judged is None
+    asked = read_score_inputs(
+        runs, str(files["qrels.txt"]), ["P@3", "Judged@3"], names=None, missing=None, judged=True
+    )
+    assert list(asked.matrices) == ["P@3", "Judged@3"]
+    assert asked.judged is not None
+    pd.testing.assert_frame_equal(asked.judged["P@3"], asked.matrices["Judged@3"])
