@@ -1,7 +1,9 @@
 """The cost of ``Judged@k`` in whole commands: ``riskeval evaluate --judged -m nDCG@10`` and
 ``riskeval report --qrels`` (which adds each system's ``Judged@10``) on the 37 TREC DL 2019 passage
-runs, against ``riskeval evaluate -m nDCG@10`` alone and ir_measures' own ``Judged@10`` (its
-``judged`` provider, ``iter_calc`` over the same gzip runs) in the same run.
+runs (``--campaign dl2020``: the 59 TREC DL 2020 runs cut to 100 documents, small enough for the
+evaluation without the compiled kernels), against ``riskeval evaluate -m nDCG@10`` alone and
+ir_measures' own ``Judged@10`` (its ``judged`` provider, ``iter_calc`` over the same gzip runs) in
+the same run.
 
 Each command runs in a fresh process, the jobs alternating ``--repeat`` times after one run of each
 that is not counted; the table gives the median CPU time (user + system of the child, from
@@ -34,6 +36,12 @@ for path in sys.argv[2:]:
         pass
 """
 
+#: Campaign -> (folder, qrels, folder of runs) under the data folder.
+CAMPAIGNS = {
+    "dl2019": ("trec-dl-2019-passage", "qrels.dl19-passage.txt", "runs"),
+    "dl2020": ("trec-dl-2020-passage", "qrels.dl20-passage.txt", "runs-top100"),
+}
+
 
 def cpu(cmd: list[str], src: Path) -> float:
     """CPU seconds (user + system) of ``cmd`` run with riskeval from ``src``; it must succeed."""
@@ -51,10 +59,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--src", type=Path, action="append", default=[], help="another source tree")
+    parser.add_argument("--campaign", choices=sorted(CAMPAIGNS), default="dl2019")
     args = parser.parse_args()
-    d = data_dir("trec-dl-2019-passage")
-    qrels = str(d / "qrels.dl19-passage.txt")
-    runs = sorted(str(p) for p in (d / "runs").glob("input.*"))
+    folder, qrels_name, runs_folder = CAMPAIGNS[args.campaign]
+    d = data_dir(folder)
+    qrels = str(d / qrels_name)
+    runs = sorted(str(p) for p in (d / runs_folder).glob("input.*"))
     out = Path(tempfile.mkdtemp()) / "report.html"
     py = [sys.executable, "-m", "riskeval"]
     evaluate = [*py, "evaluate", "--qrels", qrels, "-m", "nDCG@10", *runs]
