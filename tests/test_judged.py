@@ -314,3 +314,11 @@ def test_scores_and_judged_fractions_in_one_pass(files):
     assert list(asked.matrices) == ["P@3", "Judged@3"]
     assert asked.judged is not None
     pd.testing.assert_frame_equal(asked.judged["P@3"], asked.matrices["Judged@3"])
+
+
+def test_score_bounds_refuse_judged(files):
+    """Judged@k counts the unjudged documents: no completion of the qrels bounds it."""
+    from riskeval.evaluation.score_bounds import score_bounds
+
+    with pytest.raises(RiskevalError, match="not for Judged@3"):
+        score_bounds(files["qrels.txt"], [files["a.run"]], "Judged@3")
