@@ -46,6 +46,9 @@ COMPILED = [
     "RR(rel=2)",
     "RR@10",
     "RR(rel=2)@3",
+    "Judged@1",
+    "Judged@3",
+    "Judged",
 ]
 
 

@@ -74,7 +74,8 @@ class ResampleCount(WholeNumber):
 
 class Scores(NamedTuple):
     """The score matrices and what they came from: a one-line description, the input files, the
-    measures.
+    measures, and the runs' judged fractions where asked for
+    (:attr:`riskeval.evaluation.score_inputs.ScoreInputs.judged`).
 
     ``matrices`` maps each measure's name to its systems × topics matrix, in the order given (one
     entry for one measure); ``matrix`` and ``measure`` are the first, for commands that take one.
@@ -85,6 +86,7 @@ class Scores(NamedTuple):
     files: list[str]
     measure: str | None
     matrices: dict[str, pd.DataFrame]
+    judged: dict[str, pd.DataFrame] | None = None
 
     def one(self) -> pd.DataFrame:
         """The matrix of the one measure the running command takes; several are a usage error."""
@@ -227,6 +229,7 @@ def load_scores(
     client: Any = None,
     *,
     unjudged: str = "nonrelevant",
+    judged: bool = False,
 ) -> Scores:
     """The score matrices of the input group: the shipped example, or
     :func:`riskeval.evaluation.score_inputs.read_score_inputs` of a table, trec_eval/ir_measures
@@ -259,12 +262,19 @@ def load_scores(
             client=client,
             default_measure=DEFAULT_MEASURE,
             unjudged=unjudged,
+            judged=judged,
         )
     except ScoreInputError as exc:
         raise click.UsageError(str(exc)) from None
     return _scores(*read)
 
 
-def _scores(matrices: dict[str, pd.DataFrame], source: str, files: list[str], named: bool = True) -> Scores:
+def _scores(
+    matrices: dict[str, pd.DataFrame],
+    source: str,
+    files: list[str],
+    named: bool = True,
+    judged: dict[str, pd.DataFrame] | None = None,
+) -> Scores:
     first = next(iter(matrices))
-    return Scores(matrices[first], source, files, first if named else None, matrices)
+    return Scores(matrices[first], source, files, first if named else None, matrices, judged)

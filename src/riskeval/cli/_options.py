@@ -245,10 +245,11 @@ class ScoreSource(NamedTuple):
     missing: Any
     unjudged: str = "nonrelevant"
 
-    def load(self, client: Any = None, *, bounds: bool = False) -> Scores:
+    def load(self, client: Any = None, *, bounds: bool = False, judged: bool = False) -> Scores:
         """The score matrices (:func:`riskeval.cli._input.load_scores`); ``bounds``: the command
         takes ``--unjudged bounds`` (then the scores are those with unjudged documents
-        non-relevant, and :meth:`bounds` gives their bounds)."""
+        non-relevant, and :meth:`bounds` gives their bounds); ``judged``: runs evaluated against
+        ``--qrels`` give their judged fractions too, from the same pass."""
         if self.unjudged != "nonrelevant" and self.qrels is None:
             raise click.UsageError("--unjudged goes with runs evaluated against --qrels.")
         if self.unjudged == "bounds" and not bounds:
@@ -257,7 +258,7 @@ class ScoreSource(NamedTuple):
                 "do); choose nonrelevant, condensed or relevant=G."
             )
         policy = "nonrelevant" if self.unjudged == "bounds" else self.unjudged
-        return load_scores(*self[:-1], client, unjudged=policy)
+        return load_scores(*self[:-1], client, unjudged=policy, judged=judged)
 
     def bounds(self, measure: str) -> Any:
         """The per-topic score bounds of the runs for ``measure`` over the completions of the qrels

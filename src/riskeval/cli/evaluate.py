@@ -63,8 +63,9 @@ from riskeval.cli._output import warnings_to_stderr
     "--engine",
     type=click.Choice(["compiled", "ir_measures"]),
     default="compiled",
-    help="compiled: trec_eval's measures by compiled kernels equal to ir_measures, the others by "
-    "ir_measures; ir_measures: every measure by ir_measures (same values, slower).",
+    help="compiled: trec_eval's measures and Judged@k by compiled kernels equal to ir_measures, the "
+    "others by ir_measures; ir_measures: every measure by ir_measures but Judged@k (same values, "
+    "slower).",
 )
 @click.option(
     "--per-topic",

@@ -136,7 +136,7 @@ def report(
 
         texts = read_topic_texts(topics_file)
     show = sys.stderr.isatty() if progress is None else progress
-    scores = source.load(client, bounds=True)
+    scores = source.load(client, bounds=True, judged=True)  # runs: how much of each ranking is judged
     settings = cli_baseline(settings, scores)
     matrices = scores.matrices
     if show:
@@ -160,26 +160,6 @@ def report(
             progress=show,
             command="riskeval report --bayes",
         )
-    judged = None
-    if source.qrels is not None:  # runs and their qrels: how much of each ranking is judged
-        import warnings
-
-        from riskeval.errors import MissingTopicsWarning, RiskevalWarning
-        from riskeval.evaluation.judged import judged_fractions
-
-        if show:
-            click.echo("riskeval report: judged fractions at each measure's depth", err=True)
-        with warnings.catch_warnings():  # the same runs and qrels: their warnings are shown once
-            warnings.simplefilter("ignore", RiskevalWarning)
-            warnings.simplefilter("ignore", MissingTopicsWarning)
-            judged = judged_fractions(
-                source.qrels,
-                list(source.inputs),
-                list(matrices),
-                names="file" if source.name_from == "file" else None,
-                missing=source.missing or "zero",
-                client=client,
-            )
     result = rk.report(
         matrices if len(matrices) > 1 else scores.matrix,
         settings=settings,
@@ -196,7 +176,7 @@ def report(
         progress=show,
         data=data,
         bayes=comparison,
-        judged=judged,
+        judged=scores.judged,
         path=output,
     )
     if not is_stdout(output):

@@ -88,9 +88,10 @@ def evaluate_runs(
         workers must see the run files at the same paths.  The values are those of the local
         evaluation.  See ``docs/scale.md``.
     engine : ``"compiled"`` (default): the measures of trec_eval that ir_measures computes with
-        pytrec_eval, and ``RR@k``, by compiled kernels equal to it bit for bit, the others by
-        ir_measures; ``"ir_measures"``: every measure by ir_measures' evaluator (same values,
-        slower).  See :mod:`riskeval.evaluation.engine`.
+        pytrec_eval, ``RR@k`` and ``Judged@k``, by compiled kernels equal to ir_measures bit for
+        bit, the others by ir_measures; ``"ir_measures"``: every measure by ir_measures' evaluator
+        but ``Judged@k``, which riskeval counts (the same values, slower).  See
+        :mod:`riskeval.evaluation.engine`.
     unjudged : what a retrieved document that the qrels do not judge (absent from its topic's
         qrels, or with a negative grade) counts as: ``"nonrelevant"`` (default, trec_eval's
         default), ``"condensed"`` (removed from the run before scoring, as ``trec_eval -J``:

@@ -52,10 +52,17 @@ def judged_fractions(
     from riskeval.evaluation.api import evaluate_runs_long
     from riskeval.evaluation.score_inputs import split_measures
 
-    wanted = [measures] if isinstance(measures, str) else list(measures)
-    depths = {str(m): judged_measure(m) for m in wanted}
+    depths = judged_depths(measures)
     long = evaluate_runs_long(
         qrels, runs, list(dict.fromkeys(depths.values())), names=names, missing=missing, client=client
     )
     by_depth = split_measures(long)
     return {m: by_depth[depth] for m, depth in depths.items()}
+
+
+def judged_depths(measures: Any) -> dict[str, str]:
+    """Each of ``measures`` (a name, or several) -> its ``Judged@k``
+    (:func:`riskeval.io.measure_depth.judged_measure`): what :func:`judged_fractions` evaluates, and
+    what ``riskeval report --qrels`` evaluates with the measures, in the same pass over each run."""
+    wanted = [measures] if isinstance(measures, str) else list(measures)
+    return {str(m): judged_measure(m) for m in wanted}

@@ -1,4 +1,4 @@
-"""Per-topic ranking measures computed as trec_eval and the MS MARCO evaluator compute them.
+"""Per-topic ranking measures computed as trec_eval, the MS MARCO evaluator and ir_measures compute them.
 
 Compiled kernels over arrays: the documents of each topic with their scores and grades (``-1``: not
 judged), and each topic's judged grades in decreasing order.  Every value is the one of the
@@ -15,17 +15,26 @@ reference implementation, bit for bit, because every operation is the one it doe
   ``log2(rank + 1)``, DCG and ideal DCG summed in rank order), ``AP[@k]``, ``P@k``, ``R@k`` and
   ``RR[@k]``, with trec_eval's conventions: ``P@k`` divides by ``k`` however few documents were
   retrieved; ``AP`` and ``R@k`` divide by the number of judged relevant documents and are 0 when
-  there is none.
+  there is none;
+- **Judged@k** (ir_measures' ``judged`` provider, adapted from OpenNIR): the fraction of the top ``k``
+  documents, ranked as the MS MARCO evaluator ranks them (ties by document id in increasing order),
+  that the qrels judge at any grade; a topic with fewer than ``k`` documents is divided by the number
+  returned, and ``Judged`` without a cutoff by every document returned.  :func:`topic_values` counts
+  it over the grades of a ranking (judged: a grade ≥ 0), :func:`judged_fraction` over a topic's
+  scores held in a dict, without sorting them (what an evaluation without the compiled kernels does).
 """
 
 from __future__ import annotations
+
+import heapq
+from collections.abc import Container, Mapping
 
 import numpy as np
 
 from riskeval.core._numba import njit
 
 #: Measure kinds understood by :func:`topic_values`.
-NDCG, AP, PRECISION, RECALL, RR = 0, 1, 2, 3, 4
+NDCG, AP, PRECISION, RECALL, RR, JUDGED = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
@@ -133,9 +142,34 @@ def topic_values(kind, cutoff, rel, ranked, offsets, judged, ideal, ideal_offset
                 out[g] = found / cutoff
             elif relevant > 0:
                 out[g] = found / relevant
+        elif kind == JUDGED:
+            found = 0
+            for i in range(limit):
+                if ranked[lo + i] >= 0:
+                    found += 1
+            if limit > 0:
+                out[g] = found / limit
         else:
             for i in range(limit):
                 if ranked[lo + i] >= rel:
                     out[g] = 1.0 / (i + 1)
                     break
     return out
+
+
+def judged_fraction(scores: Mapping[str, float], judged: Container[str], cutoff: int) -> float:
+    """``Judged@cutoff`` (``cutoff`` 0: ``Judged``) of one topic: ``scores`` maps its documents to
+    their scores, ``judged`` holds the documents its qrels list.  The top ``k`` are the documents
+    scored above the ``k``-th highest score, then as many of those scored at it as there is room
+    for, by document id in increasing order: the first ``k`` of the ranking by score, ties by id,
+    with no sort of the whole topic."""
+    size = len(scores)
+    limit = size if cutoff == 0 else min(size, cutoff)
+    if limit == 0:
+        return 0.0
+    if limit == size:
+        return sum(doc in judged for doc in scores) / limit
+    least = heapq.nlargest(limit, scores.values())[-1]
+    above = [doc for doc, score in scores.items() if score > least]
+    tied = sorted(doc for doc, score in scores.items() if score == least)[: limit - len(above)]
+    return (sum(doc in judged for doc in above) + sum(doc in judged for doc in tied)) / limit

@@ -79,7 +79,7 @@ def score_bounds(
     """
     parsed = parse_measures([measure])[0]
     plan = compiled_plan(parsed)
-    if plan is None:
+    if plan is None or plan.kind == kernels.JUDGED:
         raise RiskevalError(
             f"Score bounds over the completions of the qrels are derived for {', '.join(BOUNDED)}; "
             f"not for {parsed}. Evaluate it with unjudged='condensed' or 'relevant=G' instead."

@@ -25,13 +25,16 @@ class ScoreInputError(RiskevalError):
 
 class ScoreInputs(NamedTuple):
     """The score matrices read, one per measure in the order given (measure name -> systems ×
-    topics), a one-line description of their source, the files read, and whether the first
-    measure was named (by the input or the request)."""
+    topics), a one-line description of their source, the files read, whether the first
+    measure was named (by the input or the request), and the runs' judged fractions at the depth
+    of each measure when asked for (measure name -> systems × topics matrix of ``Judged@k``, see
+    :func:`riskeval.evaluation.judged.judged_fractions`)."""
 
     matrices: dict[str, pd.DataFrame]
     source: str
     files: list[str]
     named: bool = True
+    judged: dict[str, pd.DataFrame] | None = None
 
 
 def refuse_folders(inputs: tuple[str, ...] | list[str]) -> None:
@@ -54,33 +57,45 @@ def read_score_inputs(
     client: Any = None,
     default_measure: str = "nDCG@10",
     unjudged: str = "nonrelevant",
+    judged: bool = False,
 ) -> ScoreInputs:
     """The score matrices of ``inputs``: run files evaluated against ``qrels`` with ``measures``
     (``default_measure`` when empty; ``missing`` default ``"zero"``, as ``trec_eval -c``; on
     ``client``'s Dask cluster when given), ``("-",)`` for standard input, or per-query files
     (:func:`riskeval.io.matrices.score_matrices`; ``missing`` default ``"raise"``).  ``names``:
     ``None`` (run tags) or ``"file"``; ``unjudged``: the policy of the runs' unjudged documents
-    (:func:`riskeval.evaluate_runs`)."""
+    (:func:`riskeval.evaluate_runs`); ``judged``: with ``qrels``, the runs' ``Judged@k`` at the
+    depth of each measure too, evaluated in the same pass over each run
+    (:func:`riskeval.evaluation.judged.judged_depths`)."""
     refuse_folders(inputs)
     if qrels is not None:
         if not inputs:
             raise ScoreInputError("--qrels needs at least one run file.")
         from riskeval.evaluation.api import evaluate_runs_long
+        from riskeval.evaluation.judged import judged_depths
 
         measures = measures or [default_measure]
+        depths = judged_depths(measures) if judged else {}
         long = evaluate_runs_long(
             qrels,
             list(inputs),
-            measures,
+            list(dict.fromkeys([*measures, *depths.values()])),
             names=names,
             missing=missing or "zero",
             client=client,
             unjudged=unjudged,
         )
+        matrices = split_measures(long)
+        added = set(depths.values()) - set(measures)
+        scores = {m: matrix for m, matrix in matrices.items() if m not in added}
+        fractions = None
+        if judged:  # by the measures' names in the scores (nDCG@10 for ndcg_cut_10)
+            fractions = {name: matrices[depths[str(m)]] for name, m in zip(scores, measures, strict=True)}
         return ScoreInputs(
-            split_measures(long),
+            scores,
             f"{len(inputs)} run(s) evaluated with {', '.join(measures)} against {qrels}",
             [qrels, *inputs],
+            judged=fractions,
         )
     if inputs == ("-",):
         return _from_stdin(measures, names, missing)

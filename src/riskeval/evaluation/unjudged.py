@@ -15,7 +15,9 @@ negative grade, which trec_eval reads as "in the pool but not judged" (trec_eval
   AP and recall.  The qrels completed this way are the run's own: two runs are each evaluated
   against their own unjudged documents made relevant.
 
-Both engines apply the policy, to the same values: ir_measures is given the condensed run or the
+``Judged@k`` is computed on the ranking as returned under every policy, the qrels read as the
+policy reads them (:mod:`riskeval.evaluation.engine` says why).  Both engines apply the policy to
+every other measure, to the same values: ir_measures is given the condensed run or the
 completed qrels (:func:`condensed_run`, :func:`completed_qrels`); the compiled kernels are given the
 ranked grades without the unjudged rows (:func:`condensed_ranks`) or with them at ``G`` and each
 topic's ideal grades with as many ``G`` added (:func:`completed_ranks`).

@@ -318,7 +318,8 @@ def report(
         measure name → matrix.  The risk table then shows each system's mean judged fraction,
         and the per-topic analysis each topic's, flagging the losses against the baseline where
         it is below :data:`riskeval.reporting.judged.JUDGED_THRESHOLD`.  ``riskeval report
-        --qrels`` computes it from the runs; from scores alone there is none, and the page says so.
+        --qrels`` computes it from the runs, in the same pass as the scores; from scores alone there
+        is none, and the page says so.
     path : str or path, optional
         Where to write the page; ``None`` writes nothing (``Report.html`` holds it).
 
