@@ -21,11 +21,12 @@ like any other measure.
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from riskeval.io.measure_depth import judged_measure
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def judged_fractions(

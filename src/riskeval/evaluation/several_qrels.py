@@ -7,11 +7,12 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from riskeval.errors import RiskevalError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def qrels_names(qrels: Any, labels: Any = None) -> dict[str, Any]:
