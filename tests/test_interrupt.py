@@ -137,7 +137,7 @@ def test_evaluate_stops_its_worker_processes(tmp_path):
     def workers_waiting(pid: int) -> bool:
         pool = [c for c in children(pid) if b"multiprocessing-fork" in command_line(c)]
         # each started (its imports done) and now asleep, reading its FIFO
-        return len(pool) == 2 and all(cpu_seconds(c) > 0.3 and state(c) == "S" for c in pool)
+        return len(pool) == 2 and all(cpu_seconds(c) > 0.1 and state(c) == "S" for c in pool)
 
     args = ["evaluate", "--qrels", "qrels", "--jobs", "2", "a.run", "b.run"]
     try:
@@ -180,7 +180,7 @@ def test_ctrl_c_to_the_whole_command_while_its_workers_start(tmp_path, moment):
             time.sleep(0.002)
         if moment == "started":
             wait_for(
-                lambda: all(cpu_seconds(c) > 0.3 and state(c) == "S" for c in pool()), "started", process
+                lambda: all(cpu_seconds(c) > 0.1 and state(c) == "S" for c in pool()), "started", process
             )
         else:
             time.sleep(moment)

@@ -206,8 +206,10 @@ def _read_parquet(
     path: str | os.PathLike, dictionary: Sequence[Hashable] = (), columns: list[str] | None = None
 ) -> pd.DataFrame:
     """The table (its ``columns``, or all); the ``dictionary`` columns of text read as categorical
-    (Arrow dictionaries).  A table of more than :data:`PARQUET_COLUMNS_AT_ONCE` columns is read that
-    many at a time, then converted to pandas as one.  A file that is not Parquet, or is damaged, is
+    (Arrow dictionaries), decoded by one thread: Arrow's decoding threads each hold buffers, which
+    cost a table of many row groups about twice a valid table's memory.  A table of more than
+    :data:`PARQUET_COLUMNS_AT_ONCE` columns is read that many at a time, then converted to pandas
+    as one.  A file that is not Parquet, or is damaged, is
     an :class:`InputFormatError` naming it."""
     try:
         import pyarrow as pa
@@ -218,10 +220,14 @@ def _read_parquet(
         file = pq.ParquetFile(path, read_dictionary=list(dictionary) or None)
         schema = file.schema_arrow
         if columns is not None or len(schema.names) <= PARQUET_COLUMNS_AT_ONCE:
-            return pd.read_parquet(path, columns=columns, read_dictionary=list(dictionary) or None)
+            return pd.read_parquet(
+                path, columns=columns, read_dictionary=list(dictionary) or None, use_threads=False
+            )
         names = schema.names  # every column, the index's too: use_pandas_metadata adds none
         parts = [
-            file.read(columns=names[k : k + PARQUET_COLUMNS_AT_ONCE], use_pandas_metadata=False)
+            file.read(
+                columns=names[k : k + PARQUET_COLUMNS_AT_ONCE], use_pandas_metadata=False, use_threads=False
+            )
             for k in range(0, len(names), PARQUET_COLUMNS_AT_ONCE)
         ]
         return pa.Table.from_arrays([c for part in parts for c in part.columns], schema=schema).to_pandas()
