@@ -56,6 +56,18 @@ def state(pid: int) -> str:
         return ""
 
 
+def asleep(pids: list[int]) -> bool:
+    """Each of ``pids`` started (it has run) and now blocked: asleep, its CPU time not moving over
+    half a second (a worker waiting on its run, past its imports)."""
+    first = [cpu_seconds(pid) for pid in pids]
+    time.sleep(0.5)
+    return (
+        min(first, default=0) > 0.05
+        and [cpu_seconds(pid) for pid in pids] == first
+        and all(state(pid) == "S" for pid in pids)
+    )
+
+
 def running(pid: int) -> bool:
     return state(pid) not in ("", "Z")
 
@@ -137,7 +149,7 @@ def test_evaluate_stops_its_worker_processes(tmp_path):
     def workers_waiting(pid: int) -> bool:
         pool = [c for c in children(pid) if b"multiprocessing-fork" in command_line(c)]
         # each started (its imports done) and now asleep, reading its FIFO
-        return len(pool) == 2 and all(cpu_seconds(c) > 0.1 and state(c) == "S" for c in pool)
+        return len(pool) == 2 and asleep(pool)
 
     args = ["evaluate", "--qrels", "qrels", "--jobs", "2", "a.run", "b.run"]
     try:
@@ -179,9 +191,7 @@ def test_ctrl_c_to_the_whole_command_while_its_workers_start(tmp_path, moment):
             assert time.monotonic() < deadline, "no worker processes"
             time.sleep(0.002)
         if moment == "started":
-            wait_for(
-                lambda: all(cpu_seconds(c) > 0.1 and state(c) == "S" for c in pool()), "started", process
-            )
+            wait_for(lambda: asleep(pool()), "started", process)
         else:
             time.sleep(moment)
         kids = children(process.pid)
