@@ -34,6 +34,7 @@ import pandas as pd
 from riskeval.core.baselines import aggregate
 from riskeval.core.paired import risk_scores
 from riskeval.errors import RiskevalError
+from riskeval.measures.declared import TRisk, URisk
 from riskeval.model.score_bounds import ScoreBounds
 from riskeval.options import AGGREGATES, check_alphas
 
@@ -134,11 +135,11 @@ def risk_bounds(
                     "system": system,
                     "alpha": float(alpha),
                     "baseline": str(baseline),
-                    "urisk": float(risk_scores(d, alpha).mean()),
-                    "urisk_low": float(x_lo.mean()),
-                    "urisk_high": float(x_hi.mean()),
-                    "trisk_low": t_lo,
-                    "trisk_high": t_hi,
+                    URisk.column: float(risk_scores(d, alpha).mean()),
+                    f"{URisk.column}_low": float(x_lo.mean()),
+                    f"{URisk.column}_high": float(x_hi.mean()),
+                    f"{TRisk.column}_low": t_lo,
+                    f"{TRisk.column}_high": t_hi,
                     "losses": int((d < -TOLERANCE).sum()),
                     "robust_losses": int((labels == LABELS[0]).sum()),
                     "possible_losses": int((labels == LABELS[1]).sum()),

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 import pandas as pd
 
 from riskeval.analysis.unjudged_risk import LABELS, risk_bounds, topic_bounds
+from riskeval.measures.declared import URisk
 from riskeval.model.score_bounds import ScoreBounds
 from riskeval.reporting import html as h
 from riskeval.reporting.build import ReportContext, Section
@@ -44,7 +45,7 @@ def bounds_table(
         table = table.drop(columns="measure")
     caption = (
         f"Risk against {settings.baseline} over every completion of the qrels: {'; '.join(about)}. "
-        f"urisk: unjudged documents non-relevant; robust_losses: losses under every completion; "
+        f"{URisk.column}: unjudged documents non-relevant; robust_losses: losses under every completion; "
         f"possible_losses: losses the qrels cannot decide"
     )
     return table, caption
@@ -101,7 +102,7 @@ def unjudged_section(ctx: ReportContext) -> Section | None:
         "unjudged documents graded pessimistically and the baseline's graded optimistically, and the "
         "reverse. A robust loss is a topic lost under every completion; a possible loss, one that the "
         f"qrels cannot decide (a loss under some completions, maybe). URisk and TRisk at α = {alpha:g}: "
-        "urisk with unjudged documents non-relevant, as in the other sections, then its least and "
+        f"{URisk.column} with unjudged documents non-relevant, as in the other sections, then its least and "
         "greatest value; TRisk's interval bounds the ratio of URisk to its standard error over the box "
         "of per-topic risks."
     )
