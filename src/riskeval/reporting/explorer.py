@@ -167,20 +167,14 @@ def _judged(ctx: ReportContext, order: list[str], data: dict[str, Any]) -> dict[
     """The judged fractions (``report(judged=...)``), or ``None``: each system's mean as a column
     of the risk table, beside its mean score, and each topic's (in 10⁻³) for the systems of the
     per-topic analysis, with the threshold and the topics (0-based) flagged as losses where little
-    is judged (:func:`riskeval.reporting.judged.low_judged_losses`)."""
-    from riskeval.measures.baselines import resolve_baseline
-    from riskeval.reporting.judged import JUDGED_THRESHOLD, judged_label, judged_of, low_judged_losses
+    is judged (:func:`riskeval.reporting.judged.judged_losses`)."""
+    from riskeval.reporting.judged import JUDGED_THRESHOLD, judged_label, judged_losses, judged_of
 
-    J = judged_of(ctx)
-    if J is None:
+    J, masks = judged_of(ctx), judged_losses(ctx)
+    if J is None or masks is None:
         return None
-    M = ctx.matrix
-    base = resolve_baseline(M, ctx.baseline, "report", leave_one_out=ctx.settings["leave_one_out"]).values
-    holes = []
-    for i in data["pt"]["systems"]:
-        row = M.index.get_loc(order[i])
-        b = base if base.ndim == 1 else base[row]
-        holes.append(np.flatnonzero(low_judged_losses(M.iloc[row], b, J.iloc[row])).tolist())
+    flagged = masks[1]
+    holes = [np.flatnonzero(flagged.loc[order[i]].to_numpy()).tolist() for i in data["pt"]["systems"]]
     label = judged_label(ctx)
     means = numbers(J.loc[order].mean(axis=1), 3)
     for table in data["table"]:

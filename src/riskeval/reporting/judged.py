@@ -116,11 +116,10 @@ def note(ctx: ReportContext) -> str:
     )
 
 
-def judged_summary(ctx: ReportContext, systems: Any) -> pd.DataFrame | None:
-    """Per system of ``systems`` (the runs but the baseline): its mean judged fraction
-    (``judged``), its losses against the baseline (``losses``) and how many of them are flagged
-    (``flagged``, :func:`low_judged_losses`), by increasing ``judged``; ``None`` without judged
-    fractions."""
+def judged_losses(ctx: ReportContext) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """Two systems × topics masks over the report's matrix: the losses against the baseline (score
+    below it), and those of them where little is judged (:func:`low_judged_losses`); ``None``
+    without judged fractions."""
     from riskeval.measures.baselines import resolve_baseline
 
     J = judged_of(ctx)
@@ -128,17 +127,30 @@ def judged_summary(ctx: ReportContext, systems: Any) -> pd.DataFrame | None:
         return None
     M = ctx.matrix
     base = resolve_baseline(M, ctx.baseline, "report", leave_one_out=ctx.settings["leave_one_out"]).values
-    rows = []
-    for name in systems:
-        i = M.index.get_loc(name)
-        b = base if base.ndim == 1 else base[i]
-        score = M.iloc[i].to_numpy(dtype=float)
-        rows.append(
-            {
-                "system": name,
-                "judged": float(J.iloc[i].mean()),
-                "losses": int((score < b).sum()),
-                "flagged": int(low_judged_losses(score, b, J.iloc[i]).sum()),
-            }
-        )
-    return pd.DataFrame(rows).set_index("system").sort_values("judged", kind="stable")
+    scores = M.to_numpy(dtype=float)
+    baseline = np.broadcast_to(base, scores.shape)  # one baseline row, or one row per system
+    lost = pd.DataFrame(scores < baseline, index=M.index, columns=M.columns)
+    flagged = low_judged_losses(scores, baseline, J.to_numpy(dtype=float))  # J in M's order
+    return lost, pd.DataFrame(flagged, index=M.index, columns=M.columns)
+
+
+def judged_summary(ctx: ReportContext, systems: Any) -> pd.DataFrame | None:
+    """Per system of ``systems`` (the runs but the baseline): its mean judged fraction
+    (``judged``), its losses against the baseline (``losses``) and how many of them are flagged
+    (``flagged``, :func:`judged_losses`), by increasing ``judged``; ``None`` without judged
+    fractions."""
+    J, masks = judged_of(ctx), judged_losses(ctx)
+    if J is None or masks is None:
+        return None
+    lost, flagged = masks
+    names = list(systems)
+    rows = lost.index.get_indexer(names)
+    table = pd.DataFrame(
+        {
+            "system": names,
+            "judged": J.to_numpy(dtype=float)[rows].mean(axis=1),
+            "losses": lost.to_numpy()[rows].sum(axis=1),
+            "flagged": flagged.to_numpy()[rows].sum(axis=1),
+        }
+    )
+    return table.set_index("system").sort_values("judged", kind="stable")
