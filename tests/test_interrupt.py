@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import run
 from shared_data import shared_data
 
 pytestmark = [
@@ -112,6 +113,49 @@ def assert_stopped(done: subprocess.CompletedProcess) -> None:
     assert done.returncode == 128 + signal.SIGINT, done.stderr
     assert done.stdout == ""
     assert done.stderr.endswith("Aborted.\n") and "Traceback" not in done.stderr, done.stderr
+
+
+#: ``riskeval`` whose command is one compiled kernel returning a tuple with an array, which numba
+#: boxes by calling back into Python (``numba.core.serialize._numba_unpickle``); SIGINT comes from
+#: inside that callback, where an exception cannot propagate (numba then reports a SystemError, or
+#: the process crashes): the moment that an interrupt of a bootstrap can land in.
+IN_A_CALLBACK_FROM_COMPILED_CODE = """
+import os, signal
+import numba, numpy as np
+import numba.core.serialize as serialize
+from riskeval.cli import main as entry
+
+unpickle = serialize._numba_unpickle
+
+def ctrl_c_then_unpickle(*args):
+    os.kill(os.getpid(), signal.SIGINT)
+    return unpickle(*args)
+
+@numba.njit
+def kernel(n):
+    return np.zeros(n), n
+
+def command(*args, **kwargs):
+    kernel(3)
+    print("not interrupted")
+
+serialize._numba_unpickle = ctrl_c_then_unpickle
+entry.cli.main = command
+entry.main()
+"""
+
+
+def test_ctrl_c_in_a_callback_from_compiled_code(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = run(
+        [sys.executable, "-c", IN_A_CALLBACK_FROM_COMPILED_CODE],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert_stopped(done)
+    assert done.stderr == "Aborted.\n"
 
 
 def test_risk_with_a_bootstrap(tmp_path):

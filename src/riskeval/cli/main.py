@@ -74,8 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     from riskeval.io.terminal import escape_controls
 
     previous = _exit_on_sigterm()
+    whole_process = argv is None  # the process is the command: Ctrl-C ends it at once
     try:
-        with warnings.catch_warnings(), interruptible():
+        with warnings.catch_warnings(), interruptible(whole_process=whole_process):
             warnings.showwarning = _show_warning
             # numpy's RuntimeWarnings (NaN it computes on purpose) are not messages for the user:
             # riskeval's own caveats are RiskevalWarning and MissingTopicsWarning.
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
             finish_stdout()
     except (click.exceptions.Abort, KeyboardInterrupt) as exc:  # click's Abort, from Ctrl-C in a command
         if not isinstance(exc, click.exceptions.Abort) or isinstance(exc.__context__, KeyboardInterrupt):
-            interrupted(whole_process=argv is None)  # exit status 130; the process is the command
+            interrupted(whole_process=whole_process)  # exit status 130
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except click.ClickException as exc:

@@ -1,13 +1,17 @@
 """Ctrl-C ends a command within a second, whatever it is doing, with no partial output.
 
-Python turns SIGINT into ``KeyboardInterrupt`` in the main thread, and the command unwinds: an
-output being written is abandoned (:func:`riskeval.io.atomic.atomic_open` removes its temporary
-file), nothing more is printed.  Unwinding may wait, though: a pool of worker processes or threads
-finishes the tasks it was given before its ``with`` block ends, and the interpreter's own shutdown
-joins threads and frees memory.  While :func:`interruptible` is active, SIGINT also starts a timer;
-if the process still runs :data:`GRACE_S` seconds later, :func:`end_now` ends it: worker processes
-killed, the temporaries of unfinished writes removed, ``Aborted.`` and exit status 130 (128 +
-SIGINT, as a shell reports a process ended by Ctrl-C).
+On the command line the process is the command, and SIGINT ends it at once (:func:`end_now`):
+worker processes killed, the temporaries of unfinished writes removed (an output being written is
+abandoned, the previous file left as it was), ``Aborted.`` and exit status 130 (128 + SIGINT, as a
+shell reports a process ended by Ctrl-C).  No ``KeyboardInterrupt`` is raised into the code that
+runs: that code may be a callback from compiled code, which cannot pass an exception on (numba's
+kernels call back into Python to box the arrays they return; an exception raised there becomes a
+``SystemError`` or a crash, with a traceback), and unwinding may wait (a pool of worker processes
+or threads finishes the tasks it was given before its ``with`` block ends).
+
+A caller that runs commands in its own process gets ``KeyboardInterrupt`` instead, as by default,
+and :func:`interrupted` turns it into ``Aborted.`` and ``SystemExit(130)``; there SIGINT also starts
+a timer, and if the process still runs :data:`GRACE_S` seconds later, :func:`end_now` ends it.
 
 A terminal sends Ctrl-C's SIGINT to every process of the command, worker processes included: a
 worker interrupted while it starts (importing modules) would print a traceback of its own.  Worker
@@ -31,21 +35,28 @@ from typing import Any, NoReturn
 GRACE_S = 0.5
 #: The exit status of an interrupted command: 128 + SIGINT.
 EXIT_STATUS = 128 + signal.SIGINT
-_ENDING = threading.Lock()
+#: Held while the process ends; a second Ctrl-C in the same thread, arriving meanwhile, ends it too.
+_ENDING = threading.RLock()
 
 
 @contextlib.contextmanager
-def interruptible(grace: float = GRACE_S) -> Iterator[None]:
-    """SIGINT raises ``KeyboardInterrupt`` (as by default) and, if the block has not ended ``grace``
-    seconds later (a pool waiting for its workers; an interrupt raised in a callback from C code,
-    where it cannot propagate), :func:`end_now` ends the process.  In a thread other than the main one, where
-    signal handlers cannot be set, the block runs as it is."""
+def interruptible(*, whole_process: bool, grace: float = GRACE_S) -> Iterator[None]:
+    """SIGINT ends the command while the block runs.
+
+    ``whole_process=True`` (the command is the whole process): SIGINT calls :func:`end_now` at once,
+    from the main thread wherever it is, and raises nothing into the code that runs.
+    ``whole_process=False``: SIGINT raises ``KeyboardInterrupt`` (as by default) and, if the block
+    has not ended ``grace`` seconds later (a pool waiting for its workers; an interrupt raised in a
+    callback from C code, where it cannot propagate), :func:`end_now` ends the process.  In a
+    thread other than the main one, where signal handlers cannot be set, the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     timers: list[threading.Timer] = []
 
     def on_sigint(signum: int, frame: object) -> None:
+        if whole_process:
+            end_now()
         timer = threading.Timer(grace, end_now)
         timer.daemon = True
         timer.start()
@@ -121,20 +132,23 @@ def end_now() -> NoReturn:
     """Kill this process's worker processes, remove the temporaries of the writes still open
     (:func:`riskeval.io.atomic.open_temporaries`) and the semaphores of its process pools (which
     multiprocessing's resource tracker would otherwise warn of), write ``Aborted.`` on stderr and
-    exit with status 130 at once (``os._exit``: output still buffered is dropped, not written)."""
-    import multiprocessing
+    exit with status 130 at once (``os._exit``: output still buffered is dropped, not written).
 
-    from riskeval.io import atomic
-
-    with _ENDING:  # the timer and the unwound command may both get here: one ends the process
-        for child in multiprocessing.active_children():
-            with contextlib.suppress(OSError):
-                child.kill()
-        for temp in atomic.open_temporaries():
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+    It imports nothing (it may run in a signal handler, during an import): a module not imported
+    yet has started no worker process and opened no write.  Each step goes on whatever the one
+    before raised (a module interrupted while it was imported lacks its functions yet)."""
+    with _ENDING:  # the timer and the main thread may both get here: one ends the process
         with contextlib.suppress(Exception):
+            for child in sys.modules["multiprocessing"].active_children():
+                with contextlib.suppress(OSError):
+                    child.kill()
+        with contextlib.suppress(Exception):
+            for temp in sys.modules["riskeval.io.atomic"].open_temporaries():
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+        with contextlib.suppress(Exception):  # stderr may be mid-write in the interrupted code
             sys.stderr.flush()
+        with contextlib.suppress(OSError):
             os.write(2, b"Aborted.\n")
         # what multiprocessing does at a normal exit (the pools' semaphores), in a thread of its
         # own, silenced: a lock the interrupted code still holds must not keep the process from
@@ -146,7 +160,5 @@ def end_now() -> NoReturn:
 
 
 def _run_finalizers() -> None:
-    import multiprocessing.util
-
     with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(Exception):
-        multiprocessing.util._run_finalizers(0)  # type: ignore[attr-defined]
+        sys.modules["multiprocessing.util"]._run_finalizers(0)
