@@ -116,11 +116,12 @@ def assert_stopped(done: subprocess.CompletedProcess) -> None:
 
 
 #: ``riskeval`` whose command is one compiled kernel returning a tuple with an array, which numba
-#: boxes by calling back into Python (``numba.core.serialize._numba_unpickle``); SIGINT comes from
-#: inside that callback, where an exception cannot propagate (numba then reports a SystemError, or
-#: the process crashes): the moment that an interrupt of a bootstrap can land in.
+#: boxes by calling back into Python (``numba.core.serialize._numba_unpickle``); the signal
+#: (argv[1]) comes from inside that callback, where an exception cannot propagate (numba then
+#: reports a SystemError, or the process crashes): the moment that an interrupt of a bootstrap can
+#: land in.
 IN_A_CALLBACK_FROM_COMPILED_CODE = """
-import os, signal
+import os, signal, sys
 import numba, numpy as np
 import numba.core.serialize as serialize
 from riskeval.cli import main as entry
@@ -128,7 +129,7 @@ from riskeval.cli import main as entry
 unpickle = serialize._numba_unpickle
 
 def ctrl_c_then_unpickle(*args):
-    os.kill(os.getpid(), signal.SIGINT)
+    os.kill(os.getpid(), getattr(signal, sys.argv[1]))
     return unpickle(*args)
 
 @numba.njit
@@ -145,17 +146,17 @@ entry.main()
 """
 
 
-def test_ctrl_c_in_a_callback_from_compiled_code(tmp_path):
+@pytest.mark.parametrize(("name", "status", "message"), [("SIGINT", 130, "Aborted.\n"), ("SIGTERM", 143, "")])
+def test_a_signal_in_a_callback_from_compiled_code(tmp_path, name, status, message):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = run(
-        [sys.executable, "-c", IN_A_CALLBACK_FROM_COMPILED_CODE],
+        [sys.executable, "-c", IN_A_CALLBACK_FROM_COMPILED_CODE, name],
         cwd=tmp_path,
         env=env,
         capture_output=True,
         text=True,
     )
-    assert_stopped(done)
-    assert done.stderr == "Aborted.\n"
+    assert (done.returncode, done.stdout, done.stderr) == (status, "", message)
 
 
 def test_risk_with_a_bootstrap(tmp_path):

@@ -128,11 +128,12 @@ def interrupted(*, whole_process: bool) -> NoReturn:
     raise SystemExit(EXIT_STATUS)
 
 
-def end_now() -> NoReturn:
+def end_now(status: int = EXIT_STATUS, message: bytes = b"Aborted.\n") -> NoReturn:
     """Kill this process's worker processes, remove the temporaries of the writes still open
     (:func:`riskeval.io.atomic.open_temporaries`) and the semaphores of its process pools (which
-    multiprocessing's resource tracker would otherwise warn of), write ``Aborted.`` on stderr and
-    exit with status 130 at once (``os._exit``: output still buffered is dropped, not written).
+    multiprocessing's resource tracker would otherwise warn of), write ``message`` (``Aborted.``)
+    on stderr and exit with ``status`` (130) at once (``os._exit``: output still buffered is
+    dropped, not written).
 
     It imports nothing (it may run in a signal handler, during an import): a module not imported
     yet has started no worker process and opened no write.  Each step goes on whatever the one
@@ -149,14 +150,15 @@ def end_now() -> NoReturn:
         with contextlib.suppress(Exception):  # stderr may be mid-write in the interrupted code
             sys.stderr.flush()
         with contextlib.suppress(OSError):
-            os.write(2, b"Aborted.\n")
+            if message:
+                os.write(2, message)
         # what multiprocessing does at a normal exit (the pools' semaphores), in a thread of its
         # own, silenced: a lock the interrupted code still holds must not keep the process from
         # ending, nor a finalizer that fails add a word
         cleanup = threading.Thread(target=_run_finalizers, daemon=True)
         cleanup.start()
         cleanup.join(0.2)
-        os._exit(EXIT_STATUS)
+        os._exit(status)
 
 
 def _run_finalizers() -> None:
