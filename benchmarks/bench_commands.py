@@ -4,7 +4,8 @@ tools people would otherwise run on the same files, in the same run.
 Every row is one job run by two commands, riskeval's and a reference's, alternating (reference,
 riskeval, reference, ...) ``--repeat`` times after one run of each that is not counted; the table
 gives the medians of wall time, CPU time (user + system, the command's children included) and peak
-resident memory, all from ``os.wait4``, and the ratio that the target is stated in.  The references:
+resident memory (``os.wait4``, and GNU time for the memory: see :data:`GNU_TIME`), and the ratio
+that the target is stated in.  The references:
 
 - ``trec_eval`` (built from its C sources, see ``--trec-eval``): one process per run file, as a
   shell loop, on the runs decompressed beforehand (trec_eval reads no gzip; the decompression is
@@ -22,6 +23,12 @@ topic)::
     git clone --branch v9.0.8 https://github.com/usnistgov/trec_eval ~/.cache/trec_eval
     make -C ~/.cache/trec_eval
     python benchmarks/bench_commands.py --trec-eval ~/.cache/trec_eval/trec_eval   # or $TREC_EVAL
+
+``--floors`` also times what any command of a given route pays before its first run line, each in a
+fresh process: the interpreter, numpy, riskeval's command line, numba's import, numba's first
+cached kernel (its compiler's set-up, which imports SciPy's ``linalg`` for numba's BLAS check),
+SciPy's ``linalg`` alone, ir_measures with pytrec_eval, and one trec_eval process per run: the floors
+that the whole-command ratios above are measured against.
 
 ``--workers`` also times ``evaluate --workers 2``, ``-j 2`` and a local Dask cluster of 2 workers
 (``python -c``) against ``evaluate -j 1`` on growing numbers of DL 2019 runs: where a second process
@@ -70,19 +77,29 @@ class Usage(NamedTuple):
     rss_mb: float
 
 
+#: GNU time, which reports the peak RSS of the command it runs (``%M``).  ``wait4``'s own figure for a
+#: child is at least this script's size: the child is a copy of this process until it executes the
+#: command, and Linux keeps that copy's peak as the child's.
+GNU_TIME = "/usr/bin/time"
+
+
 def run(cmd: list[str]) -> Usage:
-    """Wall time, CPU time and peak RSS of one run of ``cmd`` (stdout discarded), from ``wait4``:
-    the CPU of its children that it waited for is included, the RSS is the largest of them all."""
-    with tempfile.TemporaryFile() as err:
+    """Wall time, CPU time and peak RSS of one run of ``cmd`` (stdout discarded): CPU from
+    ``wait4`` (the CPU of the children it waited for included), the peak RSS the largest of them
+    all, from GNU time where it is installed (else ``wait4``'s, see :data:`GNU_TIME`)."""
+    measured = os.access(GNU_TIME, os.X_OK)
+    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as rss:
+        wrapped = [GNU_TIME, "-f", "%M", "-o", rss.name, *cmd] if measured else cmd
         t0 = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        child = subprocess.Popen(wrapped, stdout=subprocess.DEVNULL, stderr=err)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - t0
         child.returncode = os.waitstatus_to_exitcode(status)
         if child.returncode:
             err.seek(0)
             sys.exit(f"{' '.join(cmd)[:300]} failed:\n{err.read().decode(errors='replace')}")
-    return Usage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+        peak_kb = int(rss.read().split()[-1]) if measured else usage.ru_maxrss
+    return Usage(wall, usage.ru_utime + usage.ru_stime, peak_kb / 1024)
 
 
 def paired(cmd: list[str], ref: list[str], repeat: int) -> tuple[Usage, Usage]:
@@ -281,12 +298,50 @@ def workers(repeat: int) -> None:
             row(job, "-j 1", mine, theirs, f"{mine.wall / theirs.wall:.2f}x the wall of -j 1")
 
 
+#: The fixed costs of ``--floors``: what each piece of a command's start-up takes on its own.
+FLOORS = {
+    "python -c pass": "pass",
+    "import numpy": "import numpy",
+    "import riskeval.cli.main": "import riskeval.cli.main",
+    "import numba": "import numba",
+    "numba + first cached kernel": (
+        "import numpy as np\nfrom riskeval.evaluation.run_arrays import _hash_spans\n"
+        "_hash_spans(np.zeros(1, np.uint8), np.zeros(1, np.int64), np.ones(1, np.int64))"
+    ),
+    "import scipy.linalg": "import scipy.linalg",
+    "ir_measures + pytrec_eval": "import ir_measures, pytrec_eval",
+}
+
+
+def floors(repeat: int, trec_eval: str | None) -> None:
+    """Medians of CPU time and peak RSS of each of :data:`FLOORS` in a fresh process, and of one
+    trec_eval process per DL 2019 and DL 2020 run (nDCG@10, ``-q``, decompressed runs)."""
+    print(f"\n{'fixed cost, one fresh process':44s} {'cpu_s':>6s} {'MB':>5s}")
+    for name, code in FLOORS.items():
+        usage = median([run([sys.executable, "-c", code]) for _ in range(repeat)])
+        print(f"{name:44s} {usage.cpu:6.3f} {usage.rss_mb:5.0f}", flush=True)
+    if not trec_eval:
+        print("trec_eval per run: skipped, trec_eval not found")
+        return
+    with tempfile.TemporaryDirectory() as work:
+        for name, runs, qrels in (
+            ("trec-dl-2019-passage", "runs", "qrels.dl19-passage.txt"),
+            ("trec-dl-2020-passage", "runs-top100", "qrels.dl20-passage.txt"),
+        ):
+            folder = data_dir(name)
+            plain = plain_copies(sorted((folder / runs).glob("*.gz")), Path(work) / name)
+            loop = trec_loop(trec_eval, ("ndcg_cut.10",), str(folder / qrels), plain)
+            usage = median([run(loop) for _ in range(repeat)])
+            print(f"{'trec_eval per run, ' + name:44s} {usage.cpu / len(plain):6.3f} {usage.rss_mb:5.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs of each command, alternating")
     parser.add_argument("--trec-eval", help="the trec_eval binary (default: $TREC_EVAL, then PATH)")
     parser.add_argument("--workers", action="store_true", help="also time --workers 2 and -j 2")
     parser.add_argument("--only-workers", action="store_true", help="time --workers 2 and -j 2 only")
+    parser.add_argument("--floors", action="store_true", help="also time the fixed costs of a command")
     parser.add_argument("--only", default="", help="the rows whose job or reference holds this text")
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the riskeval source tree to time")
     args = parser.parse_args()
@@ -297,6 +352,8 @@ def main() -> None:
     if not args.only_workers:
         with tempfile.TemporaryDirectory() as work:
             evaluation(args.repeat, trec_eval, Path(work), args.only)
+    if args.floors:
+        floors(args.repeat, trec_eval)
     if args.workers or args.only_workers:
         workers(args.repeat)
     print(f"load after {load()}")
