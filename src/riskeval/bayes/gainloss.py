@@ -17,12 +17,20 @@ and its effect, the expected risk-adjusted difference on a topic of the same pop
 ``θ_i = π_gain·μ_gain + π_loss·μ_loss`` (a tie adds 0).  The posterior is closed-form: π is
 Dirichlet(n + ½), and with n ≥ 3 gains μ_gain is the gains' mean plus their standard error times a
 Student t with n − 1 degrees of freedom (Gelman, Carlin, Stern, Dunson, Vehtari & Rubin, *Bayesian
-Data Analysis*, 3rd ed., 2013, §3.2); so for losses.  A side seen on fewer than three topics has
-too little spread of its own: the pooled within-system variance of that side over every system
-(background systems included) then enters as a prior worth two topics, and a side seen on no
-topic at all has its mean drawn from the other systems' means of that side; a draw of a mean
-size of the wrong sign is reflected.  Each draw is
-independent and exact (no Markov chain): the effective sample size is the number of draws.
+Data Analysis*, 3rd ed., 2013, §3.2); so for losses, but for skew.  The sizes of a side are
+seldom Gaussian: a side is a tail of the differences, many sizes near 0 and a few far from it, and
+the mean of skewed sizes is skewed too, so a plain Student t understates how large a loss may be
+where the losses seen are few and small (the one-sided bounds of the studentized mean of sizes of
+skewness γ are off by γ(2z² + 1)/(6√n) standard errors: its Edgeworth expansion, Hall, *The
+Bootstrap and Edgeworth Expansion*, Springer, 1992, ch. 2).  The t's Gaussian numerator is
+therefore replaced by one skewed as the sizes are: a standardised Gamma (Pearson's type III) of
+skewness 2γ/√n and mean γ/(2√n), γ the sizes' adjusted sample skewness, which makes the one-sided
+bounds correct to second order and is the t itself for symmetric sizes.  A side seen on fewer
+than three topics has too little spread of its own: the pooled within-system variance of that
+side over every system (background systems included) then enters as a prior worth two topics, and
+a side seen on no topic at all has its mean drawn from the other systems' means of that side; a
+draw of a mean size of the wrong sign is reflected.  Each draw is independent and exact (no
+Markov chain): the effective sample size is the number of draws.
 
 The systems' posteriors are independent: the model answers each system against the champion,
 not two challengers against each other (:meth:`GainLossFit.difference` refuses that).
@@ -262,10 +270,10 @@ def _skewed_normal(skew: np.ndarray, n: np.ndarray, draws: int, rng: np.random.G
     """Draws (``[draws, systems]``) of the numerator of a side's Student t, skewed as the mean of
     ``n`` sizes of skewness γ calls for: the one-sided bounds of the studentized mean of skewed
     sizes are off by ``γ(2z² + 1) / (6√n)`` standard errors (its Edgeworth expansion, Hall, *The
-    Bootstrap and Edgeworth Expansion*, 1992, §2.6), which a unit-variance numerator of mean ``γ /
+    Bootstrap and Edgeworth Expansion*, 1992, ch. 2), which a unit-variance numerator of mean ``γ /
     (2√n)`` and skewness ``2γ / √n`` restores to second order.  That is a standardised Gamma of
-    shape ``k = n / γ²`` (Pearson's type III, no turning point: a strongly skewed side gets a
-    long, exponential tail, not a pole), ``(G − k + ½) / √k``, reflected for γ < 0; for γ = 0 a
+    shape ``k = n / γ²`` (Pearson's type III: however skewed the sizes, an exponential tail, and
+    a Gaussian as γ → 0), ``(G − k + ½) / √k``, reflected for γ < 0; for γ = 0 a
     normal, drawn as that Gamma with its shape capped at 1/ε (normal to within 10⁻⁷)."""
     cap = 1 / np.finfo(np.float64).eps
     shape = np.minimum(np.divide(n, skew * skew, out=np.full_like(skew, cap), where=skew != 0), cap)
