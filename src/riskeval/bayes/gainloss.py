@@ -17,15 +17,17 @@ and its effect, the expected risk-adjusted difference on a topic of the same pop
 ``θ_i = π_gain·μ_gain + π_loss·μ_loss`` (a tie adds 0).  The posterior is closed-form: π is
 Dirichlet(n + ½), and with n ≥ 3 gains μ_gain is the gains' mean plus their standard error times a
 Student t with n − 1 degrees of freedom (Gelman, Carlin, Stern, Dunson, Vehtari & Rubin, *Bayesian
-Data Analysis*, 3rd ed., 2013, §3.2); so for losses, but for skew.  The sizes of a side are
-seldom Gaussian: a side is a tail of the differences, many sizes near 0 and a few far from it, and
-the mean of skewed sizes is skewed too, so a plain Student t understates how large a loss may be
-where the losses seen are few and small (the one-sided bounds of the studentized mean of sizes of
-skewness γ are off by γ(2z² + 1)/(6√n) standard errors: its Edgeworth expansion, Hall, *The
-Bootstrap and Edgeworth Expansion*, Springer, 1992, ch. 2).  The t's Gaussian numerator is
-therefore replaced by one skewed as the sizes are: a standardised Gamma (Pearson's type III) of
-skewness 2γ/√n and mean γ/(2√n), γ the sizes' adjusted sample skewness, which makes the one-sided
-bounds correct to second order and is the t itself for symmetric sizes.  A side seen on fewer
+Data Analysis*, 3rd ed., 2013, §3.2); so for losses.  That is the posterior where a side's sizes
+are Gaussian, and they seldom are: a side is a tail of the differences, many sizes near 0 and a
+few far from it, and the mean of skewed sizes is skewed too, so a symmetric t understates how
+large a loss may be where the losses seen are few and small (the one-sided bounds of the
+studentized mean of sizes of skewness γ are off by γ(2z² + 1)/(6√n) standard errors: its
+Edgeworth expansion, Hall, *The Bootstrap and Edgeworth Expansion*, Springer, 1992, ch. 2).  The
+t's Gaussian numerator is therefore replaced by one skewed as the sizes are: a standardised Gamma
+(Pearson's type III) of skewness 2γ/√n and mean γ/(2√n), γ the sizes' adjusted sample skewness.
+The mean size is then drawn from that second-order correction of the Gaussian posterior, whose
+one-sided bounds hold to second order whatever the sizes' skew, and which is the t itself for
+symmetric sizes.  A side seen on fewer
 than three topics has too little spread of its own: the pooled within-system variance of that
 side over every system (background systems included) then enters as a prior worth two topics, and
 a side seen on no topic at all has its mean drawn from the other systems' means of that side; a
