@@ -17,12 +17,22 @@ and its effect, the expected risk-adjusted difference on a topic of the same pop
 ``θ_i = π_gain·μ_gain + π_loss·μ_loss`` (a tie adds 0).  The posterior is closed-form: π is
 Dirichlet(n + ½), and with n ≥ 3 gains μ_gain is the gains' mean plus their standard error times a
 Student t with n − 1 degrees of freedom (Gelman, Carlin, Stern, Dunson, Vehtari & Rubin, *Bayesian
-Data Analysis*, 3rd ed., 2013, §3.2); so for losses.  A side seen on fewer than three topics has
-too little spread of its own: the pooled within-system variance of that side over every system
-(background systems included) then enters as a prior worth two topics, and a side seen on no
-topic at all has its mean drawn from the other systems' means of that side; a draw of a mean
-size of the wrong sign is reflected.  Each draw is
-independent and exact (no Markov chain): the effective sample size is the number of draws.
+Data Analysis*, 3rd ed., 2013, §3.2); so for losses.  That is the posterior where a side's sizes
+are Gaussian, and they seldom are: a side is a tail of the differences, many sizes near 0 and a
+few far from it, and the mean of skewed sizes is skewed too, so a symmetric t understates how
+large a loss may be where the losses seen are few and small (the one-sided bounds of the
+studentized mean of sizes of skewness γ are off by γ(2z² + 1)/(6√n) standard errors: its
+Edgeworth expansion, Hall, *The Bootstrap and Edgeworth Expansion*, Springer, 1992, ch. 2).  The
+t's Gaussian numerator is therefore replaced by one skewed as the sizes are: a standardised Gamma
+(Pearson's type III) of skewness 2γ/√n and mean γ/(2√n), γ the sizes' adjusted sample skewness.
+The mean size is then drawn from that second-order correction of the Gaussian posterior, whose
+one-sided bounds hold to second order whatever the sizes' skew, and which is the t itself for
+symmetric sizes.  A side seen on fewer
+than three topics has too little spread of its own: the pooled within-system variance of that
+side over every system (background systems included) then enters as a prior worth two topics, and
+a side seen on no topic at all has its mean drawn from the other systems' means of that side; a
+draw of a mean size of the wrong sign is reflected.  Each draw is independent and exact (no
+Markov chain): the effective sample size is the number of draws.
 
 The systems' posteriors are independent: the model answers each system against the champion,
 not two challengers against each other (:meth:`GainLossFit.difference` refuses that).
@@ -189,14 +199,26 @@ def fit(scores: pd.DataFrame, champion: Any, *, draws: int, seed: int) -> GainLo
 def statistics(d: np.ndarray) -> dict[str, np.ndarray]:
     """What the posterior of the differences ``d`` (systems × topics) depends on: per system and
     side the number of topics (``n_gain``, ``n_tie``, ``n_loss``), and for gains and losses the
-    mean size and the sum of squared deviations from it (``mean_*``, ``scatter_*``)."""
+    mean size, the sum of squared deviations from it and the skewness of the sizes' magnitudes
+    (``mean_*``, ``scatter_*``, ``skew_*``: the adjusted Fisher–Pearson coefficient G₁ =
+    √(n(n − 1)) / (n − 2) · m₃ / m₂^{3/2}, Joanes & Gill, *The Statistician* 47, 1998; 0 for a
+    side seen on fewer than :data:`OWN_SPREAD` topics or without spread)."""
     out: dict[str, np.ndarray] = {"n_tie": np.sum(d == 0, axis=1).astype(np.float64)}
     for side, mask in (("gain", d > 0), ("loss", d < 0)):
         n = mask.sum(axis=1).astype(np.float64)
         sizes = np.where(mask, d, 0.0)
         mean = np.divide(sizes.sum(axis=1), n, out=np.zeros_like(n), where=n > 0)
         scatter = np.sum(np.where(mask, d - mean[:, None], 0.0) ** 2, axis=1)
+        cubes = np.sum(np.where(mask, d - mean[:, None], 0.0) ** 3, axis=1)
+        # the skewness of the sizes' magnitudes (a loss's as a gain's), 0 without spread
+        skew = np.divide(
+            n * np.sqrt(np.maximum(n - 1, 0.0)) * cubes,
+            (n - 2) * scatter**1.5,
+            out=np.zeros_like(n),
+            where=(n >= OWN_SPREAD) & (scatter > 0),
+        )
         out[f"n_{side}"], out[f"mean_{side}"], out[f"scatter_{side}"] = n, mean, scatter
+        out[f"skew_{side}"] = skew if side == "gain" else -skew
     return out
 
 
@@ -222,12 +244,14 @@ def sample(stats: dict[str, np.ndarray], draws: int, rng: np.random.Generator) -
 def _mean_size(stats: dict[str, np.ndarray], side: str, draws: int, rng: np.random.Generator) -> np.ndarray:
     """Draws of each system's mean size of a gain (``side="gain"``) or a loss.  With n ≥
     :data:`OWN_SPREAD` topics on that side: the sizes' mean plus their standard error times a
-    Student t with n − 1 degrees of freedom (Jeffreys' prior).  With one or two: the sizes' variance
-    is scaled inverse-χ² with the pooled within-system variance of that side (over systems with
-    two or more) as a prior worth :data:`PRIOR_TOPICS` topics, so the mean is a Student t with n +
-    1 degrees of freedom about theirs.  With none: normal of the mean and standard deviation of
-    the other systems' means of that side (the background informs it).  A gain's mean is positive
-    and a loss's negative by definition: a draw of the other sign is reflected."""
+    Student t with n − 1 degrees of freedom (Jeffreys' prior) whose numerator is skewed as the
+    sizes are (:func:`_skewed_normal`; the t itself for symmetric sizes).  With one or two: the
+    sizes' variance is scaled inverse-χ² with the pooled within-system variance of that side (over
+    systems with two or more) as a prior worth :data:`PRIOR_TOPICS` topics, so the mean is a
+    Student t with n + 1 degrees of freedom about theirs.  With none: normal of the mean and
+    standard deviation of the other systems' means of that side (the background informs it).  A
+    gain's mean is positive and a loss's negative by definition: a draw of the other sign is
+    reflected."""
     n, mean, scatter = stats[f"n_{side}"], stats[f"mean_{side}"], stats[f"scatter_{side}"]
     many, seen = n >= 2, n >= 1
     within = scatter[many].sum() / (n[many] - 1).sum() if many.any() else 0.0
@@ -238,7 +262,22 @@ def _mean_size(stats: dict[str, np.ndarray], side: str, draws: int, rng: np.rand
     variance = np.where(own, scatter, scatter + PRIOR_TOPICS * within) / freedom
     spread = np.where(seen, np.sqrt(variance / np.maximum(n, 1.0)), between)
     centre = np.where(seen, mean, float(means.mean()) if means.size else 0.0)
-    t = rng.standard_t(freedom, (draws, n.size))
-    z = rng.standard_normal((draws, n.size))
-    drawn = np.abs(centre + spread * np.where(seen, t, z))
+    skewed = _skewed_normal(stats[f"skew_{side}"], n, draws, rng)
+    t = skewed / np.sqrt(rng.chisquare(freedom, (draws, n.size)) / freedom)
+    drawn = np.abs(np.abs(centre) + spread * np.where(seen, t, skewed))
     return drawn if side == "gain" else -drawn
+
+
+def _skewed_normal(skew: np.ndarray, n: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws (``[draws, systems]``) of the numerator of a side's Student t, skewed as the mean of
+    ``n`` sizes of skewness γ calls for: the one-sided bounds of the studentized mean of skewed
+    sizes are off by ``γ(2z² + 1) / (6√n)`` standard errors (its Edgeworth expansion, Hall, *The
+    Bootstrap and Edgeworth Expansion*, 1992, ch. 2), which a unit-variance numerator of mean ``γ /
+    (2√n)`` and skewness ``2γ / √n`` restores to second order.  That is a standardised Gamma of
+    shape ``k = n / γ²`` (Pearson's type III: however skewed the sizes, an exponential tail, and
+    a Gaussian as γ → 0), ``(G − k + ½) / √k``, reflected for γ < 0; for γ = 0 a
+    normal, drawn as that Gamma with its shape capped at 1/ε (normal to within 10⁻⁷)."""
+    cap = 1 / np.finfo(np.float64).eps
+    shape = np.minimum(np.divide(n, skew * skew, out=np.full_like(skew, cap), where=skew != 0), cap)
+    gamma = rng.standard_gamma(shape, (draws, n.size))
+    return np.where(skew < 0, -1.0, 1.0) * (gamma - shape + 0.5) / np.sqrt(shape)
