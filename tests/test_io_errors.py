@@ -36,6 +36,16 @@ FILE_CASES = [
         ],
     ),
     (
+        "long: huge scores",
+        "runs.csv",
+        "system,topic,score\nbm25,q1,0.5\nbm25,q2,1e100\ndph,q1,-1e101\n",
+        {},
+        [
+            (":3", "field 'score' is 1e+100: scores must be of magnitude below 1e+100"),
+            (":4", "field 'score' is -1e+101: scores must be of magnitude below 1e+100"),
+        ],
+    ),
+    (
         "long: line numbers count blank lines",
         "runs.csv",
         "system,topic,score\n\nbm25,q1,0.5\n\n\nbm25,q2,x\n",
@@ -119,6 +129,16 @@ FILE_CASES = [
             (":3, topic 'q1'", "infinite score: scores must be finite"),
             (":4", "system 'bm25' appears again (first at {path}:2)"),
             (":5", "the system label is empty"),
+        ],
+    ),
+    (
+        "wide: a huge score beside a missing one (a NaN cell)",
+        "wide.csv",
+        "system,q1,q2\nbm25,,1e100\ndph,0.1,-2e300\n",
+        {},
+        [
+            (":2, topic 'q2'", "score 1e+100: scores must be of magnitude below 1e+100"),
+            (":3, topic 'q2'", "score -2e+300: scores must be of magnitude below 1e+100"),
         ],
     ),
     (

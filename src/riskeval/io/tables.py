@@ -19,7 +19,7 @@ import pandas as pd
 from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
 from riskeval.io.problems import MAX_PROBLEMS, show
-from riskeval.model.matrix import apply_missing, is_complex
+from riskeval.model.matrix import MAX_MAGNITUDE, apply_missing, is_complex
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 Locate = Callable[[int], str]
@@ -225,7 +225,7 @@ def long_to_matrix(
                 "only; leave the row out (the missing-topic policy then applies)."
             ),
         ),
-        (np.isinf(values), lambda i: f"field {score!r} is infinite: scores must be finite."),
+        (huge(values), lambda i: f"field {score!r} is {_infinite_or_huge(values[i])}"),
     ]
     if not any(mask.any() for mask, _ in flagged):
         refuse_sparse(len(s_names), len(t_names), len(values), (system, topic), source)
@@ -355,15 +355,31 @@ def _wide_values(
     for i, j in zip(*np.nonzero(bad) if bad.any() else ((), ()), strict=True):
         problems.append(((i, j), f"{locate(i)}, topic {topics[j]!r}", not_a_number(raw[i, j])))
         text[i, j] = not (isinstance(raw[i, j], (bool, np.bool_)) or is_complex(raw[i, j]))
-    for i, j in zip(*np.nonzero(np.isinf(values)), strict=True):
-        problems.append(
-            (
-                (i, j),
-                f"{locate(i)}, topic {topics[j]!r}",
-                "infinite score: scores must be finite.",
-            )
-        )
+    for i, j in zip(*np.nonzero(huge(values)), strict=True):
+        problems.append(((i, j), f"{locate(i)}, topic {topics[j]!r}", _huge_cell(values[i, j])))
     return values, text, problems
+
+
+def huge(values: np.ndarray) -> np.ndarray:
+    """The mask of scores that are infinite or of magnitude :data:`MAX_MAGNITUDE` or more (NaN:
+    False), which a score matrix refuses."""
+    with np.errstate(invalid="ignore"):
+        return np.abs(values) >= MAX_MAGNITUDE
+
+
+def _infinite_or_huge(value: float) -> str:
+    if np.isinf(value):
+        return "infinite: scores must be finite."
+    return (
+        f"{float(value)!r}: scores must be of magnitude below {MAX_MAGNITUDE:g} (rescale them, "
+        "which changes no ranking)."
+    )
+
+
+def _huge_cell(value: float) -> str:
+    if np.isinf(value):
+        return "infinite score: scores must be finite."
+    return f"score {_infinite_or_huge(value)}"
 
 
 def _wide_hint(cells: pd.DataFrame, bad: np.ndarray) -> str:
