@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from riskeval import _lazy
 
-__version__ = "1.4.0"  # the one place of the version (pyproject.toml reads it)
+__version__ = "1.5.0"  # the one place of the version (pyproject.toml reads it)
 
 #: the namespaces, modules of their own
 _NAMESPACES = ("analysis", "bayes", "errors", "inference", "io", "ltr", "variations")
