@@ -19,7 +19,7 @@ import pandas as pd
 from riskeval.errors import InputFormatError, RiskevalError
 from riskeval.io.measures import check_measure, describe_available, resolve_measure
 from riskeval.io.problems import MAX_PROBLEMS, show
-from riskeval.model.matrix import MAX_MAGNITUDE, apply_missing, is_complex
+from riskeval.model.matrix import MAX_MAGNITUDE, apply_missing, huge, is_complex
 from riskeval.options import MISSING_POLICIES, MissingPolicy, check_option
 
 Locate = Callable[[int], str]
@@ -358,13 +358,6 @@ def _wide_values(
     for i, j in zip(*np.nonzero(huge(values)), strict=True):
         problems.append(((i, j), f"{locate(i)}, topic {topics[j]!r}", _huge_cell(values[i, j])))
     return values, text, problems
-
-
-def huge(values: np.ndarray) -> np.ndarray:
-    """The mask of scores that are infinite or of magnitude :data:`MAX_MAGNITUDE` or more (NaN:
-    False), which a score matrix refuses."""
-    with np.errstate(invalid="ignore"):
-        return np.abs(values) >= MAX_MAGNITUDE
 
 
 def _infinite_or_huge(value: float) -> str:

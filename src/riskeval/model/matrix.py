@@ -160,6 +160,13 @@ def _describe_missing(nan: np.ndarray, systems: Sequence[str], topics: Sequence[
     return text
 
 
+def huge(values: np.ndarray) -> np.ndarray:
+    """The mask of scores that are infinite or of magnitude :data:`MAX_MAGNITUDE` or more (NaN:
+    False), which a score matrix refuses."""
+    with np.errstate(invalid="ignore"):
+        return np.abs(values) >= MAX_MAGNITUDE
+
+
 def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
     """``X`` as a labelled float64 frame (``str`` labels, no duplicates, no infinite value), and
     whether it is complete (no NaN)."""
@@ -204,8 +211,7 @@ def _float_frame(X: Any, name: str) -> tuple[pd.DataFrame, bool]:
     complete = True
     if not square < MAX_MAGNITUDE * MAX_MAGNITUDE:
         complete = not np.isnan(values).any()
-        with np.errstate(invalid="ignore"):
-            bad = np.abs(values) >= MAX_MAGNITUDE  # inf too; NaN compares False
+        bad = huge(values)
         if bad.any():
             rows, cols = np.nonzero(bad)
             example = float(values[rows[0], cols[0]])
