@@ -208,8 +208,9 @@ def statistics(d: np.ndarray) -> dict[str, np.ndarray]:
         n = mask.sum(axis=1).astype(np.float64)
         sizes = np.where(mask, d, 0.0)
         mean = np.divide(sizes.sum(axis=1), n, out=np.zeros_like(n), where=n > 0)
-        scatter = np.sum(np.where(mask, d - mean[:, None], 0.0) ** 2, axis=1)
-        cubes = np.sum(np.where(mask, d - mean[:, None], 0.0) ** 3, axis=1)
+        deviations = np.where(mask, d - mean[:, None], 0.0)
+        scatter = np.sum(deviations**2, axis=1)
+        cubes = np.sum(deviations**3, axis=1)
         # the skewness of the sizes' magnitudes (a loss's as a gain's), 0 without spread
         skew = np.divide(
             n * np.sqrt(np.maximum(n - 1, 0.0)) * cubes,
