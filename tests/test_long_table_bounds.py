@@ -16,10 +16,9 @@ from riskeval.io.problems import MAX_PROBLEMS
 from riskeval.io.tables import DENSE_FLOOR, MAX_CELLS_PER_ROW
 
 
-def test_a_table_of_distinct_labels_is_refused_before_its_matrix_is_allocated(tmp_path):
-    n = 8_000  # 8,000 rows, 8,000 systems × 8,000 topics: 64 million cells, 512 MB of float64
-    path = tmp_path / "scores.csv"
-    path.write_text("system,topic,score\n" + "".join(f"s{i},t{i},0.5\n" for i in range(n)))
+def refused_with_peak(path) -> tuple[InputFormatError, int]:
+    """The error of reading ``path`` (which must be refused) and the peak of the Python memory
+    traced while it was read."""
     tracemalloc.start()
     try:
         with pytest.raises(InputFormatError) as caught:
@@ -27,7 +26,15 @@ def test_a_table_of_distinct_labels_is_refused_before_its_matrix_is_allocated(tm
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert str(caught.value) == (
+    return caught.value, peak
+
+
+def test_a_table_of_distinct_labels_is_refused_before_its_matrix_is_allocated(tmp_path):
+    n = 8_000  # 8,000 rows, 8,000 systems × 8,000 topics: 64 million cells, 512 MB of float64
+    path = tmp_path / "scores.csv"
+    path.write_text("system,topic,score\n" + "".join(f"s{i},t{i},0.5\n" for i in range(n)))
+    error, peak = refused_with_peak(path)
+    assert str(error) == (
         f"{path}: has 8,000 rows for 8,000 systems × 8,000 topics: its matrix would have 64,000,000 "
         "cells (0.5 GiB), 8,000 for each row, but a table of scores of systems on common topics fills "
         "at least one cell in 4. Check its system and topic columns ('system', 'topic')."
@@ -71,16 +78,8 @@ def test_a_parquet_table_of_distinct_labels_is_refused_from_its_dictionaries(tmp
     long = pd.DataFrame({"system": [f"s{i}" for i in range(n)], "topic": [f"t{i}" for i in range(n)]})
     path = tmp_path / "scores.parquet"
     long.assign(score=0.5).to_parquet(path)
-    tracemalloc.start()
-    try:
-        with pytest.raises(InputFormatError) as caught:
-            rk.io.read_scores(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert str(caught.value).startswith(
-        f"{path}: has 10,000 rows for 10,000 systems × 10,000 topics: its matrix"
-    )
+    error, peak = refused_with_peak(path)
+    assert str(error).startswith(f"{path}: has 10,000 rows for 10,000 systems × 10,000 topics: its matrix")
     assert peak < 2e6  # Python objects: none per label (pyarrow's own memory is not traced)
     two = tmp_path / "two.parquet"
     long.assign(measure=["a", "b"] * (n // 2), score=0.5).to_parquet(two)
