@@ -10,11 +10,8 @@ traceback; control characters from input files in messages are shown escaped
 from __future__ import annotations
 
 import importlib
-import signal
 import sys
-import threading
 import warnings
-from typing import Any
 
 import click
 
@@ -74,7 +71,6 @@ def main(argv: list[str] | None = None) -> None:
     from riskeval.io.terminal import escape_controls
 
     whole_process = argv is None  # the process is the command: Ctrl-C and SIGTERM end it at once
-    previous = _exit_on_sigterm(whole_process)
     try:
         with warnings.catch_warnings(), interruptible(whole_process=whole_process):
             warnings.showwarning = _show_warning
@@ -110,31 +106,6 @@ def main(argv: list[str] | None = None) -> None:
         text = f"cannot open{name}: {exc.strerror or exc}"
         click.echo(f"riskeval: error: {escape_controls(text, keep_lines=True)}", err=True)
         sys.exit(2)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _exit_on_sigterm(whole_process: bool) -> Any:
-    """Make SIGTERM (``kill``, a service stopping) exit with status 128 + 15, a file being written
-    abandoned (its temporary file removed, the target left as it was): when the command is the
-    whole process, at once from the handler, as Ctrl-C (:func:`riskeval.io.interrupt.end_now`,
-    silently: nothing raised into the code that runs, which may be a callback from compiled code);
-    else through :class:`SystemExit`.  The previous handler, or ``None`` outside the main thread,
-    where handlers cannot be set."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _end_now if whole_process else _terminate)
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-def _end_now(signum: int, frame: object) -> None:
-    from riskeval.io.interrupt import end_now
-
-    end_now(128 + signum, message=b"")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -41,14 +41,17 @@ _ENDING = threading.RLock()
 
 @contextlib.contextmanager
 def interruptible(*, whole_process: bool, grace: float = GRACE_S) -> Iterator[None]:
-    """SIGINT ends the command while the block runs.
+    """SIGINT (Ctrl-C) and SIGTERM (``kill``, a service stopping) end the command while the block
+    runs.
 
-    ``whole_process=True`` (the command is the whole process): SIGINT calls :func:`end_now` at once,
-    from the main thread wherever it is, and raises nothing into the code that runs.
-    ``whole_process=False``: SIGINT raises ``KeyboardInterrupt`` (as by default) and, if the block
-    has not ended ``grace`` seconds later (a pool waiting for its workers; an interrupt raised in a
-    callback from C code, where it cannot propagate), :func:`end_now` ends the process.  In a
-    thread other than the main one, where signal handlers cannot be set, the block runs as it is."""
+    ``whole_process=True`` (the command is the whole process): either signal calls :func:`end_now`
+    at once, from the main thread wherever it is, and raises nothing into the code that runs;
+    SIGTERM silently, with status 128 + 15.  ``whole_process=False``: SIGINT raises
+    ``KeyboardInterrupt`` (as by default) and, if the block has not ended ``grace`` seconds later (a
+    pool waiting for its workers; an interrupt raised in a callback from C code, where it cannot
+    propagate), :func:`end_now` ends the process; SIGTERM raises ``SystemExit(143)``, so that a file
+    being written is abandoned as on any exception.  In a thread other than the main one, where
+    signal handlers cannot be set, the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -63,6 +66,11 @@ def interruptible(*, whole_process: bool, grace: float = GRACE_S) -> Iterator[No
         timers.append(timer)
         raise KeyboardInterrupt
 
+    def on_sigterm(signum: int, frame: object) -> None:
+        if whole_process:
+            end_now(128 + signum, message=b"")
+        raise SystemExit(128 + signum)
+
     def unraisable(report: Any) -> None:
         if not isinstance(report.exc_value, KeyboardInterrupt):
             hook(report)
@@ -70,11 +78,13 @@ def interruptible(*, whole_process: bool, grace: float = GRACE_S) -> Iterator[No
     # KeyboardInterrupt raised in a callback from C (numba's compiler, through ctypes) cannot
     # propagate: Python would print it as "Exception ignored"; the timer ends the process instead
     previous, hook = signal.signal(signal.SIGINT, on_sigint), sys.unraisablehook
+    previous_term = signal.signal(signal.SIGTERM, on_sigterm)
     sys.unraisablehook = unraisable
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGTERM, previous_term)
         sys.unraisablehook = hook
         for timer in timers:  # the block unwound in time: the caller ends the command
             timer.cancel()
