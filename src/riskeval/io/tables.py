@@ -364,7 +364,7 @@ def _infinite_or_huge(value: float) -> str:
     if np.isinf(value):
         return "infinite: scores must be finite."
     return (
-        f"{float(value)!r}: scores must be of magnitude below {MAX_MAGNITUDE:g} (rescale them, "
+        f"{show(value)}: scores must be of magnitude below {MAX_MAGNITUDE:g} (rescale them, "
         "which changes no ranking)."
     )
 
